@@ -1,0 +1,1 @@
+"""Agents, datasets, experiments, runs, leases, evaluators, scorecards and comparisons."""

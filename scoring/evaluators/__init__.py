@@ -1,0 +1,1 @@
+"""Evaluators: built-in checks, HTTP evaluators and the LLM judge."""

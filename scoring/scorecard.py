@@ -1,0 +1,621 @@
+"""Scorecards: per-evaluator scores with their uncertainty, and what the runs cost.
+
+Inputs are runs and their evaluations; the output is a `Scorecard` (pydantic: it
+is served as JSON) and its renderings as a terminal table and as Markdown.
+
+Records are plain frozen dataclasses, not pydantic models: the store builds
+hundreds of thousands of them per scorecard and they never cross HTTP.
+
+The counting rules live in `evaluator_values`, once, so that a scorecard and a
+comparison can never disagree about what a run is worth:
+
+- `cancelled` runs are excluded from every score (the experiment was stopped;
+  they say nothing about the agent) and counted in `Scorecard.cancelled_runs`.
+- `failed` and `timeout` runs are never dropped. An evaluation of such a run is
+  used when there is one; without one (or when the evaluator errored) the run
+  counts as score 0 / not passed, and is counted in `imputed_failures`.
+- A `completed` run without an evaluation is `unscored` and an evaluation that
+  ended in an evaluator error is an `evaluator_error`: both are excluded from the
+  score and counted, because the measurement, not the agent, failed. A scorecard
+  with either is incomplete and says so in its notes.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+import random
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from rich.console import Console, Group
+from rich.table import Table
+
+from . import stats
+
+__all__ = [
+    "RUN_STATUSES",
+    "TRAJECTORY_STATUSES",
+    "EvaluationRecord",
+    "EvaluatorScorecard",
+    "EvaluatorValues",
+    "ExperimentRecords",
+    "MetricSummary",
+    "RunMetrics",
+    "RunRecord",
+    "RunStatus",
+    "ScoreKind",
+    "Scorecard",
+    "TrajectoryStatus",
+    "build_scorecard",
+    "evaluator_values",
+    "render_markdown",
+    "render_rich",
+    "render_text",
+    "summarize_metric",
+]
+
+RunStatus = Literal["completed", "failed", "cancelled", "timeout"]
+TrajectoryStatus = Literal["valid", "partial", "invalid", "unavailable"]
+ScoreKind = Literal["pass_fail", "score"]
+RUN_STATUSES: tuple[RunStatus, ...] = ("completed", "failed", "cancelled", "timeout")
+TRAJECTORY_STATUSES: tuple[TrajectoryStatus, ...] = ("valid", "partial", "invalid", "unavailable")
+
+
+@dataclass(frozen=True, slots=True)
+class RunMetrics:
+    """Metrics of one run. None means unknown; for cost it means unpriced (a model
+    without a price), which is never the same as $0."""
+
+    duration_seconds: float | None = None
+    steps: int | None = None
+    tool_calls: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """The final attempt of one (case, repetition) of an experiment."""
+
+    run_id: str
+    case_id: str
+    repetition: int
+    status: RunStatus
+    trajectory_status: TrajectoryStatus | None = None
+    metrics: RunMetrics = field(default_factory=RunMetrics)
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationRecord:
+    """One evaluator's latest verdict on one run.
+
+    `error` set means the evaluator could not judge (endpoint down, unparseable
+    verdict): score and passed are then ignored. `cost_usd` is the evaluator's own
+    spend (an LLM judge); None = unpriced, 0.0 = free (code checks).
+    """
+
+    run_id: str
+    evaluator: str
+    score: float | None = None
+    passed: bool | None = None
+    label: str | None = None
+    explanation: str | None = None
+    error: str | None = None
+    cost_usd: float | None = 0.0
+
+
+@dataclass(frozen=True)
+class ExperimentRecords:
+    """Everything a scorecard is computed from.
+
+    `evaluators`: the evaluators the experiment declared; default, every evaluator
+    that appears in `evaluations`. Declaring them matters when every run of a case
+    failed: with no evaluation at all the evaluator would otherwise never be seen.
+    `case_evaluators`: which evaluators each case asked for; default, all of them
+    apply to every case. A case missing from the mapping asks for none.
+    """
+
+    runs: Sequence[RunRecord]
+    evaluations: Sequence[EvaluationRecord] = ()
+    experiment_id: str | None = None
+    evaluators: Sequence[str] | None = None
+    case_evaluators: Mapping[str, Collection[str]] | None = None
+
+    @functools.cached_property
+    def evaluation_index(self) -> dict[str, dict[str, EvaluationRecord]]:
+        """evaluator → run id → evaluation. A later record for the same pair wins
+        (re-scoring writes a new version; stores return them oldest first)."""
+        index: dict[str, dict[str, EvaluationRecord]] = {}
+        for ev in self.evaluations:
+            index.setdefault(ev.evaluator, {})[ev.run_id] = ev
+        return index
+
+    @functools.cached_property
+    def evaluator_names(self) -> list[str]:
+        if self.evaluators is not None:
+            names = list(dict.fromkeys(self.evaluators))
+            names += [n for n in self.evaluation_index if n not in names]
+            return names
+        return list(self.evaluation_index)
+
+    @functools.cached_property
+    def runs_by_case(self) -> dict[str, list[RunRecord]]:
+        """case id → its runs ordered by repetition; rejects two runs for one slot."""
+        by_case: dict[str, dict[int, RunRecord]] = {}
+        for run in self.runs:
+            slots = by_case.setdefault(run.case_id, {})
+            other = slots.get(run.repetition)
+            if other is not None:
+                raise ValueError(
+                    f"two runs for case {run.case_id!r} repetition {run.repetition} "
+                    f"(run ids {other.run_id!r} and {run.run_id!r}); pass only the final attempt of each run"
+                )
+            slots[run.repetition] = run
+        return {case: [slots[r] for r in sorted(slots)] for case, slots in by_case.items()}
+
+    def applies(self, case_id: str, evaluator: str) -> bool:
+        if self.case_evaluators is None:
+            return True
+        return evaluator in self.case_evaluators.get(case_id, ())
+
+
+@dataclass
+class EvaluatorValues:
+    """One evaluator's counted values, grouped by case (repetitions in order).
+    For pass/fail the values are 1.0 (passed) and 0.0."""
+
+    evaluator: str
+    kind: ScoreKind
+    cases: dict[str, list[float]]
+    imputed_failures: int = 0
+    unscored: int = 0
+    evaluator_errors: int = 0
+    cost_usd: list[float] = field(default_factory=list)
+    unpriced_evaluations: int = 0
+
+    @property
+    def n(self) -> int:
+        return sum(len(v) for v in self.cases.values())
+
+
+def _has_value(ev: EvaluationRecord, kind: ScoreKind) -> bool:
+    return ev.error is None and (ev.passed is not None if kind == "pass_fail" else ev.score is not None)
+
+
+def evaluator_values(records: ExperimentRecords, evaluator: str) -> EvaluatorValues:
+    """Apply the counting rules of this module to one evaluator."""
+    by_run = records.evaluation_index.get(evaluator, {})
+    runs = [
+        run
+        for case, case_runs in records.runs_by_case.items()
+        if records.applies(case, evaluator)
+        for run in case_runs
+        if run.status != "cancelled"
+    ]
+    usable = [ev for run in runs if (ev := by_run.get(run.run_id)) is not None and ev.error is None]
+    # Pass/fail when every usable verdict says passed or not; otherwise the numeric
+    # score is the value and a verdict without one is an evaluator error.
+    kind: ScoreKind = "pass_fail" if all(ev.passed is not None for ev in usable) else "score"
+    out = EvaluatorValues(evaluator=evaluator, kind=kind, cases={})
+    for run in runs:
+        ev = by_run.get(run.run_id)
+        if ev is not None:
+            if ev.cost_usd is None:
+                out.unpriced_evaluations += 1
+            else:
+                out.cost_usd.append(ev.cost_usd)
+        if ev is not None and _has_value(ev, kind):
+            value = (1.0 if ev.passed else 0.0) if kind == "pass_fail" else float(ev.score)  # type: ignore[arg-type]
+        elif run.status in ("failed", "timeout"):
+            value = 0.0
+            out.imputed_failures += 1
+        elif ev is None:
+            out.unscored += 1
+            continue
+        else:
+            out.evaluator_errors += 1
+            continue
+        out.cases.setdefault(run.case_id, []).append(value)
+    return out
+
+
+# --- the scorecard -----------------------------------------------------------------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MetricSummary(_Model):
+    """A run metric over the runs of an experiment.
+
+    `total` is None whenever any run lacks the value: a cost total that silently
+    skipped unpriced runs would read as a smaller bill. `known_total` is the sum
+    over the runs that have it (a lower bound when `missing` > 0).
+    Percentiles are linear interpolation between closest ranks (numpy's default).
+    """
+
+    n: int = Field(description="runs with a value")
+    missing: int = Field(description="runs without a value (for cost: unpriced)")
+    total: float | None
+    known_total: float
+    mean: float | None
+    p50: float | None
+    p90: float | None
+
+
+class EvaluatorScorecard(_Model):
+    evaluator: str
+    kind: ScoreKind
+    n: int = Field(description="runs counted, imputed failures included")
+    cases: int
+    repetitions: int = Field(description="most runs counted for one case")
+    mean: float | None = Field(description="pass rate for pass/fail, mean score otherwise")
+    passed: int | None = Field(description="runs passed (pass/fail only)")
+    std_error: float | None = Field(description="cluster-robust (by case) standard error of the mean")
+    ci_low: float | None
+    ci_high: float | None
+    ci_method: Literal["wilson", "bootstrap-clustered", "none"]
+    pass_at_k: dict[int, float] = Field(description="unbiased pass@k averaged over cases (pass/fail only)")
+    pass_hat_k: dict[int, float] = Field(description="pass^k averaged over cases (pass/fail only)")
+    imputed_failures: int = Field(
+        description="failed/timed-out runs without a usable evaluation, counted as 0"
+    )
+    unscored: int = Field(description="completed runs with no evaluation yet (excluded)")
+    evaluator_errors: int = Field(description="completed runs whose evaluation errored (excluded)")
+    cost_usd: float | None = Field(
+        description="the evaluator's own spend; None when any evaluation is unpriced"
+    )
+    unpriced_evaluations: int
+
+
+class Scorecard(_Model):
+    experiment_id: str | None
+    runs: int
+    cases: int
+    repetitions: int = Field(description="most runs of one case")
+    status_counts: dict[str, int]
+    trajectory_status_counts: dict[str, int]
+    cancelled_runs: int = Field(description="excluded from every score")
+    duration_seconds: MetricSummary
+    steps: MetricSummary
+    tool_calls: MetricSummary
+    tokens: MetricSummary = Field(description="input + output tokens")
+    input_tokens: MetricSummary
+    output_tokens: MetricSummary
+    cost_usd: MetricSummary
+    evaluators: list[EvaluatorScorecard]
+    confidence: float
+    seed: int
+    n_resamples: int
+    notes: list[str]
+
+    @property
+    def complete(self) -> bool:
+        """No run is waiting for a score and no evaluator failed to judge."""
+        return all(e.unscored == 0 and e.evaluator_errors == 0 for e in self.evaluators)
+
+    def evaluator(self, name: str) -> EvaluatorScorecard:
+        for e in self.evaluators:
+            if e.evaluator == name:
+                return e
+        known = ", ".join(e.evaluator for e in self.evaluators) or "none"
+        raise KeyError(f"no evaluator {name!r} in this scorecard (evaluators: {known})")
+
+
+def summarize_metric(values: Sequence[float | None]) -> MetricSummary:
+    known = sorted(v for v in values if v is not None)
+    missing = len(values) - len(known)
+    known_total = math.fsum(known)
+    if not known:
+        return MetricSummary(n=0, missing=missing, total=None, known_total=0.0, mean=None, p50=None, p90=None)
+    return MetricSummary(
+        n=len(known),
+        missing=missing,
+        total=known_total if missing == 0 else None,
+        known_total=known_total,
+        mean=known_total / len(known),
+        p50=stats.percentile(known, 50, presorted=True),
+        p90=stats.percentile(known, 90, presorted=True),
+    )
+
+
+def _evaluator_seed(seed: int, evaluator: str) -> random.Random:
+    # One generator per evaluator, derived from its name: an evaluator's interval
+    # does not change when another evaluator is added. str seeds are hashed with
+    # SHA-512 by `random`, independent of PYTHONHASHSEED.
+    return random.Random(f"{seed}:{evaluator}")
+
+
+def _score_evaluator(
+    values: EvaluatorValues, *, confidence: float, seed: int, n_resamples: int
+) -> EvaluatorScorecard:
+    groups = list(values.cases.values())
+    n = values.n
+    mean: float | None = None
+    se: float | None = None
+    interval: stats.Interval | None = None
+    method: Literal["wilson", "bootstrap-clustered", "none"] = "none"
+    pass_at: dict[int, float] = {}
+    pass_hat: dict[int, float] = {}
+    passed: int | None = None
+    reps = max((len(g) for g in groups), default=0)
+    if n:
+        total = math.fsum(math.fsum(g) for g in groups)
+        mean = total / n
+        se = stats.clustered_standard_error(groups)
+        if values.kind == "pass_fail":
+            passed = round(total)
+            counts = [(len(g), round(math.fsum(g))) for g in groups]
+            for k in range(1, min(len(g) for g in groups) + 1):
+                pass_at[k] = stats.mean_pass_at_k(counts, k)
+                pass_hat[k] = stats.mean_pass_hat_k(counts, k)
+        if values.kind == "pass_fail" and reps == 1:
+            interval = stats.wilson_interval(passed or 0, n, confidence)
+            method = "wilson"
+        else:
+            # Scores (bounded, often skewed) and repeated runs both get the clustered
+            # bootstrap; with one run per case it is the ordinary bootstrap.
+            interval = stats.bootstrap_clustered_mean(
+                groups,
+                seed=_evaluator_seed(seed, values.evaluator),
+                n_resamples=n_resamples,
+                confidence=confidence,
+            ).interval
+            method = "bootstrap-clustered"
+    return EvaluatorScorecard(
+        evaluator=values.evaluator,
+        kind=values.kind,
+        n=n,
+        cases=len(groups),
+        repetitions=reps,
+        mean=mean,
+        passed=passed,
+        std_error=se,
+        ci_low=interval.low if interval else None,
+        ci_high=interval.high if interval else None,
+        ci_method=method,
+        pass_at_k=pass_at,
+        pass_hat_k=pass_hat,
+        imputed_failures=values.imputed_failures,
+        unscored=values.unscored,
+        evaluator_errors=values.evaluator_errors,
+        cost_usd=None if values.unpriced_evaluations else math.fsum(values.cost_usd),
+        unpriced_evaluations=values.unpriced_evaluations,
+    )
+
+
+def _notes(
+    runs: Sequence[RunRecord], evaluators: Sequence[EvaluatorScorecard], cost: MetricSummary
+) -> list[str]:
+    notes: list[str] = []
+    cancelled = sum(1 for r in runs if r.status == "cancelled")
+    if cancelled:
+        notes.append(f"{cancelled} cancelled run(s) are excluded from every score.")
+    for e in evaluators:
+        if e.imputed_failures:
+            notes.append(
+                f"{e.evaluator}: {e.imputed_failures} failed or timed-out run(s) without an evaluation "
+                "count as score 0 / not passed."
+            )
+        if e.unscored:
+            notes.append(
+                f"{e.evaluator}: {e.unscored} completed run(s) have no evaluation yet and are not counted; "
+                "re-score the experiment to complete the scorecard."
+            )
+        if e.evaluator_errors:
+            notes.append(
+                f"{e.evaluator}: {e.evaluator_errors} evaluation(s) ended in an evaluator error and are not "
+                "counted; see their explanations and re-score."
+            )
+        if e.unpriced_evaluations:
+            notes.append(
+                f"{e.evaluator}: {e.unpriced_evaluations} evaluation(s) unpriced; its cost is unknown."
+            )
+    if cost.missing:
+        notes.append(
+            f"{cost.missing} run(s) are unpriced, so the total cost is unknown "
+            f"(at least ${cost.known_total:.4f}); add the model to the price table."
+        )
+    return notes
+
+
+def build_scorecard(
+    records: ExperimentRecords,
+    *,
+    confidence: float = 0.95,
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> Scorecard:
+    """Score an experiment. Deterministic for a given `seed`."""
+    runs = list(records.runs)
+    by_case = records.runs_by_case
+    status_counts: dict[str, int] = {s: 0 for s in RUN_STATUSES}
+    trajectory_counts: dict[str, int] = {s: 0 for s in TRAJECTORY_STATUSES}
+    for run in runs:
+        status_counts[run.status] = status_counts.get(run.status, 0) + 1
+        key = run.trajectory_status or "unrecorded"
+        trajectory_counts[key] = trajectory_counts.get(key, 0) + 1
+
+    def metric(get: Callable[[RunMetrics], float | None]) -> MetricSummary:
+        return summarize_metric([get(r.metrics) for r in runs])
+
+    def tokens(m: RunMetrics) -> float | None:
+        if m.input_tokens is None or m.output_tokens is None:
+            return None
+        return m.input_tokens + m.output_tokens
+
+    cost = metric(lambda m: m.cost_usd)
+    scored = [
+        _score_evaluator(
+            evaluator_values(records, name), confidence=confidence, seed=seed, n_resamples=n_resamples
+        )
+        for name in records.evaluator_names
+    ]
+    return Scorecard(
+        experiment_id=records.experiment_id,
+        runs=len(runs),
+        cases=len(by_case),
+        repetitions=max((len(v) for v in by_case.values()), default=0),
+        status_counts=status_counts,
+        trajectory_status_counts=trajectory_counts,
+        cancelled_runs=status_counts["cancelled"],
+        duration_seconds=metric(lambda m: m.duration_seconds),
+        steps=metric(lambda m: m.steps),
+        tool_calls=metric(lambda m: m.tool_calls),
+        tokens=metric(tokens),
+        input_tokens=metric(lambda m: m.input_tokens),
+        output_tokens=metric(lambda m: m.output_tokens),
+        cost_usd=cost,
+        evaluators=scored,
+        confidence=confidence,
+        seed=seed,
+        n_resamples=n_resamples,
+        notes=_notes(runs, scored, cost),
+    )
+
+
+# --- rendering ---------------------------------------------------------------------------
+
+
+def format_value(kind: ScoreKind, value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value * 100:.1f}%" if kind == "pass_fail" else f"{value:.3f}"
+
+
+def _ci(e: EvaluatorScorecard) -> str:
+    if e.ci_low is None or e.ci_high is None:
+        return "–"
+    return f"[{format_value(e.kind, e.ci_low)}, {format_value(e.kind, e.ci_high)}]"
+
+
+def _ks(values: dict[int, float]) -> str:
+    if len(values) < 2:
+        return "–"
+    return " ".join(f"{k}:{v * 100:.0f}%" for k, v in sorted(values.items()))
+
+
+def _money(m: MetricSummary) -> str:
+    if m.n == 0:
+        return "unknown" if m.missing else "–"
+    if m.total is None:
+        return f"unknown (≥ ${m.known_total:.4f}, {m.missing} unpriced)"
+    return f"${m.total:.4f}"
+
+
+def _num(v: float | None, digits: int = 0) -> str:
+    if v is None:
+        return "–"
+    return f"{v:,.{digits}f}"
+
+
+def _metric_rows(sc: Scorecard) -> list[tuple[str, str, str, str]]:
+    def row(name: str, m: MetricSummary, digits: int, total: str | None = None) -> tuple[str, str, str, str]:
+        if total is None:
+            total = _num(m.total, digits) if m.total is not None else (
+                "–" if m.n == 0 else f"≥ {_num(m.known_total, digits)} ({m.missing} missing)"
+            )
+        return (name, total, _num(m.p50, digits), _num(m.p90, digits))
+
+    return [
+        row("cost (USD)", sc.cost_usd, 4, _money(sc.cost_usd)),
+        row("tokens", sc.tokens, 0),
+        row("duration (s)", sc.duration_seconds, 1),
+        row("steps", sc.steps, 0),
+        row("tool calls", sc.tool_calls, 0),
+    ]
+
+
+def _status_line(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"
+
+
+def _evaluator_row(e: EvaluatorScorecard) -> list[str]:
+    flags = []
+    if e.imputed_failures:
+        flags.append(f"{e.imputed_failures} failed→0")
+    if e.unscored:
+        flags.append(f"{e.unscored} unscored")
+    if e.evaluator_errors:
+        flags.append(f"{e.evaluator_errors} errors")
+    return [
+        e.evaluator,
+        "pass rate" if e.kind == "pass_fail" else "mean",
+        str(e.n),
+        format_value(e.kind, e.mean),
+        _ci(e),
+        format_value(e.kind, e.std_error),
+        _ks(e.pass_at_k),
+        _ks(e.pass_hat_k),
+        ", ".join(flags),
+    ]
+
+
+_EVALUATOR_HEADERS = ["evaluator", "measure", "n", "value", "CI", "± SE", "pass@k", "pass^k", "notes"]
+
+
+def render_rich(sc: Scorecard) -> Group:
+    """The scorecard as rich renderables, for a live console."""
+    title = f"Scorecard {sc.experiment_id}" if sc.experiment_id else "Scorecard"
+    scores = Table(title=f"{title} — {sc.runs} runs, {sc.cases} cases × ≤{sc.repetitions}")
+    for h in _EVALUATOR_HEADERS:
+        scores.add_column(h, justify="right" if h in {"n", "value", "± SE"} else "left")
+    for e in sc.evaluators:
+        scores.add_row(*_evaluator_row(e))
+    metrics = Table(title="Runs")
+    for h in ("metric", "total", "p50", "p90"):
+        metrics.add_column(h, justify="left" if h == "metric" else "right")
+    for r in _metric_rows(sc):
+        metrics.add_row(*r)
+    lines = [
+        f"run status: {_status_line(sc.status_counts)}",
+        f"trajectories: {_status_line(sc.trajectory_status_counts)}",
+        f"intervals: {sc.confidence:.0%} (Wilson for single pass/fail runs, otherwise bootstrap "
+        f"clustered by case, {sc.n_resamples} resamples, seed {sc.seed})",
+        *sc.notes,
+    ]
+    return Group(scores, metrics, *lines)
+
+
+def render_text(sc: Scorecard, *, width: int = 120) -> str:
+    """The terminal table as plain text (no colour codes), e.g. for logs."""
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None, force_terminal=False).print(render_rich(sc))
+    return buf.getvalue()
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def render_markdown(sc: Scorecard) -> str:
+    title = f"## Scorecard {sc.experiment_id}" if sc.experiment_id else "## Scorecard"
+    parts = [
+        title,
+        "",
+        f"{sc.runs} runs over {sc.cases} cases (up to {sc.repetitions} repetitions). "
+        f"Run status: {_status_line(sc.status_counts)}. "
+        f"Trajectories: {_status_line(sc.trajectory_status_counts)}.",
+        "",
+        markdown_table(_EVALUATOR_HEADERS, [_evaluator_row(e) for e in sc.evaluators]),
+        "",
+        markdown_table(["metric", "total", "p50", "p90"], _metric_rows(sc)),
+        "",
+        f"Intervals are {sc.confidence:.0%}: Wilson for single pass/fail runs, otherwise a bootstrap "
+        f"clustered by case ({sc.n_resamples} resamples, seed {sc.seed}).",
+    ]
+    if sc.notes:
+        parts += ["", *(f"- {n}" for n in sc.notes)]
+    return "\n".join(parts) + "\n"
