@@ -1,0 +1,1 @@
+"""evalkit: measure LLM agents."""

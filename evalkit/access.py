@@ -1,0 +1,261 @@
+"""Workspaces, agents, ingest keys and API tokens: who may write and read what.
+
+Keys and tokens are stored as SHA-256 hashes and shown once, at creation. Every
+record is a versioned row (ReplacingMergeTree); the newest version wins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.store import Store
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+KEY_PREFIX = "ek_"
+TOKEN_PREFIX = "evk_"
+_KEY_CACHE_SECONDS = 10.0
+
+Clock = Callable[[], float]
+
+
+class AccessError(Exception):
+    """A request the caller may correct; the message says how."""
+
+    status = 400
+
+
+class NotFound(AccessError):
+    status = 404
+
+
+class Conflict(AccessError):
+    status = 409
+
+
+@dataclass(frozen=True)
+class Agent:
+    agent_id: str  # name@workspace
+    name: str
+    workspace: str
+    kind: str  # "code" (the SDK drives it) or "harness" (the service drives it)
+    description: str
+    harness_url: str
+    max_concurrent_runs: int
+    trajectory_wait_seconds: float
+    session_attribute: str
+    archived: bool
+    created_at: float
+
+
+@dataclass(frozen=True)
+class IngestKey:
+    key_id: str
+    prefix: str
+    agent_id: str
+    created_at: float
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class Principal:
+    name: str
+    role: str  # "admin" or "user"
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def check_name(kind: str, name: str) -> None:
+    if not _NAME.match(name):
+        raise AccessError(
+            f"{kind} name {name!r} is not valid: use 1-63 lower-case letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+
+
+def split_agent_id(agent_id: str) -> tuple[str, str]:
+    name, at, workspace = agent_id.partition("@")
+    if not at or not name or not workspace:
+        raise AccessError(f"agent {agent_id!r} must be written name@workspace, e.g. support-bot@acme")
+    return name, workspace
+
+
+class Access:
+    def __init__(self, store: Store, clock: Clock = time.time) -> None:
+        self.store = store
+        self.clock = clock
+        self._key_cache: dict[str, tuple[Agent | None, float]] = {}
+
+    def _version(self) -> int:
+        return time.time_ns()
+
+    def _ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    # -- workspaces -------------------------------------------------------------------
+    def create_workspace(self, name: str, kind: str = "shared") -> None:
+        check_name("workspace", name)
+        if self.workspace_exists(name):
+            raise Conflict(f"workspace {name!r} exists already")
+        self.store.insert("workspaces", [[name], [kind], [self._ms()], [False], [self._version()]],
+                          ["name", "kind", "created_at", "archived", "version"])
+
+    def workspace_exists(self, name: str) -> bool:
+        rows = self.store.query("SELECT archived FROM workspaces FINAL WHERE name = {n:String}", {"n": name})
+        return bool(rows) and not rows[0][0]
+
+    def list_workspaces(self) -> list[str]:
+        return [r[0] for r in self.store.query("SELECT name FROM workspaces FINAL WHERE NOT archived ORDER BY name")]
+
+    # -- agents -----------------------------------------------------------------------
+    def create_agent(self, name: str, workspace: str, *, kind: str = "code", description: str = "",
+                     harness_url: str = "", max_concurrent_runs: int = 4,
+                     trajectory_wait_seconds: float = 30.0, session_attribute: str = "") -> Agent:
+        check_name("agent", name)
+        if kind not in ("code", "harness"):
+            raise AccessError(f"agent kind {kind!r} is not known; use 'code' or 'harness'")
+        if kind == "harness" and not harness_url:
+            raise AccessError("a harness agent needs harness_url, the address the service calls to start runs")
+        if not self.workspace_exists(workspace):
+            raise NotFound(f"workspace {workspace!r} does not exist; create it with "
+                           f"`evalkit workspaces create {workspace}`")
+        agent_id = f"{name}@{workspace}"
+        if self.find_agent(agent_id) is not None:
+            raise Conflict(f"agent {agent_id} exists already")
+        agent = Agent(agent_id, name, workspace, kind, description, harness_url, max_concurrent_runs,
+                      trajectory_wait_seconds, session_attribute, False, self.clock())
+        self._write_agent(agent)
+        return agent
+
+    def _write_agent(self, agent: Agent) -> None:
+        self.store.insert(
+            "agents",
+            [[agent.agent_id], [agent.name], [agent.workspace], [agent.kind], [agent.description],
+             [agent.harness_url], [agent.max_concurrent_runs], [agent.trajectory_wait_seconds],
+             [agent.session_attribute], [agent.archived], [int(agent.created_at * 1000)], [self._version()]],
+            ["agent_id", "name", "workspace", "kind", "description", "harness_url", "max_concurrent_runs",
+             "trajectory_wait_seconds", "session_attribute", "archived", "created_at", "version"],
+        )
+
+    def update_agent(self, agent: Agent) -> None:
+        self._write_agent(agent)
+
+    def find_agent(self, agent_id: str) -> Agent | None:
+        rows = self.store.query(
+            "SELECT agent_id, name, workspace, kind, description, harness_url, max_concurrent_runs, "
+            "trajectory_wait_seconds, session_attribute, archived, toUnixTimestamp64Milli(created_at) "
+            "FROM agents FINAL WHERE agent_id = {a:String}", {"a": agent_id})
+        if not rows:
+            return None
+        r = rows[0]
+        return Agent(r[0], r[1], r[2], r[3], r[4], r[5], int(r[6]), float(r[7]), r[8], bool(r[9]), r[10] / 1000)
+
+    def get_agent(self, agent_id: str) -> Agent:
+        split_agent_id(agent_id)
+        agent = self.find_agent(agent_id)
+        if agent is None:
+            raise NotFound(f"agent {agent_id} does not exist; create it with `evalkit agents create {agent_id}`")
+        return agent
+
+    def list_agents(self, workspace: str | None = None) -> list[Agent]:
+        rows = self.store.query("SELECT agent_id FROM agents FINAL ORDER BY agent_id")
+        agents = [self.find_agent(r[0]) for r in rows]
+        return [a for a in agents if a is not None and (workspace is None or a.workspace == workspace)]
+
+    # -- ingest keys ------------------------------------------------------------------
+    def create_key(self, agent_id: str) -> tuple[str, IngestKey]:
+        agent = self.get_agent(agent_id)
+        if agent.archived:
+            raise AccessError(f"agent {agent_id} is archived; it takes no new keys")
+        secret = KEY_PREFIX + secrets.token_urlsafe(32)
+        key = IngestKey(secrets.token_hex(6), secret[:10], agent_id, self.clock(), False)
+        self._write_key(hash_secret(secret), key)
+        return secret, key
+
+    def _write_key(self, key_hash: str, key: IngestKey) -> None:
+        self.store.insert(
+            "ingest_keys",
+            [[key_hash], [key.key_id], [key.prefix], [key.agent_id], [int(key.created_at * 1000)],
+             [key.revoked], [self._version()]],
+            ["key_hash", "key_id", "prefix", "agent_id", "created_at", "revoked", "version"],
+        )
+
+    def list_keys(self, agent_id: str) -> list[IngestKey]:
+        rows = self.store.query(
+            "SELECT key_id, prefix, agent_id, toUnixTimestamp64Milli(created_at), revoked FROM ingest_keys FINAL "
+            "WHERE agent_id = {a:String} ORDER BY created_at", {"a": agent_id})
+        return [IngestKey(r[0], r[1], r[2], r[3] / 1000, bool(r[4])) for r in rows]
+
+    def revoke_key(self, agent_id: str, key_id: str) -> None:
+        rows = self.store.query(
+            "SELECT key_hash, key_id, prefix, agent_id, toUnixTimestamp64Milli(created_at) FROM ingest_keys FINAL "
+            "WHERE agent_id = {a:String} AND key_id = {k:String}", {"a": agent_id, "k": key_id})
+        if not rows:
+            raise NotFound(f"agent {agent_id} has no key {key_id}; list them with `evalkit agents keys list {agent_id}`")
+        r = rows[0]
+        self._write_key(r[0], IngestKey(r[1], r[2], r[3], r[4] / 1000, True))
+        self._key_cache.pop(r[0], None)
+
+    def agent_for_key(self, secret: str) -> Agent | None:
+        """The agent an ingest key writes for, or None for an unknown or revoked key.
+
+        Cached briefly: this is on the ingest hot path. A revocation made through
+        this process takes effect at once; one made elsewhere within the cache time.
+        """
+        key_hash = hash_secret(secret)
+        cached = self._key_cache.get(key_hash)
+        now = time.monotonic()
+        if cached is not None and cached[1] > now:
+            return cached[0]
+        rows = self.store.query(
+            "SELECT agent_id, revoked FROM ingest_keys FINAL WHERE key_hash = {h:String}", {"h": key_hash})
+        agent = self.find_agent(rows[0][0]) if rows and not rows[0][1] else None
+        self._key_cache[key_hash] = (agent, now + _KEY_CACHE_SECONDS)
+        return agent
+
+    # -- API tokens -------------------------------------------------------------------
+    def create_token(self, principal: str, role: str, secret: str | None = None) -> str:
+        secret = secret or TOKEN_PREFIX + secrets.token_urlsafe(32)
+        self.store.insert(
+            "api_tokens",
+            [[hash_secret(secret)], [secrets.token_hex(6)], [principal], [role], [self._ms()], [False],
+             [self._version()]],
+            ["token_hash", "token_id", "principal", "role", "created_at", "revoked", "version"],
+        )
+        return secret
+
+    def principal_for_token(self, secret: str) -> Principal | None:
+        rows = self.store.query(
+            "SELECT principal, role, revoked FROM api_tokens FINAL WHERE token_hash = {h:String}",
+            {"h": hash_secret(secret)})
+        if not rows or rows[0][2]:
+            return None
+        return Principal(rows[0][0], rows[0][1])
+
+    def ensure_admin_token(self, data_dir: Path, bootstrap_token: str | None) -> str | None:
+        """On first start: the bootstrap token, or a new one written to the data directory (0600).
+
+        Returns the token only when it was generated now, so the caller prints it once.
+        """
+        if bootstrap_token:
+            if self.principal_for_token(bootstrap_token) is None:
+                self.create_token("admin", "admin", bootstrap_token)
+            return None
+        if self.store.query("SELECT 1 FROM api_tokens FINAL WHERE role = 'admin' AND NOT revoked LIMIT 1"):
+            return None
+        token = self.create_token("admin", "admin")
+        data_dir.mkdir(parents=True, exist_ok=True)
+        path = data_dir / "admin-token"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(token + "\n")
+        os.chmod(path, 0o600)
+        return token

@@ -1,0 +1,110 @@
+"""How OTLP attribute values are kept in the store, losslessly, and read back.
+
+A value is stored as text in a `Map(String, String)`; its OTLP type goes in a
+parallel `Map(String, UInt8)` unless it is a string (the common case, so the
+type map stays small). Arrays and kvlists are stored as OTLP/JSON `AnyValue`s,
+which keep every nested type, bytes included.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from typing import Any
+
+STRING, INT, DOUBLE, BOOL, BYTES, ARRAY, KVLIST = 1, 2, 3, 4, 5, 6, 7
+TYPE_NAMES = {STRING: "string", INT: "int", DOUBLE: "double", BOOL: "bool", BYTES: "bytes",
+              ARRAY: "array", KVLIST: "kvlist"}
+
+
+def encode_any_value(value: Any) -> tuple[str, int]:
+    """(text, type) of a protobuf `AnyValue`."""
+    which = value.WhichOneof("value")
+    if which == "string_value":
+        return value.string_value, STRING
+    if which == "int_value":
+        return str(value.int_value), INT
+    if which == "double_value":
+        return repr(value.double_value), DOUBLE
+    if which == "bool_value":
+        return ("true" if value.bool_value else "false"), BOOL
+    if which == "bytes_value":
+        return base64.b64encode(value.bytes_value).decode("ascii"), BYTES
+    if which == "array_value":
+        return json.dumps(any_value_json(value), separators=(",", ":")), ARRAY
+    if which == "kvlist_value":
+        return json.dumps(any_value_json(value), separators=(",", ":")), KVLIST
+    return "", STRING  # an empty AnyValue
+
+
+def any_value_json(value: Any) -> dict[str, Any]:
+    which = value.WhichOneof("value")
+    if which == "string_value":
+        return {"stringValue": value.string_value}
+    if which == "int_value":
+        return {"intValue": str(value.int_value)}
+    if which == "double_value":
+        d = value.double_value
+        return {"doubleValue": d if math.isfinite(d) else repr(d)}
+    if which == "bool_value":
+        return {"boolValue": value.bool_value}
+    if which == "bytes_value":
+        return {"bytesValue": base64.b64encode(value.bytes_value).decode("ascii")}
+    if which == "array_value":
+        return {"arrayValue": {"values": [any_value_json(v) for v in value.array_value.values]}}
+    if which == "kvlist_value":
+        return {"kvlistValue": {"values": [{"key": kv.key, "value": any_value_json(kv.value)}
+                                           for kv in value.kvlist_value.values]}}
+    return {}
+
+
+def any_value_to_python(value: Any) -> Any:
+    """A protobuf `AnyValue` as a plain Python value (bodies of log records)."""
+    return json_any_value_to_python(any_value_json(value))
+
+
+def json_any_value_to_python(node: dict[str, Any]) -> Any:
+    if "stringValue" in node:
+        return node["stringValue"]
+    if "intValue" in node:
+        return int(node["intValue"])
+    if "doubleValue" in node:
+        return float(node["doubleValue"])
+    if "boolValue" in node:
+        return bool(node["boolValue"])
+    if "bytesValue" in node:
+        return base64.b64decode(node["bytesValue"])
+    if "arrayValue" in node:
+        return [json_any_value_to_python(v) for v in node["arrayValue"].get("values", [])]
+    if "kvlistValue" in node:
+        return {kv["key"]: json_any_value_to_python(kv.get("value", {}))
+                for kv in node["kvlistValue"].get("values", [])}
+    return None
+
+
+def decode_value(text: str, type_code: int) -> Any:
+    """Inverse of `encode_any_value`."""
+    if type_code == STRING or type_code == 0:
+        return text
+    if type_code == INT:
+        return int(text)
+    if type_code == DOUBLE:
+        return float(text)
+    if type_code == BOOL:
+        return text == "true"
+    if type_code == BYTES:
+        return base64.b64decode(text)
+    if type_code in (ARRAY, KVLIST):
+        return json_any_value_to_python(json.loads(text))
+    raise ValueError(f"unknown attribute type {type_code}")
+
+
+def decode_attributes(values: dict[str, str], types: dict[str, int], *more: dict[str, str]) -> dict[str, Any]:
+    """Attributes as Python values; `more` are further text maps (payloads) under the same types."""
+    out: dict[str, Any] = {}
+    for source in (values, *more):
+        for key, text in source.items():
+            type_code = types.get(key, STRING)
+            out[key] = text if type_code == STRING else decode_value(text, type_code)
+    return out

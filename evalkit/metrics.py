@@ -1,0 +1,43 @@
+"""The service's Prometheus metrics, one registry per running service (no globals)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+_BATCH_BUCKETS = (1, 10, 100, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
+_LATENCY_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.received = Counter("evalkit_ingest_received", "Spans and log records received", ["signal"], registry=r)
+        self.accepted = Counter("evalkit_ingest_accepted", "Spans and log records made durable", ["signal"],
+                                registry=r)
+        self.rejected = Counter("evalkit_ingest_rejected", "Spans and log records rejected as invalid",
+                                ["signal"], registry=r)
+        self.refused = Counter("evalkit_ingest_refused_requests",
+                               "Export requests answered with an error, by reason", ["reason"], registry=r)
+        self.batch_rows = Histogram("evalkit_ingest_batch_rows", "Rows per insert", ["table"],
+                                    buckets=_BATCH_BUCKETS, registry=r)
+        self.insert_seconds = Histogram("evalkit_ingest_insert_seconds", "Insert latency", ["table"],
+                                        buckets=_LATENCY_BUCKETS, registry=r)
+        self.queue_rows = Gauge("evalkit_ingest_queue_rows", "Rows waiting to be written", ["table"], registry=r)
+        self.http_requests = Counter("evalkit_api_requests", "API requests by route and status",
+                                     ["route", "status"], registry=r)
+
+    def batch_observer(self, table: str) -> Callable[[int, float], None]:
+        def observe(rows: int, seconds: float) -> None:
+            self.batch_rows.labels(table).observe(rows)
+            self.insert_seconds.labels(table).observe(seconds)
+
+        return observe
+
+    def watch_queue(self, table: str, depth: Callable[[], int]) -> None:
+        self.queue_rows.labels(table).set_function(lambda: float(depth()))
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

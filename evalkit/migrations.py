@@ -1,0 +1,264 @@
+"""Versioned, idempotent schema migrations, applied at start and recorded in `schema_migrations`.
+
+Each migration is a list of table definitions. On a single server (or chDB) a
+table is created as written. With a cluster name, the same definition becomes a
+Replicated table `<name>_local ON CLUSTER` with a Distributed table `<name>` in
+front, so readers and writers use the same name in both shapes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from evalkit.store import Store
+
+# Attribute sets are kept losslessly as two maps: the value's text and, for every
+# value that is not a string, its OTLP type (see ingest/attributes.py).
+_ATTRS = "Map(LowCardinality(String), String)"
+_TYPES = "Map(LowCardinality(String), UInt8)"
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    columns: str
+    engine: str  # e.g. "ReplacingMergeTree(version)"
+    order_by: str
+    partition_by: str | None = None
+    settings: str | None = None
+    sharding_key: str = "rand()"
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        tail = f"ORDER BY ({self.order_by})"
+        if self.partition_by:
+            tail = f"PARTITION BY {self.partition_by} " + tail
+        if self.settings:
+            tail += f" SETTINGS {self.settings}"
+        if not cluster:
+            return [f"CREATE TABLE IF NOT EXISTS {database}.{self.name} ({self.columns}) ENGINE = {self.engine} {tail}"]
+        local = f"{database}.{self.name}_local"
+        return [
+            f"CREATE TABLE IF NOT EXISTS {local} ON CLUSTER {cluster} ({self.columns}) "
+            f"ENGINE = Replicated{self.engine} {tail}",
+            f"CREATE TABLE IF NOT EXISTS {database}.{self.name} ON CLUSTER {cluster} AS {local} "
+            f"ENGINE = Distributed({cluster}, {database}, {self.name}_local, {self.sharding_key})",
+        ]
+
+
+SPANS = Table(
+    name="spans",
+    columns=f"""
+        agent_id LowCardinality(String),
+        trace_id String,
+        span_id String,
+        parent_span_id String,
+        session_id String,
+        name LowCardinality(String),
+        kind UInt8,
+        start_time DateTime64(9, 'UTC'),
+        end_time DateTime64(9, 'UTC'),
+        status_code UInt8,
+        status_message String,
+        service_name LowCardinality(String),
+        scope_name LowCardinality(String),
+        scope_version LowCardinality(String),
+        operation LowCardinality(String),
+        provider LowCardinality(String),
+        model LowCardinality(String),
+        is_llm_call Bool,
+        input_tokens UInt64,
+        output_tokens UInt64,
+        cache_read_tokens UInt64,
+        cache_write_tokens UInt64,
+        reasoning_tokens UInt64,
+        reported_cost_usd Nullable(Float64),
+        tool_name LowCardinality(String),
+        tool_call_id String,
+        attributes {_ATTRS} CODEC(ZSTD(1)),
+        payloads {_ATTRS} CODEC(ZSTD(3)),
+        attribute_types {_TYPES},
+        truncated Map(LowCardinality(String), UInt64),
+        resource_attributes {_ATTRS} CODEC(ZSTD(1)),
+        resource_attribute_types {_TYPES},
+        event_times Array(DateTime64(9, 'UTC')),
+        event_names Array(LowCardinality(String)),
+        event_attributes Array({_ATTRS}) CODEC(ZSTD(3)),
+        event_attribute_types Array({_TYPES}),
+        link_trace_ids Array(String),
+        link_span_ids Array(String),
+        link_attributes Array({_ATTRS}),
+        link_attribute_types Array({_TYPES}),
+        received_at DateTime64(3, 'UTC')
+    """,
+    # Replacing on the span's identity: a retried export collapses into one row, and
+    # readers deduplicate with FINAL before merges catch up.
+    engine="ReplacingMergeTree(received_at)",
+    # The query that matters reads every span of a few traces of one agent.
+    order_by="agent_id, trace_id, span_id",
+    # Start time is fixed for a span, so a replacement row always lands in the original's partition.
+    partition_by="toYYYYMMDD(start_time)",
+    settings="non_replicated_deduplication_window = 1000, index_granularity = 8192",
+    sharding_key="cityHash64(agent_id, trace_id)",
+)
+
+# Session -> traces. Only min/max aggregates: a re-sent batch cannot inflate anything.
+SESSION_TRACES = Table(
+    name="session_traces",
+    columns="""
+        agent_id LowCardinality(String),
+        session_id String,
+        trace_id String,
+        first_start SimpleAggregateFunction(min, DateTime64(9, 'UTC')),
+        last_end SimpleAggregateFunction(max, DateTime64(9, 'UTC')),
+        last_received SimpleAggregateFunction(max, DateTime64(3, 'UTC'))
+    """,
+    engine="AggregatingMergeTree",
+    order_by="agent_id, session_id, trace_id",
+    sharding_key="cityHash64(agent_id, session_id)",
+)
+
+LOGS = Table(
+    name="logs",
+    columns=f"""
+        agent_id LowCardinality(String),
+        trace_id String,
+        span_id String,
+        log_id String,
+        time DateTime64(9, 'UTC'),
+        observed_time DateTime64(9, 'UTC'),
+        severity_number UInt8,
+        severity_text LowCardinality(String),
+        event_name LowCardinality(String),
+        body String CODEC(ZSTD(3)),
+        attributes {_ATTRS} CODEC(ZSTD(1)),
+        attribute_types {_TYPES},
+        resource_attributes {_ATTRS} CODEC(ZSTD(1)),
+        resource_attribute_types {_TYPES},
+        scope_name LowCardinality(String),
+        received_at DateTime64(3, 'UTC')
+    """,
+    engine="ReplacingMergeTree(received_at)",
+    order_by="agent_id, trace_id, span_id, time, log_id",
+    partition_by="toYYYYMMDD(time)",
+    settings="non_replicated_deduplication_window = 1000",
+    sharding_key="cityHash64(agent_id, trace_id)",
+)
+
+WORKSPACES = Table(
+    name="workspaces",
+    columns="""
+        name String,
+        kind LowCardinality(String),
+        created_at DateTime64(3, 'UTC'),
+        archived Bool,
+        version UInt64
+    """,
+    engine="ReplacingMergeTree(version)",
+    order_by="name",
+)
+
+AGENTS = Table(
+    name="agents",
+    columns="""
+        agent_id String,
+        name String,
+        workspace String,
+        kind LowCardinality(String),
+        description String,
+        harness_url String,
+        max_concurrent_runs UInt32,
+        trajectory_wait_seconds Float64,
+        session_attribute String,
+        archived Bool,
+        created_at DateTime64(3, 'UTC'),
+        version UInt64
+    """,
+    engine="ReplacingMergeTree(version)",
+    order_by="agent_id",
+)
+
+INGEST_KEYS = Table(
+    name="ingest_keys",
+    columns="""
+        key_hash String,
+        key_id String,
+        prefix String,
+        agent_id String,
+        created_at DateTime64(3, 'UTC'),
+        revoked Bool,
+        version UInt64
+    """,
+    engine="ReplacingMergeTree(version)",
+    order_by="key_hash",
+)
+
+API_TOKENS = Table(
+    name="api_tokens",
+    columns="""
+        token_hash String,
+        token_id String,
+        principal String,
+        role LowCardinality(String),
+        created_at DateTime64(3, 'UTC'),
+        revoked Bool,
+        version UInt64
+    """,
+    engine="ReplacingMergeTree(version)",
+    order_by="token_hash",
+)
+
+MIGRATIONS_TABLE = Table(
+    name="schema_migrations",
+    columns="version UInt32, name String, applied_at DateTime64(3, 'UTC')",
+    engine="ReplacingMergeTree(applied_at)",
+    order_by="version",
+)
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    tables: tuple[Table, ...]
+
+
+MIGRATIONS: list[Migration] = [
+    Migration(1, "spans, session index and logs", (SPANS, SESSION_TRACES, LOGS)),
+    Migration(2, "workspaces, agents, keys and tokens", (WORKSPACES, AGENTS, INGEST_KEYS, API_TOKENS)),
+]
+
+
+def register(migration: Migration) -> None:
+    """Add a migration from another part of the service (scoring, trajectory)."""
+    if any(m.version == migration.version for m in MIGRATIONS):
+        raise ValueError(f"migration version {migration.version} is taken")
+    MIGRATIONS.append(migration)
+    MIGRATIONS.sort(key=lambda m: m.version)
+
+
+def applied_versions(store: Store) -> set[int]:
+    rows = store.query(f"SELECT version FROM {store.database}.schema_migrations FINAL")
+    return {int(r[0]) for r in rows}
+
+
+def migrate(store: Store) -> list[int]:
+    """Apply every migration not yet recorded; returns the versions applied now."""
+    for statement in MIGRATIONS_TABLE.statements(store.database, store.cluster):
+        store.command(statement)
+    done = applied_versions(store)
+    applied: list[int] = []
+    for migration in sorted(MIGRATIONS, key=lambda m: m.version):
+        if migration.version in done:
+            continue
+        # Every statement is IF NOT EXISTS, so a migration cut short is simply re-run.
+        for table in migration.tables:
+            for statement in table.statements(store.database, store.cluster):
+                store.command(statement)
+        store.insert(
+            "schema_migrations",
+            [[migration.version], [migration.name], [time.time_ns() // 1_000_000]],
+            ["version", "name", "applied_at"],
+        )
+        applied.append(migration.version)
+    return applied

@@ -1,0 +1,179 @@
+"""`evalkit serve`: the composition root that starts every part in one process.
+
+With the embedded engine (chDB) one process owns the data directory, so ingest,
+queries and scoring run together here. When the store is unreachable the
+receivers still start and answer "retry later" until it comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import grpc
+from aiohttp import web
+
+from evalkit.access import Access
+from evalkit.api import Context, RouteModule, api_app
+from evalkit.ingest.decode import LOG_COLUMNS, SPAN_COLUMNS, Limits
+from evalkit.ingest.otlp_grpc import start_grpc_server
+from evalkit.ingest.otlp_http import otlp_http_app
+from evalkit.ingest.pipeline import Ingest
+from evalkit.ingest.sessions import plan_span_insert, span_identity
+from evalkit.ingest.writer import BatchWriter
+from evalkit.metrics import Metrics
+from evalkit.migrations import migrate
+from evalkit.settings import Settings
+from evalkit.store import Store, StoreLocked, StoreUnavailable
+
+log = logging.getLogger("evalkit.serve")
+
+
+def default_route_modules() -> list[RouteModule]:
+    """The HTTP routes of trajectory and scoring, when those parts are installed."""
+    modules: list[RouteModule] = []
+    try:
+        from evalkit.trajectory.routes import add_routes as trajectory_routes
+    except ImportError:
+        pass
+    else:
+        modules.append(trajectory_routes)
+    try:
+        from evalkit.scoring.routes import add_routes as scoring_routes
+    except ImportError:
+        pass
+    else:
+        modules.append(scoring_routes)
+    return modules
+
+
+def _log_identity(row: tuple[Any, ...]) -> str:
+    return f"{row[0]}/{row[1]}/{row[2]}/{row[3]}"
+
+
+class Service:
+    def __init__(self, settings: Settings, *, store: Store | None = None, clock: Callable[[], float] = time.time,
+                 route_modules: Iterable[RouteModule] | None = None,
+                 say: Callable[[str], None] = print) -> None:
+        self.settings = settings
+        self.store = store or Store(settings.store_url, cluster=settings.clickhouse_cluster)
+        self.clock = clock
+        self.say = say
+        self.metrics = Metrics()
+        self.access = Access(self.store, clock)
+        self.route_modules = list(default_route_modules() if route_modules is None else route_modules)
+        self._ready = False
+        self._ready_event: asyncio.Event | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._runners: list[web.AppRunner] = []
+        self._grpc: grpc.aio.Server | None = None
+        self.grpc_port = settings.grpc_port
+        self.otlp_http_port = settings.otlp_http_port
+        self.api_port = settings.api_port
+        self.context = Context(settings, self.store, self.access, self.metrics, {"ready": lambda: self._ready})
+        delay = settings.batch_max_delay_ms / 1000
+        self.span_writer = BatchWriter(
+            self.store, "spans", SPAN_COLUMNS, identity=span_identity, plan=plan_span_insert,
+            max_rows=settings.batch_max_rows, max_delay=delay, queue_max_rows=settings.queue_max_rows,
+            on_batch=self.metrics.batch_observer("spans"))
+        self.log_writer = BatchWriter(
+            self.store, "logs", LOG_COLUMNS, identity=_log_identity,
+            max_rows=settings.batch_max_rows, max_delay=delay, queue_max_rows=settings.queue_max_rows,
+            on_batch=self.metrics.batch_observer("logs"))
+        self.metrics.watch_queue("spans", lambda: self.span_writer.queued_rows)
+        self.metrics.watch_queue("logs", lambda: self.log_writer.queued_rows)
+        self.ingest = Ingest(
+            self.access, self.span_writer, self.log_writer,
+            Limits(settings.max_attribute_bytes, settings.payload_threshold_bytes), self.metrics,
+            retry_after=settings.retry_after_seconds, ready=lambda: self._ready, clock=clock)
+
+    @property
+    def ready(self) -> bool:
+        return self._ready
+
+    async def wait_ready(self, timeout: float) -> None:
+        assert self._ready_event is not None
+        await asyncio.wait_for(self._ready_event.wait(), timeout)
+
+    def _prepare_store(self) -> str | None:
+        self.store.connect()
+        migrate(self.store)
+        return self.access.ensure_admin_token(self.settings.data_dir, self.settings.bootstrap_token)
+
+    async def _become_ready(self) -> None:
+        assert self._ready_event is not None
+        attempt = 0
+        while True:
+            try:
+                token = await asyncio.to_thread(self._prepare_store)
+            except StoreLocked:
+                raise
+            except StoreUnavailable as exc:
+                if attempt == 0:
+                    self.say(f"evalkit: store not reachable yet ({exc}); receivers answer 'retry later' "
+                             "until it is")
+                attempt += 1
+                await asyncio.sleep(min(2.0, 0.2 * attempt))
+                continue
+            break
+        if token:
+            self.say(f"evalkit: admin token (shown once, also in {self.settings.data_dir / 'admin-token'}): {token}")
+        for ready_hook in self.context.extras.get("on_ready", []):
+            await ready_hook()
+        self._ready = True
+        self._ready_event.set()
+
+    async def start(self) -> None:
+        self._ready_event = asyncio.Event()
+        if self.store.kind == "chdb":
+            self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+            # A locked data directory is a mistake to report now, not something to wait out.
+            try:
+                await asyncio.to_thread(self.store.connect)
+            except StoreUnavailable:
+                pass
+        self.span_writer.start()
+        self.log_writer.start()
+        s = self.settings
+        self._grpc, self.grpc_port = await start_grpc_server(self.ingest, s.host, s.grpc_port, s.max_request_bytes)
+        self.otlp_http_port = await self._serve_http(otlp_http_app(self.ingest, s.max_request_bytes),
+                                                     s.otlp_http_port, "--otlp-http-port")
+        self.api_port = await self._serve_http(api_app(self.context, self.route_modules), s.api_port,
+                                               "--api-port")
+        self._tasks.append(asyncio.get_running_loop().create_task(self._become_ready(), name="store-ready"))
+        self.say(f"evalkit: OTLP/gRPC on {s.host}:{self.grpc_port}, OTLP/HTTP on http://{s.host}:"
+                 f"{self.otlp_http_port}/v1/traces, API on http://{s.host}:{self.api_port} "
+                 f"(store {self.store.redacted_url})")
+
+    async def _serve_http(self, app: web.Application, port: int, flag: str) -> int:
+        runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+        await runner.setup()
+        site = web.TCPSite(runner, self.settings.host, port, shutdown_timeout=5.0)
+        try:
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            raise OSError(f"cannot listen on {self.settings.host}:{port} ({exc.strerror}); pass another {flag}"
+                          ) from exc
+        self._runners.append(runner)
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        return int(sockets[0].getsockname()[1]) if sockets else port
+
+    async def stop(self) -> None:
+        """Stop taking requests, write everything queued, close the store."""
+        for task in self._tasks:
+            task.cancel()
+        if self._grpc is not None:
+            await self._grpc.stop(grace=5.0)
+        for runner in reversed(self._runners):
+            await runner.cleanup()
+        for hook in self.context.extras.get("on_stop", []):
+            await hook()
+        await self.span_writer.close()
+        await self.log_writer.close()
+        await asyncio.to_thread(self.store.close)
+        self.say("evalkit: stopped; every acknowledged span is stored")

@@ -1,0 +1,80 @@
+"""Service settings: flags win over environment variables, which win over defaults."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+
+class Settings(BaseModel):
+    data_dir: Path = Path(".evalkit")
+    host: str = "127.0.0.1"
+    grpc_port: int = 4317
+    otlp_http_port: int = 4318
+    api_port: int = 8000
+    # `chdb://PATH` runs the ClickHouse engine in-process; `http(s)://user:pass@host:port/db` a server.
+    clickhouse_url: str | None = None
+    clickhouse_cluster: str | None = None
+    bootstrap_token: str | None = None
+    # OTLP limits.
+    max_request_bytes: int = 64 * 1024 * 1024
+    max_attribute_bytes: int = 16 * 1024 * 1024
+    # Values at least this long are kept in the compressed payload column.
+    payload_threshold_bytes: int = 1024
+    # Group commit: one insert per this many rows or this many milliseconds, whichever comes first.
+    batch_max_rows: int = 20_000
+    batch_max_delay_ms: int = 50
+    # Rows waiting to be written before new requests get a retryable "overloaded" answer.
+    queue_max_rows: int = 400_000
+    retry_after_seconds: int = 2
+    # Settling: a session is complete after this long without a new span.
+    settle_quiet_seconds: float = 5.0
+    session_span_limit: int = 50_000
+    public_url: str | None = None
+    extra: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def store_url(self) -> str:
+        if self.clickhouse_url:
+            return self.clickhouse_url
+        return f"chdb://{(self.data_dir / 'clickhouse').resolve()}"
+
+    @property
+    def api_url(self) -> str:
+        return self.public_url or f"http://{self.host}:{self.api_port}"
+
+
+_ENV = {
+    "data_dir": "EVALKIT_DATA_DIR",
+    "host": "EVALKIT_HOST",
+    "grpc_port": "EVALKIT_GRPC_PORT",
+    "otlp_http_port": "EVALKIT_OTLP_HTTP_PORT",
+    "api_port": "EVALKIT_API_PORT",
+    "clickhouse_url": "EVALKIT_CLICKHOUSE_URL",
+    "clickhouse_cluster": "EVALKIT_CLICKHOUSE_CLUSTER",
+    "bootstrap_token": "EVALKIT_BOOTSTRAP_TOKEN",
+    "max_request_bytes": "EVALKIT_MAX_REQUEST_BYTES",
+    "max_attribute_bytes": "EVALKIT_MAX_ATTRIBUTE_BYTES",
+    "batch_max_rows": "EVALKIT_BATCH_MAX_ROWS",
+    "batch_max_delay_ms": "EVALKIT_BATCH_MAX_DELAY_MS",
+    "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",
+    "settle_quiet_seconds": "EVALKIT_SETTLE_QUIET_SECONDS",
+    "session_span_limit": "EVALKIT_SESSION_SPAN_LIMIT",
+    "public_url": "EVALKIT_PUBLIC_URL",
+}
+
+
+def load_settings(flags: Mapping[str, object] | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Settings from flags (None means "not given") over environment over defaults."""
+    env = os.environ if env is None else env
+    values: dict[str, object] = {}
+    for field, var in _ENV.items():
+        if env.get(var):
+            values[field] = env[var]
+    for field, value in (flags or {}).items():
+        if value is not None:
+            values[field] = value
+    return Settings.model_validate(values)

@@ -1,0 +1,168 @@
+"""The ClickHouse store: one clickhouse-connect client for either kind of URL.
+
+`chdb://PATH` opens the real ClickHouse engine in this process (one process may
+own a path); `http(s)://user:pass@host:port/db` talks to a server. Every other
+module receives a `Store` and never opens its own connection.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlparse
+
+import clickhouse_connect
+from clickhouse_connect.driver.client import Client
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class StoreUnavailable(Exception):
+    """The store could not be reached or refused the operation; the caller may retry later."""
+
+
+class StoreLocked(Exception):
+    """Another process owns the chDB data directory."""
+
+
+def parse_store_url(url: str) -> tuple[str, dict[str, Any], str]:
+    """Split a store URL into (kind, client kwargs, database)."""
+    parsed = urlparse(url)
+    query = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+    if parsed.scheme == "chdb":
+        path = unquote(parsed.netloc + parsed.path) or ":memory:"
+        return "chdb", {"path": path}, query.get("database", "evalkit")
+    if parsed.scheme in ("http", "https"):
+        database = parsed.path.strip("/") or query.get("database", "evalkit")
+        kwargs: dict[str, Any] = {
+            "host": parsed.hostname or "localhost",
+            "port": parsed.port or (8443 if parsed.scheme == "https" else 8123),
+            "username": unquote(parsed.username) if parsed.username else "default",
+            "password": unquote(parsed.password) if parsed.password else "",
+            "secure": parsed.scheme == "https",
+            "connect_timeout": float(query.get("connect_timeout", 5)),
+            # Above the server's own insert wait, so a slow insert is never retried while it lands.
+            "send_receive_timeout": float(query.get("send_receive_timeout", 60)),
+            "autogenerate_session_id": False,
+        }
+        return "http", kwargs, database
+    raise ValueError(
+        f"EVALKIT_CLICKHOUSE_URL {url!r} is not a store URL; use chdb://PATH for the embedded engine "
+        "or http(s)://user:pass@host:port/db for a ClickHouse server"
+    )
+
+
+class Store:
+    """A thread-safe handle on one ClickHouse database."""
+
+    def __init__(self, url: str, *, database: str | None = None, cluster: str | None = None) -> None:
+        self.url = url
+        self.kind, self._client_kwargs, url_database = parse_store_url(url)
+        self.database = database or url_database
+        if not _IDENT.match(self.database):
+            raise ValueError(f"database name {self.database!r} must be a plain identifier")
+        self.cluster = cluster
+        self._client: Client | None = None
+        self._connect_lock = threading.Lock()
+
+    # -- connection -----------------------------------------------------------------
+    def connect(self) -> None:
+        """Open the client and create the database; raises StoreUnavailable when unreachable."""
+        with self._connect_lock:
+            if self._client is not None:
+                return
+            try:
+                if self.kind == "chdb":
+                    client = clickhouse_connect.get_client(dsn=f"chdb://{self._client_kwargs['path']}")
+                else:
+                    client = clickhouse_connect.get_client(**self._client_kwargs)
+                on_cluster = f" ON CLUSTER {self.cluster}" if self.cluster else ""
+                client.command(f"CREATE DATABASE IF NOT EXISTS {self.database}{on_cluster}")
+                client.database = self.database
+            except Exception as exc:  # the driver raises many kinds; all mean "not now"
+                message = str(exc)
+                if self.kind == "chdb" and ("lock" in message.lower() or "another" in message.lower()):
+                    raise StoreLocked(
+                        f"the chDB data directory {self._client_kwargs['path']} is in use by another "
+                        "process; stop that `evalkit serve` or pass another --data-dir"
+                    ) from exc
+                raise StoreUnavailable(f"ClickHouse at {self.redacted_url} is unreachable: {message}") from exc
+            self._client = client
+
+    @property
+    def connected(self) -> bool:
+        return self._client is not None
+
+    @property
+    def redacted_url(self) -> str:
+        return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", self.url)
+
+    def _require(self) -> Client:
+        if self._client is None:
+            self.connect()
+        assert self._client is not None
+        return self._client
+
+    def close(self) -> None:
+        with self._connect_lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    # -- operations -----------------------------------------------------------------
+    def command(self, sql: str, parameters: dict[str, Any] | None = None,
+                settings: dict[str, Any] | None = None) -> Any:
+        try:
+            return self._require().command(sql, parameters=parameters, settings=settings)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            raise _classify(exc, self) from exc
+
+    def query(self, sql: str, parameters: dict[str, Any] | None = None,
+              settings: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        try:
+            return list(self._require().query(sql, parameters=parameters, settings=settings).result_rows)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            raise _classify(exc, self) from exc
+
+    def query_dicts(self, sql: str, parameters: dict[str, Any] | None = None,
+                    settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        try:
+            result = self._require().query(sql, parameters=parameters, settings=settings)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            raise _classify(exc, self) from exc
+        names = result.column_names
+        return [dict(zip(names, row, strict=True)) for row in result.result_rows]
+
+    def insert(self, table: str, columns: Sequence[Sequence[Any]], column_names: Sequence[str],
+               settings: dict[str, Any] | None = None) -> None:
+        """Insert column-oriented data; returns only once ClickHouse acknowledged it."""
+        try:
+            self._require().insert(table, list(columns), column_names=list(column_names),
+                                   column_oriented=True, settings=settings)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            raise _classify(exc, self) from exc
+
+
+class StoreError(Exception):
+    """ClickHouse rejected a statement (a bug or a schema mismatch, not a transient failure)."""
+
+
+_TRANSIENT = ("connection", "timed out", "timeout", "refused", "unreachable", "too many", "memory limit",
+              "network", "broken pipe", "reset by peer")
+
+
+def _classify(exc: Exception, store: Store) -> Exception:
+    message = str(exc)
+    if any(word in message.lower() for word in _TRANSIENT):
+        return StoreUnavailable(f"ClickHouse at {store.redacted_url} failed: {message}")
+    return StoreError(message)

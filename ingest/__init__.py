@@ -1,0 +1,1 @@
+"""OTLP receivers, decoding, agent attribution and the batching writer."""

@@ -1,0 +1,182 @@
+"""Group commit: concurrent export requests share one insert, and each is acknowledged
+only after that insert succeeded.
+
+Requests queue their rows; one insert at a time takes everything queued (up to
+`max_rows`) once `max_rows` are waiting or the oldest has waited `max_delay`.
+While an insert runs the next batch gathers, so batches grow with load. A
+bounded queue turns overload into a retryable answer instead of memory growth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from evalkit.store import Store, StoreError, StoreUnavailable
+
+log = logging.getLogger("evalkit.ingest.writer")
+
+
+class Overloaded(Exception):
+    """The queue is full; the client should retry after a pause."""
+
+
+class WriteFailed(Exception):
+    """The insert holding these rows failed; nothing of them is acknowledged."""
+
+
+@dataclass(frozen=True)
+class Insert:
+    table: str
+    columns: Sequence[str]
+    rows: list[tuple[Any, ...]]
+
+
+# Turns one batch of rows into the inserts that make it durable, in order
+# (spans first, then the session index that points at them).
+Plan = Callable[[str, Sequence[str], list[tuple[Any, ...]]], list[Insert]]
+
+
+def plain_plan(table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> list[Insert]:
+    return [Insert(table, columns, rows)]
+
+
+def dedup_token(table: str, rows: list[tuple[Any, ...]], identity: Callable[[tuple[Any, ...]], str]) -> str:
+    """Deterministic per batch content, so a re-sent insert of the same rows is dropped by ClickHouse."""
+    digest = hashlib.blake2b(table.encode(), digest_size=16)
+    for key in sorted(identity(row) for row in rows):
+        digest.update(key.encode())
+    return digest.hexdigest()
+
+
+class BatchWriter:
+    def __init__(
+        self,
+        store: Store,
+        table: str,
+        columns: Sequence[str],
+        *,
+        identity: Callable[[tuple[Any, ...]], str],
+        plan: Plan = plain_plan,
+        max_rows: int = 20_000,
+        max_delay: float = 0.05,
+        queue_max_rows: int = 400_000,
+        on_batch: Callable[[int, float], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.table = table
+        self.columns = tuple(columns)
+        self._identity = identity
+        self._plan = plan
+        self.max_rows = max_rows
+        self.max_delay = max_delay
+        self.queue_max_rows = queue_max_rows
+        self._on_batch = on_batch
+        self._pending: list[tuple[list[tuple[Any, ...]], asyncio.Future[None]]] = []
+        self._pending_rows = 0
+        self._oldest = 0.0
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+        # One insert at a time per table: the engine parallelises inside an insert.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"evalkit-{table}-writer")
+
+    @property
+    def queued_rows(self) -> int:
+        return self._pending_rows
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"writer:{self.table}")
+
+    async def write(self, rows: list[tuple[Any, ...]]) -> None:
+        """Returns once the rows are durable; raises Overloaded or WriteFailed otherwise."""
+        if not rows:
+            return
+        if self._closing:
+            raise WriteFailed("evalkit is shutting down; retry against a running server")
+        if self._pending_rows and self._pending_rows + len(rows) > self.queue_max_rows:
+            raise Overloaded(f"{self._pending_rows} rows are waiting to be written")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if not self._pending:
+            self._oldest = time.monotonic()
+        self._pending.append((rows, future))
+        self._pending_rows += len(rows)
+        self._wake.set()
+        await future
+
+    async def close(self) -> None:
+        """Write everything queued, then stop."""
+        self._closing = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
+        self._executor.shutdown(wait=True)
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            if not self._pending:
+                if self._closing:
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            wait = self._oldest + self.max_delay - time.monotonic()
+            if self._pending_rows < self.max_rows and wait > 0 and not self._closing:
+                self._wake.clear()
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                except TimeoutError:
+                    pass
+                continue
+            batch = self._take()
+            rows = [row for request_rows, _ in batch for row in request_rows]
+            started = time.monotonic()
+            try:
+                await loop.run_in_executor(self._executor, self._insert, rows)
+            except (StoreUnavailable, StoreError, Exception) as exc:  # every failure is not-acked
+                log.warning("insert of %d rows into %s failed: %s", len(rows), self.table, exc)
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(WriteFailed(str(exc)))
+            else:
+                for _, future in batch:
+                    if not future.done():
+                        future.set_result(None)
+                if self._on_batch is not None:
+                    self._on_batch(len(rows), time.monotonic() - started)
+
+    def _take(self) -> list[tuple[list[tuple[Any, ...]], asyncio.Future[None]]]:
+        taken: list[tuple[list[tuple[Any, ...]], asyncio.Future[None]]] = []
+        count = 0
+        while self._pending and (not taken or count + len(self._pending[0][0]) <= self.max_rows):
+            item = self._pending.pop(0)
+            taken.append(item)
+            count += len(item[0])
+        self._pending_rows -= count
+        if self._pending:
+            self._oldest = time.monotonic()
+        return taken
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
+        for insert in self._plan(self.table, self.columns, rows):
+            identity = self._identity if insert.table == self.table else _row_identity
+            self.store.insert(
+                insert.table,
+                list(zip(*insert.rows, strict=True)),
+                insert.columns,
+                settings={"insert_deduplicate": 1,
+                          "insert_deduplication_token": dedup_token(insert.table, insert.rows, identity)},
+            )
+
+
+def _row_identity(row: tuple[Any, ...]) -> str:
+    return "\x1f".join(str(v) for v in row[:3])

@@ -1,0 +1,1 @@
+"""The thin client: run_experiment and friends, over HTTP."""

@@ -1,0 +1,1 @@
+"""Sessions read back as validated ATIF trajectories: mappers, settling, cost, HTTP routes."""

@@ -1,0 +1,1 @@
+"""Emitter-specific readers of span attributes (OTel GenAI, OpenInference, OpenLLMetry, ...)."""
