@@ -518,8 +518,10 @@ def _num(v: float | None, digits: int = 0) -> str:
 def _metric_rows(sc: Scorecard) -> list[tuple[str, str, str, str]]:
     def row(name: str, m: MetricSummary, digits: int, total: str | None = None) -> tuple[str, str, str, str]:
         if total is None:
-            total = _num(m.total, digits) if m.total is not None else (
-                "–" if m.n == 0 else f"≥ {_num(m.known_total, digits)} ({m.missing} missing)"
+            total = (
+                _num(m.total, digits)
+                if m.total is not None
+                else ("–" if m.n == 0 else f"≥ {_num(m.known_total, digits)} ({m.missing} missing)")
             )
         return (name, total, _num(m.p50, digits), _num(m.p90, digits))
 

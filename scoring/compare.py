@@ -1,0 +1,461 @@
+"""Comparing a candidate experiment with a baseline, and the CI gate on top.
+
+Pairing is per case: each side's value for a case is the mean over its counted
+repetitions (the counting rules of `scorecard.evaluator_values`), and the delta
+of a case is candidate − baseline. Cases are the unit, so a case with five
+repetitions weighs the same as one with one. Higher scores are better.
+
+The test per evaluator:
+- pass/fail with one run per case on both sides: the exact McNemar test on the
+  discordant cases (passed → failed, failed → passed);
+- anything else (scores, or pass rates over repetitions, which are no longer one
+  binary outcome per case): a paired bootstrap of the per-case deltas.
+The delta's interval is always the paired bootstrap's, at confidence 1 − alpha.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import stats
+from .scorecard import (
+    EvaluatorValues,
+    ExperimentRecords,
+    ScoreKind,
+    evaluator_values,
+    format_value,
+    markdown_table,
+)
+
+__all__ = [
+    "CaseDelta",
+    "Comparison",
+    "EvaluatorComparison",
+    "GateCheck",
+    "GateConfig",
+    "GateResult",
+    "Verdict",
+    "compare",
+    "gate",
+    "render_comparison_markdown",
+    "render_gate_markdown",
+]
+
+Verdict = Literal["better", "worse", "no significant difference"]
+# Per-case deltas are means of a few floats; differences below this are rounding.
+_EPS = 1e-12
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CaseDelta(_Model):
+    case_id: str
+    baseline: float
+    candidate: float
+    delta: float
+
+
+class EvaluatorComparison(_Model):
+    evaluator: str
+    kind: ScoreKind
+    paired_cases: int
+    baseline_mean: float | None = Field(description="over all counted baseline runs, as in its scorecard")
+    candidate_mean: float | None = Field(description="over all counted candidate runs, as in its scorecard")
+    delta: float | None = Field(description="mean over paired cases of candidate − baseline case means")
+    ci_low: float | None
+    ci_high: float | None
+    test: Literal["mcnemar-exact", "paired-bootstrap", "none"]
+    p_value: float | None
+    verdict: Verdict
+    regressed: list[CaseDelta] = Field(description="paired cases that got worse, worst first")
+    improved: list[CaseDelta] = Field(description="paired cases that got better, best first")
+    candidate_incomplete: int = Field(description="candidate runs unscored or with an evaluator error")
+    baseline_incomplete: int
+
+
+class Comparison(_Model):
+    candidate_id: str | None
+    baseline_id: str | None
+    alpha: float
+    seed: int
+    n_resamples: int
+    case_tolerance: float
+    evaluators: list[EvaluatorComparison]
+    cases_only_in_candidate: list[str]
+    cases_only_in_baseline: list[str]
+    evaluators_only_in_candidate: list[str]
+    evaluators_only_in_baseline: list[str]
+
+    def evaluator(self, name: str) -> EvaluatorComparison:
+        for e in self.evaluators:
+            if e.evaluator == name:
+                return e
+        known = ", ".join(e.evaluator for e in self.evaluators) or "none"
+        raise KeyError(f"evaluator {name!r} was not compared (compared: {known})")
+
+
+def _case_means(values: EvaluatorValues) -> dict[str, float]:
+    return {case: math.fsum(v) / len(v) for case, v in values.cases.items() if v}
+
+
+def _overall_mean(values: EvaluatorValues) -> float | None:
+    n = values.n
+    return math.fsum(math.fsum(v) for v in values.cases.values()) / n if n else None
+
+
+def _compare_evaluator(
+    name: str,
+    cand: EvaluatorValues,
+    base: EvaluatorValues,
+    *,
+    alpha: float,
+    seed: int,
+    n_resamples: int,
+    case_tolerance: float,
+) -> EvaluatorComparison:
+    cand_means = _case_means(cand)
+    base_means = _case_means(base)
+    shared = sorted(cand_means.keys() & base_means.keys())
+    deltas = [
+        CaseDelta(
+            case_id=c, baseline=base_means[c], candidate=cand_means[c], delta=cand_means[c] - base_means[c]
+        )
+        for c in shared
+    ]
+    # Mixed kinds (an evaluator changed from pass/fail to scores) compare as scores.
+    kind: ScoreKind = "pass_fail" if cand.kind == base.kind == "pass_fail" else "score"
+    regressed = sorted(
+        (d for d in deltas if d.delta < -case_tolerance - _EPS), key=lambda d: (d.delta, d.case_id)
+    )
+    improved = sorted(
+        (d for d in deltas if d.delta > case_tolerance + _EPS), key=lambda d: (-d.delta, d.case_id)
+    )
+    common = {
+        "evaluator": name,
+        "kind": kind,
+        "paired_cases": len(shared),
+        "baseline_mean": _overall_mean(base),
+        "candidate_mean": _overall_mean(cand),
+        "regressed": regressed,
+        "improved": improved,
+        "candidate_incomplete": cand.unscored + cand.evaluator_errors,
+        "baseline_incomplete": base.unscored + base.evaluator_errors,
+    }
+    if not shared:
+        return EvaluatorComparison(
+            **common,  # type: ignore[arg-type]
+            delta=None,
+            ci_low=None,
+            ci_high=None,
+            test="none",
+            p_value=None,
+            verdict="no significant difference",
+        )
+    boot = stats.paired_bootstrap(
+        [d.delta for d in deltas],
+        seed=stats_seed(seed, name),
+        n_resamples=n_resamples,
+        confidence=1.0 - alpha,
+    )
+    single_runs = all(len(cand.cases[c]) == 1 and len(base.cases[c]) == 1 for c in shared)
+    if kind == "pass_fail" and single_runs:
+        # Discordant pairs: b passed only in the baseline, c only in the candidate.
+        b = sum(1 for d in deltas if d.delta < 0)
+        c = sum(1 for d in deltas if d.delta > 0)
+        p = stats.mcnemar_exact(b, c)
+        test: Literal["mcnemar-exact", "paired-bootstrap"] = "mcnemar-exact"
+        direction = c - b
+    else:
+        p = boot.p_value
+        test = "paired-bootstrap"
+        direction = 1 if boot.estimate > 0 else -1 if boot.estimate < 0 else 0
+    verdict: Verdict = "no significant difference"
+    if p < alpha and direction != 0:
+        verdict = "better" if direction > 0 else "worse"
+    return EvaluatorComparison(
+        **common,  # type: ignore[arg-type]
+        delta=boot.estimate,
+        ci_low=boot.interval.low,
+        ci_high=boot.interval.high,
+        test=test,
+        p_value=p,
+        verdict=verdict,
+    )
+
+
+def stats_seed(seed: int, evaluator: str) -> random.Random:
+    # Derived per evaluator so that adding an evaluator leaves the others' intervals alone.
+    return random.Random(f"compare:{seed}:{evaluator}")
+
+
+def compare(
+    candidate: ExperimentRecords,
+    baseline: ExperimentRecords,
+    *,
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_resamples: int = 2000,
+    case_tolerance: float = 0.0,
+) -> Comparison:
+    """Compare `candidate` with `baseline`, evaluator by evaluator, paired by case.
+
+    `alpha`: significance level of the verdicts (intervals are at 1 − alpha).
+    `case_tolerance`: a case counts as regressed/improved only when its mean moved
+    by more than this (0 = any change).
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
+    if case_tolerance < 0:
+        raise ValueError(f"case_tolerance must be >= 0, got {case_tolerance!r}")
+    cand_names = candidate.evaluator_names
+    base_names = set(baseline.evaluator_names)
+    results = []
+    for name in cand_names:
+        if name not in base_names:
+            continue
+        cand_values = evaluator_values(candidate, name)
+        base_values = evaluator_values(baseline, name)
+        results.append(
+            _compare_evaluator(
+                name,
+                cand_values,
+                base_values,
+                alpha=alpha,
+                seed=seed,
+                n_resamples=n_resamples,
+                case_tolerance=case_tolerance,
+            )
+        )
+    cand_cases = set(candidate.runs_by_case)
+    base_cases = set(baseline.runs_by_case)
+    return Comparison(
+        candidate_id=candidate.experiment_id,
+        baseline_id=baseline.experiment_id,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=n_resamples,
+        case_tolerance=case_tolerance,
+        evaluators=results,
+        cases_only_in_candidate=sorted(cand_cases - base_cases),
+        cases_only_in_baseline=sorted(base_cases - cand_cases),
+        evaluators_only_in_candidate=[n for n in cand_names if n not in base_names],
+        evaluators_only_in_baseline=[n for n in baseline.evaluator_names if n not in set(cand_names)],
+    )
+
+
+# --- the gate ---------------------------------------------------------------------------
+
+
+class GateConfig(_Model):
+    """Thresholds a candidate must meet. Every threshold left None is not checked.
+
+    `min_score`: one floor for every gated evaluator, or a floor per evaluator name
+    (pass rate for pass/fail, mean score otherwise), applied to the candidate's mean.
+    `max_regressions`: the most regressed cases any one evaluator may show.
+    `fail_on_significant_regression`: fail when a verdict is "worse".
+    `allow_incomplete`: pass even when candidate runs are unscored or their
+    evaluator errored; off by default, since a gate on missing data proves nothing.
+    `evaluators`: the evaluators to gate; default, all compared ones.
+    """
+
+    min_score: float | dict[str, float] | None = None
+    max_regressions: int | None = Field(default=None, ge=0)
+    fail_on_significant_regression: bool = True
+    allow_incomplete: bool = False
+    evaluators: list[str] | None = None
+
+
+class GateCheck(_Model):
+    evaluator: str
+    check: Literal["min_score", "max_regressions", "significant_regression", "complete", "present"]
+    passed: bool
+    detail: str
+
+
+class GateResult(_Model):
+    passed: bool
+    reasons: list[str] = Field(description="what failed, one line each; empty when the gate passed")
+    checks: list[GateCheck]
+    comparison: Comparison
+
+
+def _gate_one(e: EvaluatorComparison, config: GateConfig) -> list[GateCheck]:
+    checks: list[GateCheck] = []
+    name = e.evaluator
+    floor = config.min_score.get(name) if isinstance(config.min_score, dict) else config.min_score
+    if floor is not None:
+        value = e.candidate_mean
+        ok = value is not None and value >= floor
+        shown = format_value(e.kind, value)
+        checks.append(
+            GateCheck(
+                evaluator=name,
+                check="min_score",
+                passed=ok,
+                detail=f"{name}: score {shown} {'≥' if ok else '<'} minimum {format_value(e.kind, floor)}",
+            )
+        )
+    if config.max_regressions is not None:
+        count = len(e.regressed)
+        ok = count <= config.max_regressions
+        listed = ", ".join(d.case_id for d in e.regressed[:10]) + (" …" if count > 10 else "")
+        detail = f"{name}: {count} regressed case(s), at most {config.max_regressions} allowed"
+        checks.append(
+            GateCheck(
+                evaluator=name,
+                check="max_regressions",
+                passed=ok,
+                detail=detail + (f" ({listed})" if count else ""),
+            )
+        )
+    if config.fail_on_significant_regression:
+        ok = e.verdict != "worse"
+        p = "–" if e.p_value is None else f"{e.p_value:.4g}"
+        checks.append(
+            GateCheck(
+                evaluator=name,
+                check="significant_regression",
+                passed=ok,
+                detail=f"{name}: {e.verdict} ({e.test}, p={p}, alpha from the comparison)",
+            )
+        )
+    if not config.allow_incomplete:
+        ok = e.candidate_incomplete == 0
+        checks.append(
+            GateCheck(
+                evaluator=name,
+                check="complete",
+                passed=ok,
+                detail=(
+                    f"{name}: {e.candidate_incomplete} candidate run(s) unscored or with an evaluator error"
+                    + ("" if ok else "; re-score the candidate, or set allow_incomplete")
+                ),
+            )
+        )
+    return checks
+
+
+def gate(comparison: Comparison, config: GateConfig) -> GateResult:
+    """Judge a comparison against the thresholds of `config`."""
+    compared = {e.evaluator: e for e in comparison.evaluators}
+    wanted = list(config.evaluators) if config.evaluators is not None else list(compared)
+    if isinstance(config.min_score, dict):
+        wanted += [n for n in config.min_score if n not in wanted]
+    checks: list[GateCheck] = []
+    for name in wanted:
+        e = compared.get(name)
+        if e is None:
+            where = (
+                "only in the candidate"
+                if name in comparison.evaluators_only_in_candidate
+                else "only in the baseline"
+                if name in comparison.evaluators_only_in_baseline
+                else "in neither experiment"
+            )
+            checks.append(
+                GateCheck(
+                    evaluator=name,
+                    check="present",
+                    passed=False,
+                    detail=f"{name}: cannot gate, the evaluator is {where}; score both experiments with it",
+                )
+            )
+            continue
+        checks.extend(_gate_one(e, config))
+    reasons = [c.detail for c in checks if not c.passed]
+    return GateResult(passed=not reasons, reasons=reasons, checks=checks, comparison=comparison)
+
+
+# --- reports ----------------------------------------------------------------------------
+
+
+def _signed(kind: ScoreKind, v: float | None) -> str:
+    if v is None:
+        return "–"
+    return f"{v * 100:+.1f} pp" if kind == "pass_fail" else f"{v:+.3f}"
+
+
+def _case_list(deltas: Sequence[CaseDelta], kind: ScoreKind, limit: int) -> str:
+    shown = [
+        f"`{d.case_id}` ({format_value(kind, d.baseline)} → {format_value(kind, d.candidate)})"
+        for d in deltas[:limit]
+    ]
+    more = len(deltas) - limit
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def render_comparison_markdown(comparison: Comparison, *, case_limit: int = 20) -> str:
+    c = comparison
+    head = f"## {c.candidate_id or 'candidate'} vs baseline {c.baseline_id or 'baseline'}"
+    rows = [
+        [
+            e.evaluator,
+            format_value(e.kind, e.baseline_mean),
+            format_value(e.kind, e.candidate_mean),
+            _signed(e.kind, e.delta),
+            f"[{_signed(e.kind, e.ci_low)}, {_signed(e.kind, e.ci_high)}]" if e.ci_low is not None else "–",
+            e.test,
+            "–" if e.p_value is None else f"{e.p_value:.4g}",
+            e.verdict,
+            str(e.paired_cases),
+            f"{len(e.regressed)} / {len(e.improved)}",
+        ]
+        for e in c.evaluators
+    ]
+    parts = [
+        head,
+        "",
+        markdown_table(
+            [
+                "evaluator",
+                "baseline",
+                "candidate",
+                "Δ",
+                f"{1 - c.alpha:.0%} CI",
+                "test",
+                "p",
+                "verdict",
+                "paired cases",
+                "regressed / improved",
+            ],
+            rows,
+        ),
+        "",
+        f"Paired per case (mean over repetitions); significance at alpha = {c.alpha}; "
+        f"bootstrap {c.n_resamples} resamples, seed {c.seed}.",
+    ]
+    for e in c.evaluators:
+        if e.regressed:
+            parts += ["", f"**{e.evaluator} — regressed:** {_case_list(e.regressed, e.kind, case_limit)}"]
+        if e.improved:
+            parts += ["", f"**{e.evaluator} — improved:** {_case_list(e.improved, e.kind, case_limit)}"]
+    for label, items in (
+        ("Cases only in the candidate", c.cases_only_in_candidate),
+        ("Cases only in the baseline", c.cases_only_in_baseline),
+        ("Evaluators only in the candidate", c.evaluators_only_in_candidate),
+        ("Evaluators only in the baseline", c.evaluators_only_in_baseline),
+    ):
+        if items:
+            shown = ", ".join(f"`{i}`" for i in items[:case_limit])
+            more = len(items) - case_limit
+            parts += [
+                "",
+                f"{label} ({len(items)}, not compared): {shown}" + (f" and {more} more" if more > 0 else ""),
+            ]
+    return "\n".join(parts) + "\n"
+
+
+def render_gate_markdown(result: GateResult) -> str:
+    status = "✅ **Gate passed**" if result.passed else "❌ **Gate failed**"
+    parts = [status, ""]
+    if result.reasons:
+        parts += [*(f"- {r}" for r in result.reasons), ""]
+    parts.append(render_comparison_markdown(result.comparison))
+    return "\n".join(parts)
