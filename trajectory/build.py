@@ -1,0 +1,735 @@
+"""A session's spans and log records -> one ATIF trajectory.
+
+Each span is read by the emitter mappers into an LLM call, a tool execution or an agent
+run; this module assembles those into steps:
+
+- system instructions -> a system step (once per distinct text); new user input -> user steps;
+- each leaf LLM call -> one agent step. Calls re-send the history, so only the messages
+  not seen before become steps; assistant messages found only in history (an earlier call
+  we never received) become agent steps flagged `is_copied_context`;
+- each tool execution -> an observation result on the agent step whose tool call it answers
+  (by call id, else by name and order); tool results found only in a later call's history
+  fill the calls no tool span answered; a tool execution nobody asked for becomes an agent
+  step with `llm_call_count: 0`;
+- an agent run nested under another agent -> an embedded subagent trajectory, referenced
+  from the result of the tool call that started it (or from the preceding agent step).
+
+Only leaf LLM calls carry usage into metrics; agent/chain spans' aggregates are read and
+ignored. Spans whose parent never arrived are kept (their step just has no agent above it).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from evalkit.trajectory.atif import (
+    EMITTED_VERSION,
+    Agent,
+    Metrics,
+    Observation,
+    ObservationResult,
+    Step,
+    SubagentTrajectoryRef,
+    ToolCall,
+    Trajectory,
+)
+from evalkit.trajectory.mappers.messages import render
+from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
+from evalkit.trajectory.mappers.registry import detect
+from evalkit.trajectory.operations import (
+    AgentRun,
+    ErrorInfo,
+    LlmCall,
+    Message,
+    Operation,
+    Part,
+    ToolExecution,
+)
+from evalkit.trajectory.overrides import BUILT_IN_VERSION, MappingOverrides
+from evalkit.trajectory.span import LogRecord, Span
+
+SESSION_ID_ATTRIBUTES = (
+    "gen_ai.conversation.id",
+    "session.id",
+    "langfuse.session.id",
+    "traceloop.association.properties.session_id",
+    "ai.telemetry.metadata.sessionId",
+    "ai.telemetry.metadata.session_id",
+    "mlflow.trace.session",
+)
+AGENT_NAME_ATTRIBUTES = ("gen_ai.agent.name", "agent.name", "agent_name")
+_ROLE_ALIASES = {"model": "assistant", "ai": "assistant", "human": "user", "developer": "system"}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+SpanKey = tuple[str, str]
+
+
+@dataclass
+class BuildResult:
+    trajectory: Trajectory
+    unmapped_attributes: list[str]
+    emitters: list[str]
+    warnings: list[str]
+    mapping_version: str
+
+
+@dataclass
+class _Mapped:
+    span: Span
+    operation: Operation | None
+    overrides: dict[str, Any]  # ATIF target -> value, from MappingOverrides.attribute_map
+    unused: list[str]
+
+
+@dataclass
+class _Draft:
+    time_ns: int
+    seq: int
+    source: str
+    message: str = ""
+    reasoning: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    results: list[ObservationResult] = field(default_factory=list)
+    model_name: str | None = None
+    reasoning_effort: str | float | None = None
+    metrics: Metrics | None = None
+    llm_call_count: int | None = None
+    is_copied_context: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_step(self, step_id: int) -> Step:
+        return Step(
+            step_id=step_id,
+            timestamp=iso_timestamp(self.time_ns),
+            source=self.source,  # type: ignore[arg-type]
+            message=self.message,
+            reasoning_content=self.reasoning or None,
+            tool_calls=self.tool_calls or None,
+            observation=Observation(results=self.results) if self.results else None,
+            model_name=self.model_name,
+            reasoning_effort=self.reasoning_effort,
+            metrics=self.metrics,
+            llm_call_count=self.llm_call_count,
+            is_copied_context=self.is_copied_context,
+            extra=self.extra or None,
+        )
+
+
+def iso_timestamp(time_ns: int) -> str:
+    moment = _EPOCH + timedelta(microseconds=time_ns // 1000)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def _normal_role(role: str) -> str:
+    return _ROLE_ALIASES.get(role, role)
+
+
+def _fingerprint(message: Message) -> tuple[Any, ...]:
+    """What identifies a message when the next call re-sends it (reasoning is often dropped then)."""
+    role = _normal_role(message.role)
+    if message.tool_results:
+        role = "tool"
+    calls = tuple(part.call_id or part.name or "" for part in message.tool_calls)
+    results = tuple((part.call_id or "", (part.text or "").strip()) for part in message.tool_results)
+    return (role, message.text.strip(), calls, results)
+
+
+def _tool_arguments(value: Any) -> tuple[dict[str, Any], bool]:
+    if isinstance(value, dict):
+        return value, True
+    if value is None or value == "":
+        return {}, True
+    return {"input": value}, False
+
+
+class _Context:
+    """The steps of one trajectory (the session's top level, or one nested agent run)."""
+
+    def __init__(self, key: SpanKey | None, warnings: list[str]) -> None:
+        self.key = key
+        self.warnings = warnings
+        self.drafts: list[_Draft] = []
+        self.seq = 0
+        self.known: Counter[tuple[Any, ...]] = Counter()
+        self.system_texts: set[str] = set()
+        self.calls_by_id: dict[str, tuple[_Draft, ToolCall]] = {}
+        self.answered: set[str] = set()
+        self.history_results: list[tuple[int, Part]] = []
+        self.tool_definitions: dict[str, dict[str, Any]] = {}
+        self.models: Counter[str] = Counter()
+        self.result_of_tool_span: dict[SpanKey, ObservationResult] = {}
+
+    def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
+        self.seq += 1
+        draft = _Draft(time_ns=time_ns, seq=self.seq, source=source, **fields)
+        self.drafts.append(draft)
+        return draft
+
+    def system(self, texts: Iterable[str], time_ns: int) -> None:
+        for text in texts:
+            if text and text not in self.system_texts:
+                self.system_texts.add(text)
+                self.draft(time_ns, "system", message=text)
+
+    def _register_calls(self, draft: _Draft, parts: list[Part], span_id: str) -> None:
+        for index, part in enumerate(parts):
+            arguments, is_object = _tool_arguments(part.arguments)
+            extra: dict[str, Any] = {}
+            call_id = part.call_id
+            if call_id is None:
+                call_id = f"{span_id}-{index}"
+                extra["synthesized_id"] = True
+            if not is_object:
+                extra["arguments_not_object"] = True
+            call = ToolCall(
+                tool_call_id=call_id,
+                function_name=part.name or "unknown",
+                arguments=arguments,
+                extra=extra or None,
+            )
+            draft.tool_calls.append(call)
+            self.calls_by_id.setdefault(call_id, (draft, call))
+
+    def llm_call(self, call: LlmCall, overrides: dict[str, Any]) -> None:
+        span = call.span
+        start = span.start_time_unix_nano
+        system = list(call.system_instructions)
+        system.extend(m.text for m in call.input_messages if _normal_role(m.role) == "system" and m.text)
+        self.system(system, start)
+        seen: Counter[tuple[Any, ...]] = Counter()
+        for message in call.input_messages:
+            if _normal_role(message.role) == "system":
+                continue
+            fingerprint = _fingerprint(message)
+            seen[fingerprint] += 1
+            if seen[fingerprint] <= self.known[fingerprint]:
+                continue
+            self.known[fingerprint] = seen[fingerprint]
+            self._new_input(message, start, span)
+        for definition in call.tool_definitions:
+            name = str(definition.get("function", {}).get("name", ""))
+            self.tool_definitions.setdefault(name, definition)
+
+        outputs = [
+            m for m in call.output_messages if _normal_role(m.role) == "assistant"
+        ] or call.output_messages
+        output = outputs[0] if outputs else Message("assistant")
+        draft = self.draft(
+            start,
+            "agent",
+            message=output.text,
+            reasoning=output.reasoning or None,
+            model_name=call.model,
+            reasoning_effort=call.reasoning_effort,
+            llm_call_count=1,
+        )
+        self._register_calls(draft, output.tool_calls, span.span_id)
+        if call.model:
+            self.models[call.model] += 1
+        draft.metrics = _metrics(call)
+        draft.extra.update(_span_extra(span, call.emitter))
+        if call.provider:
+            draft.extra["provider"] = call.provider
+        if call.finish_reasons:
+            draft.extra["finish_reasons"] = call.finish_reasons
+        if call.extra:
+            draft.extra.update(call.extra)
+        if len(outputs) > 1:
+            draft.extra["other_choices"] = [m.text for m in outputs[1:]]
+        media = [part.uri or part.media_type for part in output.parts if part.kind == "media"]
+        if media:
+            draft.extra["media"] = media
+        if call.error is not None:
+            draft.extra["error"] = call.error.as_extra()
+        _apply_step_overrides(draft, overrides)
+        for message in call.output_messages:
+            self.known[_fingerprint(message)] += 1
+
+    def _new_input(self, message: Message, time_ns: int, span: Span) -> None:
+        role = _normal_role(message.role)
+        for part in message.tool_results:
+            self.history_results.append((time_ns, part))
+        if role == "assistant":
+            # Produced by a call we never received: keep it, flagged as context.
+            draft = self.draft(
+                time_ns,
+                "agent",
+                message=message.text,
+                is_copied_context=True,
+                extra={"reconstructed_from": "input history", "span_id": span.span_id},
+            )
+            self._register_calls(draft, message.tool_calls, f"{span.span_id}-history-{self.seq}")
+            return
+        text = message.text
+        media = [
+            f"[{part.media_type or 'media'}: {part.uri}]" if part.uri else f"[{part.media_type or 'media'}]"
+            for part in message.parts
+            if part.kind == "media"
+        ]
+        if text or media:
+            self.draft(time_ns, "user", message="\n".join([text, *media]) if media else text)
+
+    def tool_execution(self, execution: ToolExecution, overrides: dict[str, Any]) -> None:
+        span = execution.span
+        content = render(execution.result)
+        extra: dict[str, Any] = dict(_span_extra(span, execution.emitter))
+        if execution.error is not None:
+            extra["is_error"] = True
+            extra["error"] = execution.error.as_extra()
+        for target, value in overrides.items():
+            if target.startswith("step.extra."):
+                extra[target.removeprefix("step.extra.")] = value
+        found = self._find_call(execution.call_id, execution.name, span.start_time_unix_nano)
+        if found is None:
+            draft = self.draft(
+                span.start_time_unix_nano,
+                "agent",
+                llm_call_count=0,
+                extra={"dispatch": "tool execution without an LLM call requesting it"},
+            )
+            part = Part(
+                "tool_call", call_id=execution.call_id, name=execution.name, arguments=execution.arguments
+            )
+            self._register_calls(draft, [part], span.span_id)
+            found = (draft, draft.tool_calls[-1])
+        draft, call = found
+        result = ObservationResult(source_call_id=call.tool_call_id, content=content, extra=extra or None)
+        draft.results.append(result)
+        self.answered.add(call.tool_call_id)
+        self.result_of_tool_span[(span.trace_id, span.span_id)] = result
+
+    def _find_call(
+        self, call_id: str | None, name: str | None, time_ns: int
+    ) -> tuple[_Draft, ToolCall] | None:
+        if call_id is not None:
+            found = self.calls_by_id.get(call_id)
+            if found is not None and call_id not in self.answered:
+                return found
+            if found is not None:
+                return None
+        # No id: the earliest unanswered call of that name issued before the execution.
+        candidates = [
+            (draft, call)
+            for draft, call in self.calls_by_id.values()
+            if call.tool_call_id not in self.answered
+            and (name is None or call.function_name == name)
+            and draft.time_ns <= time_ns
+        ]
+        if call_id is None and candidates:
+            return min(candidates, key=lambda item: (item[0].time_ns, item[0].seq))
+        return None
+
+    def settle_history_results(self) -> None:
+        """Tool results seen only in a later call's input answer the calls no tool span answered."""
+        for time_ns, part in self.history_results:
+            if part.call_id is not None and part.call_id in self.answered:
+                continue
+            found = self._find_call(part.call_id, part.name, time_ns)
+            if found is None and part.call_id is not None and part.call_id not in self.calls_by_id:
+                found = self._find_call(None, part.name, time_ns)
+            if found is None:
+                if part.call_id not in self.answered:
+                    self.warnings.append(
+                        f"tool result for call {part.call_id!r} matches no tool call; dropped"
+                    )
+                continue
+            draft, call = found
+            draft.results.append(
+                ObservationResult(
+                    source_call_id=call.tool_call_id, content=part.text or "", extra={"from": "input history"}
+                )
+            )
+            self.answered.add(call.tool_call_id)
+
+    def attach_subagent(self, ref: SubagentTrajectoryRef, tool_span: SpanKey | None, run: AgentRun) -> None:
+        if tool_span is not None and tool_span in self.result_of_tool_span:
+            result = self.result_of_tool_span[tool_span]
+            result.subagent_trajectory_ref = [*(result.subagent_trajectory_ref or []), ref]
+            return
+        start = run.span.start_time_unix_nano
+        earlier = [d for d in self.drafts if d.source == "agent" and d.time_ns <= start]
+        result = ObservationResult(content=run.output_text, subagent_trajectory_ref=[ref])
+        if earlier:
+            max(earlier, key=lambda d: (d.time_ns, d.seq)).results.append(result)
+        else:
+            self.draft(
+                start, "system", message=f"Delegated to subagent {run.name or ''}".strip(), results=[result]
+            )
+
+    def steps(self) -> list[Step]:
+        ordered = sorted(self.drafts, key=lambda draft: (draft.time_ns, draft.seq))
+        return [draft.to_step(index) for index, draft in enumerate(ordered, start=1)]
+
+
+def _metrics(call: LlmCall) -> Metrics | None:
+    usage = call.usage
+    extra: dict[str, Any] = {}
+    if usage.cache_write_tokens:
+        extra["cache_creation_input_tokens"] = usage.cache_write_tokens
+    if usage.reasoning_tokens:
+        extra["reasoning_tokens"] = usage.reasoning_tokens
+    if usage.normalisation:
+        extra["prompt_tokens_normalisation"] = usage.normalisation
+    cost = None
+    if call.reported_cost is not None:
+        cost = float(call.reported_cost)
+        extra["price_source"] = "reported"
+    if usage.empty and cost is None and not extra:
+        return None
+    return Metrics(
+        prompt_tokens=usage.input_tokens,
+        completion_tokens=usage.output_tokens,
+        cached_tokens=usage.cache_read_tokens,
+        cost_usd=cost,
+        extra=extra or None,
+    )
+
+
+def _span_extra(span: Span, emitter: str) -> dict[str, Any]:
+    return {
+        "span_id": span.span_id,
+        "trace_id": span.trace_id,
+        "emitter": emitter,
+        "duration_ms": round(span.duration_ns / 1e6, 3),
+    }
+
+
+def _apply_step_overrides(draft: _Draft, overrides: dict[str, Any]) -> None:
+    for target, value in overrides.items():
+        if target.startswith("step.extra."):
+            draft.extra[target.removeprefix("step.extra.")] = value
+        elif target == "step.model_name":
+            draft.model_name = str(value)
+        elif target == "step.reasoning_effort":
+            draft.reasoning_effort = value if isinstance(value, str | float) else str(value)
+        elif target.startswith("metrics.extra.") and draft.metrics is not None:
+            draft.metrics.extra = {
+                **(draft.metrics.extra or {}),
+                target.removeprefix("metrics.extra."): value,
+            }
+
+
+class _SessionTree:
+    def __init__(self, mapped: list[_Mapped]) -> None:
+        self.by_key: dict[SpanKey, _Mapped] = {(m.span.trace_id, m.span.span_id): m for m in mapped}
+
+    def parent(self, key: SpanKey) -> SpanKey | None:
+        span = self.by_key[key].span
+        if not span.parent_span_id:
+            return None
+        parent = (span.trace_id, span.parent_span_id)
+        return parent if parent in self.by_key else None
+
+    def ancestors(self, key: SpanKey) -> Iterable[SpanKey]:
+        seen = {key}
+        current = self.parent(key)
+        while current is not None and current not in seen:
+            seen.add(current)
+            yield current
+            current = self.parent(current)
+
+    def nearest(self, key: SpanKey, kind: type, stop: type | None = None) -> SpanKey | None:
+        for ancestor in self.ancestors(key):
+            operation = self.by_key[ancestor].operation
+            if isinstance(operation, kind):
+                return ancestor
+            if stop is not None and isinstance(operation, stop):
+                return None
+        return None
+
+
+def build_trajectory(
+    spans: Sequence[Span],
+    logs: Sequence[LogRecord] = (),
+    *,
+    overrides: MappingOverrides | None = None,
+    agent_name: str | None = None,
+    agent_version: str | None = None,
+    session_id: str | None = None,
+) -> BuildResult:
+    """The session's ATIF trajectory (steps, tokens; no prices yet) and what the mappers made of it."""
+    overrides = overrides or MappingOverrides()
+    warnings: list[str] = []
+    unmapped: Counter[str] = Counter()
+    emitters: dict[str, None] = {}
+
+    unique: dict[SpanKey, Span] = {}
+    for span in spans:
+        if any(fnmatch.fnmatchcase(span.name, pattern) for pattern in overrides.ignore_span_names):
+            continue
+        unique.setdefault((span.trace_id, span.span_id), span)
+    ordered = sorted(unique.values(), key=lambda s: (s.start_time_unix_nano, s.end_time_unix_nano, s.span_id))
+    logs_by_span: dict[SpanKey, list[LogRecord]] = {}
+    for log in logs:
+        if log.span_id:
+            logs_by_span.setdefault((log.trace_id, log.span_id), []).append(log)
+
+    mapped: list[_Mapped] = []
+    for span in ordered:
+        mapped.append(
+            _map_span(span, logs_by_span.get((span.trace_id, span.span_id), []), overrides, emitters)
+        )
+        unmapped.update(pattern_of(key) for key in mapped[-1].unused)
+    tree = _SessionTree(mapped)
+    orphans = [
+        m.span
+        for m in mapped
+        if m.span.parent_span_id and tree.parent((m.span.trace_id, m.span.span_id)) is None
+    ]
+    if orphans:
+        warnings.append(f"{len(orphans)} span(s) whose parent never arrived were kept at the top level")
+
+    # A wrapper LLM span (a framework's LLM span around the client library's) would double count.
+    wrappers: set[SpanKey] = set()
+    for key, item in tree.by_key.items():
+        if isinstance(item.operation, LlmCall):
+            wrapper = tree.nearest(key, LlmCall)
+            if wrapper is not None:
+                wrappers.add(wrapper)
+    if wrappers:
+        warnings.append(f"{len(wrappers)} LLM span(s) wrapping another LLM span were not counted again")
+
+    def owner(key: SpanKey) -> SpanKey | None:
+        return tree.nearest(key, AgentRun)
+
+    contexts: dict[SpanKey | None, _Context] = {None: _Context(None, warnings)}
+    runs: list[tuple[SpanKey, AgentRun]] = []
+    for key, item in tree.by_key.items():
+        if isinstance(item.operation, AgentRun):
+            runs.append((key, item.operation))
+            if owner(key) is not None:
+                contexts[key] = _Context(key, warnings)
+
+    def context_of(key: SpanKey) -> _Context:
+        run = owner(key)
+        while run is not None and run not in contexts:
+            run = owner(run)
+        return contexts[run]
+
+    llm_owners: set[SpanKey | None] = set()
+    for item in mapped:
+        key = (item.span.trace_id, item.span.span_id)
+        operation = item.operation
+        if isinstance(operation, LlmCall) and key not in wrappers:
+            context_of(key).llm_call(operation, item.overrides)
+            llm_owners.add(owner(key))
+    for item in mapped:
+        key = (item.span.trace_id, item.span.span_id)
+        if isinstance(item.operation, ToolExecution):
+            context_of(key).tool_execution(item.operation, item.overrides)
+    for key, run in runs:
+        if key not in llm_owners and (run.input_text or run.output_text):
+            _steps_from_run_alone(contexts[key] if key in contexts else context_of(key), run)
+        run_context = contexts[key] if key in contexts else context_of(key)
+        run_context.system(run.system_instructions, run.span.start_time_unix_nano)
+    for context in contexts.values():
+        context.settle_history_results()
+
+    session = session_id or _session_id(ordered, overrides)
+    global_overrides: dict[str, Any] = {}
+    for item in mapped:
+        for target, value in item.overrides.items():
+            global_overrides.setdefault(target, value)
+    if "session_id" in global_overrides:
+        session = str(global_overrides["session_id"])
+
+    top_runs = [run for key, run in runs if key not in contexts]
+    name = agent_name or global_overrides.get("agent.name") or _agent_name(ordered, top_runs, overrides)
+    version = (
+        agent_version
+        or global_overrides.get("agent.version")
+        or next((run.version for run in top_runs if run.version), None)
+    )
+
+    # Nested runs innermost first, so a subagent's own subagents are embedded before it is.
+    subagents: dict[SpanKey, Trajectory] = {}
+    nested = sorted((key for key in contexts if key is not None), key=lambda k: -len(list(tree.ancestors(k))))
+    for key in nested:
+        run = tree.by_key[key].operation
+        assert isinstance(run, AgentRun)
+        sub_id = f"{run.name or 'subagent'}:{key[1]}"
+        children = [subagents.pop(child) for child in list(subagents) if owner(child) == key]
+        subagents[key] = _trajectory(
+            contexts[key], run.name or "subagent", run.version, session, sub_id, children, warnings
+        )
+        parent_context = context_of(key)
+        tool_span = tree.nearest(key, ToolExecution, stop=AgentRun)
+        ref = SubagentTrajectoryRef(trajectory_id=sub_id, session_id=session)
+        parent_context.attach_subagent(ref, tool_span, run)
+
+    trajectory = _trajectory(
+        contexts[None], str(name), version, session, None, list(subagents.values()), warnings
+    )
+    if "agent.model_name" in global_overrides:
+        trajectory.agent.model_name = str(global_overrides["agent.model_name"])
+    agent_extra = {
+        k.removeprefix("agent.extra."): v for k, v in global_overrides.items() if k.startswith("agent.extra.")
+    }
+    if agent_extra:
+        trajectory.agent.extra = {**(trajectory.agent.extra or {}), **agent_extra}
+    mapping_version = overrides.label if overrides != MappingOverrides() else BUILT_IN_VERSION
+    extra: dict[str, Any] = {
+        "emitters": list(emitters),
+        "unmapped_attributes": sorted(unmapped),
+        "mapping_version": mapping_version,
+        "span_count": len(ordered),
+    }
+    extra.update(
+        {
+            k.removeprefix("trajectory.extra."): v
+            for k, v in global_overrides.items()
+            if k.startswith("trajectory.extra.")
+        }
+    )
+    if warnings:
+        extra["warnings"] = list(warnings)
+    trajectory.extra = extra
+    return BuildResult(
+        trajectory=trajectory,
+        unmapped_attributes=sorted(unmapped),
+        emitters=list(emitters),
+        warnings=warnings,
+        mapping_version=mapping_version,
+    )
+
+
+def _map_span(
+    span: Span, logs: list[LogRecord], overrides: MappingOverrides, emitters: dict[str, None]
+) -> _Mapped:
+    reader = SpanReader(span)
+    found = detect(span)
+    operation: Operation | None = None
+    covered: set[str] = set()
+    for emitter in found:
+        emitters.setdefault(emitter.name, None)
+        if emitter.name in covered:
+            continue
+        covered |= emitter.covers
+        candidate = emitter.map_span(reader, logs)
+        if operation is None:
+            operation = candidate
+        elif candidate is not None and type(candidate) is type(operation):
+            _fill_gaps(operation, candidate)
+    targets: dict[str, Any] = {}
+    for attribute, target in overrides.attribute_map.items():
+        if attribute in span.attributes:
+            reader.used.add(attribute)
+            targets[target] = span.attributes[attribute]
+    for attribute in (overrides.session_id_attribute, overrides.agent_name_attribute):
+        if attribute:
+            reader.consume(attribute)
+    reader.consume(*SESSION_ID_ATTRIBUTES, *AGENT_NAME_ATTRIBUTES)
+    return _Mapped(span, operation, targets, sorted(reader.unused()))
+
+
+def _fill_gaps(primary: Operation, secondary: Operation) -> None:
+    """A second convention on the same span fills what the first one lacked (never adds usage)."""
+    if isinstance(primary, LlmCall) and isinstance(secondary, LlmCall):
+        primary.model = primary.model or secondary.model
+        primary.provider = primary.provider or secondary.provider
+        if primary.usage.empty:
+            primary.usage = secondary.usage
+        if primary.reported_cost is None:
+            primary.reported_cost = secondary.reported_cost
+        if not primary.input_messages and not primary.output_messages:
+            primary.input_messages = secondary.input_messages
+            primary.output_messages = secondary.output_messages
+        primary.tool_definitions = primary.tool_definitions or secondary.tool_definitions
+    elif isinstance(primary, ToolExecution) and isinstance(secondary, ToolExecution):
+        primary.call_id = primary.call_id or secondary.call_id
+        primary.name = primary.name or secondary.name
+        if primary.arguments is None:
+            primary.arguments = secondary.arguments
+        if primary.result is None:
+            primary.result = secondary.result
+    elif isinstance(primary, AgentRun) and isinstance(secondary, AgentRun):
+        primary.name = primary.name or secondary.name
+        primary.input_text = primary.input_text or secondary.input_text
+        primary.output_text = primary.output_text or secondary.output_text
+
+
+def _steps_from_run_alone(context: _Context, run: AgentRun) -> None:
+    """An agent span with input and output but no LLM span under it still says what happened."""
+    start = run.span.start_time_unix_nano
+    if run.input_text:
+        context.draft(start, "user", message=run.input_text)
+    if run.output_text:
+        extra: dict[str, Any] = {"from": "agent span", **_span_extra(run.span, run.emitter)}
+        if run.error is not None:
+            extra["error"] = run.error.as_extra()
+        context.draft(
+            run.span.end_time_unix_nano, "agent", message=run.output_text, model_name=run.model, extra=extra
+        )
+
+
+def _session_id(spans: Sequence[Span], overrides: MappingOverrides) -> str | None:
+    keys = (
+        (overrides.session_id_attribute,) if overrides.session_id_attribute else ()
+    ) + SESSION_ID_ATTRIBUTES
+    for key in keys:
+        for span in spans:
+            value = span.attributes.get(key)
+            if value not in (None, ""):
+                return str(value)
+    for span in spans:
+        if span.session_id:
+            return span.session_id
+    return None
+
+
+def _agent_name(spans: Sequence[Span], runs: list[AgentRun], overrides: MappingOverrides) -> str:
+    if overrides.agent_name_attribute:
+        for span in spans:
+            value = span.attributes.get(overrides.agent_name_attribute)
+            if value not in (None, ""):
+                return str(value)
+    for run in runs:
+        if run.name:
+            return run.name
+    for key in AGENT_NAME_ATTRIBUTES:
+        for span in spans:
+            value = span.attributes.get(key)
+            if value not in (None, ""):
+                return str(value)
+    for span in spans:
+        service = span.resource_attributes.get("service.name")
+        if service:
+            return str(service)
+    return "unknown"
+
+
+def _trajectory(
+    context: _Context,
+    name: str,
+    version: str | None,
+    session_id: str | None,
+    trajectory_id: str | None,
+    subagents: list[Trajectory],
+    warnings: list[str],
+) -> Trajectory:
+    steps = context.steps()
+    if not steps:
+        warnings.append(f"agent {name!r}: no LLM call, tool execution or agent input found; placeholder step")
+        steps = [Step(step_id=1, source="system", message="No LLM activity was recorded for this session.")]
+    model = context.models.most_common(1)[0][0] if context.models else None
+    return Trajectory(
+        schema_version=EMITTED_VERSION,
+        session_id=session_id,
+        trajectory_id=trajectory_id,
+        agent=Agent(
+            name=name,
+            version=version or "unknown",
+            model_name=model,
+            tool_definitions=list(context.tool_definitions.values()) or None,
+        ),
+        steps=steps,
+        subagent_trajectories=subagents or None,
+    )
+
+
+__all__ = ["BuildResult", "ErrorInfo", "build_trajectory", "iso_timestamp"]

@@ -1,0 +1,60 @@
+"""The whole path from a session's spans to a priced, validated ATIF trajectory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from evalkit.trajectory.atif import Trajectory
+from evalkit.trajectory.build import build_trajectory
+from evalkit.trajectory.cost import apply_costs
+from evalkit.trajectory.overrides import MappingOverrides
+from evalkit.trajectory.prices import PriceBook
+from evalkit.trajectory.span import LogRecord, Span
+from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_trajectory
+
+
+@dataclass
+class SessionTrajectory:
+    trajectory: Trajectory
+    unmapped_attributes: list[str]
+    emitters: list[str]
+    warnings: list[str]
+    mapping_version: str
+    issues: list[ValidationIssue] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not errors_only(self.issues)
+
+    def document(self) -> dict[str, object]:
+        return self.trajectory.to_json_dict()
+
+
+def trajectory_from_spans(
+    spans: Sequence[Span],
+    logs: Sequence[LogRecord] = (),
+    *,
+    overrides: MappingOverrides | None = None,
+    prices: PriceBook | None = None,
+    agent_name: str | None = None,
+    agent_version: str | None = None,
+    session_id: str | None = None,
+) -> SessionTrajectory:
+    built = build_trajectory(
+        spans,
+        logs,
+        overrides=overrides,
+        agent_name=agent_name,
+        agent_version=agent_version,
+        session_id=session_id,
+    )
+    trajectory = apply_costs(built.trajectory, prices or PriceBook())
+    return SessionTrajectory(
+        trajectory=trajectory,
+        unmapped_attributes=built.unmapped_attributes,
+        emitters=built.emitters,
+        warnings=built.warnings,
+        mapping_version=built.mapping_version,
+        issues=validate_trajectory(trajectory),
+    )

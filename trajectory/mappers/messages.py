@@ -1,0 +1,228 @@
+"""Chat messages in the JSON shapes emitters write, read into `Message`s.
+
+One reader for the shapes that recur across emitters: OTel GenAI parts
+(`{role, parts:[{type:"text",content}, {type:"tool_call",...}]}`), OpenAI chat
+(`{role, content, tool_calls:[{id, function:{name, arguments}}], tool_call_id}`),
+Vercel AI SDK parts (`tool-call`, `tool-result`), Anthropic content blocks
+(`tool_use`, `tool_result`, `thinking`) and bare strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from evalkit.trajectory.mappers.reader import parse_json
+from evalkit.trajectory.operations import Message, Part
+
+_REASONING_TYPES = {"reasoning", "thinking", "redacted_thinking"}
+_TEXT_TYPES = {"text", "input_text", "output_text"}
+_TOOL_CALL_TYPES = {"tool_call", "tool-call", "tool_use", "function_call"}
+_TOOL_RESULT_TYPES = {"tool_call_response", "tool-result", "tool_result", "function_call_output"}
+_MEDIA_TYPES = {
+    "blob",
+    "file",
+    "uri",
+    "image",
+    "image_url",
+    "image-url",
+    "audio-url",
+    "video-url",
+    "document-url",
+    "binary",
+    "input_image",
+    "audio",
+    "document",
+}
+
+
+def render(value: Any) -> str:
+    """A result or argument as text: strings as they are, anything else as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def parse_arguments(value: Any) -> Any:
+    """Tool arguments decoded when they arrived as a JSON string."""
+    return parse_json(value) if isinstance(value, str | bytes) else value
+
+
+def _tool_result_text(value: Any) -> str:
+    # Vercel v5+ wraps results as {"type": "text"|"json", "value": ...}.
+    if isinstance(value, Mapping) and set(value) <= {"type", "value"} and "value" in value:
+        return render(value["value"])
+    if isinstance(value, list) and all(
+        isinstance(item, Mapping) and item.get("type") == "text" for item in value
+    ):
+        return "\n".join(str(item.get("text", "")) for item in value)
+    return render(value)
+
+
+def parse_part(raw: Any) -> Part | None:
+    if isinstance(raw, str):
+        return Part("text", text=raw)
+    if not isinstance(raw, Mapping):
+        return None
+    kind = str(raw.get("type", "text" if "text" in raw or "content" in raw else "")).lower()
+    if kind in _TEXT_TYPES:
+        text = raw.get("content", raw.get("text"))
+        return Part("text", text=render(text))
+    if kind in _REASONING_TYPES:
+        text = raw.get("content", raw.get("text", raw.get("thinking", raw.get("reasoning"))))
+        return Part("reasoning", text=render(text) if text is not None else None)
+    if kind in _TOOL_CALL_TYPES:
+        function: Mapping[str, Any] = raw["function"] if isinstance(raw.get("function"), Mapping) else {}
+        arguments = raw.get("arguments", raw.get("args", raw.get("input", function.get("arguments"))))
+        return Part(
+            "tool_call",
+            call_id=_str_or_none(raw.get("id", raw.get("toolCallId", raw.get("call_id")))),
+            name=_str_or_none(raw.get("name", raw.get("toolName", function.get("name")))),
+            arguments=parse_arguments(arguments),
+        )
+    if kind in _TOOL_RESULT_TYPES:
+        result = raw.get("response", raw.get("result", raw.get("output", raw.get("content"))))
+        return Part(
+            "tool_result",
+            call_id=_str_or_none(
+                raw.get("id", raw.get("toolCallId", raw.get("tool_use_id", raw.get("call_id"))))
+            ),
+            name=_str_or_none(raw.get("name", raw.get("toolName"))),
+            text=_tool_result_text(result),
+        )
+    if kind in _MEDIA_TYPES:
+        uri = raw.get("uri", raw.get("url", raw.get("image_url", raw.get("image"))))
+        if isinstance(uri, Mapping):
+            uri = uri.get("url")
+        media = raw.get("mime_type", raw.get("media_type", raw.get("mimeType", raw.get("modality", kind))))
+        return Part("media", media_type=_str_or_none(media), uri=uri if isinstance(uri, str) else None)
+    return Part("other", text=render(raw))
+
+
+def _str_or_none(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    return str(value)
+
+
+def parse_message(raw: Any, default_role: str = "user") -> Message | None:
+    if isinstance(raw, str):
+        return Message(default_role, [Part("text", text=raw)])
+    if not isinstance(raw, Mapping):
+        return None
+    role = str(raw.get("role", default_role)).lower()
+    parts: list[Part] = []
+    if isinstance(raw.get("parts"), list):
+        parts.extend(part for part in map(parse_part, raw["parts"]) if part is not None)
+    content = raw.get("content")
+    if isinstance(content, list):
+        parts.extend(part for part in map(parse_part, content) if part is not None)
+    elif content is not None and not isinstance(raw.get("parts"), list):
+        text = render(content)
+        if role == "tool" or raw.get("tool_call_id") is not None:
+            parts.append(
+                Part("tool_result", call_id=_str_or_none(raw.get("tool_call_id", raw.get("id"))), text=text)
+            )
+        elif text:
+            parts.append(Part("text", text=text))
+    for reasoning_key in ("reasoning_content", "reasoning"):
+        if isinstance(raw.get(reasoning_key), str) and raw[reasoning_key]:
+            parts.insert(0, Part("reasoning", text=raw[reasoning_key]))
+    for call in raw.get("tool_calls") or ():
+        part = parse_part({"type": "tool_call", **call}) if isinstance(call, Mapping) else None
+        if part is not None:
+            parts.append(part)
+    if role == "tool":
+        # A tool message's text parts are the result of the call it answers.
+        call_id = _str_or_none(raw.get("tool_call_id", raw.get("id")))
+        parts = [
+            Part("tool_result", call_id=call_id, name=_str_or_none(raw.get("name")), text=part.text)
+            if part.kind == "text"
+            else part
+            for part in parts
+        ]
+    return Message(role, parts, name=_str_or_none(raw.get("name")))
+
+
+def parse_messages(value: Any, default_role: str = "user") -> list[Message]:
+    """Messages from a JSON string or value: a list, `{"messages": [...]}`, a single message or text."""
+    value = parse_json(value)
+    if value is None or value == "":
+        return []
+    if isinstance(value, Mapping):
+        if isinstance(value.get("messages"), list):
+            return parse_messages(value["messages"], default_role)
+        if isinstance(value.get("choices"), list):
+            # An OpenAI chat completion response.
+            return [
+                message
+                for choice in value["choices"]
+                if isinstance(choice, Mapping)
+                for message in [parse_message(choice.get("message", choice), "assistant")]
+                if message is not None
+            ]
+        if "role" in value or "parts" in value or "tool_calls" in value:
+            message = parse_message(value, default_role)
+            return [message] if message else []
+        if isinstance(value.get("content"), list):
+            # An Anthropic messages response.
+            message = parse_message({"role": value.get("role", default_role), "content": value["content"]})
+            return [message] if message else []
+        if "text" in value:
+            return [Message(default_role, [Part("text", text=render(value["text"]))])]
+        return [Message(default_role, [Part("text", text=render(value))])]
+    if isinstance(value, list):
+        if all(isinstance(item, Mapping) and "role" not in item and "type" in item for item in value):
+            # A bare list of parts is one message.
+            parts = [part for part in map(parse_part, value) if part is not None]
+            return [Message(default_role, parts)] if parts else []
+        messages = [parse_message(item, default_role) for item in value]
+        return [message for message in messages if message is not None]
+    return [Message(default_role, [Part("text", text=render(value))])]
+
+
+def instruction_texts(value: Any) -> list[str]:
+    """System instructions (`gen_ai.system_instructions`: a list of parts, or a string)."""
+    value = parse_json(value)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, Mapping):
+        value = [value]
+    texts = []
+    for item in value if isinstance(value, list) else []:
+        part = parse_part(item)
+        if part is not None and part.text:
+            texts.append(part.text)
+    return texts
+
+
+def openai_tool_definition(raw: Any) -> dict[str, Any] | None:
+    """A tool definition in the OpenAI function-calling shape ATIF's `agent.tool_definitions` uses."""
+    raw = parse_json(raw)
+    if not isinstance(raw, Mapping):
+        return None
+    if isinstance(raw.get("function"), Mapping):
+        function = dict(raw["function"])
+    else:
+        function = {
+            key: raw[key]
+            for key in ("name", "description", "parameters", "strict")
+            if key in raw and raw[key] is not None
+        }
+        if "parameters" not in function:
+            for key in ("input_schema", "inputSchema", "parameters_json_schema"):
+                if key in raw:
+                    function["parameters"] = raw[key]
+                    break
+    if "parameters" in function:
+        function["parameters"] = parse_json(function["parameters"])
+    if not function.get("name"):
+        return None
+    return {"type": "function", "function": function}

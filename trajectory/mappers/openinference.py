@@ -1,0 +1,200 @@
+"""OpenInference (Arize Phoenix) conventions: `openinference.span.kind` and flattened, indexed lists.
+
+Lists of objects arrive as `<prefix>.<i>.<suffix>` attributes and the indices may be
+sparse (the pydantic-ai converter writes `tool_calls.1` after dropping a thinking part),
+so they are nested and read in index order rather than counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.messages import (
+    openai_tool_definition,
+    parse_arguments,
+    parse_messages,
+    render,
+)
+from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, dig, indexed, parse_json, unflatten
+from evalkit.trajectory.mappers.usage import normalised_usage
+from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
+from evalkit.trajectory.span import LogRecord, Span
+
+NAME = "openinference"
+_IDENTITY = ("session.id", "user.id", "metadata", "tag.tags", "openinference.span.kind", "agent.name")
+
+
+def detect(span: Span) -> bool:
+    return "openinference.span.kind" in span.attributes
+
+
+def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    kind = (reader.text("openinference.span.kind") or "").upper()
+    reader.consume(*_IDENTITY)
+    reader.consume("input.mime_type", "output.mime_type")
+    if kind == "LLM":
+        return llm_call(reader)
+    if kind == "TOOL":
+        return tool_execution(reader)
+    if kind == "AGENT":
+        return agent_run(reader)
+    # CHAIN, RETRIEVER, ... may repeat their children's token counts: read on purpose, never added.
+    reader.consume_prefix("llm.token_count.", "llm.cost.")
+    return None
+
+
+def _content_part(node: Any) -> Part | None:
+    content = dig(node, "message_content")
+    if isinstance(content, dict):
+        kind = str(dig(content, "type") or "text").lower()
+        if kind == "reasoning":
+            return Part("reasoning", text=render(dig(content, "text")))
+        if kind in ("image", "audio", "video", "document"):
+            url = (
+                dig(content, "image", "image", "url")
+                or dig(content, kind, kind, "url")
+                or dig(content, "url")
+            )
+            return Part("media", media_type=kind, uri=url if isinstance(url, str) else None)
+        if kind == "tool_use":
+            return None  # the same call is listed under message.tool_calls
+        text = dig(content, "text")
+        return Part("text", text=render(text)) if text is not None else None
+    return None
+
+
+def _tool_call_part(node: Any) -> Part | None:
+    call = dig(node, "tool_call")
+    if not isinstance(call, dict):
+        return None
+    return Part(
+        "tool_call",
+        call_id=_text(dig(call, "id")),
+        name=_text(dig(call, "function", "name")),
+        arguments=parse_arguments(dig(call, "function", "arguments")),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _message(node: Any) -> Message | None:
+    message = dig(node, "message")
+    if not isinstance(message, dict):
+        return None
+    role = str(dig(message, "role") or "user").lower()
+    parts: list[Part] = []
+    content = dig(message, "content")
+    for item in indexed(dig(message, "contents")):
+        part = _content_part(item)
+        if part is not None:
+            parts.append(part)
+    if content is not None and not any(part.kind == "text" for part in parts):
+        parts.insert(0, Part("text", text=render(content)))
+    for item in indexed(dig(message, "tool_calls")):
+        part = _tool_call_part(item)
+        if part is not None:
+            parts.append(part)
+    tool_call_id = _text(dig(message, "tool_call_id"))
+    if role == "tool" or tool_call_id is not None:
+        text = "\n".join(part.text or "" for part in parts if part.kind == "text")
+        parts = [Part("tool_result", call_id=tool_call_id, name=_text(dig(message, "name")), text=text)]
+    return Message(role, parts, name=_text(dig(message, "name")))
+
+
+def read_messages(reader: SpanReader, prefix: str) -> list[Message]:
+    tree = unflatten(reader.prefixed(prefix))
+    return [message for message in map(_message, indexed(tree)) if message is not None]
+
+
+def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
+    call = LlmCall(span=reader.span, emitter=emitter)
+    call.input_messages = read_messages(reader, "llm.input_messages.")
+    call.output_messages = read_messages(reader, "llm.output_messages.")
+    if not call.input_messages:
+        call.input_messages = parse_messages(reader.get("input.value"))
+    else:
+        reader.consume("input.value")
+    if not call.output_messages:
+        call.output_messages = parse_messages(reader.get("output.value"), "assistant")
+    else:
+        reader.consume("output.value")
+    call.model = reader.text("llm.response.model_name", "llm.model_name", "llm.request.model_name")
+    call.request_model = reader.text("llm.request.model_name")
+    call.provider = reader.text("llm.provider", "llm.system")
+    prompt = reader.integer("llm.token_count.prompt")
+    call.usage = normalised_usage(
+        prompt,
+        reader.integer("llm.token_count.completion"),
+        cache_read=reader.integer("llm.token_count.prompt_details.cache_read"),
+        cache_write=reader.integer("llm.token_count.prompt_details.cache_write"),
+        reasoning=reader.integer("llm.token_count.completion_details.reasoning"),
+    )
+    reader.consume_prefix("llm.token_count.")
+    total = as_decimal(reader.get("llm.cost.total"))
+    if total is None:
+        prompt_cost = as_decimal(reader.get("llm.cost.prompt"))
+        completion_cost = as_decimal(reader.get("llm.cost.completion"))
+        if prompt_cost is not None and completion_cost is not None:
+            total = prompt_cost + completion_cost
+    call.reported_cost = total
+    reader.consume_prefix("llm.cost.")
+    tools = unflatten(reader.prefixed("llm.tools."))
+    for tool in indexed(tools):
+        definition = openai_tool_definition(dig(tool, "tool", "json_schema"))
+        if definition is None:
+            definition = openai_tool_definition(
+                {
+                    "name": dig(tool, "tool", "name"),
+                    "description": dig(tool, "tool", "description"),
+                    "parameters": dig(tool, "tool", "parameters"),
+                }
+            )
+        if definition is not None:
+            call.tool_definitions.append(definition)
+    parameters = parse_json(reader.get("llm.invocation_parameters"))
+    if isinstance(parameters, dict):
+        call.extra["request"] = parameters
+        effort = parameters.get("reasoning_effort")
+        if isinstance(effort, str | float):
+            call.reasoning_effort = effort
+    finish = reader.text("llm.finish_reason")
+    if finish:
+        call.finish_reasons = [finish]
+    call.error = span_error(reader)
+    return call
+
+
+def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
+    arguments = reader.get("input.value")
+    parameters = reader.get("tool.parameters")
+    if arguments is None:
+        # tool.parameters is the schema in the spec, but some converters put the call's arguments there.
+        arguments = parameters
+    reader.consume("tool.description", "tool.json_schema")
+    return ToolExecution(
+        span=reader.span,
+        emitter=emitter,
+        name=reader.text("tool.name") or reader.span.name,
+        call_id=reader.text("tool.id", "tool_call.id"),
+        arguments=parse_arguments(arguments),
+        result=parse_json(reader.get("output.value")),
+        error=span_error(reader),
+    )
+
+
+def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
+    reader.consume_prefix("llm.token_count.", "llm.cost.")
+    input_value = reader.get("input.value")
+    output_value = reader.get("output.value")
+    return AgentRun(
+        span=reader.span,
+        emitter=emitter,
+        name=reader.text("agent.name", "graph.node.name") or reader.span.name,
+        input_text=render(input_value) if input_value is not None else None,
+        output_text=render(output_value) if output_value is not None else None,
+        error=span_error(reader),
+    )

@@ -1,0 +1,155 @@
+"""OpenLLMetry / Traceloop: the legacy indexed form, the current GenAI form and the SDK decorators.
+
+Legacy (instrumentations up to ~0.54): `gen_ai.prompt.<i>.{role,content,tool_calls.<j>.*,tool_call_id}`,
+`gen_ai.completion.<i>.*`, `llm.request.functions.<i>.*`, underscore cache keys
+(`gen_ai.usage.cache_read_input_tokens`). Current (semconv-ai 0.5): OTel GenAI attributes on
+`openai.chat` spans. Decorated workflows: `traceloop.span.kind` tool / agent spans with
+`traceloop.entity.input` / `traceloop.entity.output` JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments, parse_json, render
+from evalkit.trajectory.mappers.reader import SpanReader, dig, indexed, unflatten
+from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
+from evalkit.trajectory.span import LogRecord, Span
+
+NAME = "openllmetry"
+
+
+def detect(span: Span) -> bool:
+    attributes = span.attributes
+    if "traceloop.span.kind" in attributes or "llm.request.type" in attributes:
+        return True
+    if span.scope_name.startswith("opentelemetry.instrumentation.") and otel_genai.detect(span):
+        return True
+    return any(key.startswith(("gen_ai.prompt.0.", "gen_ai.completion.0.")) for key in attributes)
+
+
+def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    reader.consume(
+        "llm.request.type", "llm.is_streaming", "gen_ai.is_streaming", "llm.headers", "gen_ai.openai.api_base"
+    )
+    reader.consume_prefix("traceloop.association.properties.", "traceloop.workflow.", "traceloop.entity.path")
+    kind = reader.text("traceloop.span.kind")
+    if kind == "tool":
+        return _decorated_tool(reader)
+    if kind == "agent":
+        return _decorated_agent(reader)
+    if kind in ("workflow", "task"):
+        reader.consume_prefix("traceloop.entity.", "gen_ai.usage.", "llm.usage.")
+        return None
+    indexed_form = reader.has_prefix("gen_ai.prompt.") or reader.has_prefix("gen_ai.completion.")
+    operation = otel_genai.map_span(reader, logs)
+    if operation is None and (indexed_form or reader.has("gen_ai.request.model")):
+        operation = otel_genai.llm_call(reader, logs)
+    if isinstance(operation, LlmCall) and indexed_form:
+        _read_indexed(reader, operation)
+    if operation is not None:
+        operation.emitter = NAME
+    return operation
+
+
+def _indexed_message(node: Any, default_role: str) -> Message:
+    role = str(dig(node, "role") or default_role).lower()
+    parts: list[Part] = []
+    content = dig(node, "content")
+    if content is not None and content != "":
+        decoded = parse_json(content)
+        if isinstance(decoded, list):
+            # Multimodal content is written as a JSON string of OpenAI content parts.
+            for item in decoded:
+                if isinstance(item, dict) and item.get("type") == "text":
+                    parts.append(Part("text", text=render(item.get("text"))))
+                elif isinstance(item, dict) and item.get("type") == "image_url":
+                    url = item.get("image_url")
+                    url = url.get("url") if isinstance(url, dict) else url
+                    parts.append(Part("media", media_type="image", uri=url if isinstance(url, str) else None))
+        else:
+            parts.append(Part("text", text=render(content)))
+    for call in indexed(dig(node, "tool_calls")):
+        parts.append(
+            Part(
+                "tool_call",
+                call_id=_text(dig(call, "id")),
+                name=_text(dig(call, "name")),
+                arguments=parse_arguments(dig(call, "arguments")),
+            )
+        )
+    tool_call_id = _text(dig(node, "tool_call_id"))
+    if role == "tool" or tool_call_id:
+        text = "\n".join(part.text or "" for part in parts if part.kind == "text")
+        parts = [Part("tool_result", call_id=tool_call_id, text=text)]
+    return Message(role, parts)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _read_indexed(reader: SpanReader, call: LlmCall) -> None:
+    prompts = unflatten(reader.prefixed("gen_ai.prompt."))
+    completions = unflatten(reader.prefixed("gen_ai.completion."))
+    call.input_messages = [_indexed_message(node, "user") for node in indexed(prompts)]
+    call.output_messages = [_indexed_message(node, "assistant") for node in indexed(completions)]
+    finish = [str(dig(node, "finish_reason")) for node in indexed(completions) if dig(node, "finish_reason")]
+    if finish:
+        call.finish_reasons = finish
+    functions = unflatten(reader.prefixed("llm.request.functions."))
+    for function in indexed(functions):
+        definition = openai_tool_definition(
+            {
+                "name": dig(function, "name"),
+                "description": dig(function, "description"),
+                "parameters": dig(function, "parameters"),
+            }
+        )
+        if definition is not None:
+            call.tool_definitions.append(definition)
+
+
+def _entity_io(reader: SpanReader) -> tuple[Any, Any]:
+    entity_input = parse_json(reader.get("traceloop.entity.input"))
+    entity_output = parse_json(reader.get("traceloop.entity.output"))
+    if isinstance(entity_input, dict) and set(entity_input) <= {"args", "kwargs"}:
+        kwargs = entity_input.get("kwargs") or {}
+        args = entity_input.get("args") or []
+        entity_input = kwargs if kwargs or not args else {"args": args}
+    return entity_input, entity_output
+
+
+def _decorated_tool(reader: SpanReader) -> ToolExecution:
+    arguments, result = _entity_io(reader)
+    name = reader.text("gen_ai.tool.name", "traceloop.entity.name") or reader.span.name.removesuffix(".tool")
+    reader.consume_prefix("traceloop.")
+    return ToolExecution(
+        span=reader.span,
+        emitter=NAME,
+        name=name,
+        call_id=reader.text("gen_ai.tool.call.id"),
+        arguments=arguments,
+        result=result,
+        error=span_error(reader),
+    )
+
+
+def _decorated_agent(reader: SpanReader) -> AgentRun:
+    agent_input, agent_output = _entity_io(reader)
+    name = reader.text("gen_ai.agent.name", "traceloop.entity.name") or reader.span.name.removesuffix(
+        ".agent"
+    )
+    reader.consume_prefix("traceloop.", "gen_ai.usage.", "llm.usage.")
+    return AgentRun(
+        span=reader.span,
+        emitter=NAME,
+        name=name,
+        version=reader.text("traceloop.entity.version"),
+        input_text=render(agent_input) if agent_input is not None else None,
+        output_text=render(agent_output) if agent_output is not None else None,
+        error=span_error(reader),
+    )

@@ -1,0 +1,256 @@
+"""OpenTelemetry GenAI semantic conventions, every generation.
+
+- v1.37+ attributes: `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions`
+  (parts-based JSON), `gen_ai.provider.name`, `gen_ai.usage.input_tokens` & co.
+- v1.26 attributes: `gen_ai.prompt` / `gen_ai.completion` JSON, `gen_ai.usage.prompt_tokens`.
+- the event form (v1.27-v1.36): `gen_ai.{system,user,assistant,tool}.message` and `gen_ai.choice`
+  as span events (body flattened into attributes, or JSON in `gen_ai.event.content`) or as log
+  records linked to the span (body as the payload); v1.26 `gen_ai.content.prompt/completion` events;
+  v1.37 `gen_ai.client.inference.operation.details`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.messages import (
+    instruction_texts,
+    openai_tool_definition,
+    parse_arguments,
+    parse_message,
+    parse_messages,
+)
+from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, parse_json
+from evalkit.trajectory.mappers.usage import normalised_usage
+from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution, Usage
+from evalkit.trajectory.span import LogRecord, Span
+
+NAME = "otel-genai"
+
+INFERENCE_OPERATIONS = {"chat", "text_completion", "generate_content", "completion", "responses"}
+AGENT_OPERATIONS = {"invoke_agent"}
+TOOL_OPERATIONS = {"execute_tool"}
+# Read by the builder for identity (session, agent), so never "unmapped".
+IDENTITY_KEYS = (
+    "gen_ai.conversation.id",
+    "gen_ai.agent.name",
+    "gen_ai.agent.id",
+    "gen_ai.agent.description",
+    "gen_ai.agent.version",
+    "gen_ai.operation.name",
+    "session.id",
+    "user.id",
+    "gen_ai.user",
+)
+_MESSAGE_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+_ALL_EVENTS = {
+    *_MESSAGE_EVENTS,
+    "gen_ai.choice",
+    "gen_ai.content.prompt",
+    "gen_ai.content.completion",
+    "gen_ai.client.inference.operation.details",
+}
+
+
+def detect(span: Span) -> bool:
+    attributes = span.attributes
+    return (
+        "gen_ai.operation.name" in attributes
+        or "gen_ai.provider.name" in attributes
+        or "gen_ai.system" in attributes
+        or "gen_ai.request.model" in attributes
+        or "gen_ai.tool.call.id" in attributes
+        or any(event.name in _ALL_EVENTS for event in span.events)
+    )
+
+
+def operation_name(reader: SpanReader) -> str:
+    operation = reader.text("gen_ai.operation.name")
+    if operation:
+        return operation.lower()
+    name = reader.span.name
+    if name.startswith("execute_tool") or reader.has("gen_ai.tool.call.id", "gen_ai.tool.call.result"):
+        return "execute_tool"
+    if name.startswith("invoke_agent"):
+        return "invoke_agent"
+    if reader.has(
+        "gen_ai.request.model", "gen_ai.response.model", "gen_ai.usage.input_tokens", "gen_ai.prompt"
+    ):
+        return "chat"
+    return ""
+
+
+def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    reader.consume(*IDENTITY_KEYS)
+    operation = operation_name(reader)
+    if operation in TOOL_OPERATIONS:
+        return tool_execution(reader)
+    if operation in AGENT_OPERATIONS:
+        return agent_run(reader)
+    if operation in INFERENCE_OPERATIONS or (not operation and logs):
+        return llm_call(reader, logs)
+    return None
+
+
+def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
+    name = reader.text("gen_ai.tool.name")
+    if name is None and reader.span.name.startswith("execute_tool "):
+        name = reader.span.name.removeprefix("execute_tool ").strip()
+    reader.consume("gen_ai.tool.type", "gen_ai.tool.description")
+    # `input`/`output` are what OpenInference's GenAI test fixtures use in place of the opt-in attributes.
+    arguments = reader.get("gen_ai.tool.call.arguments", "input")
+    result = reader.get("gen_ai.tool.call.result", "output")
+    return ToolExecution(
+        span=reader.span,
+        emitter=emitter,
+        name=name,
+        call_id=reader.text("gen_ai.tool.call.id"),
+        arguments=parse_arguments(arguments),
+        result=parse_json(result),
+        error=span_error(reader),
+    )
+
+
+def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
+    name = reader.text("gen_ai.agent.name")
+    if name is None and reader.span.name.startswith("invoke_agent "):
+        name = reader.span.name.removeprefix("invoke_agent ").strip()
+    # An agent span's usage sums its LLM calls; only the calls themselves are counted.
+    reader.consume_prefix("gen_ai.usage.")
+    return AgentRun(
+        span=reader.span,
+        emitter=emitter,
+        name=name,
+        version=reader.text("gen_ai.agent.version"),
+        system_instructions=instruction_texts(reader.get("gen_ai.system_instructions")),
+        model=reader.text("gen_ai.response.model", "gen_ai.request.model"),
+        error=span_error(reader),
+    )
+
+
+def read_usage(reader: SpanReader, *, input_includes_cache: bool | None = None) -> Usage:
+    return normalised_usage(
+        reader.integer("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+        reader.integer("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+        cache_read=reader.integer(
+            "gen_ai.usage.cache_read.input_tokens",
+            "gen_ai.usage.cache_read_input_tokens",
+            "gen_ai.usage.input_tokens.cached",
+            "gen_ai.usage.details.cache_read_tokens",
+        ),
+        cache_write=reader.integer(
+            "gen_ai.usage.cache_creation.input_tokens",
+            "gen_ai.usage.cache_write.input_tokens",
+            "gen_ai.usage.cache_creation_input_tokens",
+            "gen_ai.usage.details.cache_write_tokens",
+        ),
+        reasoning=reader.integer(
+            "gen_ai.usage.reasoning.output_tokens",
+            "gen_ai.usage.reasoning_tokens",
+            "gen_ai.usage.output_tokens.reasoning",
+            "llm.usage.reasoning_tokens",
+        ),
+        input_includes_cache=input_includes_cache,
+    )
+
+
+def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME) -> LlmCall:
+    call = LlmCall(span=reader.span, emitter=emitter)
+    call.input_messages = parse_messages(reader.get("gen_ai.input.messages", "gen_ai.prompt"))
+    call.output_messages = parse_messages(
+        reader.get("gen_ai.output.messages", "gen_ai.completion"), "assistant"
+    )
+    call.system_instructions = instruction_texts(reader.get("gen_ai.system_instructions"))
+    if not call.input_messages and not call.output_messages:
+        _messages_from_events(call, reader.span, logs)
+    call.model = reader.text("gen_ai.response.model", "gen_ai.request.model")
+    call.request_model = reader.text("gen_ai.request.model")
+    call.provider = reader.text("gen_ai.provider.name", "gen_ai.system")
+    call.usage = read_usage(reader)
+    reader.consume("gen_ai.usage.total_tokens", "llm.usage.total_tokens")
+    call.reported_cost = as_decimal(reader.get("gen_ai.usage.cost"))
+    definitions = parse_json(reader.get("gen_ai.tool.definitions"))
+    if isinstance(definitions, list):
+        call.tool_definitions = [d for d in map(openai_tool_definition, definitions) if d is not None]
+    finish = parse_json(reader.get("gen_ai.response.finish_reasons"))
+    if isinstance(finish, list | tuple):
+        call.finish_reasons = [str(reason) for reason in finish]
+    elif isinstance(finish, str):
+        call.finish_reasons = [finish]
+    effort = reader.get("gen_ai.request.reasoning_effort", "llm.request.reasoning_effort")
+    if isinstance(effort, str | float) and effort != "":
+        call.reasoning_effort = effort
+    request = {
+        key: value
+        for key, value in reader.prefixed("gen_ai.request.").items()
+        if key not in ("model", "reasoning_effort")
+    }
+    if request:
+        call.extra["request"] = request
+    response_id = reader.text("gen_ai.response.id")
+    if response_id:
+        call.extra["response_id"] = response_id
+    call.error = span_error(reader)
+    return call
+
+
+def _event_payload(attributes: Mapping[str, Any], body: Any) -> dict[str, Any]:
+    payload: dict[str, Any] = {}
+    content = attributes.get("gen_ai.event.content")
+    if content is not None:
+        parsed = parse_json(content)
+        if isinstance(parsed, Mapping):
+            payload.update(parsed)
+    body = parse_json(body)
+    if isinstance(body, Mapping):
+        payload.update(body)
+    for key, value in attributes.items():
+        if not key.startswith("gen_ai.") and key != "event.name":
+            payload.setdefault(key, parse_json(value))
+    return payload
+
+
+def _messages_from_events(call: LlmCall, span: Span, logs: Sequence[LogRecord]) -> None:
+    events: list[tuple[int, str, Mapping[str, Any], Any]] = [
+        (event.time_unix_nano, event.name, event.attributes, None) for event in span.events
+    ]
+    events.extend((log.time_unix_nano, log.event_name, log.attributes, log.body) for log in logs)
+    events.sort(key=lambda item: item[0])
+    for _, name, attributes, body in events:
+        payload = _event_payload(attributes, body)
+        if name in _MESSAGE_EVENTS:
+            role = _MESSAGE_EVENTS[name]
+            message = parse_message({"role": role, **payload}, role)
+            if message is not None:
+                call.input_messages.append(message)
+        elif name == "gen_ai.choice":
+            raw = payload.get("message", payload)
+            message = parse_message(parse_json(raw), "assistant")
+            if message is not None:
+                if message.role != "assistant" and message.role == "user":
+                    message.role = "assistant"
+                call.output_messages.append(message)
+            if payload.get("finish_reason"):
+                call.finish_reasons.append(str(payload["finish_reason"]))
+        elif name == "gen_ai.content.prompt":
+            call.input_messages.extend(
+                parse_messages(attributes.get("gen_ai.prompt", payload.get("gen_ai.prompt")))
+            )
+        elif name == "gen_ai.content.completion":
+            call.output_messages.extend(
+                parse_messages(
+                    attributes.get("gen_ai.completion", payload.get("gen_ai.completion")), "assistant"
+                )
+            )
+        elif name == "gen_ai.client.inference.operation.details":
+            source = {**attributes, **(parse_json(body) if isinstance(parse_json(body), Mapping) else {})}
+            call.input_messages.extend(parse_messages(source.get("gen_ai.input.messages")))
+            call.output_messages.extend(parse_messages(source.get("gen_ai.output.messages"), "assistant"))
+            call.system_instructions.extend(instruction_texts(source.get("gen_ai.system_instructions")))

@@ -1,0 +1,130 @@
+"""The common shape every mapper normalises a span into: an LLM call, a tool execution, an agent run.
+
+Plain dataclasses: they live only between a mapper and the trajectory builder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal
+
+from evalkit.trajectory.span import Span
+
+PartKind = Literal["text", "reasoning", "tool_call", "tool_result", "media", "other"]
+
+
+@dataclass
+class Part:
+    kind: PartKind
+    text: str | None = None  # text, reasoning, or the rendered result of a tool
+    call_id: str | None = None  # tool_call / tool_result
+    name: str | None = None  # tool name
+    arguments: Any = None  # tool_call: parsed when it was JSON
+    media_type: str | None = None  # media: MIME type or modality
+    uri: str | None = None  # media: URL or data URL
+
+
+@dataclass
+class Message:
+    role: str  # system / user / assistant / tool (free string, lower-cased)
+    parts: list[Part] = field(default_factory=list)
+    name: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(part.text for part in self.parts if part.kind == "text" and part.text)
+
+    @property
+    def reasoning(self) -> str:
+        return "\n".join(part.text for part in self.parts if part.kind == "reasoning" and part.text)
+
+    @property
+    def tool_calls(self) -> list[Part]:
+        return [part for part in self.parts if part.kind == "tool_call"]
+
+    @property
+    def tool_results(self) -> list[Part]:
+        return [part for part in self.parts if part.kind == "tool_result"]
+
+
+@dataclass
+class Usage:
+    """Token counts of one LLM call, normalised: `input_tokens` includes cached and cache-write tokens."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    # How input_tokens was obtained when the emitter excluded cache tokens, else None.
+    normalisation: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.input_tokens is None and self.output_tokens is None
+
+
+@dataclass
+class ErrorInfo:
+    status_message: str = ""
+    error_type: str | None = None
+    exceptions: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_extra(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {"status": "error"}
+        if self.status_message:
+            extra["message"] = self.status_message
+        if self.error_type:
+            extra["type"] = self.error_type
+        if self.exceptions:
+            extra["exceptions"] = self.exceptions
+        return extra
+
+
+@dataclass
+class LlmCall:
+    span: Span
+    emitter: str
+    input_messages: list[Message] = field(default_factory=list)
+    output_messages: list[Message] = field(default_factory=list)
+    system_instructions: list[str] = field(default_factory=list)
+    model: str | None = None
+    request_model: str | None = None
+    provider: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    reported_cost: Decimal | None = None
+    tool_definitions: list[dict[str, Any]] = field(default_factory=list)
+    reasoning_effort: str | float | None = None
+    finish_reasons: list[str] = field(default_factory=list)
+    error: ErrorInfo | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ToolExecution:
+    span: Span
+    emitter: str
+    name: str | None = None
+    call_id: str | None = None
+    arguments: Any = None
+    result: Any = None
+    error: ErrorInfo | None = None
+
+
+@dataclass
+class AgentRun:
+    """An agent invocation (invoke_agent, OpenInference AGENT, a Vercel generateText call, ...)."""
+
+    span: Span
+    emitter: str
+    name: str | None = None
+    version: str | None = None
+    input_text: str | None = None
+    output_text: str | None = None
+    system_instructions: list[str] = field(default_factory=list)
+    model: str | None = None
+    error: ErrorInfo | None = None
+
+
+Operation = LlmCall | ToolExecution | AgentRun

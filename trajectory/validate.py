@@ -1,0 +1,279 @@
+"""Validation of ATIF documents: the committed JSON Schema plus the cross-field rules it cannot say.
+
+Returns every problem found, each naming the JSON path and the rule, instead of stopping
+at the first one as pydantic does. Rules (names used in `ValidationIssue.rule`):
+
+- `schema:<keyword>`   the JSON Schema (`atif.schema.json`) rejected the value
+- `step-id`            step ids are 1..n in order
+- `agent-only`         model_name, reasoning_effort, reasoning_content, tool_calls, metrics: agent steps only
+- `source-call-id`     an observation result's source_call_id names a tool call of its own step
+- `tool-arguments`     tool call arguments are a JSON object (not a JSON string)
+- `llm-call-count`     llm_call_count == 0 on an agent step: no metrics, no reasoning_content
+- `subagent-ref`       a subagent ref sets trajectory_id or trajectory_path
+- `subagent-id`        embedded subagent trajectories have a trajectory_id, unique among siblings
+- `timestamp`          timestamps parse as ISO 8601
+- `content-part`       text parts carry text, image/audio parts carry the matching source
+- `subagent-ref-resolves` (warning) an embedded ref names a trajectory that is embedded in the document
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from evalkit.trajectory.atif import AGENT_ONLY_FIELDS, is_iso_timestamp
+from evalkit.trajectory.schema import load_schema
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class ValidationIssue:
+    path: str
+    rule: str
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        return f"{self.path or '<root>'}: {self.message} (rule: {self.rule})"
+
+
+@cache
+def _schema_validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema())
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _path_of(parts: Any) -> str:
+    path = ""
+    for part in parts:
+        path = _join(path, part)
+    return path
+
+
+def validate_trajectory(document: Mapping[str, Any] | str | bytes | BaseModel) -> list[ValidationIssue]:
+    """All problems of an ATIF document (errors and warnings); an empty list means valid."""
+    data: Any
+    if isinstance(document, BaseModel):
+        data = document.model_dump(mode="json", exclude_none=True)
+    elif isinstance(document, str | bytes):
+        try:
+            data = json.loads(document)
+        except ValueError as exc:
+            return [ValidationIssue("", "json", f"not JSON: {exc}")]
+    else:
+        data = document
+    if not isinstance(data, Mapping):
+        return [ValidationIssue("", "schema:type", "a trajectory must be a JSON object")]
+
+    rule_issues = list(_cross_field_issues(data, ""))
+    rule_issues.extend(_dangling_refs(data))
+    covered = {issue.path for issue in rule_issues}
+    schema_issues = []
+    for error in _schema_validator().iter_errors(data):
+        path = _path_of(error.absolute_path)
+        # A rule that already explains this value says it better than the generic schema message.
+        if path in covered:
+            continue
+        schema_issues.append(ValidationIssue(path, f"schema:{error.validator}", _short(error.message)))
+    issues = schema_issues + rule_issues
+    return sorted(set(issues), key=lambda issue: (issue.path, issue.rule, issue.message))
+
+
+def errors_only(issues: list[ValidationIssue]) -> list[ValidationIssue]:
+    return [issue for issue in issues if issue.severity == "error"]
+
+
+def is_valid(document: Mapping[str, Any] | str | bytes | BaseModel) -> bool:
+    return not errors_only(validate_trajectory(document))
+
+
+def _short(message: str, limit: int = 300) -> str:
+    return message if len(message) <= limit else message[: limit - 3] + "..."
+
+
+def _cross_field_issues(doc: Mapping[str, Any], prefix: str) -> Iterator[ValidationIssue]:
+    steps = doc.get("steps")
+    if isinstance(steps, list):
+        for index, step in enumerate(steps):
+            if isinstance(step, Mapping):
+                yield from _step_issues(step, index, _join(_join(prefix, "steps"), index))
+    subs = doc.get("subagent_trajectories")
+    if isinstance(subs, list):
+        seen: set[str] = set()
+        for index, sub in enumerate(subs):
+            path = _join(_join(prefix, "subagent_trajectories"), index)
+            if not isinstance(sub, Mapping):
+                continue
+            trajectory_id = sub.get("trajectory_id")
+            if not isinstance(trajectory_id, str):
+                yield ValidationIssue(
+                    _join(path, "trajectory_id"),
+                    "subagent-id",
+                    "an embedded subagent trajectory needs a trajectory_id",
+                )
+            elif trajectory_id in seen:
+                yield ValidationIssue(
+                    _join(path, "trajectory_id"),
+                    "subagent-id",
+                    f"trajectory_id {trajectory_id!r} is repeated",
+                )
+            else:
+                seen.add(trajectory_id)
+            yield from _cross_field_issues(sub, path)
+
+
+def _step_issues(step: Mapping[str, Any], index: int, path: str) -> Iterator[ValidationIssue]:
+    step_id = step.get("step_id")
+    if isinstance(step_id, int) and step_id != index + 1:
+        yield ValidationIssue(_join(path, "step_id"), "step-id", f"is {step_id}, expected {index + 1}")
+    timestamp = step.get("timestamp")
+    if isinstance(timestamp, str) and not is_iso_timestamp(timestamp):
+        yield ValidationIssue(_join(path, "timestamp"), "timestamp", f"{timestamp!r} is not ISO 8601")
+    source = step.get("source")
+    if source in ("system", "user"):
+        for name in AGENT_ONLY_FIELDS:
+            if step.get(name) is not None:
+                yield ValidationIssue(
+                    _join(path, name), "agent-only", f"only allowed on agent steps, not {source}"
+                )
+    if source == "agent" and step.get("llm_call_count") == 0:
+        for name in ("metrics", "reasoning_content"):
+            if step.get(name) is not None:
+                yield ValidationIssue(
+                    _join(path, name), "llm-call-count", "must be absent when llm_call_count is 0"
+                )
+
+    call_ids: set[str] = set()
+    tool_calls = step.get("tool_calls")
+    if isinstance(tool_calls, list):
+        for call_index, call in enumerate(tool_calls):
+            if not isinstance(call, Mapping):
+                continue
+            if isinstance(call.get("tool_call_id"), str):
+                call_ids.add(call["tool_call_id"])
+            arguments = call.get("arguments")
+            if "arguments" in call and not isinstance(arguments, Mapping):
+                what = "a JSON string" if isinstance(arguments, str) else f"a {type(arguments).__name__}"
+                yield ValidationIssue(
+                    _join(_join(_join(path, "tool_calls"), call_index), "arguments"),
+                    "tool-arguments",
+                    f"is {what}; tool arguments must be a JSON object",
+                )
+    yield from _content_issues(step.get("message"), _join(path, "message"))
+
+    observation = step.get("observation")
+    results = observation.get("results") if isinstance(observation, Mapping) else None
+    if not isinstance(results, list):
+        return
+    for result_index, result in enumerate(results):
+        if not isinstance(result, Mapping):
+            continue
+        result_path = _join(_join(_join(path, "observation"), "results"), result_index)
+        source_call_id = result.get("source_call_id")
+        if isinstance(source_call_id, str) and source_call_id not in call_ids:
+            yield ValidationIssue(
+                _join(result_path, "source_call_id"),
+                "source-call-id",
+                f"{source_call_id!r} names no tool call of step {index + 1}",
+            )
+        yield from _content_issues(result.get("content"), _join(result_path, "content"))
+        refs = result.get("subagent_trajectory_ref")
+        if isinstance(refs, list):
+            for ref_index, ref in enumerate(refs):
+                if (
+                    isinstance(ref, Mapping)
+                    and ref.get("trajectory_id") is None
+                    and ref.get("trajectory_path") is None
+                ):
+                    yield ValidationIssue(
+                        _join(_join(result_path, "subagent_trajectory_ref"), ref_index),
+                        "subagent-ref",
+                        "needs trajectory_id or trajectory_path (session_id alone does not resolve)",
+                    )
+
+
+def _content_issues(content: Any, path: str) -> Iterator[ValidationIssue]:
+    if not isinstance(content, list):
+        return
+    for index, part in enumerate(content):
+        if not isinstance(part, Mapping):
+            continue
+        part_path = _join(path, index)
+        kind = part.get("type")
+        source = part.get("source")
+        if kind == "text":
+            if part.get("text") is None or source is not None:
+                yield ValidationIssue(part_path, "content-part", "a text part needs `text` and no `source`")
+        elif kind in ("image", "audio"):
+            if source is None or part.get("text") is not None:
+                yield ValidationIssue(
+                    part_path, "content-part", f"an {kind} part needs `source` and no `text`"
+                )
+            elif isinstance(source, Mapping):
+                media_type = str(source.get("media_type", ""))
+                if not media_type.startswith(f"{kind}/"):
+                    yield ValidationIssue(
+                        _join(_join(part_path, "source"), "media_type"),
+                        "content-part",
+                        f"{media_type!r} is not an {kind} media type",
+                    )
+
+
+def _embedded_ids(doc: Mapping[str, Any]) -> set[str]:
+    ids: set[str] = set()
+    subs = doc.get("subagent_trajectories")
+    if isinstance(subs, list):
+        for sub in subs:
+            if isinstance(sub, Mapping):
+                if isinstance(sub.get("trajectory_id"), str):
+                    ids.add(sub["trajectory_id"])
+                ids |= _embedded_ids(sub)
+    return ids
+
+
+def _dangling_refs(doc: Mapping[str, Any]) -> Iterator[ValidationIssue]:
+    embedded = _embedded_ids(doc)
+    for path, ref in _refs(doc, ""):
+        trajectory_id = ref.get("trajectory_id")
+        if (
+            isinstance(trajectory_id, str)
+            and ref.get("trajectory_path") is None
+            and trajectory_id not in embedded
+        ):
+            yield ValidationIssue(
+                _join(path, "trajectory_id"),
+                "subagent-ref-resolves",
+                f"{trajectory_id!r} is not among the embedded subagent trajectories",
+                severity="warning",
+            )
+
+
+def _refs(doc: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    steps = doc.get("steps")
+    for step_index, step in enumerate(steps if isinstance(steps, list) else ()):
+        observation = step.get("observation") if isinstance(step, Mapping) else None
+        results = observation.get("results") if isinstance(observation, Mapping) else None
+        for result_index, result in enumerate(results if isinstance(results, list) else ()):
+            refs = result.get("subagent_trajectory_ref") if isinstance(result, Mapping) else None
+            for ref_index, ref in enumerate(refs if isinstance(refs, list) else ()):
+                if isinstance(ref, Mapping):
+                    yield (
+                        f"{_join(prefix, 'steps')}[{step_index}].observation.results[{result_index}]"
+                        f".subagent_trajectory_ref[{ref_index}]",
+                        ref,
+                    )
+    subs = doc.get("subagent_trajectories")
+    for index, sub in enumerate(subs if isinstance(subs, list) else ()):
+        if isinstance(sub, Mapping):
+            yield from _refs(sub, _join(_join(prefix, "subagent_trajectories"), index))
