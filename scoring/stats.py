@@ -126,7 +126,10 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interva
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return Interval(max(0.0, centre - half), min(1.0, centre + half))
+    # At 0/n and n/n the bound is exactly 0 (or 1); rounding would leave 1e-17.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return Interval(low, high)
 
 
 def normal_interval(estimate: float, std_error: float, confidence: float = 0.95) -> Interval:

@@ -1,0 +1,182 @@
+"""Scorecards from hand-built experiments; expected values computed in the comments."""
+
+from __future__ import annotations
+
+import pytest
+from evalkit.scoring.scorecard import (
+    EvaluationRecord,
+    ExperimentRecords,
+    RunMetrics,
+    RunRecord,
+    Scorecard,
+    build_scorecard,
+    render_markdown,
+    render_text,
+)
+
+
+def run(
+    case: str, rep: int = 0, status: str = "completed", traj: str | None = "valid", **metrics: float
+) -> RunRecord:
+    return RunRecord(
+        run_id=f"{case}#{rep}",
+        case_id=case,
+        repetition=rep,
+        status=status,  # type: ignore[arg-type]
+        trajectory_status=traj,  # type: ignore[arg-type]
+        metrics=RunMetrics(**metrics),  # type: ignore[arg-type]
+    )
+
+
+def passed(case: str, rep: int, ok: bool, evaluator: str = "exact") -> EvaluationRecord:
+    return EvaluationRecord(run_id=f"{case}#{rep}", evaluator=evaluator, passed=ok, score=1.0 if ok else 0.0)
+
+
+def test_single_runs_use_wilson_and_count_failed_runs_as_failures():
+    runs = [run(f"c{i}") for i in range(9)] + [run("c9", status="failed")]
+    evals = [passed(f"c{i}", 0, i < 7) for i in range(9)]  # 7 passed, 2 not, c9 failed without evaluation
+    sc = build_scorecard(ExperimentRecords(runs, evals))
+    e = sc.evaluator("exact")
+    assert (e.kind, e.n, e.passed, e.imputed_failures) == ("pass_fail", 10, 7, 1)
+    assert e.mean == pytest.approx(0.7)
+    # Wilson 7/10 (see test_scoring_stats)
+    assert e.ci_method == "wilson"
+    assert (e.ci_low, e.ci_high) == (pytest.approx(0.3968, abs=1e-4), pytest.approx(0.8922, abs=1e-4))
+    # SE = stdev(seven 1s, three 0s)/sqrt(10) = sqrt(0.7·0.3·10/9)/sqrt(10) = 0.152753
+    assert e.std_error == pytest.approx(0.152753, abs=1e-6)
+    assert e.pass_at_k == {1: pytest.approx(0.7)}
+    assert any("count as score 0 / not passed" in n for n in sc.notes)
+
+
+def test_a_failed_run_with_an_evaluation_keeps_it_and_timeouts_count():
+    runs = [run("a", status="failed"), run("b", status="timeout"), run("c")]
+    evals = [passed("a", 0, True), passed("c", 0, True)]
+    e = build_scorecard(ExperimentRecords(runs, evals)).evaluator("exact")
+    assert (e.n, e.passed, e.imputed_failures) == (3, 2, 1)
+
+
+def test_cancelled_unscored_and_evaluator_errors_are_excluded_and_counted():
+    runs = [run("a"), run("b"), run("c"), run("d", status="cancelled")]
+    evals = [
+        passed("a", 0, True),
+        EvaluationRecord(run_id="b#0", evaluator="exact", error="judge endpoint down"),
+        passed("d", 0, False),
+    ]
+    sc = build_scorecard(ExperimentRecords(runs, evals))
+    e = sc.evaluator("exact")
+    assert (e.n, e.passed, e.unscored, e.evaluator_errors) == (1, 1, 1, 1)
+    assert sc.cancelled_runs == 1
+    assert sc.status_counts == {"completed": 3, "failed": 0, "cancelled": 1, "timeout": 0}
+    assert not sc.complete
+    assert any("no evaluation yet" in n for n in sc.notes)
+    assert any("evaluator error" in n for n in sc.notes)
+
+
+def test_pass_at_k_and_pass_hat_k_over_repetitions():
+    # case A 3/3, B 1/3, C 0/3
+    outcomes = {"A": [True, True, True], "B": [True, False, False], "C": [False, False, False]}
+    runs = [run(c, r) for c, reps in outcomes.items() for r in range(3)]
+    evals = [passed(c, r, ok) for c, reps in outcomes.items() for r, ok in enumerate(reps)]
+    e = build_scorecard(ExperimentRecords(runs, evals), seed=1).evaluator("exact")
+    assert e.repetitions == 3 and e.cases == 3 and e.n == 9
+    assert e.mean == pytest.approx(4 / 9)
+    # pass@2: A 1, B 1 - C(2,2)/C(3,2) = 2/3, C 0 → 5/9; pass@3: A 1, B 1, C 0 → 2/3
+    assert e.pass_at_k[2] == pytest.approx(5 / 9)
+    assert e.pass_at_k[3] == pytest.approx(2 / 3)
+    # pass^2: A 1, B 0, C 0 → 1/3
+    assert e.pass_hat_k[2] == pytest.approx(1 / 3)
+    assert e.ci_method == "bootstrap-clustered"
+    assert e.ci_low is not None and e.ci_high is not None
+    assert e.ci_low <= e.mean <= e.ci_high
+    # clustered SE: sums 3, 1, 0 vs 3·4/9 = 4/3 each → residuals 5/3, -1/3, -4/3;
+    # ss = (25 + 1 + 16)/9 = 42/9; sqrt(3/2 · 42/9)/9 = sqrt(7)/9 = 0.293972
+    assert e.std_error == pytest.approx(0.293972, abs=1e-6)
+
+
+def test_scores_get_the_mean_and_a_bootstrap_interval():
+    runs = [run(c) for c in "abcd"]
+    evals = [
+        EvaluationRecord(run_id=f"{c}#0", evaluator="judge", score=s, cost_usd=0.01)
+        for c, s in zip("abcd", [0.2, 0.4, 0.6, 1.0], strict=True)
+    ]
+    e = build_scorecard(ExperimentRecords(runs, evals)).evaluator("judge")
+    assert e.kind == "score"
+    assert e.mean == pytest.approx(0.55)
+    assert e.passed is None and e.pass_at_k == {}
+    assert e.ci_method == "bootstrap-clustered"
+    assert 0.2 <= e.ci_low <= 0.55 <= e.ci_high <= 1.0  # type: ignore[operator]
+    assert e.cost_usd == pytest.approx(0.04)
+
+
+def test_cost_is_unknown_when_any_run_is_unpriced():
+    runs = [
+        run("a", cost_usd=0.10, input_tokens=100, output_tokens=10, duration_seconds=1.0),
+        run("b", cost_usd=0.30, input_tokens=200, output_tokens=20, duration_seconds=3.0),
+        run("c", cost_usd=None, input_tokens=300, output_tokens=30, duration_seconds=2.0),
+    ]
+    sc = build_scorecard(ExperimentRecords(runs))
+    assert sc.cost_usd.total is None
+    assert sc.cost_usd.missing == 1
+    assert sc.cost_usd.known_total == pytest.approx(0.40)
+    # p50 of (0.1, 0.3) = 0.2; p90 = 0.1 + 0.9·0.2 = 0.28
+    assert sc.cost_usd.p50 == pytest.approx(0.2)
+    assert sc.cost_usd.p90 == pytest.approx(0.28)
+    assert sc.tokens.total == 660
+    # durations 1, 2, 3: p90 at position 1.8 → 2.8
+    assert sc.duration_seconds.total == pytest.approx(6.0)
+    assert sc.duration_seconds.p90 == pytest.approx(2.8)
+    text = render_text(sc)
+    assert "unknown" in text and "1 unpriced" in text
+    assert "$0.0000" not in text
+
+
+def test_trajectory_status_counts():
+    runs = [
+        run("a", traj="valid"),
+        run("b", traj="partial"),
+        run("c", traj="unavailable"),
+        run("d", traj=None),
+    ]
+    counts = build_scorecard(ExperimentRecords(runs)).trajectory_status_counts
+    assert counts == {"valid": 1, "partial": 1, "invalid": 0, "unavailable": 1, "unrecorded": 1}
+
+
+def test_declared_evaluator_sees_cases_where_every_run_failed():
+    runs = [run("a", status="failed"), run("b", status="failed")]
+    e = build_scorecard(ExperimentRecords(runs, [], evaluators=["exact"])).evaluator("exact")
+    assert (e.n, e.passed, e.imputed_failures, e.mean) == (2, 0, 2, 0.0)
+
+
+def test_evaluators_apply_only_to_the_cases_that_ask_for_them():
+    runs = [run("a"), run("b", status="failed")]
+    evals = [passed("a", 0, True)]
+    records = ExperimentRecords(runs, evals, case_evaluators={"a": ["exact"], "b": []})
+    e = build_scorecard(records).evaluator("exact")
+    assert (e.n, e.imputed_failures, e.mean) == (1, 0, 1.0)
+
+
+def test_two_runs_for_one_slot_are_refused():
+    with pytest.raises(ValueError, match="only the final attempt"):
+        build_scorecard(ExperimentRecords([run("a"), run("a")]))
+
+
+def test_deterministic_and_json_round_trip():
+    outcomes = {f"c{i}": [(i + r) % 3 != 0 for r in range(4)] for i in range(12)}
+    runs = [run(c, r, cost_usd=0.01) for c, reps in outcomes.items() for r in range(4)]
+    evals = [passed(c, r, ok) for c, reps in outcomes.items() for r, ok in enumerate(reps)]
+    records = ExperimentRecords(runs, evals, experiment_id="42")
+    scores = [
+        EvaluationRecord(run_id=f"{c}#{r}", evaluator="judge", score=((i * 7 + r * 3) % 10) / 10)
+        for i, c in enumerate(outcomes)
+        for r in range(4)
+    ]
+    records = ExperimentRecords(runs, evals + scores, experiment_id="42")
+    a = build_scorecard(records, seed=5)
+    assert a == build_scorecard(ExperimentRecords(runs, evals + scores, experiment_id="42"), seed=5)
+    other = build_scorecard(records, seed=6).evaluator("judge")
+    assert (other.ci_low, other.ci_high) != (a.evaluator("judge").ci_low, a.evaluator("judge").ci_high)
+    assert Scorecard.model_validate_json(a.model_dump_json()) == a
+    md = render_markdown(a)
+    assert md.startswith("## Scorecard 42")
+    assert "| exact | pass rate | 48 |" in md
+    assert "$0.4800" in md
