@@ -27,6 +27,7 @@ from typing import Any, Literal
 from evalkit.trajectory.atif import AGENT_ONLY_FIELDS, is_iso_timestamp
 from evalkit.trajectory.schema import load_schema
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as JsonSchemaError
 from pydantic import BaseModel
 
 Severity = Literal["error", "warning"]
@@ -80,7 +81,7 @@ def validate_trajectory(document: Mapping[str, Any] | str | bytes | BaseModel) -
     rule_issues.extend(_dangling_refs(data))
     covered = {issue.path for issue in rule_issues}
     schema_issues = []
-    for error in _schema_validator().iter_errors(data):
+    for error in map(_deepest, _schema_validator().iter_errors(data)):
         path = _path_of(error.absolute_path)
         # A rule that already explains this value says it better than the generic schema message.
         if path in covered:
@@ -88,6 +89,13 @@ def validate_trajectory(document: Mapping[str, Any] | str | bytes | BaseModel) -
         schema_issues.append(ValidationIssue(path, f"schema:{error.validator}", _short(error.message)))
     issues = schema_issues + rule_issues
     return sorted(set(issues), key=lambda issue: (issue.path, issue.rule, issue.message))
+
+
+def _deepest(error: JsonSchemaError) -> JsonSchemaError:
+    """For `anyOf [X, null]` the useful message is X's own, deeper one."""
+    while error.validator in ("anyOf", "oneOf") and error.context:
+        error = max(error.context, key=lambda sub: (len(sub.absolute_path), sub.validator != "type"))
+    return error
 
 
 def errors_only(issues: list[ValidationIssue]) -> list[ValidationIssue]:
