@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from evalkit.trajectory.mappers import (
+    langfuse,
+    mlflow,
+    openinference,
+    openllmetry,
+    otel_genai,
+    pydantic_ai,
+    vercel_ai,
+)
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import Operation
 from evalkit.trajectory.span import LogRecord, Span
@@ -20,26 +28,14 @@ class Emitter:
     covers: frozenset[str] = frozenset()
 
 
-def _load(module_name: str, covers: Sequence[str] = ()) -> Emitter | None:
-    try:
-        module = importlib.import_module(f"evalkit.trajectory.mappers.{module_name}")
-    except ModuleNotFoundError:
-        return None
-    return Emitter(module.NAME, module.detect, module.map_span, frozenset(covers))
-
-
-EMITTERS: tuple[Emitter, ...] = tuple(
-    emitter
-    for emitter in (
-        _load("pydantic_ai", covers=["otel-genai"]),
-        _load("openinference"),
-        _load("vercel_ai", covers=["otel-genai"]),
-        _load("openllmetry", covers=["otel-genai"]),
-        _load("langfuse", covers=["otel-genai"]),
-        _load("mlflow"),
-        _load("otel_genai"),
-    )
-    if emitter is not None
+EMITTERS: tuple[Emitter, ...] = (
+    Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME})),
+    Emitter(openinference.NAME, openinference.detect, openinference.map_span),
+    Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
+    Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME})),
+    Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
+    Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
+    Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 
 

@@ -1,0 +1,148 @@
+"""Langfuse SDK spans (`langfuse.observation.*`, `langfuse.trace.*`).
+
+Generations carry input/output as JSON (usually OpenAI-style messages), the model, a free-form
+`usage_details` object and `cost_details` in USD. Langfuse's `input` usage key counts only
+uncached prompt tokens (cache reads are their own keys), so cache keys are added back.
+Observations without the Langfuse type but with GenAI attributes go to the OTel GenAI mapper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.messages import (
+    openai_tool_definition,
+    parse_arguments,
+    parse_messages,
+    render,
+)
+from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_int, parse_json
+from evalkit.trajectory.mappers.usage import normalised_usage
+from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution
+from evalkit.trajectory.span import LogRecord, Span
+
+NAME = "langfuse"
+_INPUT_KEYS = ("input", "prompt_tokens", "input_tokens", "promptTokens")
+_OUTPUT_KEYS = ("output", "completion_tokens", "output_tokens", "completionTokens")
+_CACHE_READ_KEYS = ("input_cached_tokens", "cache_read_input_tokens", "input_cache_read", "cached_tokens")
+_CACHE_WRITE_KEYS = ("cache_creation_input_tokens", "input_cache_creation", "input_cache_write")
+_REASONING_KEYS = ("output_reasoning_tokens", "reasoning_tokens", "output_reasoning")
+
+
+def detect(span: Span) -> bool:
+    return span.scope_name.startswith("langfuse") or any(
+        key.startswith("langfuse.") for key in span.attributes
+    )
+
+
+def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    kind = (reader.text("langfuse.observation.type") or "").lower()
+    reader.consume_prefix(
+        "langfuse.trace.", "langfuse.observation.metadata.", "langfuse.internal.", "langfuse.experiment."
+    )
+    reader.consume(
+        "langfuse.environment",
+        "langfuse.release",
+        "langfuse.version",
+        "langfuse.session.id",
+        "langfuse.user.id",
+    )
+    reader.consume("langfuse.observation.level", "langfuse.observation.status_message")
+    if kind == "generation" or (not kind and reader.has("langfuse.observation.model.name")):
+        return _generation(reader, logs)
+    if kind == "tool":
+        return _tool(reader)
+    if kind == "agent":
+        return _agent(reader)
+    operation = otel_genai.map_span(reader, logs) if otel_genai.detect(reader.span) else None
+    if operation is not None:
+        operation.emitter = NAME
+    return operation
+
+
+def _first(details: Mapping[str, Any], keys: Sequence[str]) -> int | None:
+    for key in keys:
+        if key in details:
+            value = as_int(details[key])
+            if value is not None:
+                return value
+    return None
+
+
+def _generation(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
+    if otel_genai.detect(reader.span):
+        call = otel_genai.llm_call(reader, logs, emitter=NAME)
+    else:
+        call = LlmCall(span=reader.span, emitter=NAME)
+    raw_input = parse_json(reader.get("langfuse.observation.input"))
+    if not call.input_messages and raw_input is not None:
+        call.input_messages = parse_messages(raw_input)
+        if isinstance(raw_input, Mapping):
+            for tool in raw_input.get("tools") or ():
+                definition = openai_tool_definition(tool)
+                if definition is not None:
+                    call.tool_definitions.append(definition)
+    raw_output = parse_json(reader.get("langfuse.observation.output"))
+    if not call.output_messages and raw_output is not None:
+        call.output_messages = parse_messages(raw_output, "assistant")
+    call.model = reader.text("langfuse.observation.model.name") or call.model
+    parameters = parse_json(reader.get("langfuse.observation.model.parameters"))
+    if isinstance(parameters, Mapping):
+        call.extra["request"] = dict(parameters)
+        effort = parameters.get("reasoning_effort")
+        if isinstance(effort, str):
+            call.reasoning_effort = effort
+    details = parse_json(reader.get("langfuse.observation.usage_details"))
+    if isinstance(details, Mapping):
+        call.usage = normalised_usage(
+            _first(details, _INPUT_KEYS),
+            _first(details, _OUTPUT_KEYS),
+            cache_read=_first(details, _CACHE_READ_KEYS),
+            cache_write=_first(details, _CACHE_WRITE_KEYS),
+            reasoning=_first(details, _REASONING_KEYS),
+            input_includes_cache=False,
+        )
+    costs = parse_json(reader.get("langfuse.observation.cost_details"))
+    if isinstance(costs, Mapping):
+        total = as_decimal(costs.get("total"))
+        if total is None:
+            parts = [as_decimal(value) for value in costs.values()]
+            total = sum((part for part in parts if part is not None), Decimal(0)) if any(parts) else None
+        call.reported_cost = total
+    reader.consume(
+        "langfuse.observation.completion_start_time",
+        "langfuse.observation.prompt.name",
+        "langfuse.observation.prompt.version",
+    )
+    call.error = call.error or span_error(reader)
+    return call
+
+
+def _tool(reader: SpanReader) -> ToolExecution:
+    arguments = parse_arguments(reader.get("langfuse.observation.input"))
+    return ToolExecution(
+        span=reader.span,
+        emitter=NAME,
+        name=reader.text("gen_ai.tool.name") or reader.span.name,
+        call_id=reader.text("gen_ai.tool.call.id"),
+        arguments=arguments,
+        result=parse_json(reader.get("langfuse.observation.output")),
+        error=span_error(reader),
+    )
+
+
+def _agent(reader: SpanReader) -> AgentRun:
+    agent_input = parse_json(reader.get("langfuse.observation.input"))
+    agent_output = parse_json(reader.get("langfuse.observation.output"))
+    return AgentRun(
+        span=reader.span,
+        emitter=NAME,
+        name=reader.text("gen_ai.agent.name") or reader.span.name,
+        input_text=render(agent_input) if agent_input is not None else None,
+        output_text=render(agent_output) if agent_output is not None else None,
+        error=span_error(reader),
+    )

@@ -1,0 +1,183 @@
+"""Vercel AI SDK (`ai` npm package, v4-v6 built-in telemetry and v7's LegacyOpenTelemetry): `ai.*` spans.
+
+`ai.generateText` / `ai.streamText` (one per call: an agent run whose usage sums its steps)
+-> `ai.generateText.doGenerate` / `ai.streamText.doStream` (one per LLM call) -> `ai.toolCall`.
+v4 writes `args` and `result`, v5+ `input` and `output: {type, value}`; v4 usage is
+promptTokens/completionTokens, v5+ inputTokens/outputTokens with cache details.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.messages import (
+    openai_tool_definition,
+    parse_arguments,
+    parse_messages,
+    render,
+)
+from evalkit.trajectory.mappers.reader import SpanReader, parse_json
+from evalkit.trajectory.mappers.usage import normalised_usage
+from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
+from evalkit.trajectory.span import LogRecord, Span
+
+NAME = "vercel-ai"
+_CALL_SUFFIXES = (".doGenerate", ".doStream")
+_RUNS = ("ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject")
+
+
+def detect(span: Span) -> bool:
+    return "ai.operationId" in span.attributes or (
+        span.name.startswith("ai.") and any(key.startswith("ai.") for key in span.attributes)
+    )
+
+
+def _operation(reader: SpanReader) -> str:
+    return reader.text("ai.operationId") or reader.span.name.split(" ")[0]
+
+
+def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    operation = _operation(reader)
+    reader.consume("operation.name", "resource.name", "ai.telemetry.functionId", "ai.operationId")
+    reader.consume_prefix("ai.telemetry.metadata.", "ai.settings.", "ai.request.headers.")
+    if operation == "ai.toolCall":
+        return _tool(reader)
+    if operation.endswith(_CALL_SUFFIXES):
+        return _llm_call(reader)
+    if operation in _RUNS:
+        return _run(reader)
+    # Embeddings and reranking are not conversation steps; their usage is not chat usage.
+    reader.consume_prefix("ai.usage.", "gen_ai.usage.")
+    return None
+
+
+def _usage(reader: SpanReader, provider: str | None) -> Any:
+    no_cache = reader.integer("ai.usage.inputTokenDetails.noCacheTokens")
+    cache_read = reader.integer("ai.usage.inputTokenDetails.cacheReadTokens", "ai.usage.cachedInputTokens")
+    cache_write = reader.integer("ai.usage.inputTokenDetails.cacheWriteTokens")
+    input_tokens = reader.integer(
+        "ai.usage.inputTokens",
+        "ai.usage.promptTokens",
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.prompt_tokens",
+    )
+    includes: bool | None = None
+    if no_cache is not None:
+        # v6 splits the prompt: the parts add up to the whole.
+        input_tokens = no_cache + (cache_read or 0) + (cache_write or 0)
+        includes = True
+    elif provider and provider.startswith("anthropic"):
+        # Before v6 the Anthropic provider reported input_tokens as Anthropic does: without cache tokens.
+        includes = False
+    reader.consume("ai.usage.totalTokens", "ai.usage.outputTokenDetails.textTokens")
+    return normalised_usage(
+        input_tokens,
+        reader.integer(
+            "ai.usage.outputTokens",
+            "ai.usage.completionTokens",
+            "gen_ai.usage.output_tokens",
+            "gen_ai.usage.completion_tokens",
+        ),
+        cache_read=cache_read,
+        cache_write=cache_write,
+        reasoning=reader.integer("ai.usage.reasoningTokens", "ai.usage.outputTokenDetails.reasoningTokens"),
+        input_includes_cache=includes,
+    )
+
+
+def _llm_call(reader: SpanReader) -> LlmCall:
+    call = LlmCall(span=reader.span, emitter=NAME)
+    call.provider = reader.text("ai.model.provider", "gen_ai.system")
+    call.model = reader.text(
+        "ai.response.model", "gen_ai.response.model", "ai.model.id", "gen_ai.request.model"
+    )
+    call.request_model = reader.text("ai.model.id", "gen_ai.request.model")
+    messages = parse_messages(reader.get("ai.prompt.messages"))
+    for message in messages:
+        # System messages carry a plain string; parse_messages already made it text.
+        message.role = message.role.lower()
+    call.input_messages = messages
+    output = Message("assistant")
+    reasoning = reader.text("ai.response.reasoning")
+    if reasoning:
+        output.parts.append(Part("reasoning", text=reasoning))
+    text = reader.text("ai.response.text")
+    if text is None:
+        decoded = reader.get("ai.response.object")
+        text = render(decoded) if decoded is not None else None
+    if text:
+        output.parts.append(Part("text", text=text))
+    for raw in parse_json(reader.get("ai.response.toolCalls")) or []:
+        if isinstance(raw, dict):
+            output.parts.append(
+                Part(
+                    "tool_call",
+                    call_id=raw.get("toolCallId"),
+                    name=raw.get("toolName"),
+                    arguments=parse_arguments(raw.get("args", raw.get("input"))),
+                )
+            )
+    call.output_messages = [output]
+    call.usage = _usage(reader, call.provider)
+    for raw_tool in reader.get("ai.prompt.tools") or []:
+        definition = openai_tool_definition(raw_tool)
+        if definition is not None:
+            call.tool_definitions.append(definition)
+    reader.consume(
+        "ai.prompt.toolChoice", "ai.prompt.format", "ai.response.msToFirstChunk", "ai.response.msToFinish"
+    )
+    reader.consume("ai.response.avgCompletionTokensPerSecond", "ai.response.avgOutputTokensPerSecond")
+    reader.consume(
+        "ai.response.timestamp", "ai.response.providerMetadata", "ai.response.id", "gen_ai.response.id"
+    )
+    finish = reader.text("ai.response.finishReason")
+    reasons = reader.get("gen_ai.response.finish_reasons")
+    call.finish_reasons = [finish] if finish else [str(r) for r in reasons or []]
+    request = {key: value for key, value in reader.prefixed("gen_ai.request.").items() if key != "model"}
+    if request:
+        call.extra["request"] = request
+    call.error = span_error(reader)
+    return call
+
+
+def _tool(reader: SpanReader) -> ToolExecution:
+    result = parse_json(reader.get("ai.toolCall.result", "ai.toolCall.output"))
+    if isinstance(result, dict) and set(result) <= {"type", "value"} and "value" in result:
+        result = result["value"]
+    return ToolExecution(
+        span=reader.span,
+        emitter=NAME,
+        name=reader.text("ai.toolCall.name"),
+        call_id=reader.text("ai.toolCall.id"),
+        arguments=parse_arguments(reader.get("ai.toolCall.args", "ai.toolCall.input")),
+        result=result,
+        error=span_error(reader),
+    )
+
+
+def _run(reader: SpanReader) -> AgentRun:
+    prompt = parse_json(reader.get("ai.prompt"))
+    system: list[str] = []
+    input_text = None
+    if isinstance(prompt, dict):
+        if isinstance(prompt.get("system"), str):
+            system.append(prompt["system"])
+        if prompt.get("prompt") is not None:
+            input_text = render(prompt["prompt"])
+        elif isinstance(prompt.get("messages"), list):
+            users = [m for m in parse_messages(prompt["messages"]) if m.role == "user"]
+            input_text = users[-1].text if users else None
+    output_text = reader.text("ai.response.text")
+    # The run's usage is the sum of its doGenerate calls, counted there.
+    reader.consume_prefix("ai.usage.", "gen_ai.usage.", "ai.response.", "ai.model.", "ai.prompt")
+    return AgentRun(
+        span=reader.span,
+        emitter=NAME,
+        name=reader.text("ai.telemetry.functionId", "resource.name"),
+        input_text=input_text,
+        output_text=output_text,
+        system_instructions=system,
+        error=span_error(reader),
+    )
