@@ -290,7 +290,10 @@ class _Context:
                 span.start_time_unix_nano,
                 "agent",
                 llm_call_count=0,
-                extra={"dispatch": "tool execution without an LLM call requesting it"},
+                extra={
+                    "dispatch": "tool execution without an LLM call requesting it",
+                    **_span_extra(span, execution.emitter),
+                },
             )
             part = Part(
                 "tool_call", call_id=execution.call_id, name=execution.name, arguments=execution.arguments

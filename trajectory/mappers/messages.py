@@ -134,7 +134,7 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
         if isinstance(raw.get(reasoning_key), str) and raw[reasoning_key]:
             parts.insert(0, Part("reasoning", text=raw[reasoning_key]))
     for call in raw.get("tool_calls") or ():
-        part = parse_part({"type": "tool_call", **call}) if isinstance(call, Mapping) else None
+        part = parse_part({**call, "type": "tool_call"}) if isinstance(call, Mapping) else None
         if part is not None:
             parts.append(part)
     if role == "tool":
