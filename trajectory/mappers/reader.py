@@ -145,13 +145,14 @@ class SpanReader:
         return json.dumps(value, ensure_ascii=False, default=str)
 
     def integer(self, *keys: str) -> int | None:
+        found = None
         for key in keys:
             if key in self.attributes:
+                # The keys are spellings of one value: reading one accounts for all of them.
                 self.used.add(key)
-                number = as_int(self.attributes[key])
-                if number is not None:
-                    return number
-        return None
+                if found is None:
+                    found = as_int(self.attributes[key])
+        return found
 
     def decoded(self, *keys: str) -> Any:
         return parse_json(self.get(*keys))
