@@ -264,7 +264,7 @@ def test_error_span_and_exception_event_show_on_the_step() -> None:
 
 
 def test_mixed_emitters_in_one_session() -> None:
-    """pydantic-ai agent; its tool calls an OpenLLMetry-instrumented client; plus an OpenInference tool span."""
+    """A pydantic-ai agent whose tool uses an OpenLLMetry client, and an OpenInference tool span."""
     pai = by_trace(load_simple("pydantic-ai_offline_spans_v5.json"))
     scripted = next(g for g in pai.values() if any(s.name.startswith("chat function") for s in g))
     root = next(s for s in scripted if s.name.startswith("invoke_agent"))
