@@ -315,15 +315,16 @@ class _Context:
                 return found
             if found is not None:
                 return None
-        # No id: the earliest unanswered call of that name issued before the execution.
+        # No id on one side: the earliest unanswered call of that name issued before the execution.
         candidates = [
             (draft, call)
             for draft, call in self.calls_by_id.values()
             if call.tool_call_id not in self.answered
             and (name is None or call.function_name == name)
             and draft.time_ns <= time_ns
+            and (call_id is None or (call.extra or {}).get("synthesized_id"))
         ]
-        if call_id is None and candidates:
+        if candidates:
             return min(candidates, key=lambda item: (item[0].time_ns, item[0].seq))
         return None
 

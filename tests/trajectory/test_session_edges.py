@@ -451,3 +451,36 @@ def test_mapping_overrides() -> None:
     assert "http.route" in plain.unmapped_attributes
     with pytest.raises(ValueError):
         MappingOverrides(attribute_map={"x": "steps.nowhere"})
+
+
+def test_tool_spans_match_calls_without_ids_by_name_and_order() -> None:
+    call = {
+        "role": "assistant",
+        "parts": [
+            {"type": "tool_call", "name": "weather", "arguments": {"city": "Paris"}},
+            {"type": "tool_call", "name": "weather", "arguments": {"city": "Rome"}},
+        ],
+    }
+    spans = [
+        genai_chat("b000000000000001", 1, [USER], call, input_tokens=10, output_tokens=5, parent=""),
+        span(
+            "c000000000000001",
+            "execute_tool weather",
+            {"gen_ai.tool.name": "weather", "gen_ai.tool.call.result": "sunny"},
+            at=2,
+        ),
+        span(
+            "c000000000000002",
+            "execute_tool weather",
+            {"gen_ai.tool.name": "weather", "gen_ai.tool.call.id": "x7", "gen_ai.tool.call.result": "rainy"},
+            at=3,
+        ),
+    ]
+    document = valid(trajectory_from_spans(spans))
+    step = document["steps"][1]
+    ids = [c["tool_call_id"] for c in step["tool_calls"]]
+    assert [(r["source_call_id"], r["content"]) for r in step["observation"]["results"]] == [
+        (ids[0], "sunny"),
+        (ids[1], "rainy"),
+    ]
+    assert all(c["extra"] == {"synthesized_id": True} for c in step["tool_calls"])

@@ -67,6 +67,8 @@ def detect(span: Span) -> bool:
         or "gen_ai.system" in attributes
         or "gen_ai.request.model" in attributes
         or "gen_ai.tool.call.id" in attributes
+        or "gen_ai.tool.name" in attributes
+        or "gen_ai.agent.name" in attributes
         or any(event.name in _ALL_EVENTS for event in span.events)
     )
 
