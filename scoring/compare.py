@@ -74,8 +74,10 @@ class EvaluatorComparison(_Model):
     test: Literal["mcnemar-exact", "paired-bootstrap", "none"]
     p_value: float | None
     verdict: Verdict
-    regressed: list[CaseDelta] = Field(description="paired cases that got worse, worst first")
-    improved: list[CaseDelta] = Field(description="paired cases that got better, best first")
+    regressed_count: int = Field(description="paired cases that got worse")
+    improved_count: int = Field(description="paired cases that got better")
+    regressed: list[CaseDelta] = Field(description="the regressed cases, worst first, up to case_limit")
+    improved: list[CaseDelta] = Field(description="the improved cases, best first, up to case_limit")
     candidate_incomplete: int = Field(description="candidate runs unscored or with an evaluator error")
     baseline_incomplete: int
 
@@ -87,6 +89,7 @@ class Comparison(_Model):
     seed: int
     n_resamples: int
     case_tolerance: float
+    case_limit: int | None
     evaluators: list[EvaluatorComparison]
     cases_only_in_candidate: list[str]
     cases_only_in_baseline: list[str]
@@ -119,24 +122,32 @@ def _compare_evaluator(
     seed: int,
     n_resamples: int,
     case_tolerance: float,
+    case_limit: int | None,
 ) -> EvaluatorComparison:
     cand_means = _case_means(cand)
     base_means = _case_means(base)
     shared = sorted(cand_means.keys() & base_means.keys())
-    deltas = [
-        CaseDelta(
-            case_id=c, baseline=base_means[c], candidate=cand_means[c], delta=cand_means[c] - base_means[c]
-        )
-        for c in shared
-    ]
+    deltas = [cand_means[c] - base_means[c] for c in shared]
     # Mixed kinds (an evaluator changed from pass/fail to scores) compare as scores.
     kind: ScoreKind = "pass_fail" if cand.kind == base.kind == "pass_fail" else "score"
-    regressed = sorted(
-        (d for d in deltas if d.delta < -case_tolerance - _EPS), key=lambda d: (d.delta, d.case_id)
-    )
-    improved = sorted(
-        (d for d in deltas if d.delta > case_tolerance + _EPS), key=lambda d: (-d.delta, d.case_id)
-    )
+
+    def listed(indices: list[int]) -> list[CaseDelta]:
+        # Built without validation: the values are floats we just computed, and an
+        # experiment of 100,000 cases would otherwise spend seconds here.
+        return [
+            CaseDelta.model_construct(
+                case_id=shared[i],
+                baseline=base_means[shared[i]],
+                candidate=cand_means[shared[i]],
+                delta=deltas[i],
+            )
+            for i in indices
+        ]
+
+    down = sorted((i for i, d in enumerate(deltas) if d < -case_tolerance - _EPS), key=lambda i: deltas[i])
+    up = sorted((i for i, d in enumerate(deltas) if d > case_tolerance + _EPS), key=lambda i: -deltas[i])
+    regressed = listed(down[:case_limit])
+    improved = listed(up[:case_limit])
     common = {
         "evaluator": name,
         "kind": kind,
@@ -145,6 +156,8 @@ def _compare_evaluator(
         "candidate_mean": _overall_mean(cand),
         "regressed": regressed,
         "improved": improved,
+        "regressed_count": len(down),
+        "improved_count": len(up),
         "candidate_incomplete": cand.unscored + cand.evaluator_errors,
         "baseline_incomplete": base.unscored + base.evaluator_errors,
     }
@@ -159,7 +172,7 @@ def _compare_evaluator(
             verdict="no significant difference",
         )
     boot = stats.paired_bootstrap(
-        [d.delta for d in deltas],
+        deltas,
         seed=stats_seed(seed, name),
         n_resamples=n_resamples,
         confidence=1.0 - alpha,
@@ -167,8 +180,8 @@ def _compare_evaluator(
     single_runs = all(len(cand.cases[c]) == 1 and len(base.cases[c]) == 1 for c in shared)
     if kind == "pass_fail" and single_runs:
         # Discordant pairs: b passed only in the baseline, c only in the candidate.
-        b = sum(1 for d in deltas if d.delta < 0)
-        c = sum(1 for d in deltas if d.delta > 0)
+        b = sum(1 for d in deltas if d < 0)
+        c = sum(1 for d in deltas if d > 0)
         p = stats.mcnemar_exact(b, c)
         test: Literal["mcnemar-exact", "paired-bootstrap"] = "mcnemar-exact"
         direction = c - b
@@ -203,12 +216,15 @@ def compare(
     seed: int = 0,
     n_resamples: int = 2000,
     case_tolerance: float = 0.0,
+    case_limit: int | None = 1000,
 ) -> Comparison:
     """Compare `candidate` with `baseline`, evaluator by evaluator, paired by case.
 
     `alpha`: significance level of the verdicts (intervals are at 1 − alpha).
     `case_tolerance`: a case counts as regressed/improved only when its mean moved
     by more than this (0 = any change).
+    `case_limit`: how many regressed and improved cases each evaluator lists (the
+    worst and best first; the counts are always complete); None lists all.
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
@@ -231,6 +247,7 @@ def compare(
                 seed=seed,
                 n_resamples=n_resamples,
                 case_tolerance=case_tolerance,
+                case_limit=case_limit,
             )
         )
     cand_cases = set(candidate.runs_by_case)
@@ -242,6 +259,7 @@ def compare(
         seed=seed,
         n_resamples=n_resamples,
         case_tolerance=case_tolerance,
+        case_limit=case_limit,
         evaluators=results,
         cases_only_in_candidate=sorted(cand_cases - base_cases),
         cases_only_in_baseline=sorted(base_cases - cand_cases),
@@ -303,7 +321,7 @@ def _gate_one(e: EvaluatorComparison, config: GateConfig) -> list[GateCheck]:
             )
         )
     if config.max_regressions is not None:
-        count = len(e.regressed)
+        count = e.regressed_count
         ok = count <= config.max_regressions
         listed = ", ".join(d.case_id for d in e.regressed[:10]) + (" …" if count > 10 else "")
         detail = f"{name}: {count} regressed case(s), at most {config.max_regressions} allowed"
@@ -382,12 +400,12 @@ def _signed(kind: ScoreKind, v: float | None) -> str:
     return f"{v * 100:+.1f} pp" if kind == "pass_fail" else f"{v:+.3f}"
 
 
-def _case_list(deltas: Sequence[CaseDelta], kind: ScoreKind, limit: int) -> str:
+def _case_list(deltas: Sequence[CaseDelta], total: int, kind: ScoreKind, limit: int) -> str:
     shown = [
         f"`{d.case_id}` ({format_value(kind, d.baseline)} → {format_value(kind, d.candidate)})"
         for d in deltas[:limit]
     ]
-    more = len(deltas) - limit
+    more = total - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
@@ -405,7 +423,7 @@ def render_comparison_markdown(comparison: Comparison, *, case_limit: int = 20) 
             "–" if e.p_value is None else f"{e.p_value:.4g}",
             e.verdict,
             str(e.paired_cases),
-            f"{len(e.regressed)} / {len(e.improved)}",
+            f"{e.regressed_count} / {e.improved_count}",
         ]
         for e in c.evaluators
     ]
@@ -433,9 +451,11 @@ def render_comparison_markdown(comparison: Comparison, *, case_limit: int = 20) 
     ]
     for e in c.evaluators:
         if e.regressed:
-            parts += ["", f"**{e.evaluator} — regressed:** {_case_list(e.regressed, e.kind, case_limit)}"]
+            shown = _case_list(e.regressed, e.regressed_count, e.kind, case_limit)
+            parts += ["", f"**{e.evaluator} — regressed:** {shown}"]
         if e.improved:
-            parts += ["", f"**{e.evaluator} — improved:** {_case_list(e.improved, e.kind, case_limit)}"]
+            shown = _case_list(e.improved, e.improved_count, e.kind, case_limit)
+            parts += ["", f"**{e.evaluator} — improved:** {shown}"]
     for label, items in (
         ("Cases only in the candidate", c.cases_only_in_candidate),
         ("Cases only in the baseline", c.cases_only_in_baseline),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import io
+import itertools
 import math
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -146,17 +147,20 @@ class ExperimentRecords:
     @functools.cached_property
     def runs_by_case(self) -> dict[str, list[RunRecord]]:
         """case id → its runs ordered by repetition; rejects two runs for one slot."""
-        by_case: dict[str, dict[int, RunRecord]] = {}
+        by_case: dict[str, list[RunRecord]] = {}
         for run in self.runs:
-            slots = by_case.setdefault(run.case_id, {})
-            other = slots.get(run.repetition)
-            if other is not None:
-                raise ValueError(
-                    f"two runs for case {run.case_id!r} repetition {run.repetition} "
-                    f"(run ids {other.run_id!r} and {run.run_id!r}); pass only the final attempt of each run"
-                )
-            slots[run.repetition] = run
-        return {case: [slots[r] for r in sorted(slots)] for case, slots in by_case.items()}
+            by_case.setdefault(run.case_id, []).append(run)
+        for case, runs in by_case.items():
+            if len(runs) > 1:
+                runs.sort(key=lambda r: r.repetition)
+                for a, b in itertools.pairwise(runs):
+                    if a.repetition == b.repetition:
+                        raise ValueError(
+                            f"two runs for case {case!r} repetition {a.repetition} "
+                            f"(run ids {a.run_id!r} and {b.run_id!r}); "
+                            "pass only the final attempt of each run"
+                        )
+        return by_case
 
     def applies(self, case_id: str, evaluator: str) -> bool:
         if self.case_evaluators is None:
@@ -183,10 +187,6 @@ class EvaluatorValues:
         return sum(len(v) for v in self.cases.values())
 
 
-def _has_value(ev: EvaluationRecord, kind: ScoreKind) -> bool:
-    return ev.error is None and (ev.passed is not None if kind == "pass_fail" else ev.score is not None)
-
-
 def evaluator_values(records: ExperimentRecords, evaluator: str) -> EvaluatorValues:
     """Apply the counting rules of this module to one evaluator."""
     by_run = records.evaluation_index.get(evaluator, {})
@@ -197,30 +197,39 @@ def evaluator_values(records: ExperimentRecords, evaluator: str) -> EvaluatorVal
         for run in case_runs
         if run.status != "cancelled"
     ]
-    usable = [ev for run in runs if (ev := by_run.get(run.run_id)) is not None and ev.error is None]
+    found = [by_run.get(run.run_id) for run in runs]
     # Pass/fail when every usable verdict says passed or not; otherwise the numeric
     # score is the value and a verdict without one is an evaluator error.
-    kind: ScoreKind = "pass_fail" if all(ev.passed is not None for ev in usable) else "score"
-    out = EvaluatorValues(evaluator=evaluator, kind=kind, cases={})
-    for run in runs:
-        ev = by_run.get(run.run_id)
+    pass_fail = all(ev.passed is not None for ev in found if ev is not None and ev.error is None)
+    out = EvaluatorValues(evaluator=evaluator, kind="pass_fail" if pass_fail else "score", cases={})
+    cases = out.cases
+    for run, ev in zip(runs, found, strict=True):
+        value: float | None = None
         if ev is not None:
             if ev.cost_usd is None:
                 out.unpriced_evaluations += 1
             else:
                 out.cost_usd.append(ev.cost_usd)
-        if ev is not None and _has_value(ev, kind):
-            value = (1.0 if ev.passed else 0.0) if kind == "pass_fail" else float(ev.score)  # type: ignore[arg-type]
-        elif run.status in ("failed", "timeout"):
-            value = 0.0
-            out.imputed_failures += 1
-        elif ev is None:
-            out.unscored += 1
-            continue
+            if ev.error is None:
+                if pass_fail:
+                    value = 1.0 if ev.passed else 0.0
+                elif ev.score is not None:
+                    value = float(ev.score)
+        if value is None:
+            if run.status == "failed" or run.status == "timeout":
+                value = 0.0
+                out.imputed_failures += 1
+            elif ev is None:
+                out.unscored += 1
+                continue
+            else:
+                out.evaluator_errors += 1
+                continue
+        group = cases.get(run.case_id)
+        if group is None:
+            cases[run.case_id] = [value]
         else:
-            out.evaluator_errors += 1
-            continue
-        out.cases.setdefault(run.case_id, []).append(value)
+            group.append(value)
     return out
 
 
@@ -346,12 +355,13 @@ def _score_evaluator(
     passed: int | None = None
     reps = max((len(g) for g in groups), default=0)
     if n:
-        total = math.fsum(math.fsum(g) for g in groups)
+        sums = [math.fsum(g) for g in groups]
+        total = math.fsum(sums)
         mean = total / n
-        se = stats.clustered_standard_error(groups)
+        se = stats.clustered_standard_error_from_sums(sums, [len(g) for g in groups])
         if values.kind == "pass_fail":
             passed = round(total)
-            counts = [(len(g), round(math.fsum(g))) for g in groups]
+            counts = [(len(g), round(t)) for g, t in zip(groups, sums, strict=True)]
             for k in range(1, min(len(g) for g in groups) + 1):
                 pass_at[k] = stats.mean_pass_at_k(counts, k)
                 pass_hat[k] = stats.mean_pass_hat_k(counts, k)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = [
     "Interval",
     "bootstrap_clustered_mean",
     "clustered_standard_error",
+    "clustered_standard_error_from_sums",
     "mcnemar_exact",
     "mean",
     "mean_pass_at_k",
@@ -98,12 +100,19 @@ def clustered_standard_error(clusters: Sequence[Sequence[float]]) -> float:
     With one observation per cluster it equals `standard_error`.
     """
     groups = [g for g in clusters if len(g) > 0]
-    g_count = len(groups)
-    n = sum(len(g) for g in groups)
+    return clustered_standard_error_from_sums([math.fsum(g) for g in groups], [len(g) for g in groups])
+
+
+def clustered_standard_error_from_sums(sums: Sequence[float], counts: Sequence[int]) -> float:
+    """`clustered_standard_error` from each cluster's sum and size."""
+    g_count = len(sums)
     if g_count < 2:
         return 0.0
-    overall = math.fsum(math.fsum(g) for g in groups) / n
-    ss = math.fsum((math.fsum(g) - overall * len(g)) ** 2 for g in groups)
+    s = np.asarray(sums, dtype=float)
+    c = np.asarray(counts, dtype=float)
+    n = float(c.sum())
+    overall = float(s.sum()) / n
+    ss = float(np.square(s - overall * c).sum())
     return math.sqrt(g_count / (g_count - 1) * ss) / n
 
 
@@ -146,20 +155,29 @@ def _rng(seed: Seed) -> np.random.Generator:
 
 
 def _resampled_sums(
-    weights: np.ndarray, columns: Sequence[np.ndarray], n_resamples: int, gen: np.random.Generator
+    columns: Sequence[np.ndarray], n_resamples: int, gen: np.random.Generator
 ) -> list[np.ndarray]:
     """For each resample of the rows (drawn with replacement), the sum of every column.
 
-    Rows are drawn as multiplicity counts; chunks keep the count matrix near 8 MB
-    whatever the number of rows.
+    Rows that are identical across all columns are interchangeable, so when there
+    are few distinct rows (pass/fail values, McNemar deltas, repetitions of 0/1
+    outcomes) the resample is drawn as multinomial counts over the distinct rows:
+    the same distribution as drawing row indices, in O(resamples × distinct rows)
+    instead of O(resamples × rows). Otherwise row indices are drawn in chunks that
+    keep the index matrix near 4 MB.
     """
-    rows = len(weights)
+    rows = len(columns[0])
+    stacked = np.stack(columns)
+    distinct, freq = np.unique(stacked, axis=1, return_counts=True)
+    if distinct.shape[1] * 4 <= rows:
+        draws = gen.multinomial(rows, freq / rows, size=n_resamples).astype(float)
+        return [draws @ distinct[i] for i in range(len(columns))]
     chunk = max(1, min(n_resamples, 1_000_000 // max(rows, 1)))
     out = [np.empty(n_resamples) for _ in columns]
     done = 0
     while done < n_resamples:
         size = min(chunk, n_resamples - done)
-        idx = gen.integers(0, rows, size=(size, rows))
+        idx = gen.integers(0, rows, size=(size, rows), dtype=np.int32 if rows < 2**31 else np.int64)
         for column, target in zip(columns, out, strict=True):
             target[done : done + size] = column[idx].sum(axis=1)
         done += size
@@ -192,8 +210,14 @@ def bootstrap_clustered_mean(
     estimate = float(sums.sum() / counts.sum())
     if len(groups) == 1:
         return BootstrapResult(estimate, Interval(estimate, estimate), math.nan, n_resamples)
-    s, c = _resampled_sums(counts, [sums, counts], n_resamples, _rng(seed))
-    stats = s / c
+    gen = _rng(seed)
+    if bool(np.all(counts == counts[0])):
+        # Equal cluster sizes: every resample has the same number of runs.
+        (s,) = _resampled_sums([sums], n_resamples, gen)
+        stats = s / (counts[0] * len(groups))
+    else:
+        s, c = _resampled_sums([sums, counts], n_resamples, gen)
+        stats = s / c
     alpha = 1.0 - confidence
     low, high = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
     return BootstrapResult(estimate, Interval(float(low), float(high)), math.nan, n_resamples)
@@ -228,7 +252,7 @@ def paired_bootstrap(
     if bool(np.all(values == values[0])):
         p = 1.0 if estimate == 0.0 else max(floor, 2.0 / (n_resamples + 1))
         return BootstrapResult(estimate, Interval(estimate, estimate), p, n_resamples)
-    (sums,) = _resampled_sums(np.ones(n), [values], n_resamples, _rng(seed))
+    (sums,) = _resampled_sums([values], n_resamples, _rng(seed))
     means = sums / n
     alpha = 1.0 - confidence
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
@@ -266,18 +290,24 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return math.comb(c, k) / math.comb(n, k)
 
 
+def _mean_over_cases(
+    cases: Sequence[tuple[int, int]], k: int, per_case: Callable[[int, int, int], float]
+) -> float:
+    if not cases:
+        raise ValueError("pass@k / pass^k of no cases is undefined")
+    # Cases share few distinct (n, c) pairs; compute each once.
+    tally = Counter(cases)
+    return math.fsum(per_case(n, c, k) * m for (n, c), m in tally.items()) / len(cases)
+
+
 def mean_pass_at_k(cases: Sequence[tuple[int, int]], k: int) -> float:
     """pass@k averaged over cases given as (n, c); every case needs n >= k."""
-    if not cases:
-        raise ValueError("pass@k of no cases is undefined")
-    return math.fsum(pass_at_k(n, c, k) for n, c in cases) / len(cases)
+    return _mean_over_cases(cases, k, pass_at_k)
 
 
 def mean_pass_hat_k(cases: Sequence[tuple[int, int]], k: int) -> float:
     """pass^k averaged over cases given as (n, c); every case needs n >= k."""
-    if not cases:
-        raise ValueError("pass^k of no cases is undefined")
-    return math.fsum(pass_hat_k(n, c, k) for n, c in cases) / len(cases)
+    return _mean_over_cases(cases, k, pass_hat_k)
 
 
 # --- percentiles ------------------------------------------------------------------------

@@ -174,3 +174,14 @@ def test_comparison_is_deterministic():
     a = compare(experiment(cand, "j", "cand"), experiment(base, "j", "base"), seed=9)
     b = compare(experiment(cand, "j", "cand"), experiment(base, "j", "base"), seed=9)
     assert a == b
+
+
+def test_case_lists_are_capped_but_counts_are_complete():
+    cand, base = mcnemar_pair(8, 1)
+    e = compare(cand, base, case_limit=3).evaluator("exact")
+    assert e.regressed_count == 8 and len(e.regressed) == 3
+    assert e.improved_count == 1 and len(e.improved) == 1
+    result = gate(compare(cand, base, case_limit=3), GateConfig(max_regressions=5))
+    assert "8 regressed case(s), at most 5 allowed" in result.reasons[0]
+    md = render_comparison_markdown(compare(cand, base, case_limit=3), case_limit=2)
+    assert "and 6 more" in md
