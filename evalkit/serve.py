@@ -149,9 +149,9 @@ class Service:
                  f"(store {self.store.redacted_url})")
 
     async def _serve_http(self, app: web.Application, port: int, flag: str) -> int:
-        runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=5.0)
         await runner.setup()
-        site = web.TCPSite(runner, self.settings.host, port, shutdown_timeout=5.0)
+        site = web.TCPSite(runner, self.settings.host, port)
         try:
             await site.start()
         except OSError as exc:

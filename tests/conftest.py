@@ -1,0 +1,106 @@
+"""Shared fixtures: the real ClickHouse engine (chDB, in this process) and a running service.
+
+chDB allows one data path per process, so every test shares one path and gets
+its own database.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalkit.settings import Settings
+from evalkit.store import Store
+
+_CHDB_DIR = Path(tempfile.mkdtemp(prefix="evalkit-tests-chdb-"))
+ADMIN_TOKEN = "evk_test_admin_token"
+
+
+def chdb_url(database: str) -> str:
+    return f"chdb://{_CHDB_DIR}?database={database}"
+
+
+def fresh_database() -> str:
+    return "t_" + uuid.uuid4().hex[:12]
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    s = Store(chdb_url(fresh_database()))
+    s.connect()
+    yield s
+    s.close()
+
+
+@dataclass
+class Running:
+    """A service started in this process on ephemeral ports."""
+
+    service: Any
+    store: Store
+    settings: Settings
+
+    @property
+    def api(self) -> str:
+        return f"http://127.0.0.1:{self.service.api_port}"
+
+    @property
+    def otlp_http(self) -> str:
+        return f"http://127.0.0.1:{self.service.otlp_http_port}"
+
+    @property
+    def grpc_target(self) -> str:
+        return f"127.0.0.1:{self.service.grpc_port}"
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = ADMIN_TOKEN) -> tuple[int, Any]:
+        """A blocking API call; run it with asyncio.to_thread from async tests."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.api + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"null")
+
+    def new_agent(self, name: str = "bot", workspace: str = "acme") -> tuple[str, str]:
+        """Create a workspace (if needed), an agent and an ingest key; returns (agent_id, key)."""
+        status, _ = self.call("POST", "/api/workspaces", {"name": workspace})
+        assert status in (201, 409)
+        status, body = self.call("POST", "/api/agents", {"name": name, "workspace": workspace})
+        assert status == 201, body
+        status, body = self.call("POST", f"/api/agents/{name}@{workspace}/keys", {})
+        assert status == 201, body
+        return f"{name}@{workspace}", body["key"]
+
+
+def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "data_dir": tmp_path, "grpc_port": 0, "otlp_http_port": 0, "api_port": 0,
+        "clickhouse_url": chdb_url(fresh_database()), "bootstrap_token": ADMIN_TOKEN,
+        "batch_max_delay_ms": 5,
+    }
+    values.update(overrides)
+    return Settings.model_validate(values)
+
+
+@pytest.fixture
+async def running(tmp_path: Path) -> AsyncIterator[Running]:
+    from evalkit.serve import Service
+
+    settings = make_settings(tmp_path)
+    service = Service(settings, say=lambda _line: None)
+    await service.start()
+    await service.wait_ready(60)
+    yield Running(service, service.store, settings)
+    await service.stop()

@@ -1,0 +1,169 @@
+"""Reading a session back from the store: its traces, spans and linked log records.
+
+A session is every span of every trace the session index maps to it, so spans
+that never carried the session id (often all but the root) belong to it too.
+Reads deduplicate with FINAL: a span re-sent by a retrying exporter shows once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from evalkit.trajectory.span import LogRecord, Span, SpanEvent, SpanLink
+
+from evalkit.attributes import decode_attributes, json_any_value_to_python
+from evalkit.store import Store
+
+_SPAN_SELECT = """
+SELECT trace_id, span_id, parent_span_id, name, kind,
+       toUnixTimestamp64Nano(start_time), toUnixTimestamp64Nano(end_time), status_code, status_message,
+       attributes, payloads, attribute_types, truncated, resource_attributes, resource_attribute_types,
+       scope_name, scope_version,
+       arrayMap(t -> toUnixTimestamp64Nano(t), event_times), event_names, event_attributes,
+       event_attribute_types, link_trace_ids, link_span_ids, link_attributes, link_attribute_types, session_id
+FROM spans FINAL
+WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+ORDER BY start_time, span_id
+"""
+
+
+@dataclass(frozen=True)
+class SessionWindow:
+    """What the session index knows of a session without reading its spans."""
+
+    trace_ids: tuple[str, ...]
+    first_start_ns: int
+    last_end_ns: int
+    last_received_ms: int
+
+
+def session_window(store: Store, agent_id: str, session_id: str) -> SessionWindow | None:
+    rows = store.query(
+        "SELECT trace_id, toUnixTimestamp64Nano(min(first_start)), toUnixTimestamp64Nano(max(last_end)), "
+        "toUnixTimestamp64Milli(max(last_received)) FROM session_traces "
+        "WHERE agent_id = {agent:String} AND session_id = {session:String} GROUP BY trace_id ORDER BY trace_id",
+        {"agent": agent_id, "session": session_id},
+    )
+    if not rows:
+        return None
+    return SessionWindow(
+        trace_ids=tuple(r[0] for r in rows),
+        first_start_ns=min(r[1] for r in rows),
+        last_end_ns=max(r[2] for r in rows),
+        last_received_ms=max(r[3] for r in rows),
+    )
+
+
+def _span(row: tuple[Any, ...]) -> Span:
+    (
+        trace_id,
+        span_id,
+        parent,
+        name,
+        kind,
+        start,
+        end,
+        status_code,
+        status_message,
+        values,
+        payloads,
+        types,
+        truncated,
+        resource_values,
+        resource_types,
+        scope_name,
+        scope_version,
+        event_times,
+        event_names,
+        event_values,
+        event_types,
+        link_traces,
+        link_spans,
+        link_values,
+        link_types,
+        session_id,
+    ) = row
+    events = tuple(
+        SpanEvent(name=n, time_unix_nano=t, attributes=decode_attributes(v, ty))
+        for t, n, v, ty in zip(event_times, event_names, event_values, event_types, strict=True)
+    )
+    links = tuple(
+        SpanLink(trace_id=t, span_id=s, attributes=decode_attributes(v, ty))
+        for t, s, v, ty in zip(link_traces, link_spans, link_values, link_types, strict=True)
+    )
+    return Span(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_span_id=parent,
+        name=name,
+        kind=kind,
+        start_time_unix_nano=start,
+        end_time_unix_nano=end,
+        status_code=status_code,
+        status_message=status_message,
+        attributes=decode_attributes(values, types, payloads),
+        resource_attributes=decode_attributes(resource_values, resource_types),
+        scope_name=scope_name,
+        scope_version=scope_version,
+        events=events,
+        links=links,
+        truncated=dict(truncated),
+        session_id=session_id,
+    )
+
+
+def read_trace_spans(
+    store: Store,
+    agent_id: str,
+    trace_ids: tuple[str, ...] | list[str],
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[Span]:
+    sql = _SPAN_SELECT
+    if limit is not None:
+        sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+    rows = store.query(sql, {"agent": agent_id, "traces": list(trace_ids)})
+    return [_span(r) for r in rows]
+
+
+def read_session_spans(store: Store, agent_id: str, session_id: str) -> list[Span]:
+    window = session_window(store, agent_id, session_id)
+    if window is None:
+        return []
+    return read_trace_spans(store, agent_id, window.trace_ids)
+
+
+def count_trace_spans(store: Store, agent_id: str, trace_ids: tuple[str, ...] | list[str]) -> int:
+    rows = store.query(
+        "SELECT count() FROM spans FINAL WHERE agent_id = {agent:String} "
+        "AND trace_id IN {traces:Array(String)}",
+        {"agent": agent_id, "traces": list(trace_ids)},
+    )
+    return int(rows[0][0])
+
+
+def read_trace_logs(store: Store, agent_id: str, trace_ids: tuple[str, ...] | list[str]) -> list[LogRecord]:
+    rows = store.query(
+        "SELECT toUnixTimestamp64Nano(time), trace_id, span_id, event_name, body, attributes, attribute_types, "
+        "severity_number, severity_text, resource_attributes, resource_attribute_types, scope_name "
+        "FROM logs FINAL WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)} "
+        "ORDER BY time, log_id",
+        {"agent": agent_id, "traces": list(trace_ids)},
+    )
+    return [
+        LogRecord(
+            time_unix_nano=r[0],
+            trace_id=r[1],
+            span_id=r[2],
+            event_name=r[3],
+            body=json_any_value_to_python(json.loads(r[4])) if r[4] else None,
+            attributes=decode_attributes(r[5], r[6]),
+            severity_number=r[7],
+            severity_text=r[8],
+            resource_attributes=decode_attributes(r[9], r[10]),
+            scope_name=r[11],
+        )
+        for r in rows
+    ]
