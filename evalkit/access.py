@@ -199,7 +199,8 @@ class Access:
             "SELECT key_hash, key_id, prefix, agent_id, toUnixTimestamp64Milli(created_at) FROM ingest_keys FINAL "
             "WHERE agent_id = {a:String} AND key_id = {k:String}", {"a": agent_id, "k": key_id})
         if not rows:
-            raise NotFound(f"agent {agent_id} has no key {key_id}; list them with `evalkit agents keys list {agent_id}`")
+            raise NotFound(f"agent {agent_id} has no key {key_id}; "
+                           f"list them with `evalkit agents keys list {agent_id}`")
         r = rows[0]
         self._write_key(r[0], IngestKey(r[1], r[2], r[3], r[4] / 1000, True))
         self._key_cache.pop(r[0], None)

@@ -9,13 +9,12 @@ RESOURCE_EXHAUSTED with RetryInfo when the store is down or the queue is full.
 from __future__ import annotations
 
 import grpc
+from evalkit.ingest.pipeline import Exhausted, Ingest, Unauthenticated, Unavailable
 from google.protobuf import duration_pb2
 from google.protobuf.any_pb2 import Any as AnyProto
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
-
-from evalkit.ingest.pipeline import Exhausted, Ingest, Unauthenticated, Unavailable
 
 
 def _authorization(context: grpc.aio.ServicerContext) -> str | None:
@@ -45,7 +44,7 @@ class TraceService(trace_service_pb2_grpc.TraceServiceServicer):
     def __init__(self, ingest: Ingest) -> None:
         self.ingest = ingest
 
-    async def Export(self, request: trace_service_pb2.ExportTraceServiceRequest,  # noqa: N802 (gRPC name)
+    async def Export(self, request: trace_service_pb2.ExportTraceServiceRequest,
                      context: grpc.aio.ServicerContext) -> trace_service_pb2.ExportTraceServiceResponse:
         try:
             outcome = await self.ingest.traces(request, _authorization(context))
@@ -64,7 +63,7 @@ class LogsService(logs_service_pb2_grpc.LogsServiceServicer):
     def __init__(self, ingest: Ingest) -> None:
         self.ingest = ingest
 
-    async def Export(self, request: logs_service_pb2.ExportLogsServiceRequest,  # noqa: N802 (gRPC name)
+    async def Export(self, request: logs_service_pb2.ExportLogsServiceRequest,
                      context: grpc.aio.ServicerContext) -> logs_service_pb2.ExportLogsServiceResponse:
         try:
             outcome = await self.ingest.logs_export(request, _authorization(context))
@@ -79,7 +78,8 @@ class LogsService(logs_service_pb2_grpc.LogsServiceServicer):
         return response
 
 
-async def start_grpc_server(ingest: Ingest, host: str, port: int, max_request_bytes: int) -> tuple[grpc.aio.Server, int]:
+async def start_grpc_server(ingest: Ingest, host: str, port: int,
+                            max_request_bytes: int) -> tuple[grpc.aio.Server, int]:
     """Start the receiver; returns the server and the port it bound (port 0 picks one)."""
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", max_request_bytes),

@@ -12,14 +12,13 @@ import json
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from evalkit.ingest.otlp_json import MalformedRequest, parse_json
+from evalkit.ingest.pipeline import Exhausted, Ingest, Outcome, Unauthenticated, Unavailable
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
-
-from evalkit.ingest.otlp_json import MalformedRequest, parse_json
-from evalkit.ingest.pipeline import Exhausted, Ingest, Outcome, Unauthenticated, Unavailable
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.access import Access, Agent
 from evalkit.ingest.decode import Decoded, Limits, decode_logs, decode_spans
 from evalkit.ingest.writer import BatchWriter, Overloaded, WriteFailed
+
+from evalkit.access import Access, Agent
 from evalkit.metrics import Metrics
 from evalkit.store import StoreError, StoreUnavailable
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-import os
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+from evalkit.trajectory.read import read_session_spans, read_trace_logs, read_trace_spans
 from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter
 from opentelemetry.exporter.otlp.proto.http import Compression
@@ -24,11 +24,9 @@ from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SpanExportResult
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-from evalkit.trajectory.read import read_session_spans, read_trace_logs, read_trace_spans
 from tests.conftest import Running
 
 DATA = Path(__file__).parent / "data"
@@ -189,7 +187,7 @@ async def test_missing_unknown_and_revoked_keys_store_nothing(running: Running) 
     assert await export_grpc(running, body, None) == SpanExportResult.FAILURE
     assert await export_grpc(running, body, "ek_not_a_key") == SpanExportResult.FAILURE
     request = bad_and_good_request().SerializeToString()
-    status, reply, _ = await asyncio.to_thread(
+    status, _reply, _ = await asyncio.to_thread(
         post, f"{running.otlp_http}/v1/traces", request, "application/x-protobuf", None)
     assert status == 401
     status, keys = await asyncio.to_thread(running.call, "GET", f"/api/agents/{agent_id}/keys")
@@ -378,7 +376,7 @@ async def test_store_unreachable_is_retryable_and_nothing_is_acknowledged(tmp_pa
     try:
         running = Running(service, service.store, service.settings)
         body = make_request_bytes(make_spans(2))
-        status, reply, headers = await asyncio.to_thread(
+        status, _reply, headers = await asyncio.to_thread(
             post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", "ek_whatever")
         assert status == 503
         assert headers["Retry-After"] == "2"

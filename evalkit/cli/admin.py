@@ -1,0 +1,94 @@
+"""`evalkit workspaces …` and `evalkit agents …`: the admin side of the service."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from evalkit.cli.http import call, client_options
+from evalkit.cli.http import print_result as _print
+
+
+def _workspaces_create(args: argparse.Namespace) -> int:
+    data = call(args, "POST", "/api/workspaces", {"name": args.name})
+    _print(args, data, [f"workspace {args.name} created"])
+    return 0
+
+
+def _workspaces_list(args: argparse.Namespace) -> int:
+    data = call(args, "GET", "/api/workspaces")
+    _print(args, data, data["workspaces"])
+    return 0
+
+
+def _agents_create(args: argparse.Namespace) -> int:
+    body: dict[str, Any] = {"name": args.agent, "kind": args.kind}
+    if args.harness_url:
+        body["harness_url"] = args.harness_url
+    if args.max_concurrent_runs is not None:
+        body["max_concurrent_runs"] = args.max_concurrent_runs
+    if args.trajectory_wait_seconds is not None:
+        body["trajectory_wait_seconds"] = args.trajectory_wait_seconds
+    data = call(args, "POST", "/api/agents", body)
+    _print(args, data, [f"agent {data['agent']} created ({data['kind']}); next: "
+                        f"`evalkit agents keys create {data['agent']}`"])
+    return 0
+
+
+def _agents_list(args: argparse.Namespace) -> int:
+    data = call(args, "GET", "/api/agents")
+    _print(args, data, [f"{a['agent']:40} {a['kind']:8} {'archived' if a['archived'] else ''}"
+                        for a in data["agents"]])
+    return 0
+
+
+def _keys_create(args: argparse.Namespace) -> int:
+    data = call(args, "POST", f"/api/agents/{args.agent}/keys", {})
+    _print(args, data, [data["key"], f"(key {data['key_id']}; shown once, evalkit keeps only its hash)"])
+    return 0
+
+
+def _keys_list(args: argparse.Namespace) -> int:
+    data = call(args, "GET", f"/api/agents/{args.agent}/keys")
+    _print(args, data, [f"{k['key_id']}  {k['prefix']}…  {'revoked' if k['revoked'] else 'active'}"
+                        for k in data["keys"]])
+    return 0
+
+
+def _keys_revoke(args: argparse.Namespace) -> int:
+    data = call(args, "DELETE", f"/api/agents/{args.agent}/keys/{args.key_id}")
+    _print(args, data, [f"key {args.key_id} revoked"])
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+
+    client = client_options
+
+    workspaces = sub.add_parser("workspaces", help="workspaces").add_subparsers(dest="action", required=True)
+    p = client(workspaces.add_parser("create", help="create a shared workspace"))
+    p.add_argument("name")
+    p.set_defaults(func=_workspaces_create)
+    client(workspaces.add_parser("list", help="list workspaces")).set_defaults(func=_workspaces_list)
+
+    agents = sub.add_parser("agents", help="agents and their ingest keys").add_subparsers(dest="action",
+                                                                                          required=True)
+    p = client(agents.add_parser("create", help="create an agent, named name@workspace"))
+    p.add_argument("agent")
+    p.add_argument("--kind", choices=["code", "harness"], default="code")
+    p.add_argument("--harness-url")
+    p.add_argument("--max-concurrent-runs", type=int)
+    p.add_argument("--trajectory-wait-seconds", type=float)
+    p.set_defaults(func=_agents_create)
+    client(agents.add_parser("list", help="list agents")).set_defaults(func=_agents_list)
+    keys = agents.add_parser("keys", help="ingest keys").add_subparsers(dest="keys_action", required=True)
+    p = client(keys.add_parser("create", help="create an ingest key (shown once)"))
+    p.add_argument("agent")
+    p.set_defaults(func=_keys_create)
+    p = client(keys.add_parser("list", help="list an agent's keys"))
+    p.add_argument("agent")
+    p.set_defaults(func=_keys_list)
+    p = client(keys.add_parser("revoke", help="revoke a key"))
+    p.add_argument("agent")
+    p.add_argument("key_id")
+    p.set_defaults(func=_keys_revoke)
