@@ -229,12 +229,26 @@ MIGRATIONS: list[Migration] = [
 ]
 
 
-def register(migration: Migration) -> None:
-    """Add a migration from another part of the service (scoring, trajectory)."""
-    if any(m.version == migration.version for m in MIGRATIONS):
-        raise ValueError(f"migration version {migration.version} is taken")
-    MIGRATIONS.append(migration)
-    MIGRATIONS.sort(key=lambda m: m.version)
+def all_migrations() -> list[Migration]:
+    """The foundation's migrations plus those of trajectory/ (200-299) and scoring/ (100-199).
+
+    Each part keeps its tables in its own `tables.py` exporting `MIGRATIONS`.
+    """
+    import importlib
+
+    found = list(MIGRATIONS)
+    for module_name in ("evalkit.scoring.tables", "evalkit.trajectory.tables"):
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        found.extend(module.MIGRATIONS)
+    versions = [m.version for m in found]
+    if len(versions) != len(set(versions)):
+        raise ValueError(f"two migrations share a version: {sorted(versions)}")
+    return sorted(found, key=lambda m: m.version)
 
 
 def applied_versions(store: Store) -> set[int]:
@@ -248,7 +262,7 @@ def migrate(store: Store) -> list[int]:
         store.command(statement)
     done = applied_versions(store)
     applied: list[int] = []
-    for migration in sorted(MIGRATIONS, key=lambda m: m.version):
+    for migration in all_migrations():
         if migration.version in done:
             continue
         # Every statement is IF NOT EXISTS, so a migration cut short is simply re-run.
