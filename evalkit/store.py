@@ -124,7 +124,8 @@ class Store:
     def query(self, sql: str, parameters: dict[str, Any] | None = None,
               settings: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         try:
-            return list(self._require().query(sql, parameters=parameters, settings=settings).result_rows)
+            rows: Sequence[Any] = self._require().query(sql, parameters=parameters, settings=settings).result_rows
+            return [tuple(row) for row in rows]
         except StoreUnavailable:
             raise
         except Exception as exc:
