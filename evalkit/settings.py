@@ -33,6 +33,10 @@ class Settings(BaseModel):
     # Settling: a session is complete after this long without a new span.
     settle_quiet_seconds: float = 5.0
     session_span_limit: int = 50_000
+    # Longest `?wait=` a trajectory request may long-poll.
+    max_trajectory_wait_seconds: float = 300.0
+    # User prices (rules over genai-prices); default `<data-dir>/prices.yaml` when that file exists.
+    prices_file: Path | None = None
     public_url: str | None = None
     extra: dict[str, str] = Field(default_factory=dict)
 
@@ -41,6 +45,14 @@ class Settings(BaseModel):
         if self.clickhouse_url:
             return self.clickhouse_url
         return f"chdb://{(self.data_dir / 'clickhouse').resolve()}"
+
+    @property
+    def price_file_path(self) -> Path | None:
+        """The price file to load, if any: the setting, else `<data-dir>/prices.yaml` when present."""
+        if self.prices_file is not None:
+            return self.prices_file
+        default = self.data_dir / "prices.yaml"
+        return default if default.is_file() else None
 
     @property
     def api_url(self) -> str:
@@ -63,6 +75,8 @@ _ENV = {
     "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",
     "settle_quiet_seconds": "EVALKIT_SETTLE_QUIET_SECONDS",
     "session_span_limit": "EVALKIT_SESSION_SPAN_LIMIT",
+    "max_trajectory_wait_seconds": "EVALKIT_MAX_TRAJECTORY_WAIT_SECONDS",
+    "prices_file": "EVALKIT_PRICES_FILE",
     "public_url": "EVALKIT_PUBLIC_URL",
 }
 

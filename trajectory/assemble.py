@@ -1,0 +1,113 @@
+"""A stored session -> its ATIF document with a status, and its raw spans as JSON.
+
+What the trajectory routes serve; kept free of HTTP so scoring (and the bench) can
+call it directly.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+from evalkit.trajectory.from_spans import SessionTrajectory, trajectory_from_spans
+from evalkit.trajectory.overrides import MappingOverrides
+from evalkit.trajectory.prices import PriceBook
+from evalkit.trajectory.read import SessionWindow, read_trace_logs, read_trace_spans, session_window
+from evalkit.trajectory.settle import INVALID, Settlement, settle_session
+from evalkit.trajectory.span import SPAN_KIND_NAMES, Span
+
+from evalkit.store import Store
+
+
+@dataclass
+class Assembled:
+    session_id: str
+    settlement: Settlement
+    window: SessionWindow | None
+    built: SessionTrajectory | None
+
+    @property
+    def status(self) -> str:
+        if self.built is not None and not self.built.valid:
+            return INVALID
+        return self.settlement.status
+
+    def document(self, *, waited_seconds: float | None = None, waited_out: bool | None = None) -> dict[str, Any]:
+        assert self.built is not None
+        document = self.built.document()
+        extra = dict(document.get("extra") or {})
+        extra["status"] = self.status
+        extra["settled"] = self.settlement.settled
+        extra["settlement"] = self.settlement.as_extra()
+        if waited_seconds is not None:
+            extra["waited_seconds"] = round(waited_seconds, 3)
+        if waited_out is not None:
+            extra["wait_ran_out"] = waited_out
+        if self.built.issues:
+            extra["validation_issues"] = [str(issue) for issue in self.built.issues]
+        document["extra"] = extra
+        return document
+
+
+def assemble(
+    store: Store,
+    agent_id: str,
+    agent_name: str,
+    session_id: str,
+    *,
+    now: float,
+    quiet_period: float,
+    overrides: MappingOverrides | None,
+    prices: PriceBook,
+    settlement: Settlement | None = None,
+    window: SessionWindow | None = None,
+) -> Assembled:
+    """Read, settle, map, price and validate one session (None `built` when it has no spans)."""
+    if settlement is None:
+        settlement, window = settle_session(store, agent_id, session_id, now=now, quiet_period=quiet_period)
+    window = window or session_window(store, agent_id, session_id)
+    if window is None or settlement.span_count == 0:
+        return Assembled(session_id, settlement, window, None)
+    spans = read_trace_spans(store, agent_id, window.trace_ids)
+    logs = read_trace_logs(store, agent_id, window.trace_ids)
+    built = trajectory_from_spans(spans, logs, overrides=overrides, prices=prices, session_id=session_id)
+    if built.trajectory.agent.name == "unknown":
+        # No span named the agent: the evalkit agent it was sent for is the best name there is.
+        built.trajectory.agent.name = agent_name
+    return Assembled(session_id, settlement, window, built)
+
+
+def json_safe(value: Any) -> Any:
+    """Attribute values as JSON: bytes become {"bytes_base64": ...}, containers recursed."""
+    if isinstance(value, bytes):
+        return {"bytes_base64": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def span_view(span: Span) -> dict[str, Any]:
+    return {
+        "trace_id": span.trace_id,
+        "span_id": span.span_id,
+        "parent_span_id": span.parent_span_id or None,
+        "name": span.name,
+        "kind": SPAN_KIND_NAMES.get(span.kind, str(span.kind)),
+        "start_time_unix_nano": span.start_time_unix_nano,
+        "end_time_unix_nano": span.end_time_unix_nano,
+        "duration_ms": span.duration_ns / 1e6,
+        "status_code": {0: "UNSET", 1: "OK", 2: "ERROR"}.get(span.status_code, str(span.status_code)),
+        "status_message": span.status_message or None,
+        "session_id": span.session_id or None,
+        "attributes": json_safe(span.attributes),
+        "resource_attributes": json_safe(span.resource_attributes),
+        "scope": {"name": span.scope_name, "version": span.scope_version},
+        "events": [{"name": e.name, "time_unix_nano": e.time_unix_nano, "attributes": json_safe(e.attributes)}
+                   for e in span.events],
+        "links": [{"trace_id": link.trace_id, "span_id": link.span_id, "attributes": json_safe(link.attributes)}
+                  for link in span.links],
+        "truncated": span.truncated or None,
+    }

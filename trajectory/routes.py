@@ -1,0 +1,370 @@
+"""The trajectory routes on the API port: sessions, their spans, their ATIF trajectories, bulk
+export, and per-agent mapping overrides. Access is the API's: `agent_of` checks the caller may
+see the agent's workspace (an ingest key of another workspace gets 404).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from aiohttp import web
+from evalkit.trajectory.assemble import Assembled, assemble, span_view
+from evalkit.trajectory.from_spans import trajectory_from_spans
+from evalkit.trajectory.mapping_store import current_mapping, mapping_history, overrides_json, save_mapping
+from evalkit.trajectory.overrides import MappingOverrides
+from evalkit.trajectory.prices import PriceBook
+from evalkit.trajectory.read import count_trace_spans, read_trace_logs, read_trace_spans, session_window
+from evalkit.trajectory.session_list import (
+    BadQuery,
+    SessionQuery,
+    decode_cursor,
+    encode_cursor,
+    list_sessions,
+    parse_time,
+)
+from evalkit.trajectory.settle import Settlement, settle_session
+from pydantic import ValidationError
+
+from evalkit.access import Agent
+from evalkit.api import ApiError, Context, agent_of, caller_of, json_response
+
+STATUS_HEADER = "X-Evalkit-Trajectory-Status"
+SETTLED_HEADER = "X-Evalkit-Trajectory-Settled"
+_POLL_SECONDS = 0.25
+_EXPORT_CHUNK = 200
+
+_TYPED_COLUMNS = """
+SELECT trace_id, span_id, operation, provider, model, is_llm_call, input_tokens, output_tokens,
+       cache_read_tokens, cache_write_tokens, reasoning_tokens, reported_cost_usd, tool_name, tool_call_id,
+       toUnixTimestamp64Milli(received_at)
+FROM spans FINAL
+WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+"""
+
+
+def _ctx(request: web.Request) -> Context:
+    return request.app["context"]  # type: ignore[no-any-return]
+
+
+def _prices(request: web.Request) -> PriceBook:
+    return request.app["trajectory_prices"]  # type: ignore[no-any-return]
+
+
+def _now(context: Context) -> float:
+    # The service's clock (tests and replays pass their own).
+    return float(context.access.clock())
+
+
+def _int(request: web.Request, name: str, default: int, *, low: int = 0, high: int | None = None) -> int:
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ApiError(400, f"{name}={raw!r} must be a whole number") from exc
+    if value < low or (high is not None and value > high):
+        raise ApiError(400, f"{name}={value} is out of range: use {low}..{high if high is not None else '∞'}")
+    return value
+
+
+def _float(request: web.Request, name: str) -> float | None:
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ApiError(400, f"{name}={raw!r} must be a number") from exc
+
+
+def _time_range(request: web.Request) -> tuple[int, int]:
+    try:
+        since = parse_time(request.query["since"], "since") if request.query.get("since") else 0
+        until = parse_time(request.query["until"], "until") if request.query.get("until") else 2**62
+    except BadQuery as exc:
+        raise ApiError(400, str(exc)) from exc
+    if until <= since:
+        raise ApiError(400, "until must be after since")
+    return since, until
+
+
+async def _overrides(context: Context, agent: Agent) -> MappingOverrides | None:
+    mapping = await asyncio.to_thread(current_mapping, context.store, agent.agent_id)
+    return mapping.overrides
+
+
+# -- sessions ---------------------------------------------------------------------------------------------------
+async def _list_sessions(request: web.Request) -> web.Response:
+    agent = await agent_of(request)
+    context = _ctx(request)
+    since, until = _time_range(request)
+    sort = request.query.get("sort", "last_seen")
+    limit = _int(request, "limit", 50, low=1, high=1000)
+    try:
+        offset = (decode_cursor(request.query["cursor"], sort) if request.query.get("cursor")
+                  else _int(request, "offset", 0))
+    except BadQuery as exc:
+        raise ApiError(400, str(exc)) from exc
+    errors = request.query.get("errors", "").lower()
+    if errors not in ("", "true", "false", "1", "0"):
+        raise ApiError(400, f"errors={errors!r}: use errors=true to list only sessions with errors")
+    query = SessionQuery(since_ns=since, until_ns=until, limit=limit, offset=offset, sort=sort,
+                         errors_only=errors in ("true", "1"), model=request.query.get("model") or None,
+                         min_cost=_float(request, "min_cost"))
+    try:
+        rows, more = await asyncio.to_thread(list_sessions, context.store, agent.agent_id, query, _prices(request))
+    except BadQuery as exc:
+        raise ApiError(400, str(exc)) from exc
+    now, quiet = _now(context), context.settings.settle_quiet_seconds
+    return json_response({
+        "agent": agent.agent_id,
+        "sessions": [row.view(now, quiet) for row in rows],
+        "sort": sort,
+        "offset": offset,
+        "limit": limit,
+        "has_more": more,
+        "next_cursor": encode_cursor(offset + limit, sort) if more else None,
+    })
+
+
+async def _session_detail(request: web.Request) -> web.Response:
+    agent = await agent_of(request)
+    context = _ctx(request)
+    session_id = request.match_info["session_id"]
+    window = await asyncio.to_thread(session_window, context.store, agent.agent_id, session_id)
+    if window is None:
+        raise ApiError(404, _unknown_session(agent, session_id))
+    total = await asyncio.to_thread(count_trace_spans, context.store, agent.agent_id, window.trace_ids)
+    cap = context.settings.session_span_limit
+    paged = "limit" in request.query or "offset" in request.query
+    limit = _int(request, "limit", cap, low=1, high=cap)
+    offset = _int(request, "offset", 0)
+    if total > cap and not paged:
+        return json_response({"error": {
+            "status": 413,
+            "message": (f"session {session_id} has {total} spans, over this service's limit of {cap} per "
+                        f"response; page through it with ?limit={min(cap, 1000)}&offset=0 (then offset=1000, …), "
+                        "or raise EVALKIT_SESSION_SPAN_LIMIT"),
+            "span_count": total, "limit": cap,
+            "next": f"?limit={min(cap, 1000)}&offset=0"}}, status=413)
+
+    def read() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        spans = read_trace_spans(context.store, agent.agent_id, window.trace_ids, limit=limit, offset=offset)
+        typed_rows = context.store.query(_TYPED_COLUMNS, {"agent": agent.agent_id, "traces": list(window.trace_ids)})
+        typed = {(r[0], r[1]): r[2:] for r in typed_rows}
+        views = []
+        for span in spans:
+            view = span_view(span)
+            t = typed.get((span.trace_id, span.span_id))
+            if t is not None:
+                view["typed"] = {
+                    "operation": t[0] or None, "provider": t[1] or None, "model": t[2] or None,
+                    "is_llm_call": bool(t[3]), "input_tokens": t[4], "output_tokens": t[5],
+                    "cache_read_tokens": t[6], "cache_write_tokens": t[7], "reasoning_tokens": t[8],
+                    "reported_cost_usd": t[9], "tool_name": t[10] or None, "tool_call_id": t[11] or None,
+                    "received_at_ms": t[12]}
+            views.append(view)
+        whole = len(spans) == total
+        logs = read_trace_logs(context.store, agent.agent_id, window.trace_ids) if whole else []
+        overrides = current_mapping(context.store, agent.agent_id).overrides
+        built = trajectory_from_spans(spans, logs, overrides=overrides, prices=_prices(request),
+                                      session_id=session_id)
+        summary = {
+            "span_count": total,
+            "trace_count": len(window.trace_ids),
+            "returned": len(spans),
+            "offset": offset,
+            "spans_by_kind": dict(Counter(v["kind"] for v in views)),
+            "spans_by_operation": dict(Counter((v.get("typed") or {}).get("operation") or "other" for v in views)),
+            "llm_calls": sum(1 for v in views if (v.get("typed") or {}).get("is_llm_call")),
+            "errors": sum(1 for v in views if v["status_code"] == "ERROR"),
+            "mapping_version": built.mapping_version,
+            "emitters": built.emitters,
+            "unmapped_attributes": built.unmapped_attributes,
+            # Paged: the mapper saw only this page, so its findings are the page's.
+            "mapped_over": "session" if whole else "page",
+        }
+        return views, summary
+
+    views, summary = await asyncio.to_thread(read)
+    body: dict[str, Any] = {"agent": agent.agent_id, "session_id": session_id, "summary": summary, "spans": views}
+    if offset + len(views) < total:
+        body["next"] = f"?limit={limit}&offset={offset + len(views)}"
+    return json_response(body)
+
+
+def _unknown_session(agent: Agent, session_id: str) -> str:
+    return (f"agent {agent.agent_id} has no session {session_id!r}: no span carrying that session id has "
+            "arrived. Spans name their session in `session.id` or `gen_ai.conversation.id` (or the attribute "
+            "set with `evalkit mapping set`), usually on the root span, which is exported last; list known "
+            f"sessions with `evalkit sessions list {agent.agent_id}`, or ask again with ?wait=SECONDS")
+
+
+# -- trajectories -----------------------------------------------------------------------------------------------
+async def _settle(context: Context, agent: Agent, session_id: str, wait: float
+                  ) -> tuple[Settlement, Any, float, bool]:
+    """Poll the cheap settle check until the session is settled or `wait` runs out."""
+    started = time.monotonic()
+    quiet = context.settings.settle_quiet_seconds
+    while True:
+        settlement, window = await asyncio.to_thread(
+            settle_session, context.store, agent.agent_id, session_id, now=_now(context), quiet_period=quiet)
+        waited = time.monotonic() - started
+        remaining = wait - waited
+        if settlement.settled or remaining <= 0:
+            return settlement, window, waited, not settlement.settled and wait > 0
+        pause = _POLL_SECONDS
+        if settlement.complete and settlement.span_count:
+            # Complete and only waiting out the quiet period: sleep until it ends (a new span just re-checks).
+            pause = max(_POLL_SECONDS, quiet - settlement.quiet_seconds)
+        await asyncio.sleep(min(pause, remaining))
+
+
+def _wait_of(request: web.Request, context: Context) -> float:
+    wait = _float(request, "wait") or 0.0
+    cap = context.settings.max_trajectory_wait_seconds
+    if wait < 0 or wait > cap:
+        raise ApiError(400, f"wait={wait:g} is out of range: use 0..{cap:g} seconds")
+    return wait
+
+
+async def _trajectory(request: web.Request) -> web.Response:
+    agent = await agent_of(request)
+    context = _ctx(request)
+    session_id = request.match_info["session_id"]
+    wait = _wait_of(request, context)
+    settlement, window, waited, ran_out = await _settle(context, agent, session_id, wait)
+    if window is None or settlement.span_count == 0:
+        raise ApiError(404, _unknown_session(agent, session_id)
+                       + (f" (waited {waited:.1f}s)" if wait else ""))
+    cap = context.settings.session_span_limit
+    if settlement.span_count > cap:
+        raise ApiError(413, f"session {session_id} has {settlement.span_count} spans, over this service's limit "
+                            f"of {cap}; read its spans page by page from /api/agents/{agent.agent_id}/sessions/"
+                            f"{session_id}?limit=1000&offset=0, or raise EVALKIT_SESSION_SPAN_LIMIT")
+    overrides = await _overrides(context, agent)
+    assembled: Assembled = await asyncio.to_thread(
+        assemble, context.store, agent.agent_id, agent.name, session_id, now=_now(context),
+        quiet_period=context.settings.settle_quiet_seconds, overrides=overrides, prices=_prices(request),
+        settlement=settlement, window=window)
+    document = assembled.document(waited_seconds=waited, waited_out=ran_out if wait else None)
+    text = await asyncio.to_thread(json.dumps, document)
+    return web.Response(text=text, content_type="application/json", headers={
+        STATUS_HEADER: assembled.status, SETTLED_HEADER: "true" if settlement.settled else "false"})
+
+
+def _export_sessions(context: Context, agent_id: str, since: int, until: int) -> list[str]:
+    rows = context.store.query(
+        "SELECT session_id FROM session_traces WHERE agent_id = {a:String} GROUP BY session_id "
+        "HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64}) "
+        "AND min(first_start) < fromUnixTimestamp64Nano({until:Int64}) ORDER BY min(first_start), session_id",
+        {"a": agent_id, "since": since, "until": until})
+    return [r[0] for r in rows]
+
+
+async def _export(request: web.Request) -> web.StreamResponse:
+    agent = await agent_of(request)
+    context = _ctx(request)
+    since, until = _time_range(request)
+    wanted = request.query.getall("session_id", [])
+    statuses = {s for s in request.query.get("status", "").split(",") if s}
+    unknown = statuses - {"valid", "partial", "invalid"}
+    if unknown:
+        raise ApiError(400, f"status={','.join(sorted(unknown))} is not known; use valid, partial or invalid")
+    sessions = list(dict.fromkeys(wanted)) or await asyncio.to_thread(
+        _export_sessions, context, agent.agent_id, since, until)
+    overrides = await _overrides(context, agent)
+    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson",
+                                           "Content-Disposition": f'attachment; filename="{agent.name}.jsonl"'})
+    await response.prepare(request)
+    quiet = context.settings.settle_quiet_seconds
+    for session_id in sessions:
+        assembled = await asyncio.to_thread(
+            assemble, context.store, agent.agent_id, agent.name, session_id, now=_now(context),
+            quiet_period=quiet, overrides=overrides, prices=_prices(request))
+        if assembled.built is None:
+            if wanted:
+                # Asked for by name: say it is missing rather than leave a silent gap.
+                line = {"session_id": session_id, "extra": {"status": "unavailable",
+                                                            "error": _unknown_session(agent, session_id)}}
+                await response.write((json.dumps(line) + "\n").encode())
+            continue
+        if statuses and assembled.status not in statuses:
+            continue
+        line_text = await asyncio.to_thread(json.dumps, assembled.document())
+        await response.write((line_text + "\n").encode())
+    await response.write_eof()
+    return response
+
+
+# -- mapping overrides ------------------------------------------------------------------------------------------
+async def _get_mapping(request: web.Request) -> web.Response:
+    agent = await agent_of(request)
+    context = _ctx(request)
+    version = _int(request, "version", 0, low=0) or None
+    mapping = await asyncio.to_thread(current_mapping, context.store, agent.agent_id, version)
+    if version and mapping.version != version:
+        raise ApiError(404, f"agent {agent.agent_id} has no mapping version {version}; "
+                            f"see the versions with GET /api/agents/{agent.agent_id}/mapping")
+    history = await asyncio.to_thread(mapping_history, context.store, agent.agent_id)
+    body = overrides_json(mapping)
+    body["session_attribute"] = agent.session_attribute or None
+    body["versions"] = [{"version": m.version, "mapping_version": m.label, "created_by": m.created_by,
+                         "created_at_ms": m.created_at_ms} for m in history]
+    return json_response(body)
+
+
+async def _put_mapping(request: web.Request) -> web.Response:
+    agent = await agent_of(request, write=True)
+    caller = await caller_of(request)
+    context = _ctx(request)
+    try:
+        raw = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(400, f"the body must be the mapping overrides as a JSON object (or null): {exc}") from exc
+    if isinstance(raw, dict) and set(raw) == {"overrides"}:
+        raw = raw["overrides"]
+    overrides: MappingOverrides | None = None
+    if raw is not None:
+        try:
+            overrides = MappingOverrides.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+            raise ApiError(400, f"mapping overrides rejected: {problems}. Fields: version, session_id_attribute, "
+                                "agent_name_attribute, attribute_map, ignore_span_names") from exc
+    saved = await asyncio.to_thread(save_mapping, context.store, agent.agent_id, overrides, caller.name)
+    session_attribute = overrides.session_id_attribute if overrides is not None else None
+    if (session_attribute or "") != agent.session_attribute:
+        # Ingest reads the session id attribute from the agent record.
+        await asyncio.to_thread(context.access.update_agent, replace(agent, session_attribute=session_attribute or ""))
+    body = overrides_json(saved)
+    body["session_attribute"] = session_attribute
+    return json_response(body, status=200)
+
+
+def load_prices(context: Context) -> PriceBook:
+    path = context.settings.price_file_path
+    if path is None:
+        return PriceBook()
+    try:
+        return PriceBook.from_file(path)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"the price file {path} cannot be used ({exc}); fix it (see docs/trajectories.md) "
+                         "or remove it to use the built-in genai-prices table") from exc
+
+
+def add_routes(app: web.Application, context: Context) -> None:
+    app["trajectory_prices"] = load_prices(context)
+    base = "/api/agents/{agent}"
+    app.router.add_get(base + "/sessions", _list_sessions)
+    app.router.add_get(base + "/sessions/{session_id}", _session_detail)
+    app.router.add_get(base + "/sessions/{session_id}/trajectory", _trajectory)
+    app.router.add_get(base + "/trajectories.jsonl", _export)
+    app.router.add_get(base + "/mapping", _get_mapping)
+    app.router.add_put(base + "/mapping", _put_mapping)

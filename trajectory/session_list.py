@@ -1,0 +1,273 @@
+"""An agent's sessions, summed from the typed span columns without decoding any attributes.
+
+Two queries: the sessions (span count, times, errors, structure, models) and their
+LLM calls' tokens and reported cost per (model, provider), which are priced here with
+the same price book the trajectories use. Counts are those of the typed columns: a
+framework LLM span that wraps a client library's LLM span counts twice here but once
+in the trajectory, which de-duplicates by reading the span tree.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from evalkit.trajectory.prices import PriceBook, TokenCounts
+from evalkit.trajectory.settle import PARTIAL, VALID
+
+from evalkit.store import Store
+
+SORTS = {
+    "last_seen": "last_ns DESC, sid",
+    "first_seen": "first_ns DESC, sid",
+    "spans": "span_count DESC, sid",
+    "cost": None,  # priced in Python, so sorted there
+}
+
+# Sessions overlapping [since, until), then per trace (so structure can be judged), then per session.
+_SESSIONS = """
+WITH in_range AS (
+    SELECT session_id FROM session_traces WHERE agent_id = {agent:String}
+    GROUP BY session_id
+    HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
+       AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
+),
+pairs AS (
+    SELECT DISTINCT session_id, trace_id FROM session_traces
+    WHERE agent_id = {agent:String} AND session_id IN (SELECT session_id FROM in_range)
+),
+per_trace AS (
+    SELECT trace_id, count() AS spans, min(start_time) AS first_start, max(end_time) AS last_end,
+           max(received_at) AS last_received, countIf(status_code = 2) AS errors,
+           countIf(parent_span_id = '') AS roots,
+           length(groupUniqArrayIf(parent_span_id, parent_span_id != ''))
+             - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''),
+                                     groupUniqArray(span_id))) AS missing_parents,
+           groupUniqArrayIf(model, model != '' AND is_llm_call) AS models
+    FROM spans FINAL
+    WHERE agent_id = {agent:String} AND trace_id IN (SELECT trace_id FROM pairs)
+    GROUP BY trace_id
+)
+SELECT p.session_id AS sid, sum(t.spans) AS span_count, count() AS trace_count,
+       toUnixTimestamp64Nano(min(t.first_start)) AS first_ns, toUnixTimestamp64Nano(max(t.last_end)) AS last_ns,
+       toUnixTimestamp64Milli(max(t.last_received)) AS received_ms, sum(t.errors) AS error_count,
+       countIf(t.roots = 0) AS rootless_traces, sum(t.missing_parents) AS missing_parent_count,
+       arraySort(groupUniqArrayArray(t.models)) AS session_models
+FROM per_trace AS t INNER JOIN pairs AS p ON t.trace_id = p.trace_id
+GROUP BY p.session_id
+__HAVING__
+ORDER BY __ORDER__
+__LIMIT__
+"""
+
+# Leaf LLM calls per session and (model, provider): what pricing needs.
+_LLM_CALLS = """
+SELECT p.session_id, s.model, s.provider, count(), countIf(s.reported_cost_usd IS NOT NULL),
+       sumIf(s.reported_cost_usd, s.reported_cost_usd IS NOT NULL),
+       -- Prompt tokens include cached ones (as in the trajectory); emitters that leave them out say
+       -- fewer prompt tokens than cache tokens.
+       sumIf(if(s.input_tokens < s.cache_read_tokens + s.cache_write_tokens,
+                s.input_tokens + s.cache_read_tokens + s.cache_write_tokens, s.input_tokens),
+             s.reported_cost_usd IS NULL),
+       sumIf(s.output_tokens, s.reported_cost_usd IS NULL),
+       sumIf(s.cache_read_tokens, s.reported_cost_usd IS NULL),
+       sumIf(s.cache_write_tokens, s.reported_cost_usd IS NULL),
+       sum(if(s.input_tokens < s.cache_read_tokens + s.cache_write_tokens,
+              s.input_tokens + s.cache_read_tokens + s.cache_write_tokens, s.input_tokens)),
+       sum(s.output_tokens), sum(s.cache_read_tokens), sum(s.reasoning_tokens),
+       countIf(s.reported_cost_usd IS NULL AND s.input_tokens = 0 AND s.output_tokens = 0)
+FROM spans AS s FINAL
+INNER JOIN (SELECT DISTINCT session_id, trace_id FROM session_traces
+            WHERE agent_id = {agent:String} AND session_id IN {sessions:Array(String)}) AS p
+    ON s.trace_id = p.trace_id
+WHERE s.agent_id = {agent:String} AND s.is_llm_call
+GROUP BY p.session_id, s.model, s.provider
+"""
+
+
+class BadQuery(ValueError):
+    """A parameter of the session list the caller can fix."""
+
+
+@dataclass
+class SessionRow:
+    session_id: str
+    spans: int
+    traces: int
+    first_start_ns: int
+    last_end_ns: int
+    last_received_ms: int
+    errors: int
+    rootless_traces: int
+    missing_parents: int
+    models: list[str]
+    steps: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: Decimal | None = Decimal(0)
+    price_sources: set[str] = field(default_factory=set)
+    unpriced: list[str] = field(default_factory=list)
+
+    def status(self, now: float, quiet_period: float) -> str:
+        complete = not self.rootless_traces and not self.missing_parents
+        quiet = now - self.last_received_ms / 1000 >= quiet_period
+        return VALID if complete and quiet else PARTIAL
+
+    def view(self, now: float, quiet_period: float) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "status": self.status(now, quiet_period),
+            "span_count": self.spans,
+            "trace_count": self.traces,
+            "first_seen": iso(self.first_start_ns),
+            "last_seen": iso(self.last_end_ns),
+            "duration_s": round(max(0, self.last_end_ns - self.first_start_ns) / 1e9, 6),
+            "steps": self.steps,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "cost_usd": float(self.cost_usd) if self.cost_usd is not None else None,
+            "cost_priced": self.cost_usd is not None,
+            "price_sources": sorted(self.price_sources),
+            "unpriced": self.unpriced,
+            "errors": self.errors,
+            "models": self.models,
+        }
+
+
+@dataclass(frozen=True)
+class SessionQuery:
+    since_ns: int = 0
+    until_ns: int = 2**62
+    limit: int = 50
+    offset: int = 0
+    sort: str = "last_seen"
+    errors_only: bool = False
+    model: str | None = None
+    min_cost: float | None = None
+
+
+def iso(ns: int) -> str:
+    return datetime.fromtimestamp(ns / 1e9, UTC).isoformat().replace("+00:00", "Z")
+
+
+def parse_time(value: str, name: str) -> int:
+    """ISO 8601 or unix seconds -> unix nanoseconds."""
+    text = value.strip()
+    try:
+        return int(Decimal(text) * 1_000_000_000)
+    except ArithmeticError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise BadQuery(f"{name}={value!r} is not a time; give ISO 8601 (2025-01-31T12:00:00Z) or unix seconds"
+                       ) from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1_000_000_000)
+
+
+def encode_cursor(offset: int, sort: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"o": offset, "s": sort}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, sort: str) -> int:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        offset, cursor_sort = int(data["o"]), str(data["s"])
+    except Exception as exc:
+        raise BadQuery("cursor is not one this service gave out; start again without it") from exc
+    if cursor_sort != sort:
+        raise BadQuery(f"this cursor pages sort={cursor_sort}; keep the sort while paging or start again")
+    return offset
+
+
+def _sessions(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) -> list[SessionRow]:
+    having: list[str] = []
+    params: dict[str, Any] = {"agent": agent_id, "since": q.since_ns, "until": q.until_ns}
+    if q.errors_only:
+        having.append("error_count > 0")
+    if q.model:
+        having.append("has(session_models, {model:String})")
+        params["model"] = q.model
+    order = SORTS[q.sort] if paged_in_sql else "sid"
+    limit = f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}" if paged_in_sql else ""
+    sql = (_SESSIONS.replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having else "")
+           .replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
+    rows = store.query(sql, params)
+    return [SessionRow(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7]),
+                       int(r[8]), list(r[9])) for r in rows]
+
+
+def _price(store: Store, agent_id: str, rows: Sequence[SessionRow], prices: PriceBook) -> None:
+    if not rows:
+        return
+    by_id = {row.session_id: row for row in rows}
+    calls = store.query(_LLM_CALLS, {"agent": agent_id, "sessions": list(by_id)})
+    for (session, model, provider, count, reported_count, reported, prompt, completion, cache_read, cache_write,
+         all_prompt, all_completion, all_cached, reasoning, no_usage) in calls:
+        row = by_id[session]
+        row.steps += int(count)
+        row.prompt_tokens += int(all_prompt)
+        row.completion_tokens += int(all_completion)
+        row.cached_tokens += int(all_cached)
+        row.reasoning_tokens += int(reasoning)
+        if reported_count:
+            row.price_sources.add("reported")
+            if row.cost_usd is not None:
+                row.cost_usd += Decimal(repr(float(reported)))
+        unreported = int(count) - int(reported_count)
+        if not unreported:
+            continue
+        priced = None
+        if model and not no_usage:
+            tokens = TokenCounts(int(prompt), int(completion), int(cache_read), int(cache_write))
+            when = datetime.fromtimestamp(row.first_start_ns / 1e9, UTC)
+            priced = prices.cost(tokens, model, provider or None, when)
+        if priced is None:
+            why = "no model name" if not model else ("no token usage" if no_usage else "no price")
+            row.unpriced.append(f"{model or '?'}" + (f" ({provider})" if provider else "") + f": {why}")
+            row.cost_usd = None
+        else:
+            row.price_sources.add(priced.source)
+            if row.cost_usd is not None:
+                row.cost_usd += priced.usd
+
+
+def list_sessions(
+    store: Store, agent_id: str, query: SessionQuery, prices: PriceBook
+) -> tuple[list[SessionRow], bool]:
+    """One page of sessions and whether more follow."""
+    if query.sort not in SORTS:
+        raise BadQuery(f"sort={query.sort!r} is not known; use one of {', '.join(SORTS)}")
+    needs_price_first = query.sort == "cost" or query.min_cost is not None
+    if not needs_price_first:
+        page = _sessions(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)
+        more = len(page) > query.limit
+        page = page[: query.limit]
+        _price(store, agent_id, page, prices)
+        return page, more
+    rows = _sessions(store, agent_id, query, False)
+    _price(store, agent_id, rows, prices)
+    if query.min_cost is not None:
+        # An unpriced session's cost is unknown, not zero: it does not pass a cost floor.
+        rows = [r for r in rows if r.cost_usd is not None and r.cost_usd >= Decimal(repr(query.min_cost))]
+    if query.sort == "cost":
+        # Unpriced sessions last; ties by recency.
+        rows.sort(key=lambda r: (r.cost_usd is None, -(r.cost_usd or 0), -r.last_end_ns, r.session_id))
+    else:
+        key = {"last_seen": lambda r: (-r.last_end_ns, r.session_id),
+               "first_seen": lambda r: (-r.first_start_ns, r.session_id),
+               "spans": lambda r: (-r.spans, r.session_id)}[query.sort]
+        rows.sort(key=key)
+    page = rows[query.offset: query.offset + query.limit]
+    return page, len(rows) > query.offset + query.limit
