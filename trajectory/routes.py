@@ -36,7 +36,7 @@ from evalkit.api import ApiError, Context, agent_of, caller_of, json_response
 STATUS_HEADER = "X-Evalkit-Trajectory-Status"
 SETTLED_HEADER = "X-Evalkit-Trajectory-Settled"
 _POLL_SECONDS = 0.25
-_EXPORT_CHUNK = 200
+PRICES_KEY = web.AppKey("trajectory_prices", PriceBook)
 
 _TYPED_COLUMNS = """
 SELECT trace_id, span_id, operation, provider, model, is_llm_call, input_tokens, output_tokens,
@@ -52,7 +52,7 @@ def _ctx(request: web.Request) -> Context:
 
 
 def _prices(request: web.Request) -> PriceBook:
-    return request.app["trajectory_prices"]  # type: ignore[no-any-return]
+    return request.app[PRICES_KEY]
 
 
 def _now(context: Context) -> float:
@@ -360,7 +360,7 @@ def load_prices(context: Context) -> PriceBook:
 
 
 def add_routes(app: web.Application, context: Context) -> None:
-    app["trajectory_prices"] = load_prices(context)
+    app[PRICES_KEY] = load_prices(context)
     base = "/api/agents/{agent}"
     app.router.add_get(base + "/sessions", _list_sessions)
     app.router.add_get(base + "/sessions/{session_id}", _session_detail)
