@@ -69,44 +69,72 @@ class Attribution:
     tool_call_id: str
 
 
-def _first_str(values: dict[str, Any], keys: tuple[str, ...]) -> str:
-    for key in keys:
-        value = values.get(key)
-        if value is not None and value != "":
-            return value if isinstance(value, str) else str(value)
-    return ""
+# Each wanted key -> (field, rank): one pass over a span's few wanted values finds the
+# best-ranked value of every field (this runs for every span on the ingest path).
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "session": SESSION_KEYS, "operation": OPERATION_KEYS, "provider": PROVIDER_KEYS, "model": MODEL_KEYS,
+    "input": INPUT_TOKEN_KEYS, "output": OUTPUT_TOKEN_KEYS, "cache_read": CACHE_READ_KEYS,
+    "cache_write": CACHE_WRITE_KEYS, "reasoning": REASONING_KEYS, "cost": COST_KEYS, "tool_name": TOOL_NAME_KEYS,
+    "tool_call_id": TOOL_CALL_ID_KEYS, "oi_kind": ("openinference.span.kind",),
+    "observation_type": ("langfuse.observation.type",), "mlflow_type": ("mlflow.spanType",),
+}
+_KEY_SLOTS: dict[str, list[tuple[str, int]]] = {}
+for _field, _keys in _FIELDS.items():
+    for _rank, _key in enumerate(_keys):
+        _KEY_SLOTS.setdefault(_key, []).append((_field, _rank))
+
+_NUMERIC = frozenset({"input", "output", "cache_read", "cache_write", "reasoning", "cost"})
 
 
-def _first_int(values: dict[str, Any], keys: tuple[str, ...]) -> int:
-    for key in keys:
-        value = values.get(key)
-        if value is None or isinstance(value, bool):
-            continue
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            continue
-        return max(number, 0)
-    return 0
+def _usable(field: str, value: Any) -> bool:
+    if value is None or value == "":
+        return False
+    if field in _NUMERIC:
+        if isinstance(value, bool):
+            return False
+        if field != "cost" and not isinstance(value, int):
+            try:
+                int(value)
+            except (TypeError, ValueError):
+                return False
+        if field == "cost" and not isinstance(value, int | float):
+            return False
+    return True
 
 
 def attribute(name: str, values: dict[str, Any], session_attribute: str = "") -> Attribution:
     """Read the typed columns of one span from its wanted attribute values."""
+    best: dict[str, tuple[int, Any]] = {}
+    for key, value in values.items():
+        for field, rank in _KEY_SLOTS.get(key, ()):
+            current = best.get(field)
+            if (current is None or rank < current[0]) and _usable(field, value):
+                best[field] = (rank, value)
+
+    def text(field: str) -> str:
+        found = best.get(field)
+        return "" if found is None else (found[1] if isinstance(found[1], str) else str(found[1]))
+
+    def count(field: str) -> int:
+        found = best.get(field)
+        return 0 if found is None else max(int(found[1]), 0)
+
     session_id = ""
     if session_attribute:
-        session_id = _first_str(values, (session_attribute,))
+        custom = values.get(session_attribute)
+        session_id = "" if custom is None else str(custom)
     if not session_id:
-        session_id = _first_str(values, SESSION_KEYS)
+        session_id = text("session")
 
-    kind = _first_str(values, ("openinference.span.kind",)).upper()
-    operation = _first_str(values, OPERATION_KEYS) or _OI_OPERATIONS.get(kind, "")
+    kind = text("oi_kind").upper()
+    operation = text("operation") or _OI_OPERATIONS.get(kind, "")
     if not operation and name.startswith("ai."):
         if name.endswith((".doGenerate", ".doStream")):
             operation = "chat"
         elif name == "ai.toolCall":
             operation = "execute_tool"
-    observation_type = _first_str(values, ("langfuse.observation.type",))
-    mlflow_type = _first_str(values, ("mlflow.spanType",)).strip('"')
+    observation_type = text("observation_type")
+    mlflow_type = text("mlflow_type").strip('"')
     is_llm_call = (
         operation in _LLM_OPERATIONS
         or kind == "LLM"
@@ -115,26 +143,20 @@ def attribute(name: str, values: dict[str, Any], session_attribute: str = "") ->
     )
     if not operation and observation_type == "generation":
         operation = "chat"
-
-    cost: float | None = None
-    for key in COST_KEYS:
-        raw = values.get(key)
-        if isinstance(raw, int | float) and not isinstance(raw, bool):
-            cost = float(raw)
-            break
+    cost = best.get("cost")
 
     return Attribution(
         session_id=session_id,
         operation=operation,
-        provider=_first_str(values, PROVIDER_KEYS),
-        model=_first_str(values, MODEL_KEYS),
+        provider=text("provider"),
+        model=text("model"),
         is_llm_call=is_llm_call,
-        input_tokens=_first_int(values, INPUT_TOKEN_KEYS),
-        output_tokens=_first_int(values, OUTPUT_TOKEN_KEYS),
-        cache_read_tokens=_first_int(values, CACHE_READ_KEYS),
-        cache_write_tokens=_first_int(values, CACHE_WRITE_KEYS),
-        reasoning_tokens=_first_int(values, REASONING_KEYS),
-        reported_cost_usd=cost,
-        tool_name=_first_str(values, TOOL_NAME_KEYS),
-        tool_call_id=_first_str(values, TOOL_CALL_ID_KEYS),
+        input_tokens=count("input"),
+        output_tokens=count("output"),
+        cache_read_tokens=count("cache_read"),
+        cache_write_tokens=count("cache_write"),
+        reasoning_tokens=count("reasoning"),
+        reported_cost_usd=None if cost is None else float(cost[1]),
+        tool_name=text("tool_name"),
+        tool_call_id=text("tool_call_id"),
     )

@@ -14,11 +14,12 @@ from typing import Any
 
 from evalkit.ingest.attribution import WANTED_KEYS, attribute
 
-from evalkit.attributes import STRING, any_value_json, encode_any_value
+from evalkit.attributes import any_value_json, encode_any_value
 
 _ZERO_TRACE = b"\x00" * 16
 _ZERO_SPAN = b"\x00" * 8
 _MAX_MESSAGES = 5
+_SCALARS = frozenset({"int_value", "double_value", "bool_value"})
 
 SPAN_COLUMNS = (
     "agent_id", "trace_id", "span_id", "parent_span_id", "session_id", "name", "kind", "start_time",
@@ -79,8 +80,12 @@ class AttributeSet:
         threshold = limits.payload_threshold_bytes
         for kv in kvs:
             key = kv.key
-            text, type_code = encode_any_value(kv.value)
-            if type_code != STRING:
+            value = kv.value
+            which = value.WhichOneof("value")
+            if which == "string_value":  # the common case, without a call
+                text = value.string_value
+            else:
+                text, type_code = encode_any_value(value)
                 types[key] = type_code
             if len(text) * 4 > cap:  # cheap pre-check: a character is at most 4 bytes
                 raw = text.encode("utf-8")
@@ -92,16 +97,10 @@ class AttributeSet:
             else:
                 values[key] = text
             if pick and key in WANTED_KEYS:
-                picked[key] = _scalar(kv.value)
+                picked[key] = text if which == "string_value" else (
+                    getattr(value, which) if which in _SCALARS else None)
         self.values, self.payloads, self.types = values, payloads, types
         self.truncated, self.picked = truncated, picked
-
-
-def _scalar(value: Any) -> Any:
-    which = value.WhichOneof("value")
-    if which in ("string_value", "int_value", "double_value", "bool_value"):
-        return getattr(value, which)
-    return None
 
 
 def _plain(kvs: Iterable[Any], limits: Limits) -> tuple[dict[str, str], dict[str, int]]:

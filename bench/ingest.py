@@ -1,0 +1,216 @@
+"""Ingest throughput: realistic GenAI spans over OTLP/gRPC into `evalkit serve` (embedded engine).
+
+Starts `evalkit serve` in a subprocess on a fresh data directory, sends pre-encoded
+export requests (512 spans each, like the OTel SDK's batch processor) from several
+concurrent gRPC clients, and prints, per concurrency: spans/s acknowledged (each ack
+means durable), p50/p99 export latency, and the server's peak RSS. At the end it
+stops the server and counts the rows on disk: every acknowledged span must be there.
+
+    python bench/ingest.py [--spans 200000] [--concurrency 1,4,16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from opentelemetry.proto.common.v1 import common_pb2
+from opentelemetry.proto.resource.v1 import resource_pb2
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+TOKEN = "evk_bench_admin"
+EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+WORDS = ("weather", "paris", "tool", "answer", "agent", "model", "cache", "token", "price", "city", "rain")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def kv(key: str, value: object) -> common_pb2.KeyValue:
+    if isinstance(value, bool):
+        return common_pb2.KeyValue(key=key, value=common_pb2.AnyValue(bool_value=value))
+    if isinstance(value, int):
+        return common_pb2.KeyValue(key=key, value=common_pb2.AnyValue(int_value=value))
+    if isinstance(value, float):
+        return common_pb2.KeyValue(key=key, value=common_pb2.AnyValue(double_value=value))
+    return common_pb2.KeyValue(key=key, value=common_pb2.AnyValue(string_value=str(value)))
+
+
+def text(rng: random.Random, size: int) -> str:
+    out: list[str] = []
+    length = 0
+    while length < size:
+        word = rng.choice(WORDS)
+        out.append(word)
+        length += len(word) + 1
+    return " ".join(out)
+
+
+def session_spans(rng: random.Random, session: str, count: int, now: int) -> list[trace_pb2.Span]:
+    """A root agent span, then alternating chat and tool spans with ~1 KB payloads."""
+    trace_id = rng.randbytes(16)
+    root_id = rng.randbytes(8)
+    spans = []
+    start = now
+    for i in range(count - 1):
+        is_chat = i % 2 == 0
+        attrs = [kv("gen_ai.conversation.id", session)] if i == 0 else []
+        if is_chat:
+            attrs += [
+                kv("gen_ai.operation.name", "chat"), kv("gen_ai.provider.name", "openai"),
+                kv("gen_ai.request.model", "gpt-4o"), kv("gen_ai.response.model", "gpt-4o-2024-08-06"),
+                kv("gen_ai.usage.input_tokens", rng.randint(200, 4000)),
+                kv("gen_ai.usage.output_tokens", rng.randint(10, 400)),
+                kv("gen_ai.usage.cache_read.input_tokens", rng.randint(0, 200)),
+                kv("gen_ai.request.temperature", 0.0),
+                kv("gen_ai.input.messages", '[{"role":"user","parts":[{"type":"text","content":"'
+                   + text(rng, 700) + '"}]}]'),
+                kv("gen_ai.output.messages", '[{"role":"assistant","parts":[{"type":"text","content":"'
+                   + text(rng, 250) + '"}]}]'),
+                kv("openinference.span.kind", "LLM"), kv("llm.model_name", "gpt-4o"),
+            ]
+            name = "chat gpt-4o"
+        else:
+            attrs += [kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "get_weather"),
+                      kv("gen_ai.tool.call.id", f"call_{i}"), kv("gen_ai.tool.call.arguments", '{"city":"Paris"}'),
+                      kv("gen_ai.tool.call.result", text(rng, 300))]
+            name = "execute_tool get_weather"
+        duration = rng.randint(1_000_000, 800_000_000)
+        spans.append(trace_pb2.Span(trace_id=trace_id, span_id=rng.randbytes(8), parent_span_id=root_id, name=name,
+                                    kind=trace_pb2.Span.SPAN_KIND_CLIENT if is_chat else trace_pb2.Span.SPAN_KIND_INTERNAL,
+                                    start_time_unix_nano=start, end_time_unix_nano=start + duration, attributes=attrs))
+        start += duration
+    spans.append(trace_pb2.Span(trace_id=trace_id, span_id=root_id, name="invoke_agent bench",
+                                start_time_unix_nano=now, end_time_unix_nano=start + 1000,
+                                attributes=[kv("gen_ai.operation.name", "invoke_agent"), kv("session.id", session)]))
+    return spans
+
+
+def build_requests(total: int, seed: int = 7) -> list[bytes]:
+    rng = random.Random(seed)
+    now = time.time_ns()
+    spans: list[trace_pb2.Span] = []
+    session = 0
+    while len(spans) < total:
+        spans += session_spans(rng, f"bench-{seed}-{session}", rng.randint(20, 200), now)
+        session += 1
+    spans = spans[:total]
+    resource = resource_pb2.Resource(attributes=[kv("service.name", "bench-agent")])
+    requests = []
+    for i in range(0, len(spans), 512):
+        request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
+            resource=resource, scope_spans=[trace_pb2.ScopeSpans(spans=spans[i:i + 512])])])
+        requests.append(request.SerializeToString())
+    return requests
+
+
+def api(port: int, method: str, path: str, body: bytes | None = None) -> bytes:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method=method,
+                                     headers={"Authorization": f"Bearer {TOKEN}",
+                                              "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return bytes(response.read())
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def send_all(target: str, key: str, requests: list[bytes], concurrency: int) -> tuple[float, list[float]]:
+    latencies: list[float] = []
+    queue = list(requests)
+    async with grpc.aio.insecure_channel(target, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:
+        export = channel.unary_unary(EXPORT, request_serializer=lambda b: b, response_deserializer=lambda b: b)
+
+        async def worker() -> None:
+            while queue:
+                body = queue.pop()
+                started = time.perf_counter()
+                while True:
+                    try:
+                        await export(body, metadata=(("authorization", f"Bearer {key}"),), timeout=60)
+                        break
+                    except grpc.aio.AioRpcError as exc:
+                        if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED):
+                            raise
+                        await asyncio.sleep(0.2)  # retried: counted in this export's latency
+                latencies.append(time.perf_counter() - started)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - started, latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--spans", type=int, default=200_000, help="spans per concurrency level")
+    parser.add_argument("--concurrency", default="1,4,16")
+    args = parser.parse_args()
+    levels = [int(c) for c in args.concurrency.split(",")]
+
+    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-ingest-"))
+    grpc_port, http_port, api_port = free_port(), free_port(), free_port()
+    env = {**os.environ, "EVALKIT_BOOTSTRAP_TOKEN": TOKEN}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "evalkit.cli", "serve", "--data-dir", str(data_dir), "--grpc-port", str(grpc_port),
+         "--otlp-http-port", str(http_port), "--api-port", str(api_port)], env=env,
+        stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                api(api_port, "GET", "/healthz")
+                break
+            except Exception:
+                time.sleep(0.1)
+        api(api_port, "POST", "/api/workspaces", b'{"name":"bench"}')
+        api(api_port, "POST", "/api/agents", b'{"name":"agent","workspace":"bench"}')
+        import json
+
+        key = json.loads(api(api_port, "POST", "/api/agents/agent@bench/keys", b"{}"))["key"]
+        print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}; {args.spans} spans per level, "
+              "512 spans per export, ~1.3 KB of attributes per span")
+        print(f"{'clients':>7} {'spans/s acked':>14} {'p50 ms':>8} {'p99 ms':>8} {'server peak RSS MB':>19}")
+        acked = 0
+        for level_index, concurrency in enumerate(levels):
+            requests = build_requests(args.spans, seed=level_index + 1)
+            elapsed, latencies = asyncio.run(send_all(f"127.0.0.1:{grpc_port}", key, requests, concurrency))
+            acked += args.spans
+            latencies.sort()
+            p50 = statistics.median(latencies) * 1000
+            p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
+            print(f"{concurrency:>7} {args.spans / elapsed:>14,.0f} {p50:>8.1f} {p99:>8.1f} "
+                  f"{peak_rss_mb(server.pid):>19.0f}")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=120)
+    # Durable: reopen the data directory after the server stopped and count what is there.
+    from evalkit.store import Store
+
+    store = Store(f"chdb://{data_dir / 'clickhouse'}")
+    store.connect()
+    stored = store.query("SELECT count() FROM spans FINAL")[0][0]
+    print(f"after shutdown: {stored:,} spans on disk of {acked:,} acknowledged"
+          + ("" if stored == acked else "  <-- MISMATCH"))
+
+
+if __name__ == "__main__":
+    main()
