@@ -1,1 +1,25 @@
-"""The thin client: run_experiment and friends, over HTTP."""
+"""The thin client: run_experiment and friends, over HTTP (the contract: SDK.md)."""
+
+from evalkit.sdk.evaluators import Evaluation, PythonEvaluator, evaluator
+from evalkit.sdk.experiments import aevaluate_experiment, evaluate_experiment
+from evalkit.sdk.lease import LeaseLost
+from evalkit.sdk.models import ExperimentResult, Fixture, JudgeSettings, RunResult, RunSummary
+from evalkit.sdk.runner import arun_experiment, run_experiment
+from evalkit.sdk.scoring import ScoringError
+
+__all__ = [
+    "Evaluation",
+    "ExperimentResult",
+    "Fixture",
+    "JudgeSettings",
+    "LeaseLost",
+    "PythonEvaluator",
+    "RunResult",
+    "RunSummary",
+    "ScoringError",
+    "aevaluate_experiment",
+    "arun_experiment",
+    "evaluate_experiment",
+    "evaluator",
+    "run_experiment",
+]

@@ -1,0 +1,78 @@
+"""evaluate_experiment: score an experiment again, without running the agent."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import IO, Any
+
+from evalkit.sdk.client import ServiceClient, ServiceError, ServiceUnreachable
+from evalkit.sdk.config import connection, load_project
+from evalkit.sdk.evaluators import PythonEvaluator
+from evalkit.sdk.models import ExperimentResult, RunSummary
+from evalkit.sdk.progress import ProgressReport
+from evalkit.sdk.scoring import ScoringError, check_evaluators, score_experiment
+from evalkit.sdk.service import Service
+
+
+def evaluate_experiment(*, experiment_id: int | str, evaluators: Sequence[PythonEvaluator] = (),
+                        refetch_trajectories: bool = False, **options: Any) -> ExperimentResult:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError("evaluate_experiment was called inside a running event loop; use "
+                           "`await evalkit.aevaluate_experiment(...)` there: same arguments, async")
+    return asyncio.run(aevaluate_experiment(experiment_id=experiment_id, evaluators=evaluators,
+                                            refetch_trajectories=refetch_trajectories, **options))
+
+
+async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence[PythonEvaluator] = (),
+                               refetch_trajectories: bool = False, rescore: bool = False,
+                               url: str | None = None, token: str | None = None,
+                               output: IO[str] | None = None) -> ExperimentResult:
+    """Score experiment `experiment_id` again: its declared Python evaluators here, the service's there.
+
+    `refetch_trajectories` first re-reads runs whose trajectory was partial or unavailable.
+    """
+    checked = check_evaluators(evaluators)
+    experiment = int(experiment_id)
+    report = ProgressReport(output, live=False)
+    async with ServiceClient(connection(url, token)) as client:
+        service = Service(client)
+        info = await service.experiment(experiment)
+        declared = set((info.get("config") or {}).get("code_evaluators") or [])
+        undeclared = sorted(e.name for e in checked if e.name not in declared)
+        if undeclared:
+            raise ValueError(f"experiment {experiment} did not declare the Python evaluator(s) "
+                             f"{', '.join(undeclared)} (it declared: {', '.join(sorted(declared)) or 'none'}); "
+                             "an experiment is scored by what it was created with")
+        missing = sorted(declared - {e.name for e in checked})
+        if missing:
+            report.say(f"note: experiment {experiment} declares Python evaluator(s) {', '.join(missing)} that "
+                       "were not passed; their scores stay missing until they are")
+        if refetch_trajectories:
+            try:
+                refetched = await service.refetch(experiment)
+            except (ServiceError, ServiceUnreachable) as exc:
+                raise ScoringError(experiment, checked, str(exc)) from exc
+            report.say(f"refetched {refetched.get('refetched', 0)} trajectories: {refetched.get('changed') or {}}")
+        pending = (info.get("progress") or {}).get("pending") or 0
+        result = await score_experiment(service, experiment, checked, None, load_project().judge_keys(),
+                                        partial=bool(pending), rescore=rescore)
+        card = await service.scorecard(experiment)
+        try:
+            report.say(await service.scorecard_text(experiment))
+        except (ServiceError, ServiceUnreachable):
+            pass
+        url_of = service.experiment_url(experiment)
+        report.say(f"experiment {experiment}: {url_of} ({result.get('status')})")
+        runs = []
+        for run in await service.runs(experiment):
+            runs.append(RunSummary(case_id=run["case_id"], repetition=int(run["repetition"]), status=run["status"],
+                                   trajectory_status=run.get("trajectory_status"), session_id=run.get("session_id"),
+                                   answer=run.get("answer"), output=run.get("output"), error=run.get("error"),
+                                   attempts=int(run.get("attempt") or 1)))
+        return ExperimentResult(experiment_id=str(experiment), url=url_of,
+                                runs=sorted(runs, key=lambda r: (r.case_id, r.repetition)), scorecard=card)
