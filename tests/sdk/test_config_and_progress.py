@@ -7,11 +7,11 @@ import io
 from pathlib import Path
 
 import pytest
-
-from evalkit import evaluate_experiment, run_experiment
 from evalkit.sdk.config import ConfigError, connection, find_config, load_project
 from evalkit.sdk.datasets import read_dataset
 from evalkit.sdk.progress import ProgressReport
+
+from evalkit import evaluate_experiment, run_experiment
 from evalkit.sdk_config import save_login
 
 
@@ -92,7 +92,7 @@ def test_dataset_folder_hash_changes_with_content_and_fixtures(tmp_path: Path) -
     second = read_dataset(folder, "qa", fixtures)
     assert second.content_hash != first.content_hash
     (folder / "three.yaml").write_text("input: y\nfiles: [absent.pdf]\n")
-    with pytest.raises(ConfigError, match="absent.pdf"):
+    with pytest.raises(ConfigError, match=r"absent\.pdf"):
         read_dataset(folder, "qa", fixtures)
 
 

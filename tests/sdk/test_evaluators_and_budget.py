@@ -6,11 +6,11 @@ import asyncio
 from typing import Any
 
 import pytest
-
-from evalkit import evaluator
 from evalkit.sdk.budget import Budget
 from evalkit.sdk.evaluators import Evaluation
 from evalkit.sdk.scoring import check_evaluators
+
+from evalkit import evaluator
 
 
 def judge(ev: Any, **values: Any) -> Evaluation:
@@ -55,7 +55,7 @@ def test_a_raising_evaluator_is_an_evaluation_error() -> None:
 
 
 def test_evaluators_are_checked() -> None:
-    with pytest.raises(TypeError, match="@evalkit.evaluator"):
+    with pytest.raises(TypeError, match=r"@evalkit\.evaluator"):
         check_evaluators([lambda answer: True])
     a = evaluator(name="same")(lambda answer: True)
     b = evaluator(name="same")(lambda answer: False)
