@@ -69,6 +69,22 @@ class Principal:
     role: str  # "admin" or "user"
 
 
+# Workspace roles, weakest first; each includes the ones before it.
+ROLES: tuple[str, ...] = ("reader", "reviewer", "writer", "admin", "owner")
+
+
+def role_rank(role: str | None) -> int:
+    return ROLES.index(role) if role in ROLES else -1
+
+
+@dataclass(frozen=True)
+class Member:
+    workspace: str
+    user: str
+    role: str
+    added_at: float
+
+
 def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
@@ -114,6 +130,60 @@ class Access:
 
     def list_workspaces(self) -> list[str]:
         return [r[0] for r in self.store.query("SELECT name FROM workspaces FINAL WHERE NOT archived ORDER BY name")]
+
+    def workspace_kind(self, name: str) -> str | None:
+        rows = self.store.query("SELECT kind, archived FROM workspaces FINAL WHERE name = {n:String}", {"n": name})
+        return str(rows[0][0]) if rows and not rows[0][1] else None
+
+    # -- users and members --------------------------------------------------------------
+    def user_exists(self, name: str) -> bool:
+        rows = self.store.query("SELECT archived FROM users FINAL WHERE name = {n:String}", {"n": name})
+        return bool(rows) and not rows[0][0]
+
+    def create_user(self, name: str) -> str:
+        """A user, their personal workspace (named like them, owned by them) and a first token."""
+        check_name("user", name)
+        if name == "admin" or self.user_exists(name):
+            raise Conflict(f"user {name!r} exists already; give them another token with "
+                           f"`POST /api/users/{name}/tokens`")
+        if self.workspace_exists(name):
+            raise Conflict(f"a workspace is named {name!r} already; a user's personal workspace takes their "
+                           "name, so choose another user name")
+        self.store.insert("users", [[name], [self._ms()], [False], [self._version()]],
+                          ["name", "created_at", "archived", "version"])
+        self.create_workspace(name, kind="personal")
+        self.set_member(name, name, "owner", added_by="admin")
+        return self.create_token(name, "user")
+
+    def ensure_personal_workspace(self, principal: str) -> str:
+        """The principal's personal workspace, created on first use for the server admin
+        (users get theirs at creation)."""
+        if not self.workspace_exists(principal):
+            self.create_workspace(principal, kind="personal")
+            self.set_member(principal, principal, "owner", added_by=principal)
+        return principal
+
+    def set_member(self, workspace: str, user: str, role: str, *, added_by: str, removed: bool = False) -> None:
+        if role not in ROLES:
+            raise AccessError(f"role {role!r} is not known; use one of {', '.join(ROLES)}")
+        self.store.insert(
+            "workspace_members",
+            [[workspace], [user], [role], [added_by], [self._ms()], [removed], [self._version()]],
+            ["workspace", "user", "role", "added_by", "added_at", "removed", "version"])
+
+    def members(self, workspace: str) -> list[Member]:
+        rows = self.store.query(
+            "SELECT user, role, toUnixTimestamp64Milli(added_at) FROM workspace_members FINAL "
+            "WHERE workspace = {w:String} AND NOT removed ORDER BY user", {"w": workspace})
+        return [Member(workspace, r[0], r[1], r[2] / 1000) for r in rows]
+
+    def roles_of(self, user: str) -> dict[str, str]:
+        """workspace → the user's role there (workspaces archived since are left out)."""
+        rows = self.store.query(
+            "SELECT m.workspace, m.role FROM (SELECT workspace, role, removed FROM workspace_members FINAL "
+            "WHERE user = {u:String}) AS m INNER JOIN (SELECT name FROM workspaces FINAL WHERE NOT archived) AS w "
+            "ON m.workspace = w.name WHERE NOT m.removed", {"u": user})
+        return {r[0]: r[1] for r in rows}
 
     # -- agents -----------------------------------------------------------------------
     def create_agent(self, name: str, workspace: str, *, kind: str = "code", description: str = "",
@@ -232,6 +302,10 @@ class Access:
             ["token_hash", "token_id", "principal", "role", "created_at", "revoked", "version"],
         )
         return secret
+
+    def user_tokens_allowed(self, name: str) -> None:
+        if not self.user_exists(name):
+            raise NotFound(f"user {name!r} does not exist; create it with `POST /api/users`")
 
     def principal_for_token(self, secret: str) -> Principal | None:
         rows = self.store.query(

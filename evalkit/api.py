@@ -8,6 +8,7 @@ Other parts of the service (trajectory, scoring) add their routes through
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from evalkit.access import Access, AccessError, Agent, IngestKey, split_agent_id
+from evalkit.access import ROLES, Access, AccessError, Agent, IngestKey, role_rank, split_agent_id
 from evalkit.metrics import Metrics
 from evalkit.settings import Settings
 from evalkit.store import Store, StoreError, StoreUnavailable
@@ -29,16 +30,43 @@ class ApiError(Exception):
 
 @dataclass
 class Caller:
-    """Who is calling: the admin, a user, or an ingest key (which reads its own workspace)."""
+    """Who is calling: the admin, a user, or an ingest key (which reads its own workspace).
+
+    `roles`: workspace → role (reader < reviewer < writer < admin < owner). The
+    server admin has every role everywhere; an ingest key is a reader of its
+    agent's workspace.
+    """
 
     name: str
     role: str  # "admin", "user" or "key"
     workspaces: frozenset[str] = field(default_factory=frozenset)
     agent_id: str | None = None
+    roles: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.roles and self.workspaces:
+            self.roles = {w: "reader" if self.role == "key" else "writer" for w in self.workspaces}
+        self.workspaces = frozenset(self.workspaces | set(self.roles))
 
     @property
     def is_admin(self) -> bool:
         return self.role == "admin"
+
+    def role_in(self, workspace: str) -> str | None:
+        return "owner" if self.is_admin else self.roles.get(workspace)
+
+    def can(self, workspace: str, role: str) -> bool:
+        return role_rank(self.role_in(workspace)) >= role_rank(role)
+
+    def require_role(self, workspace: str, role: str, doing: str = "do this") -> None:
+        """404 when the workspace is not visible at all, 403 when the role is too weak."""
+        self.require_workspace(workspace)
+        if not self.can(workspace, role):
+            have = self.role_in(workspace)
+            raise ApiError(403, f"to {doing} in workspace {workspace!r} you need the role {role!r} or higher "
+                                f"(you are {have!r}); ask an owner or admin of {workspace!r} to run "
+                                f"`PUT /api/workspaces/{workspace}/members/{self.name}` with "
+                                f"{{\"role\": \"{role}\"}}")
 
     def require_admin(self) -> None:
         if not self.is_admin:
@@ -94,12 +122,13 @@ async def caller_of(request: web.Request) -> Caller:
     principal = await asyncio.to_thread(context.access.principal_for_token, secret)
     caller: Caller | None = None
     if principal is not None:
-        workspaces = frozenset(context.extras.get("workspaces_of", lambda _n: ())(principal.name))
-        caller = Caller(principal.name, principal.role, workspaces)
+        roles = {} if principal.role == "admin" else await asyncio.to_thread(context.access.roles_of, principal.name)
+        caller = Caller(principal.name, principal.role, frozenset(roles), roles=roles)
     else:
         agent = await asyncio.to_thread(context.access.agent_for_key, secret)
         if agent is not None:
-            caller = Caller(f"key:{agent.agent_id}", "key", frozenset({agent.workspace}), agent.agent_id)
+            caller = Caller(f"key:{agent.agent_id}", "key", frozenset({agent.workspace}), agent.agent_id,
+                            roles={agent.workspace: "reader"})
     if caller is None:
         raise ApiError(401, "the token is unknown or revoked; run `evalkit login URL` with a valid token")
     request["caller"] = caller
@@ -136,11 +165,19 @@ async def _metrics(request: web.Request) -> web.Response:
 
 
 async def _create_workspace(request: web.Request) -> web.Response:
-    (await caller_of(request)).require_admin()
+    caller = await caller_of(request)
+    if caller.role not in ("admin", "user"):
+        raise ApiError(403, "an ingest key cannot create workspaces; use a user or admin token")
     body = await read_json(request)
     name = str(body.get("name", ""))
     context: Context = request.app["context"]
-    await asyncio.to_thread(context.access.create_workspace, name, str(body.get("kind", "shared")))
+
+    def create() -> None:
+        context.access.create_workspace(name, "shared")
+        if caller.role == "user":
+            context.access.set_member(name, caller.name, "owner", added_by=caller.name)
+
+    await asyncio.to_thread(create)
     return json_response({"name": name}, status=201)
 
 
@@ -148,7 +185,105 @@ async def _list_workspaces(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     context: Context = request.app["context"]
     names = await asyncio.to_thread(context.access.list_workspaces)
-    return json_response({"workspaces": [n for n in names if caller.is_admin or n in caller.workspaces]})
+    visible = [n for n in names if caller.is_admin or n in caller.workspaces]
+    return json_response({"workspaces": visible, "roles": {n: caller.role_in(n) for n in visible}})
+
+
+async def _create_user(request: web.Request) -> web.Response:
+    (await caller_of(request)).require_admin()
+    body = await read_json(request)
+    name = str(body.get("name", ""))
+    context: Context = request.app["context"]
+    token = await asyncio.to_thread(context.access.create_user, name)
+    return json_response({"name": name, "workspace": name, "token": token,
+                          "note": "shown once: store it now; evalkit keeps only its hash"}, status=201)
+
+
+async def _create_user_token(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    name = request.match_info["name"]
+    if not caller.is_admin and not (caller.role == "user" and caller.name == name):
+        raise ApiError(403, "only the server admin or the user itself may create a user's tokens")
+    context: Context = request.app["context"]
+    await asyncio.to_thread(context.access.user_tokens_allowed, name)
+    token = await asyncio.to_thread(context.access.create_token, name, "user")
+    return json_response({"name": name, "token": token,
+                          "note": "shown once: store it now; evalkit keeps only its hash"}, status=201)
+
+
+async def _me(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    context: Context = request.app["context"]
+
+    def describe() -> list[dict[str, Any]]:
+        names = context.access.list_workspaces() if caller.is_admin else sorted(caller.workspaces)
+        return [{"name": n, "kind": context.access.workspace_kind(n), "role": caller.role_in(n)} for n in names]
+
+    personal = None if caller.role == "key" else caller.name
+    return json_response({"name": caller.name, "role": caller.role, "personal_workspace": personal,
+                          "workspaces": await asyncio.to_thread(describe)})
+
+
+async def _members(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    workspace = request.match_info["workspace"]
+    caller.require_role(workspace, "reader", "list members")
+    context: Context = request.app["context"]
+    members = await asyncio.to_thread(context.access.members, workspace)
+    return json_response({"workspace": workspace, "members": [
+        {"user": m.user, "role": m.role, "added_at": m.added_at} for m in members]})
+
+
+def _check_member_change(caller: Caller, workspace: str, old: str | None, new: str | None) -> None:
+    needed = "owner" if "owner" in (old, new) or "admin" in (old, new) else "admin"
+    caller.require_role(workspace, needed, "change members" if needed == "admin" else "change owners or admins")
+
+
+async def _set_member(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    workspace, user = request.match_info["workspace"], request.match_info["user"]
+    body = await read_json(request)
+    role = str(body.get("role", ""))
+    if role not in ROLES:
+        raise ApiError(400, f"role {role!r} is not known; use one of {', '.join(ROLES)}")
+    context: Context = request.app["context"]
+
+    def change() -> None:
+        if context.access.workspace_kind(workspace) == "personal":
+            raise ApiError(400, f"{workspace!r} is a personal workspace; share work through a shared workspace "
+                                "(`POST /api/workspaces`)")
+        if not context.access.user_exists(user):
+            raise ApiError(404, f"user {user!r} does not exist; the server admin creates users with "
+                                "`POST /api/users`")
+        current = {m.user: m.role for m in context.access.members(workspace)}
+        _check_member_change(caller, workspace, current.get(user), role)
+        if current.get(user) == "owner" and role != "owner" and list(current.values()).count("owner") == 1:
+            raise ApiError(409, f"{user!r} is the last owner of {workspace!r}; make someone else owner first")
+        context.access.set_member(workspace, user, role, added_by=caller.name)
+
+    caller.require_workspace(workspace)
+    await asyncio.to_thread(change)
+    return json_response({"workspace": workspace, "user": user, "role": role})
+
+
+async def _remove_member(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    workspace, user = request.match_info["workspace"], request.match_info["user"]
+    caller.require_workspace(workspace)
+    context: Context = request.app["context"]
+
+    def remove() -> bool:
+        current = {m.user: m.role for m in context.access.members(workspace)}
+        if user not in current:
+            return False
+        _check_member_change(caller, workspace, current[user], None)
+        if current[user] == "owner" and list(current.values()).count("owner") == 1:
+            raise ApiError(409, f"{user!r} is the last owner of {workspace!r}; make someone else owner first")
+        context.access.set_member(workspace, user, current[user], added_by=caller.name, removed=True)
+        return True
+
+    removed = await asyncio.to_thread(remove)
+    return json_response({"workspace": workspace, "user": user, "removed": removed})
 
 
 async def _create_agent(request: web.Request) -> web.Response:
@@ -162,6 +297,7 @@ async def _create_agent(request: web.Request) -> web.Response:
     caller.require_workspace(workspace)
     if not caller.is_admin and caller.role == "key":
         raise ApiError(403, "an ingest key cannot create agents; use a user or admin token")
+    caller.require_role(workspace, "admin", "create agents")
     context: Context = request.app["context"]
     options = {k: body[k] for k in ("kind", "description", "harness_url", "max_concurrent_runs",
                                     "trajectory_wait_seconds", "session_attribute") if k in body}
@@ -186,12 +322,59 @@ async def agent_of(request: web.Request, *, write: bool = False) -> Agent:
     if write and caller.role == "key":
         raise ApiError(403, "an ingest key can send spans and read its workspace, not change it; "
                             "use a user or admin token")
+    if write:
+        caller.require_role(workspace, "admin", "manage agents and their keys")
     context: Context = request.app["context"]
     return await asyncio.to_thread(context.access.get_agent, agent_id)
 
 
 async def _get_agent(request: web.Request) -> web.Response:
     return json_response(agent_view(await agent_of(request)))
+
+
+_AGENT_SETTINGS = ("description", "harness_url", "max_concurrent_runs", "trajectory_wait_seconds",
+                   "session_attribute", "archived")
+
+
+async def _update_agent(request: web.Request) -> web.Response:
+    agent = await agent_of(request, write=True)
+    body = await read_json(request)
+    unknown = sorted(set(body) - set(_AGENT_SETTINGS))
+    if unknown:
+        raise ApiError(400, f"unknown agent settings {unknown}; the settings are {', '.join(_AGENT_SETTINGS)}")
+    changes: dict[str, Any] = {}
+    try:
+        for key in ("description", "harness_url", "session_attribute"):
+            if key in body:
+                changes[key] = str(body[key])
+        if "max_concurrent_runs" in body:
+            changes["max_concurrent_runs"] = int(body["max_concurrent_runs"])
+            if changes["max_concurrent_runs"] < 1:
+                raise ValueError("max_concurrent_runs must be at least 1")
+        if "trajectory_wait_seconds" in body:
+            changes["trajectory_wait_seconds"] = float(body["trajectory_wait_seconds"])
+            if changes["trajectory_wait_seconds"] < 0:
+                raise ValueError("trajectory_wait_seconds must be >= 0")
+        if "archived" in body:
+            if not isinstance(body["archived"], bool):
+                raise ValueError("archived must be true or false")
+            changes["archived"] = body["archived"]
+    except (TypeError, ValueError) as exc:
+        raise ApiError(400, f"bad agent setting: {exc}") from exc
+    if agent.kind == "harness" and changes.get("harness_url", agent.harness_url) == "":
+        raise ApiError(400, "a harness agent needs harness_url, the address the service calls to start runs")
+    return await _save_agent(request, dataclasses.replace(agent, **changes))
+
+
+async def _archive_agent(request: web.Request) -> web.Response:
+    agent = await agent_of(request, write=True)
+    return await _save_agent(request, dataclasses.replace(agent, archived=True))
+
+
+async def _save_agent(request: web.Request, agent: Agent) -> web.Response:
+    context: Context = request.app["context"]
+    await asyncio.to_thread(context.access.update_agent, agent)
+    return json_response(agent_view(agent))
 
 
 async def _create_key(request: web.Request) -> web.Response:
@@ -249,6 +432,14 @@ def api_app(context: Context, modules: Iterable[RouteModule] = ()) -> web.Applic
     app.router.add_post("/api/agents", _create_agent)
     app.router.add_get("/api/agents", _list_agents)
     app.router.add_get("/api/agents/{agent}", _get_agent)
+    app.router.add_patch("/api/agents/{agent}", _update_agent)
+    app.router.add_post("/api/agents/{agent}/archive", _archive_agent)
+    app.router.add_post("/api/users", _create_user)
+    app.router.add_post("/api/users/{name}/tokens", _create_user_token)
+    app.router.add_get("/api/me", _me)
+    app.router.add_get("/api/workspaces/{workspace}/members", _members)
+    app.router.add_put("/api/workspaces/{workspace}/members/{user}", _set_member)
+    app.router.add_delete("/api/workspaces/{workspace}/members/{user}", _remove_member)
     app.router.add_post("/api/agents/{agent}/keys", _create_key)
     app.router.add_get("/api/agents/{agent}/keys", _list_keys)
     app.router.add_delete("/api/agents/{agent}/keys/{key_id}", _revoke_key)

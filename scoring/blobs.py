@@ -1,0 +1,108 @@
+"""Content-addressed blobs (fixture files, artifacts): bytes on disk, an index per workspace in ClickHouse.
+
+The bytes live once under `<data-dir>/blobs/ab/abcdef…` whatever the number of
+workspaces holding them; the `blobs` table says which workspace may read which
+hash, so a hash learnt elsewhere opens nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.store import Store
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class BlobError(ValueError):
+    """A blob request that cannot work; the message says why."""
+
+
+def check_sha256(value: str) -> str:
+    if not _SHA256.match(value):
+        raise BlobError(f"{value!r} is not a SHA-256 in hex (64 lower-case hex digits)")
+    return value
+
+
+@dataclass(frozen=True)
+class BlobInfo:
+    sha256: str
+    size: int
+    created_at: float
+
+
+class BlobDirectory:
+    """Where the bytes are: a directory, two-level fan-out by hash prefix."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, sha256: str) -> Path:
+        return self.root / sha256[:2] / sha256
+
+    def has(self, sha256: str) -> bool:
+        return self.path(sha256).is_file()
+
+    def write(self, sha256: str, data: bytes) -> None:
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != sha256:
+            raise BlobError(f"the body hashes to {actual}, not {sha256}; upload the file under its own hash")
+        target = self.path(sha256)
+        if target.is_file():
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Write then rename: a reader never sees half a file under a hash.
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+
+    def read(self, sha256: str) -> bytes:
+        return self.path(sha256).read_bytes()
+
+
+class Blobs:
+    def __init__(self, store: Store, directory: BlobDirectory) -> None:
+        self.store = store
+        self.directory = directory
+
+    def put(self, workspace: str, sha256: str, data: bytes, *, by: str, now: float) -> tuple[BlobInfo, bool]:
+        check_sha256(sha256)
+        existing = self.info(workspace, sha256)
+        self.directory.write(sha256, data)
+        if existing is not None:
+            return existing, False
+        self.store.insert("blobs", [[workspace], [sha256], [len(data)], [by], [int(now * 1000)]],
+                          ["workspace", "sha256", "size", "created_by", "created_at"])
+        return BlobInfo(sha256, len(data), now), True
+
+    def info(self, workspace: str, sha256: str) -> BlobInfo | None:
+        check_sha256(sha256)
+        rows = self.store.query(
+            "SELECT sha256, size, toUnixTimestamp64Milli(created_at) FROM blobs FINAL "
+            "WHERE workspace = {w:String} AND sha256 = {h:String}", {"w": workspace, "h": sha256})
+        if not rows or not self.directory.has(sha256):
+            return None
+        return BlobInfo(rows[0][0], int(rows[0][1]), rows[0][2] / 1000)
+
+    def present(self, workspace: str, hashes: list[str]) -> set[str]:
+        if not hashes:
+            return set()
+        rows = self.store.query("SELECT sha256 FROM blobs FINAL WHERE workspace = {w:String} "
+                                "AND sha256 IN {h:Array(String)}", {"w": workspace, "h": hashes})
+        return {r[0] for r in rows if self.directory.has(r[0])}
+
+    def read(self, workspace: str, sha256: str) -> bytes | None:
+        return self.directory.read(sha256) if self.info(workspace, sha256) is not None else None
+
+    def list(self, workspace: str, prefix: str = "", limit: int = 1000) -> list[BlobInfo]:
+        rows = self.store.query(
+            "SELECT sha256, size, toUnixTimestamp64Milli(created_at) FROM blobs FINAL WHERE workspace = {w:String} "
+            "AND startsWith(sha256, {p:String}) ORDER BY sha256 LIMIT {n:UInt32}",
+            {"w": workspace, "p": prefix, "n": limit})
+        return [BlobInfo(r[0], int(r[1]), r[2] / 1000) for r in rows]

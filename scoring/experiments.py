@@ -1,0 +1,139 @@
+"""Experiments: a config snapshot, pinned cases, and a status machine kept as versioned rows.
+
+    pending → running → evaluating → completed, or failed / cancelled
+
+`evaluating`: every planned run has a final attempt; `completed`: every
+applicable evaluator has scored every final run. Transitions are serialised per
+experiment by the service (an asyncio lock per id); the rows only record them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from evalkit.store import Store
+
+from .tables import next_version
+
+STATUSES = ("pending", "running", "evaluating", "completed", "failed", "cancelled")
+FINAL_STATUSES = ("completed", "failed", "cancelled")
+# Where a PATCH may move an experiment. Resuming (back to running) has its own route.
+TRANSITIONS: dict[str, tuple[str, ...]] = {
+    "pending": ("running", "cancelled", "failed"),
+    "running": ("evaluating", "cancelled", "failed"),
+    "evaluating": ("completed", "cancelled", "failed"),
+    "completed": ("evaluating",),
+    "failed": (),
+    "cancelled": (),
+}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    experiment_id: int
+    workspace: str
+    agent_id: str
+    dataset: str
+    dataset_version: str
+    created_by: str
+    created_at: float
+    config: dict[str, Any]
+    cases: list[str]
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    status: str = "pending"
+    status_reason: str = ""
+    model: str = ""
+    updated_at: float = 0.0
+
+    @property
+    def repetitions(self) -> int:
+        return int(self.config.get("repetitions", 1))
+
+    @property
+    def planned(self) -> int:
+        return len(self.cases) * self.repetitions
+
+    @property
+    def code_evaluators(self) -> list[str]:
+        return list(self.config.get("code_evaluators", []))
+
+    @property
+    def service_evaluators(self) -> dict[str, dict[str, Any]]:
+        return dict(self.config.get("service_evaluators", {}))
+
+    @property
+    def case_evaluators(self) -> dict[str, list[str]]:
+        return {k: list(v) for k, v in self.config.get("case_evaluators", {}).items()}
+
+    @property
+    def evaluator_names(self) -> list[str]:
+        names = list(self.service_evaluators) + self.code_evaluators
+        return list(dict.fromkeys(names))
+
+    def with_status(self, status: str, reason: str, now: float) -> Experiment:
+        return replace(self, status=status, status_reason=reason, updated_at=now)
+
+
+_COLUMNS = ["experiment_id", "workspace", "agent_id", "dataset", "dataset_version", "created_by", "created_at",
+            "config", "cases", "dropped", "status", "status_reason", "model", "updated_at", "version"]
+_SELECT = ("SELECT experiment_id, workspace, agent_id, dataset, dataset_version, created_by, "
+           "toUnixTimestamp64Milli(created_at), config, cases, dropped, status, status_reason, model, "
+           "toUnixTimestamp64Milli(updated_at) FROM experiments FINAL")
+
+
+def _experiment(r: tuple[Any, ...]) -> Experiment:
+    return Experiment(int(r[0]), r[1], r[2], r[3], r[4], r[5], r[6] / 1000, json.loads(r[7]), list(r[8]),
+                      json.loads(r[9] or "[]"), r[10], r[11], r[12], r[13] / 1000)
+
+
+class Experiments:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._id_lock = threading.Lock()
+
+    def create(self, experiment: Experiment) -> Experiment:
+        """Give the experiment the next id and store it.
+
+        Ids are allocated under a process lock: one process owns an embedded store,
+        and with a server one scoring process serves the API (see docs/api.md).
+        """
+        with self._id_lock:
+            rows = self.store.query("SELECT max(experiment_id) FROM experiments")
+            new_id = int(rows[0][0] or 0) + 1 if rows else 1
+            created = replace(experiment, experiment_id=new_id)
+            self.save(created)
+            return created
+
+    def save(self, e: Experiment) -> None:
+        self.store.insert("experiments", [[v] for v in (
+            e.experiment_id, e.workspace, e.agent_id, e.dataset, e.dataset_version, e.created_by,
+            int(e.created_at * 1000), json.dumps(e.config, default=str), e.cases, json.dumps(e.dropped), e.status,
+            e.status_reason, e.model, int(e.updated_at * 1000), next_version())], _COLUMNS)
+
+    def get(self, experiment_id: int) -> Experiment | None:
+        rows = self.store.query(_SELECT + " WHERE experiment_id = {i:UInt64}", {"i": experiment_id})
+        return _experiment(rows[0]) if rows else None
+
+    def list(self, *, workspaces: list[str] | None, agent: str | None = None, status: str | None = None,
+             limit: int = 50) -> list[Experiment]:
+        # Status changes, so it is filtered after FINAL has deduplicated the versions.
+        where = ["1"]
+        params: dict[str, Any] = {"n": limit}
+        if workspaces is not None:
+            where.append("workspace IN {ws:Array(String)}")
+            params["ws"] = workspaces
+        if agent:
+            where.append("agent_id = {a:String}")
+            params["a"] = agent
+        if status:
+            where.append("status = {s:String}")
+            params["s"] = status
+        rows = self.store.query(f"{_SELECT} WHERE {' AND '.join(where)} ORDER BY experiment_id DESC "
+                                "LIMIT {n:UInt32}", params)
+        return [_experiment(r) for r in rows]
+
+    def running(self) -> list[Experiment]:
+        return self.list(workspaces=None, status="running", limit=100_000)

@@ -1,0 +1,115 @@
+"""Request bodies of the scoring routes (pydantic at the HTTP boundary; docs/api.md is their reference)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .compare import GateConfig
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LeaseRequest(_Body):
+    holder: str = Field(min_length=1, max_length=200)
+    ttl_seconds: float = Field(default=60.0, gt=0, le=24 * 3600)
+
+
+class CreateExperiment(_Body):
+    agent: str
+    dataset: str
+    dataset_version: str | None = None
+    case_ids: list[str] | None = None
+    split: str | None = None
+    repetitions: int = Field(default=1, ge=1, le=1000)
+    model: str | None = None
+    judge: dict[str, Any] | None = None
+    evaluators: list[str] = Field(default_factory=list)
+    capabilities: dict[str, Any] = Field(default_factory=dict)
+    budget_usd: float | None = Field(default=None, ge=0)
+    name: str = ""
+    description: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    evalkit_version: str | None = None
+    credentials: dict[str, str] = Field(default_factory=dict)
+    lease: LeaseRequest | None = None
+
+
+class RecordRun(_Body):
+    lease_holder: str | None = None
+    case_id: str
+    repetition: int = Field(ge=0)
+    attempt: int = Field(default=1, ge=1)
+    session_id: str = Field(min_length=1)
+    status: Literal["completed", "failed", "timeout", "cancelled"]
+    answer: str | None = None
+    output: Any = None
+    error: str | None = None
+    model: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    trajectory: dict[str, Any] | None = None
+    trajectory_status: Literal["valid", "partial", "invalid", "unavailable"] | None = None
+    metrics: dict[str, float | int | None] | None = None
+
+
+class PublishedEvaluation(_Body):
+    run_id: str
+    evaluator: str
+    score: float | None = None
+    passed: bool | None = None
+    label: str | None = None
+    explanation: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    evaluator_version: str = ""
+    cost_usd: float | None = 0.0
+
+
+class PublishEvaluations(_Body):
+    lease_holder: str | None = None
+    evaluations: list[PublishedEvaluation]
+
+
+class EvaluateRequest(_Body):
+    evaluators: list[str] | None = None
+    rescore: bool = False
+    refetch_trajectories: bool = False
+    credentials: dict[str, str] = Field(default_factory=dict)
+    partial: bool = False
+
+
+class ChangeExperiment(_Body):
+    status: Literal["pending", "running", "evaluating", "completed", "failed", "cancelled"] | None = None
+    model: str | None = None
+    reason: str = ""
+    lease_holder: str | None = None
+
+
+class ResumeRequest(_Body):
+    holder: str | None = None
+    ttl_seconds: float = Field(default=60.0, gt=0, le=24 * 3600)
+
+
+class RefetchRequest(_Body):
+    statuses: list[Literal["partial", "unavailable", "invalid"]] = Field(
+        default_factory=lambda: ["partial", "unavailable"])  # type: ignore[arg-type]
+
+
+class GateRequest(GateConfig):
+    baseline_id: int
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+
+
+class PushDataset(_Body):
+    cases: list[Any]
+    description: str = ""
+    git_revision: str | None = None
+
+
+class ReviewRequest(_Body):
+    state: str
+    note: str = ""

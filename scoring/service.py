@@ -1,0 +1,548 @@
+"""The scoring service: the rules of experiments over the repositories.
+
+Every status or lease transition of an experiment happens under that
+experiment's asyncio lock, so two requests never interleave a read-check-write
+of the same experiment in this process. Store calls run in threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import importlib.metadata
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from evalkit.trajectory.prices import PriceBook
+
+from evalkit.access import Access, Agent, NotFound
+from evalkit.api import ApiError, Caller
+from evalkit.store import Store
+
+from . import evaluate as scoring_eval
+from .blobs import BlobDirectory, Blobs
+from .compare import Comparison, compare
+from .datasets import Case, Datasets, DatasetVersion
+from .evaluations import Evaluations, StoredEvaluation
+from .evaluators import EVALUATOR_TYPES, EvaluatorConfigError, build_evaluator
+from .experiments import FINAL_STATUSES, TRANSITIONS, Experiment, Experiments
+from .leases import LeaseRefused, Leases, resume_hint
+from .models import ChangeExperiment, CreateExperiment, EvaluateRequest, PublishEvaluations, RecordRun
+from .runs import Run, Runs
+from .scorecard import ExperimentRecords, Scorecard, build_scorecard, evaluator_values
+from .tables import next_version
+from .trajectories import RunTrajectory, better, from_session, pushed
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("evalkit")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+evalkit_version = _version()
+HARNESS_HOLDER = "evalkit-server:harness"
+INTERRUPTED = "interrupted: evalkit server shut down"
+
+
+def evaluate_hint(experiment_id: int) -> str:
+    return f"`evalkit evaluate {experiment_id}` or `evaluate_experiment(experiment_id={experiment_id})`"
+
+
+class ScoringService:
+    def __init__(self, store: Store, access: Access, *, data_dir: Path, clock: Callable[[], float] = time.time,
+                 judge: scoring_eval.ServerJudge | None = None, quiet_period: float = 5.0,
+                 prices: PriceBook | None = None) -> None:
+        self.store = store
+        self.access = access
+        self.clock = clock
+        self.judge = judge
+        self.quiet_period = quiet_period
+        self.prices = prices
+        self.datasets = Datasets(store)
+        self.experiments = Experiments(store)
+        self.leases = Leases(store)
+        self.runs = Runs(store)
+        self.evaluations = Evaluations(store)
+        self.blobs = Blobs(store, BlobDirectory(data_dir / "blobs"))
+        self._locks: dict[int, asyncio.Lock] = {}
+        # Set by the harness module: starts the driver of a harness experiment.
+        self.start_harness: Callable[[Experiment, Agent], None] | None = None
+
+    def lock(self, experiment_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(experiment_id, asyncio.Lock())
+
+    # -- names and access -------------------------------------------------------------
+    def resolve_dataset(self, caller: Caller, ref: str) -> tuple[str, str]:
+        name, at, workspace = ref.partition("@")
+        if not name:
+            raise ApiError(400, f"dataset {ref!r}: write `name` (your personal workspace) or `name@workspace`")
+        if at:
+            return workspace, name
+        if caller.role == "key":
+            raise ApiError(400, "an ingest key has no personal workspace; name the dataset `name@workspace`")
+        return self.access.ensure_personal_workspace(caller.name) if caller.is_admin else caller.name, name
+
+    def workspace_of_path(self, caller: Caller, workspace: str) -> str:
+        if workspace != "~":
+            return workspace
+        if caller.role == "key":
+            raise ApiError(400, "an ingest key has no personal workspace ('~'); name the workspace")
+        return self.access.ensure_personal_workspace(caller.name) if caller.is_admin else caller.name
+
+    def experiment(self, caller: Caller, experiment_id: int, role: str = "reader", doing: str = "read it"
+                   ) -> Experiment:
+        found = self.experiments.get(experiment_id)
+        if found is None or not caller.can(found.workspace, "reader"):
+            raise ApiError(404, f"experiment {experiment_id} does not exist or is not visible to this token; "
+                                "list yours with `GET /api/experiments`")
+        caller.require_role(found.workspace, role, doing)
+        return found
+
+    def can_change(self, caller: Caller, e: Experiment) -> bool:
+        return caller.can(e.workspace, "admin") or (caller.can(e.workspace, "writer") and e.created_by == caller.name)
+
+    def require_change(self, caller: Caller, e: Experiment) -> None:
+        if not self.can_change(caller, e):
+            raise ApiError(403, f"experiment {e.experiment_id} was started by {e.created_by}; only they (as writer) "
+                                f"or an admin of {e.workspace!r} may change it")
+
+    def workspace_evaluators(self, workspace: str) -> dict[str, dict[str, Any]]:
+        rows = self.store.query("SELECT name, spec, removed FROM workspace_evaluators FINAL "
+                                "WHERE workspace = {w:String}", {"w": workspace})
+        return {r[0]: json.loads(r[1]) for r in rows if not r[2]}
+
+    def put_workspace_evaluator(self, workspace: str, name: str, spec: dict[str, Any], by: str) -> None:
+        self.store.insert("workspace_evaluators", [[workspace], [name], [json.dumps(spec)], [False], [by],
+                                                   [next_version()]],
+                          ["workspace", "name", "spec", "removed", "created_by", "version"])
+
+    # -- creation -------------------------------------------------------------------------
+    def create_experiment(self, caller: Caller, req: CreateExperiment, capabilities: dict[str, Any] | None
+                          ) -> Experiment:
+        try:
+            agent = self.access.get_agent(req.agent)
+        except NotFound as exc:
+            raise ApiError(404, str(exc)) from exc
+        caller.require_role(agent.workspace, "writer", "start experiments")
+        if agent.archived:
+            raise ApiError(409, f"agent {agent.agent_id} is archived and takes no new experiments; "
+                                f"unarchive it with `PATCH /api/agents/{agent.agent_id}` {{\"archived\": false}}")
+        ds_workspace, ds_name = self.resolve_dataset(caller, req.dataset)
+        caller.require_role(ds_workspace, "reader", "use its datasets")
+        version = self.datasets.get(ds_workspace, ds_name, req.dataset_version)
+        if version is None:
+            which = f" version {req.dataset_version}" if req.dataset_version else ""
+            raise ApiError(404, f"dataset {ds_name}@{ds_workspace}{which} does not exist; push it with "
+                                f"`evalkit datasets push {ds_name}`")
+        cases = self.datasets.cases(version)
+        if req.case_ids is not None:
+            known = {c.id for c in cases}
+            unknown = [i for i in req.case_ids if i not in known]
+            if unknown:
+                raise ApiError(400, f"case ids not in dataset {version.dataset} version {version.version}: {unknown}")
+            wanted = set(req.case_ids)
+            cases = [c for c in cases if c.id in wanted]
+        if req.split is not None:
+            cases = [c for c in cases if req.split in c.tags]
+        if not cases:
+            raise ApiError(400, f"no case of {version.dataset} matches the selection (case_ids={req.case_ids}, "
+                                f"split={req.split!r}); check the ids and tags with "
+                                f"`GET /api/datasets/{version.dataset}`")
+        remote = self.workspace_evaluators(agent.workspace)
+        for name in req.evaluators:
+            if name in remote or name in EVALUATOR_TYPES or name == scoring_eval.JUDGE:
+                raise ApiError(400, f"Python evaluator {name!r} clashes with a "
+                                    f"{'workspace evaluator' if name in remote else 'built-in evaluator'} of that "
+                                    "name; rename it (`@evaluator(name=...)`)")
+        judge = self._judge_config(req)
+        specs: dict[str, dict[str, Any]] = {}
+        case_evaluators: dict[str, list[str]] = {}
+        dropped: list[dict[str, Any]] = []
+        kept: list[Case] = []
+        present = self.blobs.present(ds_workspace, [f.sha256 for c in cases for f in c.files])
+        for case in cases:
+            reason, names = self._case_evaluators(case, req.evaluators, remote, judge, specs)
+            missing = [f for f in case.files if f.sha256 not in present]
+            if reason is None and missing:
+                f = missing[0]
+                reason = (f"fixture {f.name} (sha256 {f.sha256}) is not stored in workspace {ds_workspace!r}; "
+                          f"put it with `PUT /api/workspaces/{ds_workspace}/blobs/{f.sha256}` or re-push the dataset")
+            if reason is None and case.input is None:
+                reason = "the case has no input"
+            if reason is not None:
+                dropped.append({"case_id": case.id, "reason": reason})
+                continue
+            kept.append(case)
+            case_evaluators[case.id] = names
+        if not kept:
+            lines = "; ".join(f"{d['case_id']}: {d['reason']}" for d in dropped)
+            raise ApiError(400, f"every selected case was dropped: {lines}")
+        now = self.clock()
+        config = {
+            "agent": agent.agent_id, "agent_kind": agent.kind, "dataset": version.dataset,
+            "dataset_workspace": ds_workspace, "dataset_name": ds_name, "dataset_version": version.version,
+            "git_revision": version.git_revision or None, "case_ids": req.case_ids, "split": req.split,
+            "repetitions": req.repetitions, "model": req.model, "judge": judge,
+            "code_evaluators": list(dict.fromkeys(req.evaluators)), "service_evaluators": specs,
+            "case_evaluators": case_evaluators, "capabilities": capabilities or req.capabilities,
+            "evalkit_version": req.evalkit_version or evalkit_version, "server_version": evalkit_version,
+            "budget_usd": req.budget_usd, "name": req.name, "description": req.description, "metadata": req.metadata,
+        }
+        experiment = Experiment(0, agent.workspace, agent.agent_id, version.dataset, version.version, caller.name, now,
+                                config, [c.id for c in kept], dropped, "pending", "", req.model or "", now)
+        return self.experiments.create(experiment)
+
+    def _judge_config(self, req: CreateExperiment) -> dict[str, Any] | None:
+        if req.judge is None:
+            return self.judge.config() if self.judge else None
+        try:
+            build_evaluator(scoring_eval.judge_spec(req.judge), credentials=req.credentials)
+        except EvaluatorConfigError as exc:
+            raise ApiError(400, f"judge settings: {exc}") from exc
+        return dict(req.judge)
+
+    def _case_evaluators(self, case: Case, code: list[str], remote: dict[str, dict[str, Any]],
+                         judge: dict[str, Any] | None, specs: dict[str, dict[str, Any]]
+                         ) -> tuple[str | None, list[str]]:
+        """(why the case is dropped or None, the evaluator names it asks for); adds service specs to `specs`."""
+        names: list[str] = []
+        for item in case.wanted_evaluators():
+            if isinstance(item, dict):
+                name = str(item.get("name") or item.get("type"))
+                spec = {k: v for k, v in item.items() if k != "name"}
+                try:
+                    build_evaluator(item)
+                except EvaluatorConfigError as exc:
+                    return f"evaluator {name!r}: {exc}", []
+                if name in specs and specs[name] != spec:
+                    return f"evaluator {name!r} is defined differently by another case; give it another name", []
+                specs[name] = spec
+            elif item in code:
+                name = item
+            elif item == scoring_eval.JUDGE:
+                if judge is None:
+                    raise ApiError(400, f"case {case.id} asks for the LLM judge but none is configured: pass "
+                                        "judge={'base_url': ..., 'model': ...} or set EVALKIT_JUDGE_BASE_URL and "
+                                        "EVALKIT_JUDGE_MODEL on the server")
+                name = item
+                specs[name] = scoring_eval.judge_spec(judge)
+            elif item in remote:
+                name = item
+                specs[name] = remote[item]
+            elif item in EVALUATOR_TYPES:
+                try:
+                    build_evaluator({"type": item})
+                except EvaluatorConfigError as exc:
+                    return f"evaluator {item!r} needs a config here: {exc}", []
+                name = item
+                specs[name] = {"type": item}
+            else:
+                return (f"asks for evaluator {item!r}, which is not a workspace evaluator, a built-in type or a "
+                        "declared Python evaluator (run_experiment(evaluators=[...]))"), []
+            names.append(name)
+        return None, list(dict.fromkeys(names))
+
+    # -- the pinned cases -----------------------------------------------------------------
+    def pinned_cases(self, e: Experiment) -> list[Case]:
+        version = self._dataset_version(e)
+        wanted = set(e.cases)
+        return [c for c in self.datasets.cases(version) if c.id in wanted]
+
+    def _dataset_version(self, e: Experiment) -> DatasetVersion:
+        version = self.datasets.get(e.config["dataset_workspace"], e.config["dataset_name"], e.dataset_version)
+        if version is None:
+            raise ApiError(500, f"the dataset version {e.dataset_version} of experiment {e.experiment_id} is gone")
+        return version
+
+    # -- runs -----------------------------------------------------------------------------
+    def pending(self, e: Experiment, attempts: list[Run] | None = None) -> list[dict[str, Any]]:
+        finals = {(r.case_id, r.repetition): r for r in (attempts or self.runs.attempts(e.experiment_id)) if r.final}
+        out = []
+        for case_id in e.cases:
+            for rep in range(e.repetitions):
+                run = finals.get((case_id, rep))
+                if run is None or run.status != "completed":
+                    out.append({"case_id": case_id, "repetition": rep, "attempt": run.attempt + 1 if run else 1})
+        return out
+
+    def record_run(self, caller: Caller, e: Experiment, req: RecordRun, *, internal: bool = False
+                   ) -> tuple[Run, bool]:
+        """Store a run (caller holds the experiment's lock); returns (run, duplicate)."""
+        if e.status in ("completed", "cancelled", "failed"):
+            raise ApiError(409, f"experiment {e.experiment_id} is {e.status}; it takes no more runs"
+                           + (f"; {resume_hint(e.experiment_id)}" if e.status != "completed" else ""))
+        if not internal:
+            try:
+                self.leases.check(e.experiment_id, req.lease_holder)
+            except LeaseRefused as exc:
+                raise ApiError(409, str(exc)) from exc
+        if req.case_id not in e.cases:
+            raise ApiError(400, f"case {req.case_id!r} is not a case of experiment {e.experiment_id}; its cases are "
+                                f"listed by `GET /api/experiments/{e.experiment_id}/cases`")
+        if req.repetition >= e.repetitions:
+            raise ApiError(400, f"repetition {req.repetition} is out of range: experiment {e.experiment_id} has "
+                                f"{e.repetitions} repetition(s), numbered from 0")
+        existing = self.runs.get(e.experiment_id, req.case_id, req.repetition, req.attempt)
+        if existing is not None:
+            return existing, True
+        status, error = req.status, req.error
+        other = self.runs.by_session(e.experiment_id, req.session_id)
+        if other is not None and (other.case_id, other.repetition) != (req.case_id, req.repetition):
+            status = "failed"
+            error = (f"session id {req.session_id} already serves run {other.case_id}#{other.repetition} of "
+                     f"experiment {e.experiment_id}; give every run its own session id")
+        trajectory = self.fetch_trajectory(e, req.session_id, req.trajectory) if status == req.status else \
+            RunTrajectory("unavailable", "", None, ["the session id is used by another run"])
+        metrics = dict(trajectory.metrics)
+        for key, value in (req.metrics or {}).items():
+            if metrics.get(key) is None and value is not None:
+                metrics[key] = value
+        if metrics.get("duration_seconds") is None and req.started_at is not None and req.ended_at is not None:
+            metrics["duration_seconds"] = max(0.0, req.ended_at - req.started_at)
+        run = Run(e.experiment_id, req.case_id, req.repetition, req.attempt, req.session_id, status, req.answer,
+                  req.output, error, req.model or e.model, req.started_at, req.ended_at, trajectory.status,
+                  trajectory.source, trajectory.document, trajectory.problems, metrics, caller.name, self.clock())
+        self.runs.save([run])
+        self.after_runs(e)
+        return run, False
+
+    def fetch_trajectory(self, e: Experiment, session_id: str, document: dict[str, Any] | None) -> RunTrajectory:
+        if document is not None:
+            return pushed(document)
+        return from_session(self.store, e.agent_id, session_id, now=self.clock(), quiet_period=self.quiet_period,
+                            prices=self.prices)
+
+    def refetch(self, e: Experiment, statuses: list[str]) -> dict[str, Any]:
+        changed: dict[str, int] = {}
+        count = 0
+        updated = []
+        for run in self.runs.finals(e.experiment_id):
+            if run.trajectory_status not in statuses or run.trajectory_source == "pushed":
+                continue
+            count += 1
+            fresh = self.fetch_trajectory(e, run.session_id, None)
+            if better(run.trajectory_status, fresh):
+                key = f"{run.trajectory_status}->{fresh.status}"
+                changed[key] = changed.get(key, 0) + 1
+                metrics = {**run.metrics, **{k: v for k, v in fresh.metrics.items() if v is not None}}
+                updated.append(dataclasses.replace(run, trajectory_status=fresh.status, trajectory_source=fresh.source,
+                                                   trajectory=fresh.document, problems=fresh.problems,
+                                                   metrics=metrics))
+        self.runs.save(updated)
+        return {"refetched": count, "changed": changed}
+
+    def set_status(self, e: Experiment, status: str, reason: str = "") -> Experiment:
+        changed = e.with_status(status, reason, self.clock())
+        self.experiments.save(changed)
+        return changed
+
+    def after_runs(self, e: Experiment) -> Experiment:
+        """Move on when the last planned run is in: running → evaluating (→ completed when nothing to score)."""
+        current = self.experiments.get(e.experiment_id) or e
+        if current.status in ("running", "pending") and not self.pending(current):
+            current = self.set_status(current, "evaluating", "every planned run is recorded")
+            return self.after_scoring(current)
+        return current
+
+    def unscored(self, e: Experiment) -> dict[str, int]:
+        """Evaluator → completed final runs it applies to and has not scored."""
+        scored = self.evaluations.scored_pairs(e.experiment_id)
+        out: dict[str, int] = {}
+        applies = e.case_evaluators
+        for run in self.runs.final_records(e.experiment_id):
+            if run.status != "completed":
+                continue
+            for name in applies.get(run.case_id, []):
+                if (run.run_id, name) not in scored:
+                    out[name] = out.get(name, 0) + 1
+        return out
+
+    def after_scoring(self, e: Experiment) -> Experiment:
+        if e.status == "evaluating" and not self.pending(e) and not self.unscored(e):
+            return self.set_status(e, "completed", "every run is recorded and scored")
+        return e
+
+    # -- evaluations ----------------------------------------------------------------------
+    def publish(self, caller: Caller, e: Experiment, req: PublishEvaluations) -> dict[str, Any]:
+        lease = self.leases.get(e.experiment_id)
+        if lease is not None and lease.live(self.clock()) and lease.holder != req.lease_holder \
+                and lease.holder != HARNESS_HOLDER:
+            raise ApiError(409, f"experiment {e.experiment_id} is being run by {lease.holder}; publish with its "
+                                f"lease_holder, or wait for it to finish")
+        declared = set(e.code_evaluators)
+        finals = {r.run_id for r in self.runs.final_records(e.experiment_id)}
+        known_attempts = {r.run_id for r in self.runs.attempts(e.experiment_id)}
+        for ev in req.evaluations:
+            if ev.evaluator not in declared:
+                raise ApiError(400, f"evaluator {ev.evaluator!r} is not declared by experiment {e.experiment_id} "
+                                    f"(declared: {sorted(declared) or 'none'}); declare it: "
+                                    "run_experiment(evaluators=[...])")
+            if ev.run_id not in known_attempts:
+                raise ApiError(400, f"run {ev.run_id!r} is not a run of experiment {e.experiment_id}")
+        version = next_version()
+        stored = [StoredEvaluation(ev.run_id, ev.evaluator, ev.score, ev.passed, ev.label, ev.explanation,
+                                   ev.metadata, ev.error, ev.evaluator_version, ev.cost_usd, "sdk")
+                  for ev in req.evaluations if ev.run_id in finals]
+        self.evaluations.save(e.experiment_id, stored, version=version, by=caller.name, now=self.clock())
+        current = self.after_scoring(self.experiments.get(e.experiment_id) or e)
+        return {"recorded": len(stored), "version": version, "status": current.status}
+
+    async def evaluate(self, caller: Caller, e: Experiment, req: EvaluateRequest) -> dict[str, Any]:
+        pending = await asyncio.to_thread(self.pending, e)
+        if pending and not req.partial:
+            raise ApiError(409, f"experiment {e.experiment_id} has {len(pending)} run(s) left; "
+                                f"{resume_hint(e.experiment_id)}, or score what is there with \"partial\": true")
+        if req.refetch_trajectories:
+            await asyncio.to_thread(self.refetch, e, ["partial", "unavailable"])
+        specs = e.service_evaluators
+        if req.evaluators is not None:
+            unknown = [n for n in req.evaluators if n not in specs]
+            if unknown:
+                raise ApiError(400, f"experiment {e.experiment_id} has no service evaluator {unknown}; its service "
+                                    f"evaluators are {sorted(specs)} (Python evaluators run in the SDK)")
+            specs = {n: s for n, s in specs.items() if n in req.evaluators}
+        credentials = dict(req.credentials)
+        if self.judge is not None and self.judge.api_key:
+            credentials.setdefault(self.judge.base_url, self.judge.api_key)
+        runs = await asyncio.to_thread(self.runs.finals, e.experiment_id, with_trajectory=True)
+        cases = {c.id: c for c in await asyncio.to_thread(self.pinned_cases, e)}
+        skip = set() if req.rescore else await asyncio.to_thread(self.evaluations.scored_pairs, e.experiment_id)
+        async with aiohttp.ClientSession() as session:
+            evaluators, broken = scoring_eval.build_all(specs, credentials, session)
+            results = await scoring_eval.score(e.experiment_id, runs, cases, e.case_evaluators, evaluators, broken,
+                                               skip=skip)
+        version = next_version()
+        await asyncio.to_thread(self.evaluations.save, e.experiment_id, results, version=version, by=caller.name,
+                                now=self.clock())
+        async with self.lock(e.experiment_id):
+            current = await asyncio.to_thread(self._finish_scoring, e.experiment_id)
+        unscored = await asyncio.to_thread(self.unscored, current)
+        costs = [r.cost_usd for r in results]
+        return {"experiment_id": e.experiment_id, "scored": len(results),
+                "errors": sum(1 for r in results if r.error is not None), "version": version,
+                "status": current.status,
+                "pending_code_evaluators": sorted(n for n in unscored if n in e.code_evaluators),
+                "cost_usd": None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)}
+
+    def _finish_scoring(self, experiment_id: int) -> Experiment:
+        current = self.experiments.get(experiment_id)
+        assert current is not None
+        return self.after_scoring(current)
+
+    # -- status, lease, resume ------------------------------------------------------------
+    def change(self, caller: Caller, e: Experiment, req: ChangeExperiment) -> Experiment:
+        self.require_change(caller, e)
+        lease = self.leases.get(e.experiment_id)
+        now = self.clock()
+        if lease is not None and lease.live(now) and lease.holder not in (req.lease_holder, HARNESS_HOLDER) \
+                and req.status != "cancelled":
+            raise ApiError(409, f"experiment {e.experiment_id} is being run by {lease.holder}; pass its lease_holder "
+                                "or cancel the experiment")
+        if req.model is not None and req.model != e.model:
+            e = dataclasses.replace(e, model=req.model, config={**e.config, "model": req.model})
+            self.experiments.save(e)
+        if req.status is not None and req.status != e.status:
+            allowed = TRANSITIONS.get(e.status, ())
+            if req.status not in allowed:
+                hint = f"; {resume_hint(e.experiment_id)}" if req.status == "running" else ""
+                raise ApiError(409, f"experiment {e.experiment_id} is {e.status}; it can move to "
+                                    f"{', '.join(allowed) or 'nothing'} from here{hint}")
+            if req.status == "completed" and (self.pending(e) or self.unscored(e)):
+                raise ApiError(409, f"experiment {e.experiment_id} is not fully scored; finish it with "
+                                    f"{evaluate_hint(e.experiment_id)}")
+            e = self.set_status(e, req.status, req.reason)
+            if req.status in FINAL_STATUSES:
+                self.leases.release(e.experiment_id, None, now)
+        return e
+
+    def acquire(self, caller: Caller, e: Experiment, holder: str, ttl: float) -> dict[str, Any]:
+        if e.status in FINAL_STATUSES:
+            raise ApiError(409, f"experiment {e.experiment_id} is {e.status}"
+                           + (f"; {resume_hint(e.experiment_id)}" if e.status != "completed" else
+                              f"; score it again with {evaluate_hint(e.experiment_id)}"))
+        if e.config.get("agent_kind") == "harness":
+            raise ApiError(409, f"experiment {e.experiment_id} runs a harness agent: the service drives it and "
+                                "holds its lease")
+        now = self.clock()
+        # An expired lease is taken over here; from then on the old holder is refused.
+        try:
+            lease, renewed = self.leases.acquire(e.experiment_id, holder, ttl, now)
+        except LeaseRefused as exc:
+            raise ApiError(409, str(exc)) from exc
+        if e.status == "pending":
+            self.set_status(e, "running", f"lease taken by {holder}")
+        return {"experiment_id": e.experiment_id, "holder": lease.holder, "expires_at": lease.expires_at,
+                "acquired": not renewed, "renewed": renewed}
+
+    def resume(self, caller: Caller, e: Experiment, holder: str | None, ttl: float) -> dict[str, Any]:
+        self.require_change(caller, e)
+        pending = self.pending(e)
+        if not pending:
+            raise ApiError(409, f"experiment {e.experiment_id} has no runs left; score it with "
+                                f"{evaluate_hint(e.experiment_id)}")
+        harness = e.config.get("agent_kind") == "harness"
+        lease_view = None
+        now = self.clock()
+        if harness:
+            holder = HARNESS_HOLDER
+        elif not holder:
+            raise ApiError(400, "say who resumes: {\"holder\": \"...\", \"ttl_seconds\": 60}")
+        try:
+            lease, _ = self.leases.acquire(e.experiment_id, holder, ttl if not harness else 365 * 86400, now)
+        except LeaseRefused as exc:
+            raise ApiError(409, str(exc)) from exc
+        lease_view = {"holder": lease.holder, "expires_at": lease.expires_at}
+        e = self.set_status(e, "running", f"resumed by {caller.name}")
+        return {"experiment_id": e.experiment_id, "status": e.status, "lease": None if harness else lease_view,
+                "pending": pending, "_experiment": e}
+
+    # -- views -----------------------------------------------------------------------------
+    def records(self, e: Experiment) -> ExperimentRecords:
+        return ExperimentRecords(runs=self.runs.final_records(e.experiment_id),
+                                 evaluations=self.evaluations.latest(e.experiment_id),
+                                 experiment_id=str(e.experiment_id), evaluators=e.evaluator_names,
+                                 case_evaluators=e.case_evaluators)
+
+    def scorecard(self, e: Experiment) -> tuple[Scorecard, ExperimentRecords]:
+        records = self.records(e)
+        return build_scorecard(records), records
+
+    def comparison(self, e: Experiment, baseline: Experiment, *, alpha: float, allow_incomplete: bool
+                   ) -> Comparison:
+        if not allow_incomplete:
+            for x in (e, baseline):
+                if self.pending(x) or self.unscored(x):
+                    raise ApiError(409, f"experiment {x.experiment_id} is not fully scored; finish it with "
+                                        f"{evaluate_hint(x.experiment_id)} (or pass allow_incomplete=true)")
+        return compare(self.records(e), self.records(baseline), alpha=alpha)
+
+    def summary(self, e: Experiment, progress: dict[str, Any] | None, scores: dict[str, float | None] | None
+                ) -> dict[str, Any]:
+        counts = (progress or {}).get("counts", {})
+        recorded = sum(counts.values())
+        completed = counts.get("completed", 0)
+        cost = None if (progress or {}).get("unpriced") else (progress or {}).get("cost", 0.0)
+        return {"experiment_id": e.experiment_id, "agent": e.agent_id, "workspace": e.workspace,
+                "dataset": e.dataset, "dataset_version": e.dataset_version, "status": e.status,
+                "status_reason": e.status_reason, "created_at": e.created_at, "created_by": e.created_by,
+                "model": e.model or None, "name": e.config.get("name", ""),
+                "progress": {"planned": e.planned, "recorded": recorded, "completed": completed,
+                             "failed": counts.get("failed", 0), "timeout": counts.get("timeout", 0),
+                             "cancelled": counts.get("cancelled", 0), "pending": e.planned - completed},
+                "scores": scores or {}, "cost_usd": cost}
+
+    def scores(self, e: Experiment) -> dict[str, float | None]:
+        """Mean (pass rate) per evaluator by the scorecard's counting rules, without its intervals."""
+        records = self.records(e)
+        out: dict[str, float | None] = {}
+        for name in records.evaluator_names:
+            values = evaluator_values(records, name)
+            flat = [v for vs in values.cases.values() for v in vs]
+            out[name] = sum(flat) / len(flat) if flat else None
+        return out
