@@ -18,6 +18,7 @@ from evalkit.cli.http import CliError
 COMMAND_MODULES = [
     "evalkit.cli.serve",
     "evalkit.cli.admin",
+    "evalkit.cli.sessions",
 ]
 
 

@@ -1,0 +1,167 @@
+"""Real instrumentations exporting through the real OTLP exporter to the running service, then the
+trajectory over HTTP: pydantic-ai (FunctionModel), and an OpenAI client instrumented by OpenInference
+and by OpenLLMetry against a local fake OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from aiohttp import web
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid
+
+
+def _provider(svc: Service, key: str) -> TracerProvider:
+    provider = TracerProvider(resource=Resource.create({"service.name": "agent-under-test"}))
+    exporter = OTLPSpanExporter(endpoint=f"{svc.running.otlp_http}/v1/traces",
+                                headers={"authorization": f"Bearer {key}"})
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider
+
+
+def _in_session(provider: TracerProvider, session: str, work: Callable[[], Any]) -> Any:
+    """What an app does: one root span naming the session around the agent's work."""
+    with provider.get_tracer("app").start_as_current_span("session", attributes={"session.id": session}):
+        return work()
+
+
+async def test_pydantic_ai_function_model(svc: Service) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.usage import RequestUsage
+
+    agent_id, key = await svc.new_agent()
+    provider = _provider(svc, key)
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart(tool_name="add", args={"a": 2, "b": 3}, tool_call_id="c1")],
+                                 usage=RequestUsage(input_tokens=100, output_tokens=10))
+        return ModelResponse(parts=[TextPart(content="5")], usage=RequestUsage(input_tokens=120, output_tokens=2))
+
+    agent = Agent(FunctionModel(script), name="calc", system_prompt="You add.", capabilities=[
+        Instrumentation(settings=InstrumentationSettings(tracer_provider=provider, version=5))])
+
+    @agent.tool_plain
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    # Blocking exports: run the agent off the event loop that serves them.
+    output = await asyncio.to_thread(_in_session, provider, "pai-1", lambda: agent.run_sync("2+3?").output)
+    provider.shutdown()
+    assert output == "5"
+    reply = await svc.trajectory(agent_id, "pai-1")
+    assert reply.status == 200, reply.text
+    document = reply.body
+    assert reply.headers["X-Evalkit-Trajectory-Status"] == "valid"
+    assert [(s["source"], s["message"]) for s in document["steps"]] == [
+        ("system", "You add."), ("user", "2+3?"), ("agent", ""), ("agent", "5")]
+    call = document["steps"][2]["tool_calls"][0]
+    assert (call["function_name"], call["arguments"]) == ("add", {"a": 2, "b": 3})
+    result = document["steps"][2]["observation"]["results"][0]
+    assert (result["source_call_id"], result["content"]) == (call["tool_call_id"], "5")
+    # prices.yaml: function:* at $2 in, $8 out per million: (220 x 2 + 12 x 8) / 1e6
+    assert document["final_metrics"]["total_prompt_tokens"] == 220
+    assert document["final_metrics"]["total_completion_tokens"] == 12
+    assert document["final_metrics"]["total_cost_usd"] == 0.000536
+    assert document["agent"]["name"] == "calc"
+    assert "pydantic-ai" in " ".join(document["extra"]["emitters"]) or document["extra"]["emitters"]
+    assert_schema_and_atif_valid(document)
+    listed = (await svc.get(f"/api/agents/{agent_id}/sessions")).body["sessions"][0]
+    assert (listed["steps"], listed["prompt_tokens"], listed["cost_usd"]) == (2, 220, 0.000536)
+
+
+# -- a fake OpenAI-compatible endpoint ----------------------------------------------------------------------------
+def _completion(message: dict[str, Any], prompt: int, completion: int, finish: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1_760_000_000, "model": "test-model-1",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion}}
+
+
+async def _chat(request: web.Request) -> web.Response:
+    body = await request.json()
+    if not any(m["role"] == "tool" for m in body["messages"]):
+        return web.json_response(_completion({"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_w1", "type": "function",
+             "function": {"name": "get_weather", "arguments": json.dumps({"city": "Paris"})}}]}, 50, 20,
+            "tool_calls"))
+    return web.json_response(_completion({"role": "assistant", "content": "It is sunny in Paris."}, 80, 10, "stop"))
+
+
+@pytest.fixture
+async def fake_openai() -> AsyncIterator[str]:
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", _chat)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    yield f"http://127.0.0.1:{port}/v1"
+    await runner.cleanup()
+
+
+def _weather_agent(base_url: str) -> str:
+    """Plain OpenAI client code: ask, run the tool it asks for, ask again."""
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}}]
+    messages: list[Any] = [{"role": "system", "content": "You report weather."},
+                           {"role": "user", "content": "Weather in Paris?"}]
+    first = client.chat.completions.create(model="test-model-1", messages=messages, tools=tools)
+    call = first.choices[0].message.tool_calls[0]
+    messages.append(first.choices[0].message.model_dump(exclude_none=True))
+    messages.append({"role": "tool", "tool_call_id": call.id, "content": "sunny, 24C"})
+    second = client.chat.completions.create(model="test-model-1", messages=messages, tools=tools)
+    return str(second.choices[0].message.content)
+
+
+@pytest.mark.parametrize("instrumentation", ["openinference", "openllmetry"])
+async def test_instrumented_openai_client(svc: Service, fake_openai: str, instrumentation: str) -> None:
+    if instrumentation == "openinference":
+        from openinference.instrumentation.openai import OpenAIInstrumentor
+    else:
+        from opentelemetry.instrumentation.openai import OpenAIInstrumentor  # type: ignore[no-redef]
+    agent_id, key = await svc.new_agent()
+    provider = _provider(svc, key)
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        answer = await asyncio.to_thread(_in_session, provider, f"oa-{instrumentation}",
+                                         lambda: _weather_agent(fake_openai))
+    finally:
+        instrumentor.uninstrument()
+        provider.shutdown()
+    assert answer == "It is sunny in Paris."
+    reply = await svc.trajectory(agent_id, f"oa-{instrumentation}")
+    assert reply.status == 200, reply.text
+    document = reply.body
+    assert reply.headers["X-Evalkit-Trajectory-Status"] == "valid"
+    steps = [(s["source"], s.get("message")) for s in document["steps"]]
+    assert steps == [("system", "You report weather."), ("user", "Weather in Paris?"), ("agent", ""),
+                     ("agent", "It is sunny in Paris.")], steps
+    tool_step = document["steps"][2]
+    assert tool_step["tool_calls"][0]["function_name"] == "get_weather"
+    assert tool_step["tool_calls"][0]["arguments"] == {"city": "Paris"}
+    result = tool_step["observation"]["results"][0]
+    assert result["source_call_id"] == "call_w1" and result["content"] == "sunny, 24C"
+    # test-model*: $1 in, $4 out per million: (50 + 80) x 1 + (20 + 10) x 4 = 250
+    assert (document["final_metrics"]["total_prompt_tokens"], document["final_metrics"]["total_completion_tokens"]
+            ) == (130, 30)
+    assert document["final_metrics"]["total_cost_usd"] == 0.00025
+    assert all(s["metrics"]["extra"]["price_source"] == "prices.yaml" for s in document["steps"][2:])
+    assert_schema_and_atif_valid(document)
