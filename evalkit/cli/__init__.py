@@ -19,6 +19,9 @@ COMMAND_MODULES = [
     "evalkit.cli.serve",
     "evalkit.cli.admin",
     "evalkit.cli.sessions",
+    "evalkit.cli.login",
+    "evalkit.cli.datasets",
+    "evalkit.cli.experiments",
 ]
 
 
