@@ -49,6 +49,11 @@ def _agent_path(agent: str) -> str:
     return "/api/agents/" + urllib.parse.quote(agent, safe="@")
 
 
+def _console() -> Console:
+    # Piped output is not a terminal of 80 columns: keep whole ids and numbers.
+    return Console() if sys.stdout.isatty() else Console(width=240)
+
+
 def _money(value: float | None) -> str:
     return "unpriced" if value is None else f"${value:.6f}"
 
@@ -68,7 +73,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
         table.add_row(s["session_id"], s["status"], s["last_seen"], str(s["span_count"]), str(s["steps"]),
                       f"{s['prompt_tokens']}/{s['completion_tokens']}", _money(s["cost_usd"]), str(s["errors"]),
                       ", ".join(s["models"]))
-    console = Console()
+    console = _console()
     console.print(table)
     if data["has_more"]:
         console.print(f"more: --cursor {data['next_cursor']}")
@@ -89,7 +94,7 @@ def _sessions_show(args: argparse.Namespace) -> int:
     for s in data["spans"]:
         table.add_row(s["span_id"], s["parent_span_id"] or "-", s["name"], s["kind"], f"{s['duration_ms']:.1f}",
                       s["status_code"])
-    console = Console()
+    console = _console()
     console.print(table)
     if summary["unmapped_attributes"]:
         console.print("unmapped attributes: " + ", ".join(summary["unmapped_attributes"]))
@@ -118,7 +123,7 @@ def _trajectory_get(args: argparse.Namespace) -> int:
         table.add_row(str(step["step_id"]), step["source"], (message or "")[:80], tools,
                       f"{metrics.get('prompt_tokens', '')}/{metrics.get('completion_tokens', '')}" if metrics else "",
                       _money(metrics.get("cost_usd")) if metrics else "")
-    console = Console()
+    console = _console()
     console.print(table)
     settlement = (document.get("extra") or {}).get("settlement") or {}
     for reason in settlement.get("reasons", []):
