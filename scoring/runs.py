@@ -158,10 +158,10 @@ class Runs:
         if not experiment_ids:
             return {}
         rows = self.store.query(
-            "SELECT experiment_id, status, count(), sum(cost_usd), countIf(cost_usd IS NULL) FROM ("
-            " SELECT experiment_id, case_id, repetition, argMax(tuple(status, cost_usd), attempt) AS t, "
-            " t.1 AS status, t.2 AS cost_usd FROM runs FINAL WHERE experiment_id IN {ids:Array(UInt64)} "
-            " GROUP BY experiment_id, case_id, repetition) GROUP BY experiment_id, status", {"ids": experiment_ids})
+            "SELECT experiment_id, final.1 AS final_status, count(), sum(final.2), countIf(final.2 IS NULL) FROM ("
+            " SELECT experiment_id, case_id, repetition, argMax(tuple(status, cost_usd), attempt) AS final "
+            " FROM runs FINAL WHERE experiment_id IN {ids:Array(UInt64)} "
+            " GROUP BY experiment_id, case_id, repetition) GROUP BY experiment_id, final_status", {"ids": experiment_ids})
         out: dict[int, dict[str, Any]] = {}
         for r in rows:
             entry = out.setdefault(int(r[0]), {"counts": {}, "cost": 0.0, "unpriced": 0})

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from evalkit.trajectory.prices import PriceBook
 
 from evalkit.access import Access, Agent, NotFound
 from evalkit.api import ApiError, Caller
 from evalkit.store import Store
+from evalkit.trajectory.prices import PriceBook
 
 from . import evaluate as scoring_eval
 from .blobs import BlobDirectory, Blobs

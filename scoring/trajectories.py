@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.store import Store
 from evalkit.trajectory.atif import Trajectory
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.prices import PriceBook
@@ -21,8 +22,6 @@ from evalkit.trajectory.read import read_session_spans, read_trace_logs
 from evalkit.trajectory.settle import settle_session, status_of_pushed
 from evalkit.trajectory.summary import summarise
 from evalkit.trajectory.validate import errors_only
-
-from evalkit.store import Store
 
 # Statuses only ever improve by re-fetching: unavailable < partial < valid.
 _RANK = {"unavailable": 0, "invalid": 0, "partial": 1, "valid": 2}

@@ -1,0 +1,568 @@
+"""The scoring routes (docs/api.md): workspace evaluators, blobs, datasets, experiments, runs,
+evaluations, leases, scorecards, comparisons and the gate."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, TypeVar
+
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+
+from evalkit.api import ApiError, Caller, Context, caller_of, json_response, read_json
+
+from .blobs import BlobError
+from .compare import gate as run_gate
+from .compare import render_comparison_markdown, render_gate_markdown
+from .datasets import DatasetError, parse_cases
+from .evaluate import server_judge
+from .evaluators import EvaluatorConfigError, build_evaluator
+from .experiments import Experiment
+from .harness import HarnessRunner, capabilities
+from .models import (
+    ChangeExperiment,
+    CreateExperiment,
+    EvaluateRequest,
+    GateRequest,
+    LeaseRequest,
+    PublishEvaluations,
+    PushDataset,
+    RecordRun,
+    RefetchRequest,
+    ResumeRequest,
+    ReviewRequest,
+)
+from .scorecard import render_markdown, render_text
+from .service import ScoringService
+
+M = TypeVar("M", bound=BaseModel)
+_KEY = web.AppKey("scoring", ScoringService)
+
+
+async def parse(request: web.Request, model: type[M]) -> M:
+    body = await read_json(request)
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}"
+                             for e in exc.errors(include_url=False))
+        raise ApiError(400, f"bad request body: {problems} (see docs/api.md)") from exc
+
+
+def _svc(request: web.Request) -> ScoringService:
+    return request.app[_KEY]
+
+
+def _eid(request: web.Request) -> int:
+    raw = request.match_info["id"]
+    if not raw.isdigit():
+        raise ApiError(400, f"experiment id {raw!r} must be an integer")
+    return int(raw)
+
+
+async def _experiment(request: web.Request, role: str = "reader", doing: str = "read it"
+                      ) -> tuple[Caller, ScoringService, Experiment]:
+    caller = await caller_of(request)
+    s = _svc(request)
+    e = await asyncio.to_thread(s.experiment, caller, _eid(request), role, doing)
+    return caller, s, e
+
+
+def _flag(request: web.Request, name: str) -> bool:
+    return request.query.get(name, "").lower() in ("1", "true", "yes")
+
+
+# -- workspace evaluators -----------------------------------------------------------------
+async def put_evaluator(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    s = _svc(request)
+    workspace = s.workspace_of_path(caller, request.match_info["workspace"])
+    caller.require_role(workspace, "admin", "register evaluators")
+    spec = await read_json(request)
+    name = request.match_info["name"]
+    try:
+        build_evaluator({**spec, "name": name})
+    except EvaluatorConfigError as exc:
+        raise ApiError(400, str(exc)) from exc
+    clean = {k: v for k, v in spec.items() if k != "name"}
+    await asyncio.to_thread(s.put_workspace_evaluator, workspace, name, clean, caller.name)
+    return json_response({"workspace": workspace, "name": name, "spec": clean})
+
+
+async def list_evaluators(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    s = _svc(request)
+    workspace = s.workspace_of_path(caller, request.match_info["workspace"])
+    caller.require_role(workspace, "reader")
+    found = await asyncio.to_thread(s.workspace_evaluators, workspace)
+    return json_response({"evaluators": [{"name": n, "spec": v} for n, v in sorted(found.items())]})
+
+
+# -- blobs --------------------------------------------------------------------------------
+async def _blob_target(request: web.Request, role: str) -> tuple[Caller, ScoringService, str, str]:
+    caller = await caller_of(request)
+    s = _svc(request)
+    workspace = await asyncio.to_thread(s.workspace_of_path, caller, request.match_info["workspace"])
+    caller.require_role(workspace, role, "put blobs" if role == "writer" else "read blobs")
+    return caller, s, workspace, request.match_info.get("sha256", "")
+
+
+async def put_blob(request: web.Request) -> web.Response:
+    caller, s, workspace, sha = await _blob_target(request, "writer")
+    data = await request.read()
+    try:
+        info, created = await asyncio.to_thread(s.blobs.put, workspace, sha, data, by=caller.name, now=s.clock())
+    except BlobError as exc:
+        raise ApiError(400, str(exc)) from exc
+    return json_response({"sha256": info.sha256, "size": info.size, "created": created},
+                         status=201 if created else 200)
+
+
+async def get_blob(request: web.Request) -> web.StreamResponse:
+    _, s, workspace, sha = await _blob_target(request, "reader")
+    try:
+        if request.method == "HEAD":
+            info = await asyncio.to_thread(s.blobs.info, workspace, sha)
+            if info is None:
+                return web.Response(status=404)
+            return web.Response(status=200, headers={"Content-Length": str(info.size), "ETag": f'"{sha}"'})
+        data = await asyncio.to_thread(s.blobs.read, workspace, sha)
+    except BlobError as exc:
+        raise ApiError(400, str(exc)) from exc
+    if data is None:
+        raise ApiError(404, f"workspace {workspace!r} has no blob {sha}; put it first")
+    return web.Response(body=data, content_type="application/octet-stream", headers={"ETag": f'"{sha}"'})
+
+
+async def list_blobs(request: web.Request) -> web.Response:
+    _, s, workspace, _ = await _blob_target(request, "reader")
+    found = await asyncio.to_thread(s.blobs.list, workspace, request.query.get("prefix", ""))
+    return json_response({"blobs": [{"sha256": b.sha256, "size": b.size, "created_at": b.created_at}
+                                    for b in found]})
+
+
+# -- datasets -----------------------------------------------------------------------------
+async def _dataset(request: web.Request, role: str, doing: str) -> tuple[Caller, ScoringService, str, str]:
+    caller = await caller_of(request)
+    s = _svc(request)
+    workspace, name = await asyncio.to_thread(s.resolve_dataset, caller, request.match_info["dataset"])
+    caller.require_role(workspace, role, doing)
+    return caller, s, workspace, name
+
+
+async def push_dataset(request: web.Request) -> web.Response:
+    caller, s, workspace, name = await _dataset(request, "writer", "push datasets")
+    body = await parse(request, PushDataset)
+    try:
+        from evalkit.access import check_name
+
+        check_name("dataset", name)
+        cases = parse_cases(body.cases)
+    except (DatasetError, ValueError) as exc:
+        raise ApiError(400, str(exc)) from exc
+    result = await asyncio.to_thread(s.datasets.push, workspace, name, cases, git_revision=body.git_revision or "",
+                                     description=body.description, by=caller.name, now=s.clock())
+    files = {f.sha256: (c.id, f.name) for c in cases for f in c.files}
+    present = await asyncio.to_thread(s.blobs.present, workspace, list(files))
+    missing = [{"case_id": cid, "name": fname, "sha256": h} for h, (cid, fname) in files.items() if h not in present]
+    return json_response({**result.version.summary(), "added": result.added, "changed": result.changed,
+                          "removed": result.removed, "created": result.created, "missing_files": missing},
+                         status=201 if result.created else 200)
+
+
+async def list_datasets(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    s = _svc(request)
+    workspace = request.query.get("workspace")
+    if workspace:
+        workspace = s.workspace_of_path(caller, workspace)
+        caller.require_role(workspace, "reader")
+    visible = None if caller.is_admin and not workspace else ([workspace] if workspace else sorted(caller.workspaces))
+    found = await asyncio.to_thread(s.datasets.list, visible)
+    return json_response({"datasets": [v.summary() for v in found]})
+
+
+async def show_dataset(request: web.Request) -> web.Response:
+    _, s, workspace, name = await _dataset(request, "reader", "read datasets")
+    version = await asyncio.to_thread(s.datasets.get, workspace, name, request.query.get("version"))
+    if version is None:
+        raise ApiError(404, f"dataset {name}@{workspace} (version {request.query.get('version') or 'latest'}) does "
+                            f"not exist; list them with `GET /api/datasets?workspace={workspace}`")
+    cases = await asyncio.to_thread(s.datasets.cases, version)
+    shared = await asyncio.to_thread(s.access.workspace_kind, workspace) != "personal"
+    reviews = await asyncio.to_thread(s.datasets.reviews, version) if shared else {}
+    none = {"state": "none", "note": "", "by": None, "at": None}
+    return json_response({**version.summary(), "cases": [
+        {**c.model_dump(mode="json"), "review": reviews.get(c.id, none)} for c in cases]})
+
+
+async def dataset_versions(request: web.Request) -> web.Response:
+    _, s, workspace, name = await _dataset(request, "reader", "read datasets")
+    found = await asyncio.to_thread(s.datasets.versions, workspace, name)
+    if not found:
+        raise ApiError(404, f"dataset {name}@{workspace} does not exist")
+    return json_response({"versions": [{k: v.summary()[k] for k in ("version", "git_revision", "cases", "pushed_at",
+                                                                      "pushed_by")} for v in found]})
+
+
+async def review_case(request: web.Request) -> web.Response:
+    caller, s, workspace, name = await _dataset(request, "reviewer", "review cases")
+    body = await parse(request, ReviewRequest)
+    if await asyncio.to_thread(s.access.workspace_kind, workspace) == "personal":
+        raise ApiError(400, f"{name} is in a personal workspace; reviews are for datasets of shared workspaces")
+    version = await asyncio.to_thread(s.datasets.latest, workspace, name)
+    if version is None:
+        raise ApiError(404, f"dataset {name}@{workspace} does not exist")
+    from .tables import next_version
+
+    try:
+        result = await asyncio.to_thread(s.datasets.review, version, request.match_info["case_id"], body.state,
+                                         body.note, by=caller.name, now=s.clock(), row_version=next_version())
+    except DatasetError as exc:
+        raise ApiError(400, str(exc)) from exc
+    except KeyError as exc:
+        raise ApiError(404, f"dataset {version.dataset} has no case {request.match_info['case_id']!r}") from exc
+    return json_response(result)
+
+
+# -- experiments --------------------------------------------------------------------------
+async def create_experiment(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    s = _svc(request)
+    req = await parse(request, CreateExperiment)
+    agent = await asyncio.to_thread(s.access.find_agent, req.agent)
+    caps = None
+    if agent is not None and agent.kind == "harness" and not agent.archived:
+        caller.require_role(agent.workspace, "writer", "start experiments")
+        try:
+            caps = await capabilities(agent.harness_url)
+        except ValueError as exc:
+            raise ApiError(400, str(exc)) from exc
+    e = await asyncio.to_thread(s.create_experiment, caller, req, caps)
+    lease_view = None
+    async with s.lock(e.experiment_id):
+        if agent is not None and agent.kind == "harness":
+            result = await asyncio.to_thread(s.resume, caller, e, None, 0)
+            e = result["_experiment"]
+            assert s.start_harness is not None
+            s.start_harness(e, agent)
+        elif req.lease is not None:
+            lease_view = await asyncio.to_thread(s.acquire, caller, e, req.lease.holder, req.lease.ttl_seconds)
+            e = await asyncio.to_thread(s.experiments.get, e.experiment_id) or e
+    return json_response({"experiment_id": e.experiment_id, "url": f"/api/experiments/{e.experiment_id}",
+                          "status": e.status, "config": _public_config(e), "cases": e.cases,
+                          "runs_planned": e.planned, "dropped": e.dropped,
+                          "lease": None if lease_view is None else {"holder": lease_view["holder"],
+                                                                    "expires_at": lease_view["expires_at"]}},
+                         status=201)
+
+
+def _public_config(e: Experiment) -> dict[str, Any]:
+    return {k: v for k, v in e.config.items() if k not in ("dataset_workspace", "dataset_name")}
+
+
+async def list_experiments(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    s = _svc(request)
+    workspace = request.query.get("workspace")
+    if workspace:
+        caller.require_role(workspace, "reader")
+    visible = [workspace] if workspace else (None if caller.is_admin else sorted(caller.workspaces))
+    limit = int(request.query.get("limit", "50"))
+
+    def load() -> list[dict[str, Any]]:
+        found = s.experiments.list(workspaces=visible, agent=request.query.get("agent"),
+                                   status=request.query.get("status"), limit=limit)
+        progress = s.runs.progress([e.experiment_id for e in found])
+        return [s.summary(e, progress.get(e.experiment_id), s.scores(e)) for e in found]
+
+    return json_response({"experiments": await asyncio.to_thread(load)})
+
+
+async def get_experiment(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request)
+
+    def load() -> dict[str, Any]:
+        attempts = s.runs.attempts(e.experiment_id)
+        progress = s.runs.progress([e.experiment_id]).get(e.experiment_id)
+        pending = s.pending(e, attempts)
+        by_case: dict[str, list[dict[str, Any]]] = {c: [] for c in e.cases}
+        counts: dict[tuple[str, int], int] = {}
+        for r in attempts:
+            counts[(r.case_id, r.repetition)] = counts.get((r.case_id, r.repetition), 0) + 1
+        for r in attempts:
+            if r.final and r.case_id in by_case:
+                by_case[r.case_id].append({"repetition": r.repetition, "status": r.status,
+                                           "trajectory_status": r.trajectory_status or None,
+                                           "attempts": counts[(r.case_id, r.repetition)], "run_id": r.run_id})
+        cases = []
+        for case_id, runs in by_case.items():
+            done = sum(1 for r in runs if r["status"] == "completed")
+            state = "done" if done == e.repetitions else ("pending" if not runs else "partial")
+            cases.append({"case_id": case_id, "runs": runs, "state": state})
+        lease = s.leases.get(e.experiment_id)
+        unscored = s.unscored(e)
+        return {**s.summary(e, progress, s.scores(e)), "config": _public_config(e),
+                "lease": lease.view(s.clock()) if lease else None, "cases": cases,
+                "can_change": s.can_change(caller, e),
+                "can_resume": bool(pending) and e.status != "running" and s.can_change(caller, e),
+                "dropped": e.dropped,
+                "scoring": {"unscored_runs": sum(unscored.values()), "unscored": unscored,
+                            "evaluators": e.evaluator_names}}
+
+    return json_response(await asyncio.to_thread(load))
+
+
+async def change_experiment(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request, "writer", "change experiments")
+    req = await parse(request, ChangeExperiment)
+    async with s.lock(e.experiment_id):
+        fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer", "change experiments")
+        changed = await asyncio.to_thread(s.change, caller, fresh, req)
+    if changed.status == "cancelled":
+        runner: HarnessRunner | None = request.app.get(_RUNNER)
+        driver = runner.drivers.get(e.experiment_id) if runner else None
+        if driver is not None and driver.task is not None:
+            driver.task.cancel()
+    return await get_experiment(request)
+
+
+async def acquire_lease(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request, "writer", "run experiments")
+    req = await parse(request, LeaseRequest)
+    async with s.lock(e.experiment_id):
+        fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer")
+        result = await asyncio.to_thread(s.acquire, caller, fresh, req.holder, req.ttl_seconds)
+    return json_response(result)
+
+
+async def release_lease(request: web.Request) -> web.Response:
+    _caller, s, e = await _experiment(request, "writer", "run experiments")
+    holder = request.query.get("holder")
+    if not holder:
+        raise ApiError(400, "say whose lease to release: `?holder=...`")
+    async with s.lock(e.experiment_id):
+        released = await asyncio.to_thread(s.leases.release, e.experiment_id, holder, s.clock())
+    return json_response({"released": released})
+
+
+async def resume(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request, "writer", "resume experiments")
+    req = await parse(request, ResumeRequest)
+    async with s.lock(e.experiment_id):
+        fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer")
+        result = await asyncio.to_thread(s.resume, caller, fresh, req.holder, req.ttl_seconds)
+    if fresh.config.get("agent_kind") == "harness":
+        agent = await asyncio.to_thread(s.access.get_agent, fresh.agent_id)
+        assert s.start_harness is not None
+        s.start_harness(result["_experiment"], agent)
+    result.pop("_experiment")
+    return json_response(result)
+
+
+async def pinned_cases(request: web.Request) -> web.Response:
+    _, s, e = await _experiment(request)
+    cases = await asyncio.to_thread(s.pinned_cases, e)
+    return json_response({"dataset": e.dataset, "version": e.dataset_version,
+                          "cases": [c.model_dump(mode="json") for c in cases]})
+
+
+async def list_runs(request: web.Request) -> web.Response:
+    _, s, e = await _experiment(request)
+    runs = await asyncio.to_thread(s.runs.attempts, e.experiment_id, case_id=request.query.get("case_id"))
+    if request.query.get("attempts", "final") != "all":
+        runs = [r for r in runs if r.final]
+    status = request.query.get("status")
+    return json_response({"runs": [r.view() for r in runs if not status or r.status == status]})
+
+
+async def pending_runs(request: web.Request) -> web.Response:
+    _, s, e = await _experiment(request)
+    return json_response({"runs": await asyncio.to_thread(s.pending, e)})
+
+
+async def record_run(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request, "writer", "record runs")
+    req = await parse(request, RecordRun)
+    async with s.lock(e.experiment_id):
+        fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer")
+        run, duplicate = await asyncio.to_thread(s.record_run, caller, fresh, req)
+    view = run.view()
+    if duplicate:
+        view["duplicate"] = True
+    return json_response(view, status=200 if duplicate else 201)
+
+
+async def session_used(request: web.Request) -> web.Response:
+    _, s, e = await _experiment(request)
+    run = await asyncio.to_thread(s.runs.by_session, e.experiment_id, request.match_info["session_id"])
+    return json_response({"used": run is not None, "run": None if run is None else {
+        "run_id": run.run_id, "case_id": run.case_id, "repetition": run.repetition, "attempt": run.attempt}})
+
+
+async def refetch(request: web.Request) -> web.Response:
+    _caller, s, e = await _experiment(request, "writer", "re-read trajectories")
+    req = await parse(request, RefetchRequest)
+    async with s.lock(e.experiment_id):
+        result = await asyncio.to_thread(s.refetch, e, list(req.statuses))
+    return json_response(result)
+
+
+async def run_trajectory(request: web.Request) -> web.Response:
+    _, s, e = await _experiment(request)
+    run = await asyncio.to_thread(s.runs.by_id, e.experiment_id, request.match_info["run_id"], True)
+    if run is None:
+        raise ApiError(404, f"experiment {e.experiment_id} has no run {request.match_info['run_id']!r}")
+    return json_response({"run_id": run.run_id, "session_id": run.session_id,
+                          "trajectory_status": run.trajectory_status or None,
+                          "source": run.trajectory_source or None, "trajectory": run.trajectory,
+                          "problems": run.problems})
+
+
+async def runs_to_score(request: web.Request) -> web.Response:
+    _, s, e = await _experiment(request)
+    names = request.query.getall("evaluator", []) or e.code_evaluators
+    rescore = _flag(request, "rescore")
+    with_trajectory = request.query.get("include_trajectory", "true").lower() not in ("0", "false", "no")
+
+    def load() -> list[dict[str, Any]]:
+        runs = s.runs.finals(e.experiment_id, with_trajectory=with_trajectory)
+        cases = {c.id: c for c in s.pinned_cases(e)}
+        scored = set() if rescore else s.evaluations.scored_pairs(e.experiment_id)
+        applies = e.case_evaluators
+        out = []
+        for r in runs:
+            if r.status != "completed" or r.case_id not in cases:
+                continue
+            wanted = [n for n in names if n in applies.get(r.case_id, []) and (r.run_id, n) not in scored]
+            if not wanted:
+                continue
+            c = cases[r.case_id]
+            out.append({"run_id": r.run_id, "case_id": r.case_id, "repetition": r.repetition, "status": r.status,
+                        "input": c.input, "expected": c.expected, "rubric": c.rubric, "answer": r.answer,
+                        "output": r.output, "metadata": {"tags": c.tags, **c.metadata, "session_id": r.session_id},
+                        "evaluators": wanted, "trajectory": r.trajectory,
+                        "trajectory_status": r.trajectory_status or None})
+        return out
+
+    return json_response({"runs": await asyncio.to_thread(load)})
+
+
+async def publish(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request, "writer", "publish evaluations")
+    req = await parse(request, PublishEvaluations)
+    async with s.lock(e.experiment_id):
+        result = await asyncio.to_thread(s.publish, caller, e, req)
+    return json_response(result, status=201)
+
+
+async def evaluate(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request, "writer", "score experiments")
+    req = await parse(request, EvaluateRequest)
+    return json_response(await s.evaluate(caller, e, req))
+
+
+async def _baseline(request: web.Request, caller: Caller, s: ScoringService, raw: Any) -> Experiment:
+    if raw is None or not str(raw).isdigit():
+        raise ApiError(400, "say which experiment to compare with: baseline_id=N")
+    return await asyncio.to_thread(s.experiment, caller, int(raw))
+
+
+async def scorecard(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request)
+    fmt = request.query.get("format", "json")
+    sc, _ = await asyncio.to_thread(s.scorecard, e)
+    comparison = None
+    if request.query.get("baseline_id"):
+        baseline = await _baseline(request, caller, s, request.query.get("baseline_id"))
+        comparison = await asyncio.to_thread(s.comparison, e, baseline, alpha=0.05, allow_incomplete=True)
+    if fmt == "markdown":
+        text = render_markdown(sc) + ("\n\n" + render_comparison_markdown(comparison) if comparison else "")
+        return web.Response(text=text, content_type="text/markdown")
+    if fmt == "text":
+        return web.Response(text=render_text(sc), content_type="text/plain")
+    return json_response({"scorecard": sc.model_dump(mode="json"), "complete": sc.complete,
+                          "comparison": comparison.model_dump(mode="json") if comparison else None,
+                          "markdown": render_markdown(sc)})
+
+
+async def compare_route(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request)
+    baseline = await _baseline(request, caller, s, request.query.get("baseline_id"))
+    try:
+        alpha = float(request.query.get("alpha", "0.05"))
+    except ValueError as exc:
+        raise ApiError(400, "alpha must be a number between 0 and 1") from exc
+    comparison = await asyncio.to_thread(s.comparison, e, baseline, alpha=alpha,
+                                         allow_incomplete=_flag(request, "allow_incomplete"))
+    if request.query.get("format") == "markdown":
+        return web.Response(text=render_comparison_markdown(comparison), content_type="text/markdown")
+    return json_response(comparison.model_dump(mode="json"))
+
+
+async def gate_route(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request)
+    req = await parse(request, GateRequest)
+    baseline = await _baseline(request, caller, s, req.baseline_id)
+    comparison = await asyncio.to_thread(s.comparison, e, baseline, alpha=req.alpha,
+                                         allow_incomplete=req.allow_incomplete)
+    config = req.model_dump(exclude={"baseline_id", "alpha"})
+    from .compare import GateConfig
+
+    result = run_gate(comparison, GateConfig.model_validate(config))
+    return json_response({**result.model_dump(mode="json"), "markdown": render_gate_markdown(result)})
+
+
+_RUNNER = web.AppKey("scoring_harness", HarnessRunner)
+
+
+def add_routes(app: web.Application, context: Context) -> None:
+    settings = context.settings
+    prices = None
+    try:
+        from evalkit.trajectory.prices import PriceBook
+
+        path = settings.price_file_path
+        prices = PriceBook.from_file(path) if path else PriceBook()
+    except (OSError, ValueError):
+        prices = None
+    service = ScoringService(context.store, context.access, data_dir=settings.data_dir, clock=context.access.clock,
+                             judge=server_judge(settings.extra), quiet_period=settings.settle_quiet_seconds,
+                             prices=prices)
+    runner = HarnessRunner(service)
+    app[_KEY] = service
+    app[_RUNNER] = runner
+    context.extras["scoring"] = service
+    context.extras.setdefault("on_ready", []).append(runner.resume_running)
+    context.extras.setdefault("on_stop", []).append(runner.stop)
+    r = app.router
+    r.add_put("/api/workspaces/{workspace}/evaluators/{name}", put_evaluator)
+    r.add_get("/api/workspaces/{workspace}/evaluators", list_evaluators)
+    r.add_put("/api/workspaces/{workspace}/blobs/{sha256}", put_blob)
+    r.add_get("/api/workspaces/{workspace}/blobs/{sha256}", get_blob)  # aiohttp answers HEAD with it
+    r.add_get("/api/workspaces/{workspace}/blobs", list_blobs)
+    r.add_post("/api/datasets/{dataset}", push_dataset)
+    r.add_get("/api/datasets", list_datasets)
+    r.add_get("/api/datasets/{dataset}", show_dataset)
+    r.add_get("/api/datasets/{dataset}/versions", dataset_versions)
+    r.add_put("/api/datasets/{dataset}/cases/{case_id}/review", review_case)
+    r.add_post("/api/experiments", create_experiment)
+    r.add_get("/api/experiments", list_experiments)
+    r.add_get("/api/experiments/{id}", get_experiment)
+    r.add_patch("/api/experiments/{id}", change_experiment)
+    r.add_post("/api/experiments/{id}/lease", acquire_lease)
+    r.add_delete("/api/experiments/{id}/lease", release_lease)
+    r.add_post("/api/experiments/{id}/resume", resume)
+    r.add_get("/api/experiments/{id}/cases", pinned_cases)
+    r.add_get("/api/experiments/{id}/runs", list_runs)
+    r.add_get("/api/experiments/{id}/runs/pending", pending_runs)
+    r.add_get("/api/experiments/{id}/runs/to-score", runs_to_score)
+    r.add_post("/api/experiments/{id}/runs", record_run)
+    r.add_get("/api/experiments/{id}/runs/{run_id}/trajectory", run_trajectory)
+    r.add_get("/api/experiments/{id}/sessions/{session_id}", session_used)
+    r.add_post("/api/experiments/{id}/trajectories/refetch", refetch)
+    r.add_post("/api/experiments/{id}/evaluations", publish)
+    r.add_post("/api/experiments/{id}/evaluate", evaluate)
+    r.add_get("/api/experiments/{id}/scorecard", scorecard)
+    r.add_get("/api/experiments/{id}/compare", compare_route)
+    r.add_post("/api/experiments/{id}/gate", gate_route)
