@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 import aiohttp
+
 from evalkit.sdk.config import Connection
 
 _RETRY_STATUSES = (502, 503, 504)

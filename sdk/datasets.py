@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from evalkit.sdk.config import ConfigError
 from evalkit.sdk.provenance import git_revision
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 

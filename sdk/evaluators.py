@@ -8,8 +8,9 @@ import math
 from collections.abc import Callable
 from typing import Any, overload
 
-from evalkit.sdk.binding import describe_exception
 from pydantic import BaseModel, ConfigDict, Field
+
+from evalkit.sdk.binding import describe_exception
 
 EVALUATOR_PARAMETERS = ("input", "answer", "output", "expected", "rubric", "trajectory", "metadata", "run")
 

@@ -243,8 +243,12 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
         report.close()
         if stopped:
             report.say(f"stopped scheduling runs: {stopped}. Resume with run_experiment(..., resume={experiment_id})")
+        if not stopped:
+            await _mark_ran(service, experiment_id, plan.holder)
+        # Failed runs count as "left" on the service (resume would retry them); for this runner they are
+        # final, so what is there is scored.
         await score_experiment(service, experiment_id, evaluators, plan.holder, project.judge_keys(),
-                               partial=bool(stopped))
+                               partial=True)
         card = await service.scorecard(experiment_id)
         try:
             report.say(await service.scorecard_text(experiment_id))
@@ -261,6 +265,20 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
         if not finished and not plan.lease.lost.is_set():
             report.say(f"experiment {experiment_id} did not finish; resume it with "
                        f"run_experiment(..., resume={experiment_id}) or `evalkit run ... --resume {experiment_id}`")
+
+
+async def _mark_ran(service: Service, experiment_id: int, holder: str | None) -> None:
+    """Every planned run has its final attempt here: the experiment moves on to evaluating.
+
+    The service moves on by itself when every run completed; with failed runs it waits, because
+    a resume could retry them. This runner is done with them, so it says so.
+    """
+    info = await service.experiment(experiment_id)
+    if info.get("status") in ("running", "pending"):
+        failed = sum(1 for case in info.get("cases") or [] for run in case.get("runs") or []
+                     if run.get("status") != "completed")
+        await service.set_status(experiment_id, "evaluating", holder,
+                                 f"the runner ran every planned run ({failed} not completed)")
 
 
 def _summary(run: dict[str, Any]) -> RunSummary:

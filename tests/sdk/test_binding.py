@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalkit.sdk.binding import PROTOCOL, BindingError, BoundTask, TaskCall, interpret
 
 from evalkit import Fixture, RunResult
+from evalkit.sdk.binding import PROTOCOL, BindingError, BoundTask, TaskCall, interpret
 
 CALL = TaskCall(input={"q": "2+2"}, files=[Fixture(name="a.txt", path=Path("/tmp/a.txt"))], model="m-1",
                 metadata={"session_id": "s", "experiment_id": 3, "case_id": "c1", "repetition": 0, "tags": ["x"]})

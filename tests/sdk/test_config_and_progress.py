@@ -7,11 +7,11 @@ import io
 from pathlib import Path
 
 import pytest
+
+from evalkit import evaluate_experiment, run_experiment
 from evalkit.sdk.config import ConfigError, connection, find_config, load_project
 from evalkit.sdk.datasets import read_dataset
 from evalkit.sdk.progress import ProgressReport
-
-from evalkit import evaluate_experiment, run_experiment
 from evalkit.sdk_config import save_login
 
 

@@ -6,11 +6,11 @@ import asyncio
 from typing import Any
 
 import pytest
+
+from evalkit import evaluator
 from evalkit.sdk.budget import Budget
 from evalkit.sdk.evaluators import Evaluation
 from evalkit.sdk.scoring import check_evaluators
-
-from evalkit import evaluator
 
 
 def judge(ev: Any, **values: Any) -> Evaluation:

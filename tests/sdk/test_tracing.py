@@ -6,10 +6,11 @@ import asyncio
 import json
 from typing import Any
 
-from evalkit.sdk.binding import BoundTask, TaskCall
-from evalkit.sdk.tracing import ROOT_SPAN_NAME, RunTracer, evalkit_provider
 from opentelemetry import trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from evalkit.sdk.binding import BoundTask, TaskCall
+from evalkit.sdk.tracing import ROOT_SPAN_NAME, RunTracer, evalkit_provider
 
 
 def call_in_root(tracer: RunTracer, task: Any, session_id: str, case_id: str = "c1") -> None:
