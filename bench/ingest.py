@@ -92,9 +92,10 @@ def session_spans(rng: random.Random, session: str, count: int, now: int) -> lis
                       kv("gen_ai.tool.call.result", text(rng, 300))]
             name = "execute_tool get_weather"
         duration = rng.randint(1_000_000, 800_000_000)
+        kind = trace_pb2.Span.SPAN_KIND_CLIENT if is_chat else trace_pb2.Span.SPAN_KIND_INTERNAL
         spans.append(trace_pb2.Span(trace_id=trace_id, span_id=rng.randbytes(8), parent_span_id=root_id, name=name,
-                                    kind=trace_pb2.Span.SPAN_KIND_CLIENT if is_chat else trace_pb2.Span.SPAN_KIND_INTERNAL,
-                                    start_time_unix_nano=start, end_time_unix_nano=start + duration, attributes=attrs))
+                                    kind=kind, start_time_unix_nano=start, end_time_unix_nano=start + duration,
+                                    attributes=attrs))
         start += duration
     spans.append(trace_pb2.Span(trace_id=trace_id, span_id=root_id, name="invoke_agent bench",
                                 start_time_unix_nano=now, end_time_unix_nano=start + 1000,

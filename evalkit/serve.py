@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
 
 import grpc
 from aiohttp import web
@@ -19,10 +19,11 @@ from aiohttp import web
 from evalkit.access import Access
 from evalkit.api import Context, RouteModule, api_app
 from evalkit.ingest.decode import LOG_COLUMNS, SPAN_COLUMNS, Limits
+from evalkit.ingest.native import NativeEncoder
 from evalkit.ingest.otlp_grpc import start_grpc_server
 from evalkit.ingest.otlp_http import otlp_http_app
 from evalkit.ingest.pipeline import Ingest
-from evalkit.ingest.sessions import plan_span_insert, span_identity
+from evalkit.ingest.workers import EncodePool
 from evalkit.ingest.writer import BatchWriter
 from evalkit.metrics import Metrics
 from evalkit.migrations import migrate
@@ -50,10 +51,6 @@ def default_route_modules() -> list[RouteModule]:
     return modules
 
 
-def _log_identity(row: tuple[Any, ...]) -> str:
-    return f"{row[0]}/{row[1]}/{row[2]}/{row[3]}"
-
-
 class Service:
     def __init__(self, settings: Settings, *, store: Store | None = None, clock: Callable[[], float] = time.time,
                  route_modules: Iterable[RouteModule] | None = None,
@@ -76,19 +73,19 @@ class Service:
         self.context = Context(settings, self.store, self.access, self.metrics, {"ready": lambda: self._ready})
         delay = settings.batch_max_delay_ms / 1000
         self.span_writer = BatchWriter(
-            self.store, "spans", SPAN_COLUMNS, identity=span_identity, plan=plan_span_insert,
-            max_rows=settings.batch_max_rows, max_delay=delay, queue_max_rows=settings.queue_max_rows,
-            on_batch=self.metrics.batch_observer("spans"))
+            self.store, "spans", SPAN_COLUMNS, max_rows=settings.batch_max_rows, max_delay=delay,
+            queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("spans"))
         self.log_writer = BatchWriter(
-            self.store, "logs", LOG_COLUMNS, identity=_log_identity,
-            max_rows=settings.batch_max_rows, max_delay=delay, queue_max_rows=settings.queue_max_rows,
-            on_batch=self.metrics.batch_observer("logs"))
+            self.store, "logs", LOG_COLUMNS, max_rows=settings.batch_max_rows, max_delay=delay,
+            queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("logs"))
+        workers = settings.ingest_workers if settings.ingest_workers >= 0 else (os.cpu_count() or 1)
+        self.pool = EncodePool(workers)
         self.metrics.watch_queue("spans", lambda: self.span_writer.queued_rows)
         self.metrics.watch_queue("logs", lambda: self.log_writer.queued_rows)
         self.ingest = Ingest(
             self.access, self.span_writer, self.log_writer,
-            Limits(settings.max_attribute_bytes, settings.payload_threshold_bytes), self.metrics,
-            retry_after=settings.retry_after_seconds, ready=lambda: self._ready, clock=clock)
+            Limits(settings.max_attribute_bytes, settings.payload_threshold_bytes), self.metrics, self.pool,
+            retry_after=settings.retry_after_seconds, clock=clock)
 
     @property
     def ready(self) -> bool:
@@ -101,7 +98,12 @@ class Service:
     def _prepare_store(self) -> str | None:
         self.store.connect()
         migrate(self.store)
-        return self.access.ensure_admin_token(self.settings.data_dir, self.settings.bootstrap_token)
+        token = self.access.ensure_admin_token(self.settings.data_dir, self.settings.bootstrap_token)
+        # The encoders serialise for the columns as the store has them.
+        self.ingest.span_encoder = NativeEncoder("spans", SPAN_COLUMNS,
+                                                 self.store.column_types("spans", SPAN_COLUMNS))
+        self.ingest.log_encoder = NativeEncoder("logs", LOG_COLUMNS, self.store.column_types("logs", LOG_COLUMNS))
+        return token
 
     async def _become_ready(self) -> None:
         assert self._ready_event is not None
@@ -119,6 +121,7 @@ class Service:
                 await asyncio.sleep(min(2.0, 0.2 * attempt))
                 continue
             break
+        await self.pool.warm_up()
         if token:
             self.say(f"evalkit: admin token (shown once, also in {self.settings.data_dir / 'admin-token'}): {token}")
         for ready_hook in self.context.extras.get("on_ready", []):
@@ -175,5 +178,7 @@ class Service:
             await hook()
         await self.span_writer.close()
         await self.log_writer.close()
+        await asyncio.to_thread(self.pool.close)
+        self.ingest.close()
         await asyncio.to_thread(self.store.close)
         self.say("evalkit: stopped; every acknowledged span is stored")

@@ -30,6 +30,9 @@ class Settings(BaseModel):
     # Rows waiting to be written before new requests get a retryable "overloaded" answer.
     queue_max_rows: int = 400_000
     retry_after_seconds: int = 2
+    # Processes that decode and encode spans (the CPU-heavy part of ingest); 0 decodes on the
+    # event loop, -1 uses one per core.
+    ingest_workers: int = -1
     # Settling: a session is complete after this long without a new span.
     settle_quiet_seconds: float = 5.0
     session_span_limit: int = 50_000
@@ -73,6 +76,7 @@ _ENV = {
     "batch_max_rows": "EVALKIT_BATCH_MAX_ROWS",
     "batch_max_delay_ms": "EVALKIT_BATCH_MAX_DELAY_MS",
     "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",
+    "ingest_workers": "EVALKIT_INGEST_WORKERS",
     "settle_quiet_seconds": "EVALKIT_SETTLE_QUIET_SECONDS",
     "session_span_limit": "EVALKIT_SESSION_SPAN_LIMIT",
     "max_trajectory_wait_seconds": "EVALKIT_MAX_TRAJECTORY_WAIT_SECONDS",

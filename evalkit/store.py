@@ -154,6 +154,26 @@ class Store:
             raise _classify(exc, self) from exc
 
 
+    def insert_native(self, table: str, column_names: Sequence[str], block: bytes,
+                      settings: dict[str, Any] | None = None) -> None:
+        """Insert ready-made Native-format blocks (concatenated); returns once acknowledged."""
+        try:
+            self._require().raw_insert(table, list(column_names), insert_block=block, fmt="Native",
+                                       settings=settings)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            raise _classify(exc, self) from exc
+
+    def column_types(self, table: str, column_names: Sequence[str]) -> list[str]:
+        rows = self.query(f"DESCRIBE TABLE {self.database}.{table}")
+        types = {r[0]: r[1] for r in rows}
+        missing = [name for name in column_names if name not in types]
+        if missing:
+            raise StoreError(f"table {table} has no column(s) {missing}; the schema is older than this evalkit")
+        return [types[name] for name in column_names]
+
+
 class StoreError(Exception):
     """ClickHouse rejected a statement (a bug or a schema mismatch, not a transient failure)."""
 

@@ -12,9 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.ingest.attribution import WANTED_KEYS, attribute
-
 from evalkit.attributes import any_value_json, encode_any_value
+from evalkit.ingest.attribution import WANTED_KEYS, attribute
 
 _ZERO_TRACE = b"\x00" * 16
 _ZERO_SPAN = b"\x00" * 8

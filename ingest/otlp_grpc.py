@@ -8,13 +8,18 @@ RESOURCE_EXHAUSTED with RetryInfo when the store is down or the queue is full.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import grpc
-from evalkit.ingest.pipeline import Exhausted, Ingest, Unauthenticated, Unavailable
 from google.protobuf import duration_pb2
 from google.protobuf.any_pb2 import Any as AnyProto
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
-from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+from evalkit.ingest.encode import MalformedProtobuf
+from evalkit.ingest.pipeline import Exhausted, Ingest, Outcome, Unauthenticated, Unavailable
 
 
 def _authorization(context: grpc.aio.ServicerContext) -> str | None:
@@ -40,42 +45,38 @@ async def _refuse_retryable(context: grpc.aio.ServicerContext, exc: Unavailable)
     await context.abort(code, str(exc))
 
 
-class TraceService(trace_service_pb2_grpc.TraceServiceServicer):
-    def __init__(self, ingest: Ingest) -> None:
-        self.ingest = ingest
-
-    async def Export(self, request: trace_service_pb2.ExportTraceServiceRequest,
-                     context: grpc.aio.ServicerContext) -> trace_service_pb2.ExportTraceServiceResponse:
+def _export_handler(ingest_call: Callable[[bytes, str | None], Awaitable[Outcome]],
+                    respond: Callable[[Outcome], Message]) -> grpc.RpcMethodHandler:
+    # The request stays bytes here: decoding happens in the encode workers, not on the event loop.
+    async def export(body: bytes, context: grpc.aio.ServicerContext) -> Message:
         try:
-            outcome = await self.ingest.traces(request, _authorization(context))
+            outcome = await ingest_call(body, _authorization(context))
         except Unauthenticated as exc:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
+        except MalformedProtobuf as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except Unavailable as exc:
             await _refuse_retryable(context, exc)
-        response = trace_service_pb2.ExportTraceServiceResponse()
-        if outcome.rejected:
-            response.partial_success.rejected_spans = outcome.rejected
-            response.partial_success.error_message = outcome.message
-        return response
+        return respond(outcome)
+
+    return grpc.unary_unary_rpc_method_handler(
+        export, request_deserializer=None, response_serializer=lambda message: message.SerializeToString())
 
 
-class LogsService(logs_service_pb2_grpc.LogsServiceServicer):
-    def __init__(self, ingest: Ingest) -> None:
-        self.ingest = ingest
+def trace_response(outcome: Outcome) -> Message:
+    response = trace_service_pb2.ExportTraceServiceResponse()
+    if outcome.rejected:
+        response.partial_success.rejected_spans = outcome.rejected
+        response.partial_success.error_message = outcome.message
+    return response
 
-    async def Export(self, request: logs_service_pb2.ExportLogsServiceRequest,
-                     context: grpc.aio.ServicerContext) -> logs_service_pb2.ExportLogsServiceResponse:
-        try:
-            outcome = await self.ingest.logs_export(request, _authorization(context))
-        except Unauthenticated as exc:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
-        except Unavailable as exc:
-            await _refuse_retryable(context, exc)
-        response = logs_service_pb2.ExportLogsServiceResponse()
-        if outcome.rejected:
-            response.partial_success.rejected_log_records = outcome.rejected
-            response.partial_success.error_message = outcome.message
-        return response
+
+def logs_response(outcome: Outcome) -> Message:
+    response = logs_service_pb2.ExportLogsServiceResponse()
+    if outcome.rejected:
+        response.partial_success.rejected_log_records = outcome.rejected
+        response.partial_success.error_message = outcome.message
+    return response
 
 
 async def start_grpc_server(ingest: Ingest, host: str, port: int,
@@ -85,8 +86,12 @@ async def start_grpc_server(ingest: Ingest, host: str, port: int,
         ("grpc.max_receive_message_length", max_request_bytes),
         ("grpc.max_send_message_length", 16 * 1024 * 1024),
     ])
-    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(TraceService(ingest), server)
-    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(LogsService(ingest), server)
+    server.add_generic_rpc_handlers((
+        grpc.method_handlers_generic_handler("opentelemetry.proto.collector.trace.v1.TraceService",
+                                             {"Export": _export_handler(ingest.traces, trace_response)}),
+        grpc.method_handlers_generic_handler("opentelemetry.proto.collector.logs.v1.LogsService",
+                                             {"Export": _export_handler(ingest.logs_export, logs_response)}),
+    ))
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot listen for OTLP/gRPC on {host}:{port}; is the port taken? pass --grpc-port")

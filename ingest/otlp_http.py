@@ -12,13 +12,16 @@ import json
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
-from evalkit.ingest.otlp_json import MalformedRequest, parse_json
-from evalkit.ingest.pipeline import Exhausted, Ingest, Outcome, Unauthenticated, Unavailable
 from google.protobuf import json_format
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+from evalkit.ingest.encode import MalformedProtobuf
+from evalkit.ingest.otlp_grpc import logs_response, trace_response
+from evalkit.ingest.otlp_json import MalformedRequest, parse_json
+from evalkit.ingest.pipeline import Exhausted, Ingest, Outcome, Unauthenticated, Unavailable
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -38,7 +41,7 @@ def _error(status: int, code: int, message: str, content_type: str,
     return _reply(status_pb2.Status(code=code, message=message), content_type, status, headers)
 
 
-Handler = Callable[[Message, str | None], Awaitable[Outcome]]
+Handler = Callable[[bytes, str | None], Awaitable[Outcome]]
 
 
 def _endpoint(new_request: Callable[[], Message], handle: Handler,
@@ -55,16 +58,15 @@ def _endpoint(new_request: Callable[[], Message], handle: Handler,
             return _error(413, code_pb2.INVALID_ARGUMENT,
                           f"request is over the limit of {request.app['max_request_bytes']} bytes; "
                           "export smaller batches (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", reply_as)
-        message = new_request()
+        if media == JSON:
+            try:
+                body = parse_json(body, new_request()).SerializeToString()
+            except MalformedRequest as exc:
+                return _error(400, code_pb2.INVALID_ARGUMENT, f"malformed OTLP request: {exc}", reply_as)
         try:
-            if media == JSON:
-                parse_json(body, message)
-            else:
-                message.ParseFromString(body)
-        except (MalformedRequest, DecodeError) as exc:
+            outcome = await handle(body, request.headers.get("Authorization"))
+        except MalformedProtobuf as exc:
             return _error(400, code_pb2.INVALID_ARGUMENT, f"malformed OTLP request: {exc}", reply_as)
-        try:
-            outcome = await handle(message, request.headers.get("Authorization"))
         except Unauthenticated as exc:
             return _error(401, code_pb2.UNAUTHENTICATED, str(exc), reply_as)
         except Unavailable as exc:
@@ -74,22 +76,6 @@ def _endpoint(new_request: Callable[[], Message], handle: Handler,
         return _reply(respond(outcome), reply_as)
 
     return endpoint
-
-
-def _trace_response(outcome: Outcome) -> Message:
-    response = trace_service_pb2.ExportTraceServiceResponse()
-    if outcome.rejected:
-        response.partial_success.rejected_spans = outcome.rejected
-        response.partial_success.error_message = outcome.message
-    return response
-
-
-def _logs_response(outcome: Outcome) -> Message:
-    response = logs_service_pb2.ExportLogsServiceResponse()
-    if outcome.rejected:
-        response.partial_success.rejected_log_records = outcome.rejected
-        response.partial_success.error_message = outcome.message
-    return response
 
 
 def otlp_http_app(ingest: Ingest, max_request_bytes: int) -> web.Application:
@@ -104,7 +90,7 @@ def otlp_http_app(ingest: Ingest, max_request_bytes: int) -> web.Application:
     app = web.Application(client_max_size=max_request_bytes, middlewares=[web.middleware(too_large)])
     app["max_request_bytes"] = max_request_bytes
     app.router.add_post("/v1/traces", _endpoint(trace_service_pb2.ExportTraceServiceRequest,
-                                                ingest.traces, _trace_response))
+                                                ingest.traces, trace_response))
     app.router.add_post("/v1/logs", _endpoint(logs_service_pb2.ExportLogsServiceRequest,
-                                              ingest.logs_export, _logs_response))
+                                              ingest.logs_export, logs_response))
     return app

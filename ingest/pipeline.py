@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from evalkit.ingest.decode import Decoded, Limits, decode_logs, decode_spans
-from evalkit.ingest.writer import BatchWriter, Overloaded, WriteFailed
 
 from evalkit.access import Access, Agent
+from evalkit.ingest.decode import Limits
+from evalkit.ingest.encode import Encoded, encode_logs, encode_spans
+from evalkit.ingest.native import NativeEncoder
+from evalkit.ingest.workers import EncodePool
+from evalkit.ingest.writer import BatchWriter, Overloaded, WriteFailed
 from evalkit.metrics import Metrics
 from evalkit.store import StoreError, StoreUnavailable
 
@@ -57,23 +59,31 @@ def bearer_key(authorization: str | None) -> str:
 
 class Ingest:
     def __init__(self, access: Access, spans: BatchWriter, logs: BatchWriter, limits: Limits,
-                 metrics: Metrics, *, retry_after: int = 2, ready: Callable[[], bool] = lambda: True,
+                 metrics: Metrics, pool: EncodePool, *, retry_after: int = 2,
                  clock: Callable[[], float] = time.time) -> None:
         self.access = access
         self.spans = spans
         self.logs = logs
         self.limits = limits
         self.metrics = metrics
+        self.pool = pool
         self.retry_after = retry_after
-        self.ready = ready
         self.clock = clock
+        # Key lookups get threads of their own, never queued behind other work on the default executor.
+        self._lookups = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalkit-ingest-keys")
+        # Set once the store is migrated; until then every request is answered "retry later".
+        self.span_encoder: NativeEncoder | None = None
+        self.log_encoder: NativeEncoder | None = None
+
+    def ready(self) -> bool:
+        return self.span_encoder is not None and self.log_encoder is not None
 
     async def _agent(self, authorization: str | None) -> Agent:
         key = bearer_key(authorization)
         if not self.ready():
             raise Unavailable("evalkit's store is not ready yet", self.retry_after)
         try:
-            agent = await asyncio.to_thread(self.access.agent_for_key, key)
+            agent = await asyncio.get_running_loop().run_in_executor(self._lookups, self.access.agent_for_key, key)
         except (StoreUnavailable, StoreError) as exc:
             raise Unavailable(f"cannot check the ingest key: {exc}", self.retry_after) from exc
         if agent is None:
@@ -81,31 +91,37 @@ class Ingest:
                                   "`evalkit agents keys create AGENT`")
         return agent
 
-    async def _write(self, signal: str, writer: BatchWriter, decoded: Decoded, total: int) -> Outcome:
-        self.metrics.received.labels(signal).inc(total)
-        if decoded.rejected:
-            self.metrics.rejected.labels(signal).inc(decoded.rejected)
+    async def _write(self, signal: str, writer: BatchWriter, encoded: Encoded) -> Outcome:
+        self.metrics.received.labels(signal).inc(encoded.rows + encoded.rejected)
+        if encoded.rejected:
+            self.metrics.rejected.labels(signal).inc(encoded.rejected)
         try:
-            await writer.write(decoded.rows)
+            await writer.write(encoded)
         except Overloaded as exc:
             self.metrics.refused.labels("overloaded").inc()
             raise Exhausted(f"evalkit is overloaded ({exc}); retry later", self.retry_after) from exc
         except WriteFailed as exc:
             self.metrics.refused.labels("store").inc()
-            raise Unavailable(f"the spans could not be stored ({exc}); nothing was kept, retry later",
+            raise Unavailable(f"the data could not be stored ({exc}); nothing was kept, retry later",
                               self.retry_after) from exc
-        self.metrics.accepted.labels(signal).inc(len(decoded.rows))
-        return Outcome(len(decoded.rows), decoded.rejected, decoded.error_message)
+        self.metrics.accepted.labels(signal).inc(encoded.rows)
+        return Outcome(encoded.rows, encoded.rejected, encoded.message)
 
-    async def traces(self, request: Any, authorization: str | None) -> Outcome:
-        agent = await self._agent(authorization)
-        decoded = decode_spans(request, agent.agent_id, self.limits, int(self.clock() * 1000),
-                               agent.session_attribute)
-        total = len(decoded.rows) + decoded.rejected
-        return await self._write("spans", self.spans, decoded, total)
+    def close(self) -> None:
+        self._lookups.shutdown(wait=False)
 
-    async def logs_export(self, request: Any, authorization: str | None) -> Outcome:
+    async def traces(self, body: bytes, authorization: str | None) -> Outcome:
+        """An `ExportTraceServiceRequest` in protobuf bytes."""
         agent = await self._agent(authorization)
-        decoded = decode_logs(request, agent.agent_id, self.limits, int(self.clock() * 1000))
-        total = len(decoded.rows) + decoded.rejected
-        return await self._write("logs", self.logs, decoded, total)
+        assert self.span_encoder is not None
+        encoded = await self.pool.run(encode_spans, body, agent.agent_id, self.limits, int(self.clock() * 1000),
+                                      agent.session_attribute, self.span_encoder)
+        return await self._write("spans", self.spans, encoded)
+
+    async def logs_export(self, body: bytes, authorization: str | None) -> Outcome:
+        """An `ExportLogsServiceRequest` in protobuf bytes."""
+        agent = await self._agent(authorization)
+        assert self.log_encoder is not None
+        encoded = await self.pool.run(encode_logs, body, agent.agent_id, self.limits, int(self.clock() * 1000),
+                                      self.log_encoder)
+        return await self._write("logs", self.logs, encoded)

@@ -8,11 +8,9 @@ which a re-sent batch cannot inflate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from evalkit.ingest.decode import SPAN_COLUMNS
-from evalkit.ingest.writer import Insert
 
 SESSION_TRACE_COLUMNS = ("agent_id", "session_id", "trace_id", "first_start", "last_end", "last_received")
 _AGENT, _TRACE, _SESSION = SPAN_COLUMNS.index("agent_id"), SPAN_COLUMNS.index("trace_id"), SPAN_COLUMNS.index(
@@ -25,8 +23,8 @@ def span_identity(row: tuple[Any, ...]) -> str:
     return f"{row[_AGENT]}/{row[_TRACE]}/{row[2]}"
 
 
-def plan_span_insert(table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> list[Insert]:
-    """Spans first, then the index rows that point at them (an index row never precedes its spans)."""
+def index_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """One (agent, session, trace, first start, last end, last received) row per pair in these spans."""
     index: dict[tuple[str, str, str], list[int]] = {}
     for row in rows:
         session = row[_SESSION]
@@ -40,8 +38,4 @@ def plan_span_insert(table: str, columns: Sequence[str], rows: list[tuple[Any, .
             seen[0] = min(seen[0], row[_START])
             seen[1] = max(seen[1], row[_END])
             seen[2] = max(seen[2], row[_RECEIVED])
-    inserts = [Insert(table, columns, rows)]
-    if index:
-        inserts.append(Insert("session_traces", SESSION_TRACE_COLUMNS,
-                              [(*key, *values) for key, values in index.items()]))
-    return inserts
+    return [(*key, *values) for key, values in index.items()]

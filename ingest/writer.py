@@ -1,10 +1,11 @@
 """Group commit: concurrent export requests share one insert, and each is acknowledged
 only after that insert succeeded.
 
-Requests queue their rows; one insert at a time takes everything queued (up to
-`max_rows`) once `max_rows` are waiting or the oldest has waited `max_delay`.
-While an insert runs the next batch gathers, so batches grow with load. A
-bounded queue turns overload into a retryable answer instead of memory growth.
+Requests queue their encoded rows; one insert at a time takes everything queued
+(up to `max_rows`) once `max_rows` are waiting or the oldest has waited
+`max_delay`. While an insert runs the next batch gathers, so batches grow with
+load. A bounded queue turns overload into a retryable answer instead of memory
+growth.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any
 
-from evalkit.store import Store, StoreError, StoreUnavailable
+from evalkit.ingest.encode import Encoded
+from evalkit.ingest.sessions import SESSION_TRACE_COLUMNS
+from evalkit.store import Store
 
 log = logging.getLogger("evalkit.ingest.writer")
 
@@ -31,27 +32,11 @@ class WriteFailed(Exception):
     """The insert holding these rows failed; nothing of them is acknowledged."""
 
 
-@dataclass(frozen=True)
-class Insert:
-    table: str
-    columns: Sequence[str]
-    rows: list[tuple[Any, ...]]
-
-
-# Turns one batch of rows into the inserts that make it durable, in order
-# (spans first, then the session index that points at them).
-Plan = Callable[[str, Sequence[str], list[tuple[Any, ...]]], list[Insert]]
-
-
-def plain_plan(table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> list[Insert]:
-    return [Insert(table, columns, rows)]
-
-
-def dedup_token(table: str, rows: list[tuple[Any, ...]], identity: Callable[[tuple[Any, ...]], str]) -> str:
+def batch_token(table: str, digests: Sequence[str]) -> str:
     """Deterministic per batch content, so a re-sent insert of the same rows is dropped by ClickHouse."""
     digest = hashlib.blake2b(table.encode(), digest_size=16)
-    for key in sorted(identity(row) for row in rows):
-        digest.update(key.encode())
+    for item in sorted(digests):
+        digest.update(item.encode())
     return digest.hexdigest()
 
 
@@ -62,8 +47,6 @@ class BatchWriter:
         table: str,
         columns: Sequence[str],
         *,
-        identity: Callable[[tuple[Any, ...]], str],
-        plan: Plan = plain_plan,
         max_rows: int = 20_000,
         max_delay: float = 0.05,
         queue_max_rows: int = 400_000,
@@ -72,13 +55,11 @@ class BatchWriter:
         self.store = store
         self.table = table
         self.columns = tuple(columns)
-        self._identity = identity
-        self._plan = plan
         self.max_rows = max_rows
         self.max_delay = max_delay
         self.queue_max_rows = queue_max_rows
         self._on_batch = on_batch
-        self._pending: list[tuple[list[tuple[Any, ...]], asyncio.Future[None]]] = []
+        self._pending: list[tuple[Encoded, asyncio.Future[None]]] = []
         self._pending_rows = 0
         self._oldest = 0.0
         self._wake = asyncio.Event()
@@ -95,19 +76,19 @@ class BatchWriter:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=f"writer:{self.table}")
 
-    async def write(self, rows: list[tuple[Any, ...]]) -> None:
+    async def write(self, item: Encoded) -> None:
         """Returns once the rows are durable; raises Overloaded or WriteFailed otherwise."""
-        if not rows:
+        if not item.rows:
             return
         if self._closing:
             raise WriteFailed("evalkit is shutting down; retry against a running server")
-        if self._pending_rows and self._pending_rows + len(rows) > self.queue_max_rows:
+        if self._pending_rows and self._pending_rows + item.rows > self.queue_max_rows:
             raise Overloaded(f"{self._pending_rows} rows are waiting to be written")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if not self._pending:
             self._oldest = time.monotonic()
-        self._pending.append((rows, future))
-        self._pending_rows += len(rows)
+        self._pending.append((item, future))
+        self._pending_rows += item.rows
         self._wake.set()
         await future
 
@@ -138,12 +119,12 @@ class BatchWriter:
                     pass
                 continue
             batch = self._take()
-            rows = [row for request_rows, _ in batch for row in request_rows]
+            items = [item for item, _ in batch]
             started = time.monotonic()
             try:
-                await loop.run_in_executor(self._executor, self._insert, rows)
-            except (StoreUnavailable, StoreError, Exception) as exc:  # every failure is not-acked
-                log.warning("insert of %d rows into %s failed: %s", len(rows), self.table, exc)
+                await loop.run_in_executor(self._executor, self._insert, items)
+            except Exception as exc:  # every failure means: not acknowledged
+                log.warning("insert of %d rows into %s failed: %s", sum(i.rows for i in items), self.table, exc)
                 for _, future in batch:
                     if not future.done():
                         future.set_exception(WriteFailed(str(exc)))
@@ -152,31 +133,27 @@ class BatchWriter:
                     if not future.done():
                         future.set_result(None)
                 if self._on_batch is not None:
-                    self._on_batch(len(rows), time.monotonic() - started)
+                    self._on_batch(sum(i.rows for i in items), time.monotonic() - started)
 
-    def _take(self) -> list[tuple[list[tuple[Any, ...]], asyncio.Future[None]]]:
-        taken: list[tuple[list[tuple[Any, ...]], asyncio.Future[None]]] = []
+    def _take(self) -> list[tuple[Encoded, asyncio.Future[None]]]:
+        taken: list[tuple[Encoded, asyncio.Future[None]]] = []
         count = 0
-        while self._pending and (not taken or count + len(self._pending[0][0]) <= self.max_rows):
+        while self._pending and (not taken or count + self._pending[0][0].rows <= self.max_rows):
             item = self._pending.pop(0)
             taken.append(item)
-            count += len(item[0])
+            count += item[0].rows
         self._pending_rows -= count
         if self._pending:
             self._oldest = time.monotonic()
         return taken
 
-    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
-        for insert in self._plan(self.table, self.columns, rows):
-            identity = self._identity if insert.table == self.table else _row_identity
-            self.store.insert(
-                insert.table,
-                list(zip(*insert.rows, strict=True)),
-                insert.columns,
-                settings={"insert_deduplicate": 1,
-                          "insert_deduplication_token": dedup_token(insert.table, insert.rows, identity)},
-            )
-
-
-def _row_identity(row: tuple[Any, ...]) -> str:
-    return "\x1f".join(str(v) for v in row[:3])
+    def _insert(self, items: list[Encoded]) -> None:
+        token = batch_token(self.table, [item.digest for item in items])
+        settings = {"insert_deduplicate": 1, "insert_deduplication_token": token}
+        self.store.insert_native(self.table, self.columns, b"".join(item.block for item in items), settings)
+        # The index after the spans it points at: an index row never precedes its spans.
+        index = [row for item in items for row in item.index]
+        if index:
+            self.store.insert("session_traces", [list(c) for c in zip(*index, strict=True)], SESSION_TRACE_COLUMNS,
+                              settings={"insert_deduplicate": 1,
+                                        "insert_deduplication_token": batch_token("session_traces", [token])})

@@ -89,6 +89,8 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "data_dir": tmp_path, "grpc_port": 0, "otlp_http_port": 0, "api_port": 0,
         "clickhouse_url": chdb_url(fresh_database()), "bootstrap_token": ADMIN_TOKEN,
         "batch_max_delay_ms": 5,
+        # Decode on the event loop; tests/ingest/test_workers.py covers the process pool.
+        "ingest_workers": 0,
     }
     values.update(overrides)
     return Settings.model_validate(values)

@@ -12,7 +12,6 @@ from typing import Any
 
 import grpc
 import pytest
-from evalkit.trajectory.read import read_session_spans, read_trace_logs, read_trace_spans
 from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter
 from opentelemetry.exporter.otlp.proto.http import Compression
@@ -27,6 +26,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from evalkit.trajectory.read import read_session_spans, read_trace_logs, read_trace_spans
 from tests.conftest import Running
 
 DATA = Path(__file__).parent / "data"
