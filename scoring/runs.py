@@ -161,7 +161,8 @@ class Runs:
             "SELECT experiment_id, final.1 AS final_status, count(), sum(final.2), countIf(final.2 IS NULL) FROM ("
             " SELECT experiment_id, case_id, repetition, argMax(tuple(status, cost_usd), attempt) AS final "
             " FROM runs FINAL WHERE experiment_id IN {ids:Array(UInt64)} "
-            " GROUP BY experiment_id, case_id, repetition) GROUP BY experiment_id, final_status", {"ids": experiment_ids})
+            " GROUP BY experiment_id, case_id, repetition) GROUP BY experiment_id, final_status",
+            {"ids": experiment_ids})
         out: dict[int, dict[str, Any]] = {}
         for r in rows:
             entry = out.setdefault(int(r[0]), {"counts": {}, "cost": 0.0, "unpriced": 0})

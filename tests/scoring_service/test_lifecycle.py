@@ -6,7 +6,6 @@ import asyncio
 import math
 import time
 import uuid
-from typing import Any
 
 from tests.scoring_service.conftest import Scoring, call, sha
 

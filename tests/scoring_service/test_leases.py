@@ -1,0 +1,75 @@
+"""Leases: an expired lease taken by another runner refuses the old one, which is told how to resume."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from tests.scoring_service.conftest import Scoring, call
+
+
+async def _experiment(s: Scoring, lease: dict[str, object] | None = None) -> int:
+    agent, _ = await asyncio.to_thread(s.new_agent, "bot", "acme")
+    await call(s, "POST", "/api/datasets/d@acme", {"cases": [
+        {"id": "a", "input": "x", "expected": "y", "evaluators": ["exact"]},
+        {"id": "b", "input": "x", "expected": "y", "evaluators": ["exact"]}]})
+    status, exp = await call(s, "POST", "/api/experiments", {"agent": agent, "dataset": "d@acme", "lease": lease})
+    assert status == 201, exp
+    return int(exp["experiment_id"])
+
+
+def _run(holder: str, case: str, attempt: int = 1, status: str = "completed") -> dict[str, object]:
+    return {"lease_holder": holder, "case_id": case, "repetition": 0, "attempt": attempt,
+            "session_id": uuid.uuid4().hex, "status": status, "answer": "y"}
+
+
+async def test_lost_lease_and_resume(scoring: Scoring) -> None:
+    s = scoring
+    eid = await _experiment(s, {"holder": "old", "ttl_seconds": 0.3})
+    status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("old", "a"))
+    assert status == 201, run
+    # While the lease is live, another runner is refused.
+    status, err = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "new", "ttl_seconds": 60})
+    assert status == 409 and "being run by old" in err["error"]["message"]
+    await asyncio.sleep(0.4)
+    status, lease = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "new", "ttl_seconds": 60})
+    assert status == 200 and lease["acquired"] and lease["holder"] == "new"
+    status, err = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("old", "b"))
+    assert status == 409
+    assert "lost the lease" in err["error"]["message"] and f"resume={eid}" in err["error"]["message"]
+    assert f"--resume {eid}" in err["error"]["message"]
+    # Renewal keeps it; the new holder records.
+    status, lease = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "new", "ttl_seconds": 60})
+    assert lease["renewed"]
+    status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("new", "b", status="failed"))
+    assert status == 201
+
+    # The runner stops; the experiment is marked failed and resumed later: only b is left.
+    status, got = await call(s, "PATCH", f"/api/experiments/{eid}", {"status": "failed", "lease_holder": "new"})
+    assert status == 200 and got["status"] == "failed" and got["can_resume"]
+    status, err = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("new", "b", 2))
+    assert status == 409 and "failed" in err["error"]["message"]
+    status, resumed = await call(s, "POST", f"/api/experiments/{eid}/resume", {"holder": "third"})
+    assert status == 200, resumed
+    assert resumed["status"] == "running" and resumed["pending"] == [{"case_id": "b", "repetition": 0, "attempt": 2}]
+    status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("third", "b", 2))
+    assert status == 201
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] == "evaluating" and got["cases"][1]["runs"][0]["attempts"] == 2
+    status, err = await call(s, "POST", f"/api/experiments/{eid}/resume", {"holder": "third"})
+    assert status == 409 and f"evalkit evaluate {eid}" in err["error"]["message"]
+    status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})
+    assert result["status"] == "completed"
+    status, err = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "x"})
+    assert status == 409 and "completed" in err["error"]["message"]
+
+
+async def test_cancel_releases_and_refuses_runs(scoring: Scoring) -> None:
+    s = scoring
+    eid = await _experiment(s, {"holder": "h", "ttl_seconds": 60})
+    status, err = await call(s, "PATCH", f"/api/experiments/{eid}", {"status": "completed", "lease_holder": "h"})
+    assert status == 409 and "can move to" in err["error"]["message"]
+    status, got = await call(s, "PATCH", f"/api/experiments/{eid}", {"status": "cancelled", "model": "m2"})
+    assert status == 200 and got["status"] == "cancelled" and got["model"] == "m2" and got["lease"] is None
+    status, err = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("h", "a"))
+    assert status == 409 and "cancelled" in err["error"]["message"]
