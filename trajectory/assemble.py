@@ -10,14 +10,15 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.trajectory.from_spans import SessionTrajectory, trajectory_from_spans
+from evalkit.store import Store
+from evalkit.trajectory.build import build_trajectory
+from evalkit.trajectory.cost import apply_costs
 from evalkit.trajectory.overrides import MappingOverrides
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.read import SessionWindow, read_trace_logs, read_trace_spans, session_window
 from evalkit.trajectory.settle import INVALID, Settlement, settle_session
 from evalkit.trajectory.span import SPAN_KIND_NAMES, Span
-
-from evalkit.store import Store
+from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_trajectory
 
 
 @dataclass
@@ -25,21 +26,22 @@ class Assembled:
     session_id: str
     settlement: Settlement
     window: SessionWindow | None
-    built: SessionTrajectory | None
+    built: Built | None
 
     @property
     def status(self) -> str:
-        if self.built is not None and not self.built.valid:
+        if self.built is not None and errors_only(self.built.issues):
             return INVALID
         return self.settlement.status
 
     def document(self, *, waited_seconds: float | None = None, waited_out: bool | None = None) -> dict[str, Any]:
         assert self.built is not None
-        document = self.built.document()
+        document = self.built.document
         extra = dict(document.get("extra") or {})
         extra["status"] = self.status
         extra["settled"] = self.settlement.settled
         extra["settlement"] = self.settlement.as_extra()
+        extra["validated_with"] = self.built.validated_with
         if waited_seconds is not None:
             extra["waited_seconds"] = round(waited_seconds, 3)
         if waited_out is not None:
@@ -48,6 +50,14 @@ class Assembled:
             extra["validation_issues"] = [str(issue) for issue in self.built.issues]
         document["extra"] = extra
         return document
+
+
+@dataclass
+class Built:
+    document: dict[str, Any]
+    issues: list[ValidationIssue]
+    validated_with: str
+    mapping_version: str
 
 
 def assemble(
@@ -62,8 +72,14 @@ def assemble(
     prices: PriceBook,
     settlement: Settlement | None = None,
     window: SessionWindow | None = None,
+    full_schema: bool = False,
 ) -> Assembled:
-    """Read, settle, map, price and validate one session (None `built` when it has no spans)."""
+    """Read, settle, map, price and validate one session (None `built` when it has no spans).
+
+    Validation is the pydantic models (every step is constructed through them, and the JSON
+    Schema is generated from them) plus the cross-field rules; `full_schema` adds the JSON
+    Schema walk, which costs more than everything else together on a 3,000-step session.
+    """
     if settlement is None:
         settlement, window = settle_session(store, agent_id, session_id, now=now, quiet_period=quiet_period)
     window = window or session_window(store, agent_id, session_id)
@@ -71,11 +87,15 @@ def assemble(
         return Assembled(session_id, settlement, window, None)
     spans = read_trace_spans(store, agent_id, window.trace_ids)
     logs = read_trace_logs(store, agent_id, window.trace_ids)
-    built = trajectory_from_spans(spans, logs, overrides=overrides, prices=prices, session_id=session_id)
-    if built.trajectory.agent.name == "unknown":
+    result = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
+    trajectory = apply_costs(result.trajectory, prices)
+    if trajectory.agent.name == "unknown":
         # No span named the agent: the evalkit agent it was sent for is the best name there is.
-        built.trajectory.agent.name = agent_name
-    return Assembled(session_id, settlement, window, built)
+        trajectory.agent.name = agent_name
+    document = trajectory.to_json_dict()
+    issues = validate_trajectory(document, schema=full_schema)
+    validated_with = "models+rules+json-schema" if full_schema else "models+rules"
+    return Assembled(session_id, settlement, window, Built(document, issues, validated_with, result.mapping_version))
 
 
 def json_safe(value: Any) -> Any:

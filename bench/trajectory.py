@@ -1,0 +1,171 @@
+"""Time to a trajectory over HTTP for sessions of 100, 1,000 and 3,000 spans.
+
+Starts a Service in this process (its own event loop in a thread, embedded chDB in a
+temporary directory), loads one session per size through the OTLP/HTTP receiver
+(realistic GenAI chat and tool spans with ~1 KB message payloads), then times
+`GET /api/agents/{agent}/sessions/{id}/trajectory` from the main thread.
+
+    /work/venv/bin/python bench/trajectory.py [--repeat 30] [--sizes 100,1000,3000] [--profile 3000]
+
+Prints p50/p99 per size and the process's peak RSS (server and client share it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import pstats
+import resource
+import statistics
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from opentelemetry.proto.common.v1 import common_pb2
+from opentelemetry.proto.resource.v1 import resource_pb2
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+from evalkit.serve import Service
+from evalkit.settings import Settings
+
+TOKEN = "evk_bench_admin_token"
+BASE_NS = 1_760_000_000_000_000_000
+
+
+def kv(key: str, value: Any) -> common_pb2.KeyValue:
+    if isinstance(value, int):
+        return common_pb2.KeyValue(key=key, value=common_pb2.AnyValue(int_value=value))
+    return common_pb2.KeyValue(key=key, value=common_pb2.AnyValue(string_value=str(value)))
+
+
+def session_spans(trace: int, session: str, count: int) -> list[trace_pb2.Span]:
+    """A root, then alternating chat calls (each with a tool call) and tool executions."""
+    trace_id = trace.to_bytes(16, "big")
+    root_id = (trace * 1_000_000).to_bytes(8, "big")
+    filler = "lorem ipsum dolor sit amet " * 36  # ~1 KB of message text
+    spans = [trace_pb2.Span(trace_id=trace_id, span_id=root_id, name="invoke_agent bench",
+                            start_time_unix_nano=BASE_NS, end_time_unix_nano=BASE_NS + count * 10**9,
+                            attributes=[kv("session.id", session), kv("gen_ai.operation.name", "invoke_agent"),
+                                        kv("gen_ai.agent.name", "bench"),
+                                        kv("gen_ai.system_instructions",
+                                           json.dumps([{"type": "text", "content": "You are a bench agent."}]))])]
+    for i in range(1, count):
+        start = BASE_NS + i * 10**9
+        span_id = (trace * 1_000_000 + i).to_bytes(8, "big")
+        call_id = f"call_{(i - 1) // 2}"
+        if i % 2:
+            inputs = [{"role": "user", "parts": [{"type": "text", "content": f"step {i}: {filler}"}]}]
+            outputs = [{"role": "assistant", "finish_reason": "tool_call", "parts": [
+                {"type": "text", "content": f"thinking about {i}"},
+                {"type": "tool_call", "id": call_id, "name": "search", "arguments": {"q": f"query {i}"}}]}]
+            attributes = [kv("gen_ai.operation.name", "chat"), kv("gen_ai.provider.name", "openai"),
+                          kv("gen_ai.request.model", "gpt-4o-mini"), kv("gen_ai.response.model", "gpt-4o-mini"),
+                          kv("gen_ai.usage.input_tokens", 900 + i), kv("gen_ai.usage.output_tokens", 40),
+                          kv("gen_ai.input.messages", json.dumps(inputs)),
+                          kv("gen_ai.output.messages", json.dumps(outputs))]
+            name = "chat gpt-4o-mini"
+        else:
+            attributes = [kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "search"),
+                          kv("gen_ai.tool.call.id", call_id),
+                          kv("gen_ai.tool.call.arguments", json.dumps({"q": f"query {i - 1}"})),
+                          kv("gen_ai.tool.call.result", f"result {i}: {filler}")]
+            name = "execute_tool search"
+        spans.append(trace_pb2.Span(trace_id=trace_id, span_id=span_id, parent_span_id=root_id, name=name,
+                                    start_time_unix_nano=start, end_time_unix_nano=start + 5 * 10**8,
+                                    attributes=attributes))
+    return spans
+
+
+def post(url: str, body: bytes, token: str, content_type: str = "application/json",
+         method: str = "POST") -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=body, method=method)
+    request.add_header("Content-Type", content_type)
+    request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return response.status, response.read()
+
+
+def get(url: str) -> bytes:
+    request = urllib.request.Request(url)
+    request.add_header("Authorization", f"Bearer {TOKEN}")
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return response.read()
+
+
+class InThread:
+    """The service on its own event loop, so the bench's blocking calls cannot stall it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.service = Service(settings, say=lambda _line: None)
+        self.run(self.service.start())
+        self.run(self.service.wait_ready(120))
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        self.run(self.service.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="100,1000,3000")
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--profile", type=int, default=0, help="cProfile the server for this size")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-"))
+    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=0, api_port=0, bootstrap_token=TOKEN,
+                        settle_quiet_seconds=0.0, batch_max_delay_ms=5)
+    server = InThread(settings)
+    api = f"http://127.0.0.1:{server.service.api_port}"
+    otlp = f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces"
+    post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
+    post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
+    key = json.loads(post(api + "/api/agents/bot@bench/keys", b"{}", TOKEN)[1])["key"]
+    print(f"evalkit trajectory bench: repeat {args.repeat}, quiet period 0, store {settings.store_url}")
+    for trace, size in enumerate(sizes, start=1):
+        spans = session_spans(trace, f"bench-{size}", size)
+        started = time.perf_counter()
+        for chunk in range(0, len(spans), 500):
+            request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
+                resource=resource_pb2.Resource(attributes=[kv("service.name", "bench")]),
+                scope_spans=[trace_pb2.ScopeSpans(spans=spans[chunk:chunk + 500])])])
+            post(otlp, request.SerializeToString(), key, "application/x-protobuf")
+        loaded = time.perf_counter() - started
+        url = f"{api}/api/agents/bot@bench/sessions/bench-{size}/trajectory"
+        document = json.loads(get(url))  # warm-up, and a check of what is timed
+        assert document["extra"]["status"] == "valid", document["extra"]
+        steps = len(document["steps"])
+        if args.profile == size:
+            profiler = cProfile.Profile()
+            profiler.enable()
+        times = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            get(url)
+            times.append((time.perf_counter() - t0) * 1000)
+        if args.profile == size:
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+        times.sort()
+        p99 = times[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
+        print(f"{size:>6} spans ({steps} steps, loaded in {loaded:.2f}s): p50 {statistics.median(times):7.1f} ms"
+              f"  p99 {p99:7.1f} ms  max {times[-1]:7.1f} ms")
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS (server + bench client, one process): {peak_mb:.0f} MB")
+    server.stop()
+
+
+if __name__ == "__main__":
+    main()
