@@ -94,29 +94,32 @@ class BoundTask:
     async def invoke(self, call: TaskCall, timeout: float | None) -> Outcome:
         """Call the task once; never raises for the task's own failures (they become the outcome)."""
         kwargs = self.arguments(call)
+
+        async def attempt() -> Outcome:
+            # The task's own exceptions (a TimeoutError of its HTTP client included) are caught in here,
+            # so that only our deadline below counts as a `timeout` run.
+            try:
+                if self.is_async:
+                    value = await self.task(**kwargs)
+                else:
+                    # A sync task runs in a thread so that tasks overlap and a timeout can be noticed;
+                    # to_thread copies the context, so the task's spans nest under the root span.
+                    value = await asyncio.to_thread(self.task, **kwargs)
+                if inspect.isawaitable(value):
+                    # A sync function that returned a coroutine (e.g. a lambda around an async call).
+                    value = await value
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                return Outcome("failed", error=describe_exception(exc))
+            return interpret(value, call.model)
+
+        if timeout is None:
+            return await attempt()
         try:
-            if self.is_async:
-                value = await asyncio.wait_for(self.task(**kwargs), timeout)
-            else:
-                # A sync task runs in a thread so that tasks overlap and a timeout can be noticed;
-                # to_thread copies the context, so the task's spans nest under the root span.
-                value = await asyncio.wait_for(asyncio.to_thread(self.task, **kwargs), timeout)
+            return await asyncio.wait_for(attempt(), timeout)
         except TimeoutError:
             return Outcome("timeout", error=f"timeout: the task did not return within {timeout:g}s")
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            return Outcome("failed", error=describe_exception(exc))
-        else:
-            if inspect.isawaitable(value):
-                # A sync function that returned a coroutine (e.g. a lambda around an async call).
-                try:
-                    value = await asyncio.wait_for(value, timeout)
-                except TimeoutError:
-                    return Outcome("timeout", error=f"timeout: the task did not return within {timeout:g}s")
-                except Exception as exc:
-                    return Outcome("failed", error=describe_exception(exc))
-        return interpret(value, call.model)
 
 
 def describe_exception(exc: BaseException) -> str:

@@ -42,6 +42,10 @@ class Budget:
         return True
 
     @property
+    def limited(self) -> bool:
+        return self.max_cost_usd is not None or self.max_tokens is not None
+
+    @property
     def cost_known(self) -> bool:
         return self.unpriced_runs == 0
 

@@ -390,7 +390,10 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
             tracer.record_outcome(span, status=outcome.status, answer=outcome.answer, output=outcome.output,
                                   error=outcome.error, returned_session_id=outcome.session_id)
         ended = time.time()
-        slot.release()
+        if not budget.limited:
+            # With a budget the slot is held until the run's spend is recorded, so that at most
+            # `concurrency` runs are ever unaccounted for when the next one is allowed to start.
+            slot.release()
         read_session = outcome.session_id or session_id
         trajectory_status = await _settle(service, tracer, plan.agent, read_session, outcome, wait_seconds)
         if dry is not None:
@@ -419,6 +422,7 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
         status = str(stored.get("status") or outcome.status)
         error = stored.get("error") or outcome.error
         retryable = status in ("failed", "timeout") and not (error or "").startswith(PROTOCOL)
+        slot.release()
         if retryable and attempt < first_attempt + retries and not budget.exhausted():
             delay = RETRY_BASE_SECONDS * 2 ** (attempt - first_attempt) * (0.8 + 0.4 * random.random())
             report.run_retrying(case_id, repetition, attempt, error, delay)

@@ -118,3 +118,12 @@ def test_timeout_of_sync_and_async_tasks() -> None:
         outcome = run(BoundTask(task), timeout=0.1)
         assert outcome.status == "timeout", task
         assert "0.1s" in (outcome.error or "")
+
+
+def test_a_timeout_error_raised_by_the_task_is_a_failure_not_a_timeout() -> None:
+    def task(input: Any) -> str:
+        raise TimeoutError("upstream hung")
+
+    outcome = run(BoundTask(task), timeout=5)
+    assert (outcome.status, outcome.error) == ("failed", "TimeoutError: upstream hung")
+    assert run(BoundTask(task)).status == "failed"

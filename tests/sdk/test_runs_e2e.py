@@ -1,0 +1,153 @@
+"""Retries, the budget, a dry run and pydantic-ai's own spans, against `evalkit serve`."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import evalkit
+from evalkit import RunResult
+from tests.sdk.conftest import Served, Tenant, write_cases
+
+QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
+
+
+def quickstart_agent() -> Any:
+    spec = importlib.util.spec_from_file_location("quickstart_agent", QUICKSTART / "agent.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_retries_record_every_attempt_and_count_only_the_last(served: Served, tenant: Tenant,
+                                                              tmp_path: Path) -> None:
+    write_cases(tmp_path, "flaky", {"once": "input: once\n", "never": "input: never\n", "bad": "input: bad\n"})
+    calls: Counter[str] = Counter()
+
+    def task(input: str) -> Any:
+        calls[input] += 1
+        if input == "once" and calls[input] == 1:
+            raise ConnectionError("rate limited")
+        if input == "never":
+            raise TimeoutError("upstream hung")
+        if input == "bad":
+            return 42  # a protocol violation: not retried, the task is wrong, not flaky
+        return "fine"
+
+    out = io.StringIO()
+    result = evalkit.run_experiment(dataset="flaky", agent=tenant.agent, task=task, retries=2, concurrency=3,
+                                    output=out)
+    assert calls == {"once": 2, "never": 3, "bad": 1}
+    summary = {r.case_id: (r.status, r.attempts) for r in result.runs}
+    assert summary == {"once": ("completed", 2), "never": ("failed", 3), "bad": ("failed", 1)}
+    attempts = served.ok("GET", f"/api/experiments/{result.experiment_id}/runs?attempts=all", token=tenant.token)
+    recorded = sorted((r["case_id"], r["attempt"], r["status"], r["final"]) for r in attempts["runs"])
+    assert recorded == [("bad", 1, "failed", True), ("never", 1, "failed", False), ("never", 2, "failed", False),
+                        ("never", 3, "failed", True), ("once", 1, "failed", False), ("once", 2, "completed", True)]
+    assert len({r["session_id"] for r in attempts["runs"]}) == 6  # a fresh session per attempt
+    card = result.scorecard["scorecard"]  # type: ignore[index]
+    assert card["runs"] == 3  # retried attempts are not extra samples
+    assert {k: v for k, v in card["status_counts"].items() if v} == {"completed": 1, "failed": 2}
+    printed = out.getvalue()
+    assert "once #0 attempt 1 failed (ConnectionError: rate limited); retrying in" in printed
+    assert "once #0 completed (valid) attempt 2" in printed
+
+
+def test_budget_stops_scheduling_and_an_unpriced_model_is_unknown_not_zero(served: Served, tenant: Tenant,
+                                                                             tmp_path: Path) -> None:
+    agent = quickstart_agent()
+    write_cases(tmp_path, "capitals", {f"c{i}": f"input: {{question: 'What is the capital of {country}?'}}\n"
+                                       for i, country in enumerate(["France", "Japan", "Kenya", "Peru", "Chile"])})
+    out = io.StringIO()
+    # Each run uses 120 tokens (two model calls); 250 are reached after the third run.
+    result = evalkit.run_experiment(dataset="capitals", agent=tenant.agent, task=agent.answer, concurrency=1,
+                                    max_tokens=250, max_cost_usd=5.0, output=out)
+    assert [r.case_id for r in result.runs] == ["c0", "c1", "c2"]
+    assert result.stopped_reason is not None and "max_tokens=250" in result.stopped_reason
+    budget = result.budget or {}
+    assert budget["tokens"] == 360 and budget["unpriced_runs"] == 3
+    assert budget["cost_usd"] is None  # never $0 for a model without a price
+    printed = out.getvalue()
+    assert "budget unknown: 3 run(s) used" in printed
+    assert f"resume={result.experiment_id}" in printed
+    pending = served.ok("GET", f"/api/experiments/{result.experiment_id}/runs/pending", token=tenant.token)
+    assert sorted(p["case_id"] for p in pending["runs"]) == ["c3", "c4"]
+
+
+def test_pydantic_ai_spans_nest_under_the_root_span(served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    agent = quickstart_agent()
+    write_cases(tmp_path, "one", {"japan": "input: {question: 'What is the capital of Japan?'}\nexpected: Tokyo\n"
+                                           "evaluators: [contains, {type: tool_called, tool: lookup_capital}]\n"})
+    result = evalkit.run_experiment(dataset="one", agent=tenant.agent, task=agent.answer, output=io.StringIO())
+    (run,) = result.runs
+    assert (run.status, run.answer, run.trajectory_status) == ("completed", "The capital is Tokyo.", "valid")
+    session = served.ok("GET", f"/api/agents/{tenant.agent}/sessions/{run.session_id}", token=tenant.token)
+    spans = {s["span_id"]: s for s in session["spans"]}
+    (root,) = [s for s in spans.values() if s["name"] == "evalkit.run"]
+    assert root["parent_span_id"] is None
+    others = [s for s in spans.values() if s is not root]
+    assert others and {s["trace_id"] for s in spans.values()} == {root["trace_id"]}
+
+    def reaches_root(span: dict[str, Any]) -> bool:
+        while span["parent_span_id"] is not None:
+            span = spans[span["parent_span_id"]]
+        return span is root
+
+    assert all(reaches_root(s) for s in others)
+    names = {s["name"] for s in others}
+    assert any("capitals" in n for n in names) and any("lookup_capital" in n for n in names), names
+    trajectory = served.ok("GET", f"/api/agents/{tenant.agent}/sessions/{run.session_id}/trajectory",
+                           token=tenant.token)
+    calls = [c["function_name"] for step in trajectory["steps"] for c in step.get("tool_calls") or []]
+    assert calls == ["lookup_capital"]
+    card = result.scorecard["scorecard"]  # type: ignore[index]
+    assert {e["evaluator"]: e["passed"] for e in card["evaluators"]} == {"contains": 1, "tool_called": 1}
+
+
+def test_dry_run_prints_what_the_service_made_of_the_session(served: Served, tenant: Tenant,
+                                                             tmp_path: Path) -> None:
+    agent = quickstart_agent()
+    write_cases(tmp_path, "capitals", {"a": "input: {question: 'What is the capital of Kenya?'}\n",
+                                       "b": "input: {question: 'What is the capital of Peru?'}\n"})
+    out = io.StringIO()
+    result = evalkit.run_experiment(dataset="capitals", agent=tenant.agent, task=agent.answer, dry_run=True,
+                                    output=out)
+    assert result.experiment_id is None and result.url is None
+    (run,) = result.runs
+    assert (run.case_id, run.answer) == ("a", "The capital is Nairobi.")
+    printed = out.getvalue()
+    assert f"── case a (session {run.session_id})" in printed
+    assert "answer: The capital is Nairobi." in printed
+    assert "spans: 5 (CLIENT 2, INTERNAL 3)" in printed, printed
+    assert "evalkit.case_id" in printed  # the root span's own attributes, not mapped to ATIF
+    assert "mapping version: built-in" in printed and "unmapped attributes: " in printed
+    assert "trajectory: valid, 4 step(s)" in printed, printed
+    listed = served.ok("GET", f"/api/experiments?agent={tenant.agent}", token=tenant.token)
+    assert listed["experiments"] == []
+
+
+def test_a_reused_session_id_fails_the_run(served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    write_cases(tmp_path, "reuse", {"a": "input: a\n", "b": "input: b\n"})
+
+    def task(input: str) -> RunResult:
+        return RunResult(answer=input, session_id="shared-session")
+
+    result = evalkit.run_experiment(dataset="reuse", agent=tenant.agent, task=task, concurrency=1,
+                                    trajectory_wait_seconds=0, output=io.StringIO())
+    by_case = {r.case_id: r for r in result.runs}
+    assert by_case["a"].status == "completed" and by_case["a"].trajectory_status == "unavailable"
+    assert by_case["b"].status == "failed" and "already serves run a#0" in (by_case["b"].error or "")
+
+
+def test_task_that_cannot_take_the_model_is_warned(tenant: Tenant, tmp_path: Path) -> None:
+    write_cases(tmp_path, "m", {"a": "input: a\n"})
+    with pytest.warns(UserWarning, match="no `model` parameter"):
+        result = evalkit.run_experiment(dataset="m", agent=tenant.agent, task=lambda input: "x", model="gpt-x",
+                                        dry_run=True, output=io.StringIO())
+    assert result.runs[0].answer == "x"
