@@ -159,7 +159,7 @@ def main() -> None:
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
         times.sort()
-        p99 = times[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
+        p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
         print(f"{size:>6} spans ({steps} steps, loaded in {loaded:.2f}s): p50 {statistics.median(times):7.1f} ms"
               f"  p99 {p99:7.1f} ms  max {times[-1]:7.1f} ms")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

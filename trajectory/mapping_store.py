@@ -11,9 +11,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from evalkit.trajectory.overrides import MappingOverrides
-
 from evalkit.store import Store
+from evalkit.trajectory.overrides import MappingOverrides
 
 # Serialises "read the latest version, write the next" within this process (the API's only writer).
 _WRITE_LOCK = threading.Lock()

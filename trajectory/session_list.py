@@ -17,10 +17,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from evalkit.store import Store
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.settle import PARTIAL, VALID
-
-from evalkit.store import Store
 
 SORTS = {
     "last_seen": "last_ns DESC, sid",

@@ -18,10 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.store import Store
 from evalkit.trajectory.read import SessionWindow, session_window
 from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_trajectory
-
-from evalkit.store import Store
 
 VALID, PARTIAL, INVALID, UNAVAILABLE = "valid", "partial", "invalid", "unavailable"
 

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalkit.trajectory.validate import errors_only, validate_trajectory
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.resource.v1 import resource_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
+from evalkit.trajectory.validate import errors_only, validate_trajectory
 from tests.conftest import ADMIN_TOKEN, Running, make_settings
 
 # A price file every test service loads from its data directory: exact, round numbers.

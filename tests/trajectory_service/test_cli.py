@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from evalkit.cli import main
 
+from evalkit.cli import main
 from tests.conftest import ADMIN_TOKEN
 from tests.trajectory_service.conftest import Service, chat, root
 

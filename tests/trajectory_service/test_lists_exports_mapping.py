@@ -20,7 +20,8 @@ async def _three_sessions(svc: Service, key: str) -> None:
     # s-a: cheap, early; s-b: dear, with an error; s-c: unpriced, latest.
     await svc.send(key, [chat(1, 11, 10, 1.0, inputs=100, outputs=10), root(1, 10, "s-a", 0.5, 2.0)])
     await svc.send(key, [chat(2, 21, 20, 100.0, inputs=1000, outputs=100),
-                         chat(2, 22, 20, 101.0, inputs=2000, outputs=200, **{"gen_ai.usage.cache_read.input_tokens": 500}),
+                         chat(2, 22, 20, 101.0, inputs=2000, outputs=200,
+                              **{"gen_ai.usage.cache_read.input_tokens": 500}),
                          span(2, 23, 20, "execute_tool boom", 100.6, 100.7, error=True),
                          root(2, 20, "s-b", 99.5, 102.0)])
     await svc.send(key, [chat(3, 31, 30, 200.0, model="nobody-prices-this"), root(3, 30, "s-c", 199.5, 201.0)])
@@ -45,7 +46,7 @@ async def test_list_sorts_filters_and_pages(svc: Service) -> None:
     assert [s["session_id"] for s in by_cost] == ["s-b", "s-a", "s-c"]  # unpriced last, not as $0
     assert [s["session_id"] for s in (await svc.get(base + "?sort=first_seen")).body["sessions"]] == [
         "s-c", "s-b", "s-a"]
-    assert [s["session_id"] for s in (await svc.get(base + "?sort=spans")).body["sessions"]][0] == "s-b"
+    assert (await svc.get(base + "?sort=spans")).body["sessions"][0]["session_id"] == "s-b"
     assert [s["session_id"] for s in (await svc.get(base + "?errors=true")).body["sessions"]] == ["s-b"]
     assert [s["session_id"] for s in (await svc.get(base + "?min_cost=0.001")).body["sessions"]] == ["s-b"]
     assert [s["session_id"] for s in (await svc.get(base + "?model=nobody-prices-this")).body["sessions"]] == [

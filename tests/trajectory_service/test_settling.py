@@ -6,7 +6,6 @@ import asyncio
 import time
 
 from evalkit.trajectory.settle import TraceShape, assess, status_of_pushed
-
 from tests.trajectory_service.conftest import ServiceFactory, chat, root
 
 
