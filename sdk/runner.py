@@ -307,18 +307,23 @@ async def _run_all(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
     running: set[asyncio.Task[None]] = set()
     lost = plan.lease.lost if plan.lease is not None else asyncio.Event()
 
+    errors: list[BaseException] = []
+
     async def one(case_id: str, repetition: int, first_attempt: int) -> None:
         # The slot is freed once the task returns: `concurrency` bounds task calls, not trajectory waits.
         slot = _Slot(gate)
         try:
             await _run_one(plan, bound, service, tracer, report, budget, case_id, repetition, first_attempt,
                            wait_seconds, timeout, retries, fixtures, slot, dry)
+        except Exception as exc:
+            # The service refused or vanished: stop scheduling; the first error is raised below.
+            errors.append(exc)
         finally:
             slot.release()
 
     for case_id, repetition, attempt in plan.work:
         await gate.acquire()
-        if lost.is_set():
+        if lost.is_set() or errors:
             gate.release()
             break
         stopped = budget.exhausted()
@@ -328,25 +333,22 @@ async def _run_all(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
         job = asyncio.get_running_loop().create_task(one(case_id, repetition, attempt))
         running.add(job)
         job.add_done_callback(running.discard)
-    waiter = asyncio.ensure_future(lost.wait())
+    waiter: asyncio.Future[Any] = asyncio.ensure_future(lost.wait())
     try:
         while running:
-            done, _ = await asyncio.wait(running | {waiter}, return_when=asyncio.FIRST_COMPLETED)
-            if waiter in done:
+            watched: list[asyncio.Future[Any]] = [*running, waiter]
+            await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+            if waiter.done() or errors:
                 for job in list(running):
                     job.cancel()
                 await asyncio.gather(*running, return_exceptions=True)
                 break
-            for job in done:
-                if job is not waiter and not job.cancelled() and job.exception() is not None:
-                    for other in list(running):
-                        other.cancel()
-                    await asyncio.gather(*running, return_exceptions=True)
-                    raise job.exception()  # type: ignore[misc]
     finally:
         waiter.cancel()
     if plan.lease is not None:
         plan.lease.check()
+    if errors:
+        raise errors[0]
     return stopped
 
 
@@ -376,6 +378,7 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
     files = await fixtures.for_case(case)
     report.run_started()
     attempt = first_attempt
+    attempts: list[dict[str, Any]] = []
     while True:
         await slot.acquire()
         session_id = uuid.uuid4().hex
@@ -405,36 +408,63 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
             return
         assert plan.experiment_id is not None and plan.lease is not None
         plan.lease.check()
-        body = {"lease_holder": plan.holder, "case_id": case_id, "repetition": repetition, "attempt": attempt,
-                "session_id": read_session, "status": outcome.status, "answer": outcome.answer,
-                "output": outcome.output, "error": outcome.error, "model": outcome.model or plan.model,
-                "started_at": started, "ended_at": ended, "trajectory": outcome.trajectory,
-                "trajectory_status": "partial" if trajectory_status == "partial" else None, "metrics": None}
+        attempts.append({
+            "lease_holder": plan.holder, "case_id": case_id, "repetition": repetition, "attempt": attempt,
+            "session_id": read_session, "status": outcome.status, "answer": outcome.answer,
+            "output": outcome.output, "error": outcome.error, "model": outcome.model or plan.model,
+            "started_at": started, "ended_at": ended, "trajectory": outcome.trajectory,
+            "trajectory_status": "partial" if trajectory_status == "partial" else None, "metrics": None})
+        retryable = outcome.status in ("failed", "timeout") and not (outcome.error or "").startswith(PROTOCOL)
+        if retryable and attempt < first_attempt + retries and not budget.exhausted():
+            slot.release()
+            delay = RETRY_BASE_SECONDS * 2 ** (attempt - first_attempt) * (0.8 + 0.4 * random.random())
+            report.run_retrying(case_id, repetition, attempt, outcome.error, delay)
+            await asyncio.sleep(delay)
+            attempt += 1
+            continue
+        stored = await _record_attempts(plan, service, budget, report, attempts)
+        slot.release()
+        status = str(stored.get("status") or outcome.status)
+        error = stored.get("error") or outcome.error
+        note = f"attempt {attempt}" if attempt > 1 else None
+        if error and status != "completed":
+            note = f"{note + ': ' if note else ''}{error[:200]}"
+        metrics = stored.get("metrics") or {}
+        used_tokens = metrics.get("input_tokens") or metrics.get("output_tokens")
+        priced = metrics.get("cost_usd") is not None or not used_tokens
+        report.run_finished(case_id, repetition, status, stored.get("trajectory_status"), metrics.get("cost_usd"),
+                            priced, note)
+        return
+
+
+async def _record_attempts(plan: Plan, service: Service, budget: Budget, report: ProgressReport,
+                           attempts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Record a slot's attempts, the final one first; returns the stored final run.
+
+    The service counts the highest attempt as the final one, whatever the order they arrive in, and
+    it moves an experiment on once every slot has an attempt. Recorded first, the final attempt is
+    never refused for arriving after that move; an earlier attempt that is refused is only a lost
+    record of a retry, never a wrong result.
+    """
+    assert plan.experiment_id is not None and plan.lease is not None
+    stored: dict[str, Any] = {}
+    for index, body in enumerate([attempts[-1], *attempts[:-1]]):
         try:
-            stored = await service.record_run(plan.experiment_id, body)
+            answer = await service.record_run(plan.experiment_id, body)
         except ServiceError as exc:
             if exc.status == 409 and "lease" in exc.message:
                 plan.lease.reason = exc.message
                 plan.lease.lost.set()
                 raise LeaseLost(plan.experiment_id, exc.message) from exc
-            raise
-        priced = budget.add(stored.get("metrics"), stored.get("model"))
-        status = str(stored.get("status") or outcome.status)
-        error = stored.get("error") or outcome.error
-        retryable = status in ("failed", "timeout") and not (error or "").startswith(PROTOCOL)
-        slot.release()
-        if retryable and attempt < first_attempt + retries and not budget.exhausted():
-            delay = RETRY_BASE_SECONDS * 2 ** (attempt - first_attempt) * (0.8 + 0.4 * random.random())
-            report.run_retrying(case_id, repetition, attempt, error, delay)
-            await asyncio.sleep(delay)
-            attempt += 1
+            if index == 0 or exc.status != 409:
+                raise
+            report.say(f"{body['case_id']} #{body['repetition']}: attempt {body['attempt']} not recorded "
+                       f"({exc.message})")
             continue
-        note = f"attempt {attempt}" if attempt > 1 else None
-        if error and status != "completed":
-            note = f"{note + ': ' if note else ''}{error[:200]}"
-        report.run_finished(case_id, repetition, status, stored.get("trajectory_status"),
-                            (stored.get("metrics") or {}).get("cost_usd"), priced, note)
-        return
+        budget.add(answer.get("metrics"), answer.get("model"))
+        if index == 0:
+            stored = answer
+    return stored
 
 
 async def _settle(service: Service, tracer: RunTracer, agent: str, session_id: str, outcome: Outcome,

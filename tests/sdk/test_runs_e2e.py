@@ -27,7 +27,8 @@ def quickstart_agent() -> Any:
 
 def test_retries_record_every_attempt_and_count_only_the_last(served: Served, tenant: Tenant,
                                                               tmp_path: Path) -> None:
-    write_cases(tmp_path, "flaky", {"once": "input: once\n", "never": "input: never\n", "bad": "input: bad\n"})
+    write_cases(tmp_path, "flaky", {name: f"input: {name}\nevaluators: [says_fine]\n"
+                                    for name in ("once", "never", "bad")})
     calls: Counter[str] = Counter()
 
     def task(input: str) -> Any:
@@ -40,9 +41,14 @@ def test_retries_record_every_attempt_and_count_only_the_last(served: Served, te
             return 42  # a protocol violation: not retried, the task is wrong, not flaky
         return "fine"
 
+    @evalkit.evaluator
+    def says_fine(answer: str | None) -> bool:
+        return answer == "fine"
+
     out = io.StringIO()
+    # With an evaluator to run the experiment stays open until scored; see docs/sdk.md on retries.
     result = evalkit.run_experiment(dataset="flaky", agent=tenant.agent, task=task, retries=2, concurrency=3,
-                                    output=out)
+                                    evaluators=[says_fine], output=out)
     assert calls == {"once": 2, "never": 3, "bad": 1}
     summary = {r.case_id: (r.status, r.attempts) for r in result.runs}
     assert summary == {"once": ("completed", 2), "never": ("failed", 3), "bad": ("failed", 1)}
@@ -53,6 +59,8 @@ def test_retries_record_every_attempt_and_count_only_the_last(served: Served, te
     assert len({r["session_id"] for r in attempts["runs"]}) == 6  # a fresh session per attempt
     card = result.scorecard["scorecard"]  # type: ignore[index]
     assert card["runs"] == 3  # retried attempts are not extra samples
+    (fine,) = card["evaluators"]
+    assert (fine["n"], fine["passed"], fine["imputed_failures"]) == (3, 1, 2)
     assert {k: v for k, v in card["status_counts"].items() if v} == {"completed": 1, "failed": 2}
     printed = out.getvalue()
     assert "once #0 attempt 1 failed (ConnectionError: rate limited); retrying in" in printed
