@@ -134,10 +134,7 @@ class Service:
         if self.store.kind == "chdb":
             self.settings.data_dir.mkdir(parents=True, exist_ok=True)
             # A locked data directory is a mistake to report now, not something to wait out.
-            try:
-                await asyncio.to_thread(self.store.connect)
-            except StoreUnavailable:
-                pass
+            await asyncio.to_thread(self.store.connect)
         self.span_writer.start()
         self.log_writer.start()
         s = self.settings

@@ -83,11 +83,13 @@ class Store:
                 client.database = self.database
             except Exception as exc:  # the driver raises many kinds; all mean "not now"
                 message = str(exc)
-                if self.kind == "chdb" and ("lock" in message.lower() or "another" in message.lower()):
-                    raise StoreLocked(
-                        f"the chDB data directory {self._client_kwargs['path']} is in use by another "
-                        "process; stop that `evalkit serve` or pass another --data-dir"
-                    ) from exc
+                if self.kind == "chdb":
+                    path = self._client_kwargs["path"]
+                    if _held_by_another_process(path):
+                        raise StoreLocked(
+                            f"the chDB data directory {path} is in use by another process; stop that "
+                            "`evalkit serve` or pass another --data-dir") from exc
+                    raise StoreLocked(f"cannot open the embedded ClickHouse engine at {path}: {message}") from exc
                 raise StoreUnavailable(f"ClickHouse at {self.redacted_url} is unreachable: {message}") from exc
             self._client = client
 
@@ -172,6 +174,23 @@ class Store:
         if missing:
             raise StoreError(f"table {table} has no column(s) {missing}; the schema is older than this evalkit")
         return [types[name] for name in column_names]
+
+
+def _held_by_another_process(path: str) -> bool:
+    """ClickHouse holds an exclusive lock on `status` in its data directory while it runs."""
+    import fcntl
+    import os
+
+    status = os.path.join(path, "status")
+    if not os.path.exists(status):
+        return False
+    with open(status, "a+") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return False
 
 
 class StoreError(Exception):

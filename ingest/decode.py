@@ -69,7 +69,7 @@ class AttributeSet:
 
     __slots__ = ("payloads", "picked", "truncated", "types", "values")
 
-    def __init__(self, kvs: Iterable[Any], limits: Limits, pick: bool = False) -> None:
+    def __init__(self, kvs: Iterable[Any], limits: Limits, pick: bool = False, also_pick: str = "") -> None:
         values: dict[str, str] = {}
         payloads: dict[str, str] = {}
         types: dict[str, int] = {}
@@ -95,7 +95,7 @@ class AttributeSet:
                 payloads[key] = text
             else:
                 values[key] = text
-            if pick and key in WANTED_KEYS:
+            if pick and (key in WANTED_KEYS or key == also_pick):
                 picked[key] = text if which == "string_value" else (
                     getattr(value, which) if which in _SCALARS else None)
         self.values, self.payloads, self.types = values, payloads, types
@@ -140,7 +140,7 @@ def decode_spans(request: Any, agent_id: str, limits: Limits, received_ms: int,
                 if end < start:
                     out.reject(f"span {span.name!r}: ends before it starts ({end} < {start})")
                     continue
-                attrs = AttributeSet(span.attributes, limits, pick=True)
+                attrs = AttributeSet(span.attributes, limits, pick=True, also_pick=session_attribute)
                 who = attribute(span.name, attrs.picked, session_attribute)
                 event_times, event_names, event_values, event_types = [], [], [], []
                 for event in span.events:

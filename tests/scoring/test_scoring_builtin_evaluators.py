@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from evalkit.scoring.evaluators import EvaluationInput, EvaluatorConfigError, build_evaluator
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from evalkit.scoring.compare import (
     Comparison,
     GateConfig,

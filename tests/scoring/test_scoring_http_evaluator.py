@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+
 from evalkit.scoring.evaluators import EvaluationInput, build_evaluator
 
 Serve = Callable[[web.Application], Awaitable[str]]

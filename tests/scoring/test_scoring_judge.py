@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+
 from evalkit.scoring.evaluators import EvaluationInput, build_evaluator
 from evalkit.scoring.evaluators.judge import parse_verdict
 

@@ -6,6 +6,7 @@ import math
 import random
 
 import pytest
+
 from evalkit.scoring import stats
 
 

@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from evalkit.trajectory.span import STATUS_ERROR, STATUS_OK, STATUS_UNSET, Span, SpanEvent
 from google.protobuf.json_format import Parse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from evalkit.trajectory.span import STATUS_ERROR, STATUS_OK, STATUS_UNSET, Span, SpanEvent
 
 DATA = Path(__file__).resolve().parent / "data"
 SPANS = DATA / "spans"

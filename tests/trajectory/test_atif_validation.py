@@ -9,10 +9,11 @@ from typing import Any
 
 import atif
 import pytest
+from span_fixtures import ATIF
+
 from evalkit.trajectory.atif import ACCEPTED_VERSIONS, Trajectory
 from evalkit.trajectory.schema import SCHEMA_PATH, main, render_schema
 from evalkit.trajectory.validate import errors_only, is_valid, validate_trajectory
-from span_fixtures import ATIF
 
 EXAMPLES = sorted(ATIF.glob("*.json"))
 

@@ -6,9 +6,10 @@ from typing import Any
 
 import atif
 import pytest
+from span_fixtures import by_trace, load_otlp_json, load_pb, load_simple
+
 from evalkit.trajectory.from_spans import SessionTrajectory, trajectory_from_spans
 from evalkit.trajectory.prices import GENAI_PRICES_SOURCE, PriceBook
-from span_fixtures import by_trace, load_otlp_json, load_pb, load_simple
 
 # Round prices make the expected costs easy to check by hand: $/million tokens.
 PRICES = PriceBook.from_yaml(

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import atif
+
 from evalkit.trajectory.from_spans import SessionTrajectory, trajectory_from_spans
 from evalkit.trajectory.span import Span
 

@@ -7,10 +7,6 @@ from typing import Any
 
 import atif
 import pytest
-from evalkit.trajectory.from_spans import trajectory_from_spans
-from evalkit.trajectory.prices import PriceBook
-from evalkit.trajectory.span import Span
-from evalkit.trajectory.summary import summarise
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -21,6 +17,11 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.usage import RequestUsage
 from span_fixtures import readable_to_span
+
+from evalkit.trajectory.from_spans import trajectory_from_spans
+from evalkit.trajectory.prices import PriceBook
+from evalkit.trajectory.span import Span
+from evalkit.trajectory.summary import summarise
 
 PRICES = PriceBook.from_yaml(
     """

@@ -8,11 +8,12 @@ from typing import Any
 
 import atif
 import pytest
+from span_fixtures import by_trace, load_simple
+
 from evalkit.trajectory.from_spans import SessionTrajectory, trajectory_from_spans
 from evalkit.trajectory.overrides import MappingOverrides
 from evalkit.trajectory.prices import PriceBook, model_candidates, normalise_provider
 from evalkit.trajectory.span import STATUS_ERROR, LogRecord, Span, SpanEvent
-from span_fixtures import by_trace, load_simple
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 T0 = 1_800_000_000_000_000_000

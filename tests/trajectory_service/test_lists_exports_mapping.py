@@ -128,9 +128,6 @@ async def test_mapping_overrides_are_versioned_and_change_the_session_attribute(
     assert rebuilt.body["extra"]["span_count"] == 3
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ingest bug: ingest/decode.py picks only WANTED_KEYS for attribution, so agent.session_attribute "
-    "never reaches attribute(); fix: pick `session_attribute` too (see the trajectory service report)"))
 async def test_the_agents_session_attribute_names_sessions_at_ingest(svc: Service) -> None:
     agent, key = await svc.new_agent()
     put = await svc.put(f"/api/agents/{agent}/mapping", {"session_id_attribute": "app.conversation"})

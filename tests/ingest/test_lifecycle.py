@@ -1,0 +1,124 @@
+"""`evalkit serve` as a user runs it: a subprocess that drains on SIGTERM, keeps its data across a
+restart, refuses a second owner of its data directory; and the cluster shape of the migrations."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace.export import SpanExportResult
+
+from evalkit.migrations import SPANS, all_migrations
+from tests.ingest.test_otlp import make_spans
+
+TOKEN = "evk_lifecycle_admin"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Served:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.ports = {"grpc": free_port(), "http": free_port(), "api": free_port()}
+
+    def start(self) -> subprocess.Popen[str]:
+        env = {**os.environ, "EVALKIT_BOOTSTRAP_TOKEN": TOKEN, "EVALKIT_INGEST_WORKERS": "0"}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "evalkit.cli", "serve", "--data-dir", str(self.data_dir),
+             "--grpc-port", str(self.ports["grpc"]), "--otlp-http-port", str(self.ports["http"]),
+             "--api-port", str(self.ports["api"])],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise AssertionError(f"evalkit serve exited: {process.stderr.read() if process.stderr else ''}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.ports['api']}/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return process
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError("evalkit serve did not become healthy in 60 s")
+
+    def call(self, method: str, path: str, body: object = None) -> dict[str, object]:
+        request = urllib.request.Request(f"http://127.0.0.1:{self.ports['api']}{path}", method=method,
+                                         data=json.dumps(body).encode() if body is not None else None,
+                                         headers={"Authorization": f"Bearer {TOKEN}",
+                                                  "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())  # type: ignore[no-any-return]
+
+
+def test_data_survives_a_restart_and_sigterm_drains(tmp_path: Path) -> None:
+    served = Served(tmp_path / "data")
+    process = served.start()
+    try:
+        served.call("POST", "/api/workspaces", {"name": "acme"})
+        served.call("POST", "/api/agents", {"name": "bot", "workspace": "acme"})
+        key = served.call("POST", "/api/agents/bot@acme/keys", {})["key"]
+        exporter = OTLPSpanExporter(endpoint=f"http://127.0.0.1:{served.ports['http']}/v1/traces",
+                                    headers={"authorization": f"Bearer {key}"})
+        assert exporter.export(make_spans(5, session_id="sess-restart")) == SpanExportResult.SUCCESS
+        exporter.shutdown()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0
+    assert "stopped; every acknowledged span is stored" in out
+
+    # A second start on the same directory sees the agent, the key and the spans.
+    process = served.start()
+    try:
+        # The key still works: ingest accepts another span for the same agent.
+        exporter = OTLPSpanExporter(endpoint=f"http://127.0.0.1:{served.ports['http']}/v1/traces",
+                                    headers={"authorization": f"Bearer {key}"})
+        assert exporter.export(make_spans(2, session_id="sess-after")) == SpanExportResult.SUCCESS
+        exporter.shutdown()
+        # A second process may not open the same data directory.
+        other = Served(served.data_dir)
+        clash = subprocess.run(
+            [sys.executable, "-m", "evalkit.cli", "serve", "--data-dir", str(served.data_dir),
+             "--grpc-port", str(other.ports["grpc"]), "--otlp-http-port", str(other.ports["http"]),
+             "--api-port", str(other.ports["api"])], capture_output=True, text=True, timeout=60,
+            env={**os.environ, "EVALKIT_BOOTSTRAP_TOKEN": TOKEN})
+        assert clash.returncode != 0
+        assert "in use by another process" in clash.stderr
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+
+    from evalkit.store import Store
+    from evalkit.trajectory.read import read_session_spans
+
+    store = Store(f"chdb://{served.data_dir / 'clickhouse'}")
+    store.connect()
+    try:
+        assert len(read_session_spans(store, "bot@acme", "sess-restart")) == 5
+        assert len(read_session_spans(store, "bot@acme", "sess-after")) == 2
+    finally:
+        store.close()
+
+
+def test_cluster_migrations_are_replicated_behind_distributed_tables() -> None:
+    local, distributed = SPANS.statements("evalkit", "prod")
+    assert local.startswith("CREATE TABLE IF NOT EXISTS evalkit.spans_local ON CLUSTER prod")
+    assert "ENGINE = ReplicatedReplacingMergeTree(received_at)" in local
+    assert "PARTITION BY toYYYYMMDD(start_time)" in local
+    assert distributed == ("CREATE TABLE IF NOT EXISTS evalkit.spans ON CLUSTER prod AS evalkit.spans_local "
+                           "ENGINE = Distributed(prod, evalkit, spans_local, cityHash64(agent_id, trace_id))")
+    for migration in all_migrations():
+        for table in migration.tables:
+            for statement in table.statements("evalkit", "prod"):
+                assert "ON CLUSTER prod" in statement
