@@ -42,6 +42,13 @@ def _agents_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agents_archive(args: argparse.Namespace) -> int:
+    data = call(args, "POST", f"/api/agents/{args.agent}/archive", {})
+    _print(args, data, [f"agent {data['agent']} archived: it takes no new experiments or keys; its sessions "
+                        "and experiments stay readable"])
+    return 0
+
+
 def _keys_create(args: argparse.Namespace) -> int:
     data = call(args, "POST", f"/api/agents/{args.agent}/keys", {})
     _print(args, data, [data["key"], f"(key {data['key_id']}; shown once, evalkit keeps only its hash)"])
@@ -81,6 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--trajectory-wait-seconds", type=float)
     p.set_defaults(func=_agents_create)
     client(agents.add_parser("list", help="list agents")).set_defaults(func=_agents_list)
+    p = client(agents.add_parser("archive", help="archive an agent (no new experiments or keys)"))
+    p.add_argument("agent")
+    p.set_defaults(func=_agents_archive)
     keys = agents.add_parser("keys", help="ingest keys").add_subparsers(dest="keys_action", required=True)
     p = client(keys.add_parser("create", help="create an ingest key (shown once)"))
     p.add_argument("agent")

@@ -9,6 +9,8 @@ usage, 3 the service could not be reached.
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -40,8 +42,6 @@ def load_object(spec: str) -> Any:
         sys.path.insert(0, os.getcwd())
     try:
         if module_name.endswith(".py"):
-            import importlib.util
-
             location = importlib.util.spec_from_file_location(os.path.basename(module_name)[:-3], module_name)
             if location is None or location.loader is None:
                 raise ImportError(f"cannot load {module_name}")
@@ -325,7 +325,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = client_options(experiments.add_parser(
         "gate", help="a CI gate against a baseline: exit 0 when it passes, 1 when it does not"))
     p.add_argument("experiment", type=int)
-    p.add_argument("--baseline", type=int)
+    p.add_argument("--baseline", type=int, required=True, help="the experiment to compare with")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--min-score", action="append", default=[], metavar="SCORE|EVALUATOR=SCORE")
     p.add_argument("--max-regressions", type=int)
