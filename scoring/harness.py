@@ -25,6 +25,7 @@ from evalkit.api import Caller
 from .datasets import Case
 from .experiments import Experiment
 from .models import EvaluateRequest, RecordRun
+from .runs import Run
 from .service import HARNESS_HOLDER, INTERRUPTED, ScoringService
 from .trajectories import wait_for_session
 
@@ -121,7 +122,8 @@ class HarnessRunner:
                                started_at=started, ended_at=ended, trajectory=None)
             async with s.lock(e.experiment_id):
                 current = await asyncio.to_thread(s.experiments.get, e.experiment_id)
-                if current is not None and current.status == "running":
+                # Evaluating too: a resumed run is recorded after the last first attempt moved the status on.
+                if current is not None and current.status in ("running", "evaluating"):
                     await asyncio.to_thread(s.record_run, SERVER, current, record, internal=True)
             driver.in_flight.pop(key, None)
 
@@ -179,17 +181,16 @@ class HarnessRunner:
                 await driver.task
             except asyncio.CancelledError:
                 pass
-            interrupted = []
-            for (case_id, repetition, attempt), (session_id, started) in driver.in_flight.items():
-                interrupted.append(RecordRun(case_id=case_id, repetition=repetition, attempt=attempt,
-                                             session_id=session_id, status="failed", error=INTERRUPTED,
-                                             started_at=started, ended_at=time.time()))
             current = await asyncio.to_thread(s.experiments.get, eid)
             if current is None:
                 continue
-            for record in interrupted:
-                await asyncio.to_thread(s.record_run, SERVER, current, record, internal=True)
-            current = await asyncio.to_thread(s.experiments.get, eid)
-            if current is not None and current.status == "running":
+            # Failed first, then the runs: recording the last run must not move the experiment on.
+            if current.status in ("running", "evaluating"):
                 await asyncio.to_thread(s.set_status, current, "failed", INTERRUPTED)
+            now = time.time()
+            interrupted = [Run(eid, case_id, repetition, attempt, session_id, "failed", error=INTERRUPTED,
+                               started_at=started, ended_at=now, trajectory_status="unavailable",
+                               metrics={"duration_seconds": now - started}, recorded_by=SERVER.name, recorded_at=now)
+                           for (case_id, repetition, attempt), (session_id, started) in driver.in_flight.items()]
+            await asyncio.to_thread(s.runs.save, interrupted)
             await asyncio.to_thread(s.leases.release, eid, HARNESS_HOLDER, time.time())

@@ -261,7 +261,15 @@ class ScoringService:
         return version
 
     # -- runs -----------------------------------------------------------------------------
+    def unrecorded(self, e: Experiment) -> int:
+        """Planned (case, repetition) slots without any recorded attempt: the runs still to come."""
+        rows = self.store.query("SELECT uniqExact(case_id, repetition) FROM runs FINAL "
+                                "WHERE experiment_id = {i:UInt64}", {"i": e.experiment_id})
+        return e.planned - int(rows[0][0] if rows else 0)
+
     def pending(self, e: Experiment, attempts: list[Run] | None = None) -> list[dict[str, Any]]:
+        """Slots not finished: never recorded, or whose final attempt failed, timed out or was cancelled
+        (what a resumed runner runs again)."""
         finals = {(r.case_id, r.repetition): r for r in (attempts or self.runs.attempts(e.experiment_id)) if r.final}
         out = []
         for case_id in e.cases:
@@ -345,7 +353,7 @@ class ScoringService:
     def after_runs(self, e: Experiment) -> Experiment:
         """Move on when the last planned run is in: running → evaluating (→ completed when nothing to score)."""
         current = self.experiments.get(e.experiment_id) or e
-        if current.status in ("running", "pending") and not self.pending(current):
+        if current.status in ("running", "pending") and not self.unrecorded(current):
             current = self.set_status(current, "evaluating", "every planned run is recorded")
             return self.after_scoring(current)
         return current
@@ -364,7 +372,7 @@ class ScoringService:
         return out
 
     def after_scoring(self, e: Experiment) -> Experiment:
-        if e.status == "evaluating" and not self.pending(e) and not self.unscored(e):
+        if e.status == "evaluating" and not self.unrecorded(e) and not self.unscored(e):
             return self.set_status(e, "completed", "every run is recorded and scored")
         return e
 
@@ -394,9 +402,9 @@ class ScoringService:
         return {"recorded": len(stored), "version": version, "status": current.status}
 
     async def evaluate(self, caller: Caller, e: Experiment, req: EvaluateRequest) -> dict[str, Any]:
-        pending = await asyncio.to_thread(self.pending, e)
-        if pending and not req.partial:
-            raise ApiError(409, f"experiment {e.experiment_id} has {len(pending)} run(s) left; "
+        left = await asyncio.to_thread(self.unrecorded, e)
+        if left and not req.partial:
+            raise ApiError(409, f"experiment {e.experiment_id} has {left} run(s) left; "
                                 f"{resume_hint(e.experiment_id)}, or score what is there with \"partial\": true")
         if req.refetch_trajectories:
             await asyncio.to_thread(self.refetch, e, ["partial", "unavailable"])
@@ -453,7 +461,7 @@ class ScoringService:
                 hint = f"; {resume_hint(e.experiment_id)}" if req.status == "running" else ""
                 raise ApiError(409, f"experiment {e.experiment_id} is {e.status}; it can move to "
                                     f"{', '.join(allowed) or 'nothing'} from here{hint}")
-            if req.status == "completed" and (self.pending(e) or self.unscored(e)):
+            if req.status == "completed" and (self.unrecorded(e) or self.unscored(e)):
                 raise ApiError(409, f"experiment {e.experiment_id} is not fully scored; finish it with "
                                     f"{evaluate_hint(e.experiment_id)}")
             e = self.set_status(e, req.status, req.reason)
@@ -517,7 +525,7 @@ class ScoringService:
                    ) -> Comparison:
         if not allow_incomplete:
             for x in (e, baseline):
-                if self.pending(x) or self.unscored(x):
+                if self.unrecorded(x) or self.unscored(x):
                     raise ApiError(409, f"experiment {x.experiment_id} is not fully scored; finish it with "
                                         f"{evaluate_hint(x.experiment_id)} (or pass allow_incomplete=true)")
         return compare(self.records(e), self.records(baseline), alpha=alpha)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -79,16 +80,31 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@pytest.fixture
-async def scoring(tmp_path: Path) -> AsyncIterator[Scoring]:
+async def start_service(tmp_path: Path, **overrides: Any) -> Scoring:
     from evalkit.serve import Service
 
-    settings = make_settings(tmp_path, settle_quiet_seconds=0.2)
+    settings = make_settings(tmp_path, **{"settle_quiet_seconds": 0.2, **overrides})
     service = Service(settings, say=lambda _line: None)
     await service.start()
     await service.wait_ready(60)
-    yield Scoring(service, service.store, settings)
-    await service.stop()
+    return Scoring(service, service.store, settings)
+
+
+@pytest.fixture
+async def scoring(tmp_path: Path) -> AsyncIterator[Scoring]:
+    s = await start_service(tmp_path)
+    yield s
+    await s.service.stop()
+
+
+async def serve_app(app: web.Application) -> tuple[str, web.AppRunner]:
+    """An aiohttp app on 127.0.0.1, an ephemeral port; returns (base URL, runner to clean up)."""
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return f"http://127.0.0.1:{port}", runner
 
 
 async def call(s: Scoring, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:

@@ -84,7 +84,7 @@ async def test_personal_workspace_and_members(scoring: Scoring) -> None:
     assert status == 404
     status, err = await call(s, "PUT", "/api/workspaces/alice/members/bob", {"role": "reader"}, token)
     assert status == 400 and "personal" in err["error"]["message"]
-    status, ws = await call(s, "POST", "/api/workspaces", {"name": "team"}, token)
+    status, _ws = await call(s, "POST", "/api/workspaces", {"name": "team"}, token)
     assert status == 201
     status, _ = await call(s, "PUT", "/api/workspaces/team/members/bob", {"role": "reviewer"}, token)
     status, members = await call(s, "GET", "/api/workspaces/team/members", None, bob)

@@ -84,10 +84,10 @@ async def test_experiment_life(scoring: Scoring) -> None:
     status, traj = await call(s, "GET", f"/api/experiments/{eid}/runs/{c1['run_id']}/trajectory")
     assert status == 200 and traj["trajectory_status"] == "valid" and traj["trajectory"]["steps"]
 
-    # Not every run is finished: the server refuses to score, saying how to go on.
-    status, err = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})
-    assert status == 409 and "resume" in err["error"]["message"]
-    status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {"partial": True})
+    # Every slot has a final attempt (the timeout counts as a failure): the experiment is being evaluated.
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] == "evaluating" and got["can_resume"]
+    status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})
     assert status == 200, result
     assert result["scored"] == 5 and result["errors"] == 0 and result["pending_code_evaluators"] == ["py_len"]
 
@@ -118,7 +118,11 @@ async def test_experiment_life(scoring: Scoring) -> None:
     assert sc["trajectory_status_counts"]["valid"] == 5 and sc["trajectory_status_counts"]["unavailable"] == 1
     assert sc["input_tokens"]["total"] is None and sc["input_tokens"]["known_total"] == 500  # the timeout has none
 
-    # Finish the timed-out run, and the experiment completes once scored.
+    # Scored: complete, with a timed-out run that may be run again by resuming.
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] == "completed" and got["can_resume"]
+    status, resumed = await call(s, "POST", f"/api/experiments/{eid}/resume", {"holder": holder})
+    assert status == 200 and resumed["pending"] == [{"case_id": "c3", "repetition": 0, "attempt": 2}]
     sid = uuid.uuid4().hex
     await asyncio.to_thread(s.send_session, key, sid, "42")
     await asyncio.sleep(0.5)
@@ -127,7 +131,6 @@ async def test_experiment_life(scoring: Scoring) -> None:
         "status": "completed", "answer": "42"})
     assert status == 201
     status, got = await call(s, "GET", f"/api/experiments/{eid}")
-    assert "status" in got, got
     assert got["status"] == "evaluating" and got["scoring"]["unscored"] == {"exact": 1, "py_len": 1}
     status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})
     assert result["scored"] == 1 and result["status"] == "evaluating"

@@ -1,0 +1,202 @@
+"""The server's default LLM judge against an OpenAI-compatible endpoint served here (malformed verdicts
+included), and a harness agent served here: driven with its concurrency, settled, scored; interrupted by
+a shutdown and resumed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from tests.scoring_service.conftest import Scoring, call, serve_app, start_service
+
+VERDICTS = {
+    "good": ['{"passed": true, "score": 1, "explanation": "right"}'],
+    "bad": ['{"passed": false, "score": 0, "explanation": "wrong"}'],
+    "flaky": ["I think it is fine!", '{"passed": true, "score": 0.8, "explanation": "fine"}'],
+    "garbled": ["nope", "still nope", "```not json```"],
+}
+
+
+class Judge:
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+        self.keys: set[str] = set()
+
+    async def handle(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.keys.add(request.headers.get("Authorization", ""))
+        text = json.dumps(body["messages"])
+        kind = next(k for k in VERDICTS if f"ANSWER-{k}" in text)
+        n = self.seen.get(kind, 0)
+        self.seen[kind] = n + 1
+        replies = VERDICTS[kind]
+        return web.json_response({"id": "x", "object": "chat.completion", "model": body["model"], "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": replies[min(n, len(replies) - 1)]},
+             "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": 10}})
+
+
+async def test_default_judge_with_malformed_verdicts(tmp_path: Path) -> None:
+    judge = Judge()
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", judge.handle)
+    url, runner = await serve_app(app)
+    s = await start_service(tmp_path, extra={"judge_base_url": url + "/v1", "judge_model": "judge-model",
+                                             "judge_api_key": "server-key"})
+    try:
+        agent, _ = await asyncio.to_thread(s.new_agent, "bot", "acme")
+        cases = [{"id": k, "input": "q", "rubric": "Is it right?"} for k in VERDICTS]
+        await call(s, "POST", "/api/datasets/d@acme", {"cases": cases})
+        status, exp = await call(s, "POST", "/api/experiments", {"agent": agent, "dataset": "d@acme",
+                                                                 "lease": {"holder": "h"}})
+        assert status == 201 and exp["config"]["judge"]["model"] == "judge-model"
+        eid = exp["experiment_id"]
+        for k in VERDICTS:
+            status, _run = await call(s, "POST", f"/api/experiments/{eid}/runs", {
+                "lease_holder": "h", "case_id": k, "repetition": 0, "session_id": k, "status": "completed",
+                "answer": f"ANSWER-{k}"})
+            assert status == 201
+        status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})
+        assert status == 200 and result["scored"] == 4 and result["errors"] == 1, result
+        assert judge.keys == {"Bearer server-key"}
+        assert judge.seen == {"good": 1, "bad": 1, "flaky": 2, "garbled": 3}  # resampled, then given up
+        status, card = await call(s, "GET", f"/api/experiments/{eid}/scorecard")
+        j = card["scorecard"]["evaluators"][0]
+        assert j["evaluator"] == "judge" and j["n"] == 3 and j["passed"] == 2 and j["evaluator_errors"] == 1
+        assert card["complete"] is False
+        status, runs = await call(s, "GET", f"/api/experiments/{eid}/runs")
+        garbled = next(r for r in runs["runs"] if r["case_id"] == "garbled")
+        rows = s.store.query(f"SELECT error, metadata FROM evaluations WHERE experiment_id = {eid} "
+                             f"AND run_id = '{garbled['run_id']}'")
+        assert "no usable verdict in 3 attempt(s)" in rows[0][0] and "not json" in rows[0][0]
+        assert json.loads(rows[0][1])["usage"] == {"input_tokens": 150, "output_tokens": 30}  # failed tries count
+        # A judge the caller brings must build: a bad one is refused at creation.
+        status, err = await call(s, "POST", "/api/experiments", {"agent": agent, "dataset": "d@acme",
+                                                                 "judge": {"base_url": url}})
+        assert status == 400 and "judge" in err["error"]["message"]
+    finally:
+        await s.service.stop()
+        await runner.cleanup()
+
+
+class Harness:
+    def __init__(self, scoring: Scoring | None, key: str) -> None:
+        self.scoring = scoring
+        self.key = key
+        self.active = 0
+        self.most = 0
+        self.calls: list[dict[str, Any]] = []
+        self.hang = asyncio.Event()
+        self.hanging = asyncio.Event()
+
+    async def capabilities(self, _request: web.Request) -> web.Response:
+        return web.json_response({"name": "test-harness", "tools": ["calculator"], "files": True})
+
+    async def runs(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.calls.append(body)
+        self.active += 1
+        self.most = max(self.most, self.active)
+        try:
+            if body["case_id"] == "hangs" and not self.hang.is_set():
+                self.hanging.set()
+                await self.hang.wait()  # until the test lets it go (after the service was stopped)
+            await asyncio.sleep(0.05)
+            assert self.scoring is not None
+            await asyncio.to_thread(self.scoring.send_session, self.key, body["session_id"], "42")
+        finally:
+            self.active -= 1
+        if body["case_id"] == "broken":
+            return web.json_response({"error": "ValueError: no"})
+        return web.json_response({"answer": "42"})
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/capabilities", self.capabilities)
+        app.router.add_post("/runs", self.runs)
+        return app
+
+
+async def _harness_agent(s: Scoring, url: str) -> str:
+    await asyncio.to_thread(s.call, "POST", "/api/workspaces", {"name": "acme"})
+    status, agent = await call(s, "POST", "/api/agents", {
+        "name": "h", "workspace": "acme", "kind": "harness", "harness_url": url, "max_concurrent_runs": 2,
+        "trajectory_wait_seconds": 3})
+    assert status == 201, agent
+    status, key = await call(s, "POST", "/api/agents/h@acme/keys", {})
+    return str(key["key"])
+
+
+async def _wait_status(s: Scoring, eid: int, wanted: str, seconds: float = 20) -> dict[str, Any]:
+    for _ in range(int(seconds / 0.1)):
+        _status, got = await call(s, "GET", f"/api/experiments/{eid}")
+        if got["status"] == wanted:
+            return dict(got)
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"experiment {eid} stayed {got['status']}: {got}")
+
+
+async def test_harness_agent_driven_and_scored(scoring: Scoring) -> None:
+    s = scoring
+    harness = Harness(s, "")
+    url, runner = await serve_app(harness.app())
+    try:
+        harness.key = await _harness_agent(s, url)
+        cases = [{"id": f"c{i}", "input": {"n": i}, "expected": "42", "evaluators": ["exact"]} for i in range(5)]
+        cases.append({"id": "broken", "input": {}, "expected": "42", "evaluators": ["exact"]})
+        await call(s, "POST", "/api/datasets/d@acme", {"cases": cases})
+        status, exp = await call(s, "POST", "/api/experiments", {"agent": "h@acme", "dataset": "d@acme",
+                                                                 "model": "m1"})
+        assert status == 201 and exp["status"] == "running", exp
+        assert exp["config"]["capabilities"]["name"] == "test-harness"
+        got = await _wait_status(s, exp["experiment_id"], "completed")
+        assert got["progress"]["completed"] == 5 and got["progress"]["failed"] == 1
+        assert harness.most == 2  # the agent's max_concurrent_runs
+        assert {c["model"] for c in harness.calls} == {"m1"} and len({c["session_id"] for c in harness.calls}) == 6
+        status, runs = await call(s, "GET", f"/api/experiments/{exp['experiment_id']}/runs")
+        by_case = {r["case_id"]: r for r in runs["runs"]}
+        assert by_case["c0"]["trajectory_status"] == "valid" and by_case["broken"]["error"] == "ValueError: no"
+        assert got["scores"]["exact"] == 5 / 6
+        status, _err = await call(s, "POST", f"/api/experiments/{exp['experiment_id']}/lease", {"holder": "sdk"})
+        assert status == 409
+    finally:
+        await runner.cleanup()
+
+
+async def test_shutdown_marks_runs_in_flight_failed_and_resume_finishes(tmp_path: Path) -> None:
+    s = await start_service(tmp_path)
+    harness = Harness(s, "")
+    url, runner = await serve_app(harness.app())
+    try:
+        harness.key = await _harness_agent(s, url)
+        cases = [{"id": "hangs", "input": 1, "expected": "42", "evaluators": ["exact"]},
+                 {"id": "quick", "input": 2, "expected": "42", "evaluators": ["exact"]}]
+        await call(s, "POST", "/api/datasets/d@acme", {"cases": cases})
+        status, exp = await call(s, "POST", "/api/experiments", {"agent": "h@acme", "dataset": "d@acme"})
+        eid = exp["experiment_id"]
+        await asyncio.wait_for(harness.hanging.wait(), 10)
+        await asyncio.sleep(0.5)
+        await s.service.stop()
+        harness.hang.set()
+
+        s = await start_service(tmp_path, clickhouse_url=s.settings.clickhouse_url)
+        harness.scoring = s
+        status, got = await call(s, "GET", f"/api/experiments/{eid}")
+        assert got["status"] == "failed" and got["status_reason"] == "interrupted: evalkit server shut down"
+        assert got["can_resume"]
+        status, runs = await call(s, "GET", f"/api/experiments/{eid}/runs")
+        hung = next(r for r in runs["runs"] if r["case_id"] == "hangs")
+        assert hung["status"] == "failed" and hung["error"] == "interrupted: evalkit server shut down"
+        status, resumed = await call(s, "POST", f"/api/experiments/{eid}/resume", {})
+        # Every run in flight at shutdown is to run again (the quick one may have been waiting to settle).
+        assert status == 200 and "hangs" in [p["case_id"] for p in resumed["pending"]], resumed
+        assert all(p["attempt"] == 2 for p in resumed["pending"])
+        got = await _wait_status(s, eid, "completed")
+        status, runs = await call(s, "GET", f"/api/experiments/{eid}/runs")
+        assert got["scores"]["exact"] == 1.0, [(r["case_id"], r["attempt"], r["status"], r["error"]) for r in runs["runs"]]
+    finally:
+        await s.service.stop()
+        await runner.cleanup()
