@@ -6,6 +6,7 @@ its own database.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
 import urllib.request
@@ -96,13 +97,22 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
     return Settings.model_validate(values)
 
 
-@pytest.fixture
-async def running(tmp_path: Path) -> AsyncIterator[Running]:
+@contextlib.asynccontextmanager
+async def serve(tmp_path: Path, **overrides: Any) -> AsyncIterator[Running]:
+    """A service in this process with settings for tests, stopped on the way out."""
     from evalkit.serve import Service
 
-    settings = make_settings(tmp_path)
-    service = Service(settings, say=lambda _line: None)
+    service = Service(make_settings(tmp_path, **overrides), say=lambda _line: None)
     await service.start()
-    await service.wait_ready(60)
-    yield Running(service, service.store, settings)
-    await service.stop()
+    try:
+        if overrides.get("clickhouse_url") is None:
+            await service.wait_ready(60)
+        yield Running(service, service.store, service.settings)
+    finally:
+        await service.stop()
+
+
+@pytest.fixture
+async def running(tmp_path: Path) -> AsyncIterator[Running]:
+    async with serve(tmp_path) as started:
+        yield started

@@ -27,7 +27,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from evalkit.trajectory.read import read_session_spans, read_trace_logs, read_trace_spans
-from tests.conftest import Running
+from tests.conftest import Running, serve
 
 DATA = Path(__file__).parent / "data"
 
@@ -287,14 +287,7 @@ async def test_logs_are_kept_and_linked_to_their_span(running: Running) -> None:
 
 
 async def test_an_attribute_over_the_cap_is_truncated_not_dropped(tmp_path: Path) -> None:
-    from evalkit.serve import Service
-    from tests.conftest import make_settings
-
-    service = Service(make_settings(tmp_path, max_attribute_bytes=1000), say=lambda _l: None)
-    await service.start()
-    await service.wait_ready(60)
-    try:
-        running = Running(service, service.store, service.settings)
+    async with serve(tmp_path, max_attribute_bytes=1000) as running:
         agent_id, key = await asyncio.to_thread(running.new_agent)
         big = "é" * 3000  # 6,000 bytes
         spans = make_spans(2, session_id="sess-big", **{"input.value": big})
@@ -304,19 +297,10 @@ async def test_an_attribute_over_the_cap_is_truncated_not_dropped(tmp_path: Path
         root = next(s for s in stored if s.is_root)
         assert root.truncated == {"input.value": 6000}
         assert root.attributes["input.value"] == "é" * 500
-    finally:
-        await service.stop()
 
 
 async def test_request_over_the_size_limit_is_refused(tmp_path: Path) -> None:
-    from evalkit.serve import Service
-    from tests.conftest import make_settings
-
-    service = Service(make_settings(tmp_path, max_request_bytes=2000), say=lambda _l: None)
-    await service.start()
-    await service.wait_ready(60)
-    try:
-        running = Running(service, service.store, service.settings)
+    async with serve(tmp_path, max_request_bytes=2000) as running:
         _, key = await asyncio.to_thread(running.new_agent)
         request = make_request_bytes(make_spans(2, **{"input.value": "x" * 5000}))
         status, _, _ = await asyncio.to_thread(
@@ -324,8 +308,6 @@ async def test_request_over_the_size_limit_is_refused(tmp_path: Path) -> None:
         assert status == 413
         assert await export_grpc(running, make_spans(2, **{"input.value": "x" * 5000}), key) \
             == SpanExportResult.FAILURE
-    finally:
-        await service.stop()
 
 
 def make_request_bytes(spans: list[ReadableSpan]) -> bytes:
@@ -335,16 +317,8 @@ def make_request_bytes(spans: list[ReadableSpan]) -> bytes:
 
 
 async def test_overload_answers_retryable_errors(tmp_path: Path) -> None:
-    from evalkit.serve import Service
-    from tests.conftest import make_settings
-
     # One request waits for its batch while the queue is full for the next.
-    service = Service(make_settings(tmp_path, queue_max_rows=2, batch_max_rows=1000, batch_max_delay_ms=1500),
-                      say=lambda _l: None)
-    await service.start()
-    await service.wait_ready(60)
-    try:
-        running = Running(service, service.store, service.settings)
+    async with serve(tmp_path, queue_max_rows=2, batch_max_rows=1000, batch_max_delay_ms=1500) as running:
         agent_id, key = await asyncio.to_thread(running.new_agent)
         body = make_request_bytes(make_spans(2))
         first = asyncio.create_task(asyncio.to_thread(
@@ -357,24 +331,16 @@ async def test_overload_answers_retryable_errors(tmp_path: Path) -> None:
         assert headers["Retry-After"] == "2"
         assert (await first)[0] == 200
         assert count_spans(running, agent_id) == 2
-    finally:
-        await service.stop()
 
 
 async def test_store_unreachable_is_retryable_and_nothing_is_acknowledged(tmp_path: Path) -> None:
     import socket
 
-    from evalkit.serve import Service
-    from tests.conftest import make_settings
 
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         closed_port = probe.getsockname()[1]
-    service = Service(make_settings(tmp_path, clickhouse_url=f"http://default:@127.0.0.1:{closed_port}/evalkit"),
-                      say=lambda _l: None)
-    await service.start()
-    try:
-        running = Running(service, service.store, service.settings)
+    async with serve(tmp_path, clickhouse_url=f"http://default:@127.0.0.1:{closed_port}/evalkit") as running:
         body = make_request_bytes(make_spans(2))
         status, _reply, headers = await asyncio.to_thread(
             post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", "ek_whatever")
@@ -391,8 +357,6 @@ async def test_store_unreachable_is_retryable_and_nothing_is_acknowledged(tmp_pa
         assert "grpc-status-details-bin" in trailing
         status, health, _ = await asyncio.to_thread(post_get, f"{running.api}/healthz")
         assert status == 503 and health["store_ready"] is False
-    finally:
-        await service.stop()
 
 
 def post_get(url: str) -> tuple[int, Any, dict[str, str]]:
