@@ -77,6 +77,7 @@ class Budget:
             spent = f"${self.cost_usd:.4f}"
         else:
             models = ", ".join(sorted(self.unpriced_models)) or "a model"
-            spent = (f"budget unknown: {self.unpriced_runs} run(s) used {models} which has no price; "
+            what = "budget unknown" if self.max_cost_usd is not None else "cost unknown"
+            spent = (f"{what}: {self.unpriced_runs} run(s) used {models} which has no price; "
                      f"at least ${self.cost_usd:.4f}")
         return f"{spent}, {self.tokens} tokens"

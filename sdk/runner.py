@@ -254,7 +254,7 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
             report.say(await service.scorecard_text(experiment_id))
         except (ServiceError, ServiceUnreachable):
             pass
-        report.say(f"budget: {budget.describe()}")
+        report.say(f"spend: {budget.describe()}")
         report.say(f"experiment {experiment_id}: {url}")
         runs = [_summary(r) for r in await service.runs(experiment_id)]
         finished = True
