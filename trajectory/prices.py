@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,11 @@ def normalise_provider(provider: str | None) -> str | None:
 
 
 def model_candidates(model: str) -> list[tuple[str, str | None]]:
+    return list(_model_candidates(model))
+
+
+@lru_cache(maxsize=4096)
+def _model_candidates(model: str) -> tuple[tuple[str, str | None], ...]:
     """Ways to write a model id, most literal first, each with the provider its prefix names.
 
     `openai/gpt-4o-2024-08-06` -> (`openai/gpt-4o-2024-08-06`, None), (`gpt-4o-2024-08-06`, `openai`),
@@ -118,7 +124,7 @@ def model_candidates(model: str) -> list[tuple[str, str | None]]:
     add(bare, provider_hint)
     undated = _DATE_SUFFIX.sub("", bare)
     add(undated, provider_hint)
-    return candidates
+    return tuple(candidates)
 
 
 @dataclass(frozen=True)
@@ -148,12 +154,14 @@ class PriceRule(BaseModel):
     cache_write: Decimal | None = Field(default=None, ge=0)
     valid_from: date | datetime | None = None
 
-    def matches(self, provider: str | None, models: list[str], when: datetime) -> bool:
+    def matches(self, provider: str | None, models: list[str] | tuple[str, ...], when: datetime) -> bool:
+        return self.names(provider, models) and self.starts() <= when
+
+    def names(self, provider: str | None, models: list[str] | tuple[str, ...]) -> bool:
+        """Whether the rule is for this provider and model, at whatever time."""
         if not fnmatch.fnmatchcase(provider or "", self.provider.lower()) and self.provider != "*":
             return False
-        if not any(fnmatch.fnmatchcase(model.lower(), self.model.lower()) for model in models):
-            return False
-        return self.starts() <= when
+        return any(fnmatch.fnmatchcase(model.lower(), self.model.lower()) for model in models)
 
     def starts(self) -> datetime:
         if self.valid_from is None:
@@ -187,6 +195,8 @@ class PriceBook:
     def __init__(self, rules: list[PriceRule] | None = None, *, use_genai_prices: bool = True) -> None:
         self.rules = list(rules or [])
         self.use_genai_prices = use_genai_prices
+        # (provider, model spellings) -> the rules naming them; a session asks about a few models many times.
+        self._rules_for: dict[tuple[str | None, tuple[str, ...]], list[PriceRule]] = {}
 
     @classmethod
     def from_yaml(cls, text: str, *, use_genai_prices: bool = True) -> PriceBook:
@@ -203,38 +213,67 @@ class PriceBook:
         """The cost of one call, or None when nobody prices this model (never a guessed $0)."""
         when = when or datetime.now(UTC)
         provider_id = normalise_provider(provider)
-        candidates = model_candidates(model)
-        names = [name for name, _ in candidates]
+        candidates = _model_candidates(model)
+        names = tuple(name for name, _ in candidates)
         hint = next((hinted for _, hinted in candidates if hinted), None)
         rule_provider = provider_id or hint
-        matching = [rule for rule in self.rules if rule.matches(rule_provider, names, when)]
+        named = self._rules_for.get((rule_provider, names))
+        if named is None:
+            named = [rule for rule in self.rules if rule.names(rule_provider, names)]
+            if len(self._rules_for) >= _CACHE_LIMIT:
+                self._rules_for.clear()
+            self._rules_for[(rule_provider, names)] = named
+        matching = [rule for rule in named if rule.starts() <= when]
         if matching:
             # Newest rule in force wins; among equals, the first written.
             rule = max(reversed(matching), key=lambda r: r.starts())
             return PricedCost(rule.cost(tokens), PRICE_FILE_SOURCE, model, rule_provider)
         if self.use_genai_prices:
-            return _genai_prices_cost(tokens, candidates, provider_id, when)
+            return _genai_prices_cost(tokens, list(candidates), provider_id, when)
         return None
 
 
 def _genai_prices_cost(
     tokens: TokenCounts, candidates: list[tuple[str, str | None]], provider_id: str | None, when: datetime
 ) -> PricedCost | None:
+    snapshot = genai_prices.data_snapshot.get_snapshot()
+    resolved = _resolve(snapshot, tuple(candidates), provider_id)
+    if resolved is None:
+        return None
+    name, provider, model = resolved
+    usd = _FAST.price(provider, model, tokens, when)
+    if usd is None:
+        # Not one the fast path takes (or the first call of its kind): genai-prices itself, which
+        # also raises what it raises for usage it rejects.
+        usage = genai_prices.Usage(
+            input_tokens=tokens.prompt_tokens,
+            output_tokens=tokens.completion_tokens,
+            cache_read_tokens=tokens.cached_tokens or None,
+            cache_write_tokens=tokens.cache_write_tokens or None,
+        )
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                calculation = model.calc_price(usage, provider, genai_request_timestamp=when)
+        except LookupError:
+            # `calc_price` would have gone on to the next spelling: do exactly that.
+            return genai_prices_cost_reference(tokens, candidates, provider_id, when)
+        usd = Decimal(calculation.total_price)
+        _FAST.learn(provider, model, tokens, when, usd)
+    return PricedCost(usd, GENAI_PRICES_SOURCE, name, provider.id)
+
+
+def genai_prices_cost_reference(
+    tokens: TokenCounts, candidates: list[tuple[str, str | None]], provider_id: str | None, when: datetime
+) -> PricedCost | None:
+    """genai-prices asked afresh for every call, spelling by spelling: what `_genai_prices_cost` must equal."""
     usage = genai_prices.Usage(
         input_tokens=tokens.prompt_tokens,
         output_tokens=tokens.completion_tokens,
         cache_read_tokens=tokens.cached_tokens or None,
         cache_write_tokens=tokens.cache_write_tokens or None,
     )
-    attempts: list[tuple[str, str | None]] = []
-    for name, hint in candidates:
-        for provider in (provider_id, hint):
-            if provider and (name, provider) not in attempts:
-                attempts.append((name, provider))
-    if provider_id is None or not _known_provider(provider_id):
-        # Unknown or absent provider: let genai-prices infer it from the model id.
-        attempts.extend((name, None) for name, _ in candidates)
-    for name, provider in attempts:
+    for name, provider in _attempts(candidates, provider_id):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -247,6 +286,168 @@ def _genai_prices_cost(
             Decimal(calculation.total_price), GENAI_PRICES_SOURCE, name, calculation.provider.id
         )
     return None
+
+
+_CACHE_LIMIT = 10_000
+# (candidates, provider) -> (the model id that matched, genai-prices Provider, ModelInfo), or None when no
+# spelling is known. Keyed on the snapshot too, in case someone installs a custom one.
+_RESOLVED: dict[tuple[int, tuple[tuple[str, str | None], ...], str | None], tuple[str, Any, Any] | None] = {}
+
+
+def _resolve(
+    snapshot: Any, candidates: tuple[tuple[str, str | None], ...], provider_id: str | None
+) -> tuple[str, Any, Any] | None:
+    """The first (model spelling, provider) genai-prices knows, tried in the order `calc_price` was tried.
+
+    A miss is not cached by genai-prices (each one re-scans every provider's models), and a
+    session asks for the same few models thousands of times.
+    """
+    key = (id(snapshot), candidates, provider_id)
+    if key in _RESOLVED:
+        return _RESOLVED[key]
+    found: tuple[str, Any, Any] | None = None
+    for name, provider in _attempts(list(candidates), provider_id):
+        try:
+            provider_info, model_info = snapshot.find_provider_model(name, None, provider, None)
+        except LookupError:
+            continue
+        found = (name, provider_info, model_info)
+        break
+    if len(_RESOLVED) >= _CACHE_LIMIT:
+        _RESOLVED.clear()  # model ids come from spans: bound what a stream of odd ones can pin
+    _RESOLVED[key] = found
+    return found
+
+
+def _attempts(candidates: list[tuple[str, str | None]], provider_id: str | None) -> list[tuple[str, str | None]]:
+    """(model spelling, provider) pairs in the order genai-prices is asked about them."""
+    attempts: list[tuple[str, str | None]] = []
+    for name, hint in candidates:
+        for provider in (provider_id, hint):
+            if provider and (name, provider) not in attempts:
+                attempts.append((name, provider))
+    if provider_id is None or not _known_provider(provider_id):
+        # Unknown or absent provider: let genai-prices infer it from the model id.
+        attempts.extend((name, None) for name, _ in candidates)
+    return attempts
+
+
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
+def _usage_vector(tokens: TokenCounts) -> tuple[int, int, int, int] | None:
+    """The counts as genai-prices' usage keys; None when one is not a non-negative int (genai-prices decides)."""
+    vector = (tokens.prompt_tokens, tokens.completion_tokens, tokens.cached_tokens, tokens.cache_write_tokens)
+    if all(type(v) is int and v >= 0 for v in vector):
+        return vector
+    return None
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How genai-prices prices one `ModelPrice`, worked out once: per priced unit, its rate and its count
+    as a linear function of the four usage counts we report."""
+
+    model_price: Any  # kept so its id() is not reused while the plan is cached
+    # (price, coefficients of the count, or None for a per-request price, per): genai-prices' unit order
+    units: tuple[tuple[Any, tuple[int, ...] | None, int], ...]
+
+
+class _FastPricer:
+    """genai-prices' arithmetic without its per-call bookkeeping: same Decimals, ~50x less work.
+
+    `ModelPrice.calc_price` re-derives, on every call, which units the model prices, checks
+    their coverage, and splits the usage into leaf counts (input tokens not read from or written
+    to cache, ...) through a generic unit registry. All of that depends only on the price and on
+    which counts are non-zero (genai-prices rejects some combinations, e.g. audio-priced models
+    given cached tokens); the leaf counts are integer-linear in the counts. So per (price, which
+    counts are non-zero) the first call goes through genai-prices, and its structure is kept
+    when it succeeded and the plan reproduces its result; later calls compute
+    `sum(rate * leaf_count / per)` in genai-prices' own order, with its own Decimal operations.
+    """
+
+    def __init__(self) -> None:
+        self.plans: dict[tuple[int, tuple[bool, ...]], _Plan | None] = {}
+
+    @staticmethod
+    def _applies(provider: Any, model: Any) -> bool:
+        # genai-prices bills groq's whisper models by a 10-second minimum: not linear, so not here.
+        return not (provider.id == "groq" and model.id in ("whisper-large-v3", "whisper-large-v3-turbo"))
+
+    def price(self, provider: Any, model: Any, tokens: TokenCounts, when: datetime) -> Decimal | None:
+        vector = _usage_vector(tokens)
+        if vector is None or not self._applies(provider, model):
+            return None
+        model_price = model.get_prices(when)
+        plan = self.plans.get((id(model_price), tuple(v > 0 for v in vector)))
+        if plan is None:
+            return None
+        return plan_cost(plan, vector)
+
+    def learn(self, provider: Any, model: Any, tokens: TokenCounts, when: datetime, usd: Decimal) -> None:
+        """After genai-prices priced a call: keep the plan for calls like it, if it reproduces `usd`."""
+        vector = _usage_vector(tokens)
+        if vector is None or not self._applies(provider, model):
+            return
+        model_price = model.get_prices(when)
+        key = (id(model_price), tuple(v > 0 for v in vector))
+        if key in self.plans:
+            return
+        if len(self.plans) >= _CACHE_LIMIT:
+            self.plans.clear()
+        plan = _make_plan(model_price)
+        if plan is not None and plan_cost(plan, vector) != usd:
+            plan = None  # never expected; genai-prices stays the answer for this kind of call
+        self.plans[key] = plan
+
+
+def plan_cost(plan: _Plan, vector: tuple[int, int, int, int]) -> Decimal | None:
+    total = Decimal(0)
+    for price, coefficients, per in plan.units:
+        if coefficients is None:
+            count = 1  # a per-request price
+        else:
+            count = sum(c * v for c, v in zip(coefficients, vector, strict=True))
+            if count < 0:
+                return None  # more cached than prompt tokens & co: genai-prices says what is wrong
+        if isinstance(price, Decimal):
+            total += price * Decimal(count) / per
+        else:
+            total += genai_prices.types.calc_unit_price(price, count, vector[0], per)
+    return total
+
+
+def _make_plan(model_price: Any) -> _Plan | None:
+    """genai-prices' `compute_leaf_values` run on vectors: each count as coefficients of the four usage counts."""
+    try:
+        from genai_prices.decompose import is_descendant_or_self
+        from genai_prices.types import _collect_resolved_model_prices
+        from genai_prices.units import _get_registry
+    except ImportError:  # a release that moved them: genai-prices prices every call itself
+        return None
+    registry = _get_registry()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resolved = _collect_resolved_model_prices(model_price, registry)
+    basis = {key: tuple(int(i == j) for j in range(4)) for i, key in enumerate(_USAGE_KEYS)}
+    priced = {unit.usage_key: unit for unit, _ in resolved if unit.usage_key != "requests"}
+    order = sorted(priced.values(), key=lambda unit: (-len(unit.dimensions), unit.usage_key))
+    leaves: dict[str, tuple[int, ...]] = {}
+    for unit in order:
+        # A usage key we never report counts 0 (genai-prices infers 0, or raises, which the first call showed).
+        value = basis.get(unit.usage_key, (0, 0, 0, 0))
+        for other in order:
+            if other is not unit and is_descendant_or_self(unit, other):
+                value = tuple(a - b for a, b in zip(value, leaves[other.usage_key], strict=True))
+        leaves[unit.usage_key] = value
+    units: list[tuple[Any, tuple[int, ...] | None, int]] = []
+    for unit, price in resolved:
+        coefficients = None if unit.usage_key == "requests" else leaves[unit.usage_key]
+        units.append((price, coefficients, unit.per))
+    return _Plan(model_price, tuple(units))
+
+
+_FAST = _FastPricer()
 
 
 def _known_provider(provider_id: str) -> bool:
