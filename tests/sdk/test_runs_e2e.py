@@ -159,3 +159,25 @@ def test_task_that_cannot_take_the_model_is_warned(tenant: Tenant, tmp_path: Pat
         result = evalkit.run_experiment(dataset="m", agent=tenant.agent, task=lambda input: "x", model="gpt-x",
                                         dry_run=True, output=io.StringIO())
     assert result.runs[0].answer == "x"
+
+
+async def test_a_python_evaluator_named_like_a_workspace_evaluator_is_refused(served: Served, tenant: Tenant,
+                                                                            tmp_path: Path) -> None:
+    served.ok("PUT", f"/api/workspaces/{tenant.workspace}/evaluators/tone",
+              {"type": "contains", "config": {"substrings": ["please"]}})
+    write_cases(tmp_path, "polite", {"a": "input: a\n"})
+
+    @evalkit.evaluator(name="tone")
+    def tone(answer: str) -> bool:
+        return True
+
+    with pytest.raises(ValueError, match=r"tone.*rename it"):
+        await evalkit.arun_experiment(dataset="polite", agent=tenant.agent, task=lambda input: "x",
+                                      evaluators=[tone], output=io.StringIO())
+    listed = served.ok("GET", f"/api/experiments?agent={tenant.agent}", token=tenant.token)
+    assert listed["experiments"] == []  # refused before anything was created
+    # The async twin runs the same experiment once the name is free.
+    renamed = evalkit.evaluator(name="my_tone")(tone.fn)
+    result = await evalkit.arun_experiment(dataset="polite", agent=tenant.agent, task=lambda input: "x",
+                                           evaluators=[renamed], output=io.StringIO())
+    assert [(r.case_id, r.status) for r in result.runs] == [("a", "completed")]
