@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sys
 
-import evalkit
 from agent import answer
+
+import evalkit
 
 
 @evalkit.evaluator
