@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.trajectory_service.conftest import (
     BASE_NS,
     Service,
