@@ -1,6 +1,10 @@
 """Scorecard and comparison time for synthetic experiments, in memory.
 
-    /work/venv/bin/python bench/scoring.py [--runs 1000 100000] [--repetitions 5]
+    /work/venv/bin/python bench/scoring.py [--runs 1000 100000] [--repetitions 5] [--store]
+
+With --store the experiments are written in bulk to ClickHouse (chDB, a temp
+directory) and every scorecard and comparison reads its records back through
+the scoring service's queries (final attempts, latest evaluation versions).
 
 Each experiment has runs = cases × repetitions, three evaluators (a pass/fail
 check, a scored judge, a trajectory check), 5% failed and 1% timed-out runs,
@@ -97,6 +101,68 @@ def measure(runs: int, reps: int, resamples: int, repeat: int) -> None:
     print(f"{runs:>8} {reps:>4} {cases:>7} {build:>13.3f}s {t_sc:>9.3f}s {t_cmp:>12.3f}s  {verdicts}")
 
 
+def _store_experiment(store: Any, service: Any, eid: int, records: ExperimentRecords, reps: int) -> Any:
+    """Write a synthetic experiment straight into the tables, in bulk (no HTTP, no per-run inserts)."""
+    from evalkit.scoring.experiments import Experiment
+    from evalkit.scoring.runs import run_id_of
+
+    cases = sorted({r.case_id for r in records.runs})
+    evaluators = sorted({e.evaluator for e in records.evaluations})
+    config = {"repetitions": reps, "service_evaluators": {n: {"type": "exact"} for n in evaluators},
+              "case_evaluators": {c: evaluators for c in cases}, "agent_kind": "code"}
+    e = Experiment(eid, "bench", "bot@bench", "d@bench", "v", "bench", time.time(), config, cases,
+                   status="completed")
+    service.experiments.save(e)
+    ids = {r.run_id: run_id_of(eid, r.case_id, r.repetition, 1) for r in records.runs}
+    runs = records.runs
+    n = len(runs)
+    store.insert("runs", [
+        [eid] * n, [r.case_id for r in runs], [r.repetition for r in runs], [1] * n, [ids[r.run_id] for r in runs],
+        [ids[r.run_id] for r in runs], [r.status for r in runs], [r.trajectory_status or "" for r in runs],
+        [r.metrics.duration_seconds for r in runs], [r.metrics.steps for r in runs],
+        [r.metrics.tool_calls for r in runs], [r.metrics.input_tokens for r in runs],
+        [r.metrics.output_tokens for r in runs], [r.metrics.cost_usd for r in runs], [1] * n,
+    ], ["experiment_id", "case_id", "repetition", "attempt", "run_id", "session_id", "status", "trajectory_status",
+        "duration_seconds", "steps", "tool_calls", "input_tokens", "output_tokens", "cost_usd", "version"])
+    evs = records.evaluations
+    m = len(evs)
+    store.insert("evaluations", [
+        [eid] * m, [ids[e.run_id] for e in evs], [e.evaluator for e in evs], [1] * m, [e.score for e in evs],
+        [e.passed for e in evs], [e.label for e in evs], [e.error for e in evs], [e.cost_usd for e in evs],
+    ], ["experiment_id", "run_id", "evaluator", "version", "score", "passed", "label", "error", "cost_usd"])
+    return e
+
+
+def measure_store(runs: int, reps: int, resamples: int, repeat: int) -> None:
+    """The same, read from ClickHouse (chDB) through the scoring service's own queries."""
+    import tempfile
+    from pathlib import Path
+
+    from evalkit.access import Access
+    from evalkit.migrations import migrate
+    from evalkit.scoring.service import ScoringService
+    from evalkit.store import Store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(f"chdb://{tmp}/ch?database=bench")
+        store.connect()
+        migrate(store)
+        service = ScoringService(store, Access(store), data_dir=Path(tmp))
+        t0 = time.perf_counter()
+        cand = _store_experiment(store, service, 1, synthetic(runs, reps, 0.03, 1, "cand"), reps)
+        base = _store_experiment(store, service, 2, synthetic(runs, reps, 0.0, 2, "base"), reps)
+        insert = (time.perf_counter() - t0) / 2
+        t_read, _ = best_of(repeat, lambda: service.records(cand))
+        t_sc, _ = best_of(repeat, lambda: build_scorecard(service.records(cand), n_resamples=resamples))
+        t_cmp, result = best_of(repeat, lambda: gate(
+            compare(service.records(cand), service.records(base), n_resamples=resamples),
+            GateConfig(min_score=0.5, max_regressions=runs)))
+        store.close()
+    verdicts = ", ".join(f"{e.evaluator}={e.verdict}" for e in result.comparison.evaluators)
+    print(f"{runs:>8} {reps:>4} {runs // reps:>7} {insert:>9.3f}s {t_read:>9.3f}s {t_sc:>9.3f}s {t_cmp:>12.3f}s  "
+          f"{verdicts}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -105,7 +171,17 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, nargs="+", default=[1, 5])
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--store", action="store_true", help="read the experiments from ClickHouse (chDB)")
     args = parser.parse_args()
+    if args.store:
+        print(f"from the store (chDB): bootstrap resamples {args.resamples}; best of {args.repeat}; "
+              "3 evaluators per run; scorecard and compare+gate include reading the records")
+        print(f"{'runs':>8} {'reps':>4} {'cases':>7} {'insert':>10} {'read':>10} {'scorecard':>10} "
+              f"{'compare+gate':>13}")
+        for runs in args.runs:
+            for reps in args.repetitions:
+                measure_store(runs, reps, args.resamples, args.repeat)
+        return
     print(f"bootstrap resamples: {args.resamples}; best of {args.repeat}; 3 evaluators per run")
     print(
         f"{'runs':>8} {'reps':>4} {'cases':>7} {'build records':>14} {'scorecard':>10} {'compare+gate':>13}"

@@ -196,7 +196,7 @@ async def test_shutdown_marks_runs_in_flight_failed_and_resume_finishes(tmp_path
         assert all(p["attempt"] == 2 for p in resumed["pending"])
         got = await _wait_status(s, eid, "completed")
         status, runs = await call(s, "GET", f"/api/experiments/{eid}/runs")
-        assert got["scores"]["exact"] == 1.0, [(r["case_id"], r["attempt"], r["status"], r["error"]) for r in runs["runs"]]
+        assert got["scores"]["exact"] == 1.0, [(r["case_id"], r["attempt"], r["status"]) for r in runs["runs"]]
     finally:
         await s.service.stop()
         await runner.cleanup()
