@@ -187,7 +187,7 @@ class Datasets:
                 return v
         return None
 
-    def list(self, workspaces: list[str] | None) -> list[DatasetVersion]:
+    def latest_of_each(self, workspaces: list[str] | None) -> list[DatasetVersion]:
         rows = self.store.query(
             f"SELECT {_VERSION_COLUMNS} FROM dataset_versions FINAL ORDER BY workspace, name, pushed_at DESC "
             "LIMIT 1 BY workspace, name")

@@ -117,7 +117,7 @@ class Experiments:
         rows = self.store.query(_SELECT + " WHERE experiment_id = {i:UInt64}", {"i": experiment_id})
         return _experiment(rows[0]) if rows else None
 
-    def list(self, *, workspaces: list[str] | None, agent: str | None = None, status: str | None = None,
+    def find(self, *, workspaces: list[str] | None, agent: str | None = None, status: str | None = None,
              limit: int = 50) -> list[Experiment]:
         # Status changes, so it is filtered after FINAL has deduplicated the versions.
         where = ["1"]
@@ -136,4 +136,4 @@ class Experiments:
         return [_experiment(r) for r in rows]
 
     def running(self) -> list[Experiment]:
-        return self.list(workspaces=None, status="running", limit=100_000)
+        return self.find(workspaces=None, status="running", limit=100_000)

@@ -15,7 +15,7 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import aiohttp
 
@@ -138,7 +138,7 @@ class HarnessRunner:
 
     @staticmethod
     async def _call(http: aiohttp.ClientSession, url: str, body: dict[str, Any]
-                    ) -> tuple[str, str | None, Any, str | None]:
+                    ) -> tuple[Literal["completed", "failed", "timeout"], str | None, Any, str | None]:
         """(status, answer, output, error) of one harness run; a harness failure is a failed run."""
         try:
             async with http.post(url.rstrip("/") + "/runs", json=body) as response:
@@ -155,9 +155,11 @@ class HarnessRunner:
         error = reply.get("error")
         answer = reply.get("answer")
         output = reply.get("output")
-        status = reply.get("status") or ("failed" if error else "completed")
-        if status not in ("completed", "failed", "timeout"):
-            return "failed", None, None, f"harness protocol violation: unknown status {status!r}"
+        said = reply.get("status") or ("failed" if error else "completed")
+        if said not in ("completed", "failed", "timeout"):
+            return "failed", None, None, f"harness protocol violation: unknown status {said!r}"
+        status: Literal["completed", "failed", "timeout"] = (
+            "completed" if said == "completed" else "timeout" if said == "timeout" else "failed")
         if status == "completed" and answer is None and output is None:
             return "failed", None, None, "harness protocol violation: no answer, output or error"
         return status, None if answer is None else str(answer), output, None if error is None else str(error)

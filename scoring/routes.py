@@ -178,7 +178,7 @@ async def list_datasets(request: web.Request) -> web.Response:
         workspace = s.workspace_of_path(caller, workspace)
         caller.require_role(workspace, "reader")
     visible = None if caller.is_admin and not workspace else ([workspace] if workspace else sorted(caller.workspaces))
-    found = await asyncio.to_thread(s.datasets.list, visible)
+    found = await asyncio.to_thread(s.datasets.latest_of_each, visible)
     return json_response({"datasets": [v.summary() for v in found]})
 
 
@@ -248,7 +248,8 @@ async def create_experiment(request: web.Request) -> web.Response:
             s.start_harness(e, agent)
         elif req.lease is not None:
             lease_view = await asyncio.to_thread(s.acquire, caller, e, req.lease.holder, req.lease.ttl_seconds)
-            e = await asyncio.to_thread(s.experiments.get, e.experiment_id) or e
+            fresh = await asyncio.to_thread(s.experiments.get, e.experiment_id)
+            e = fresh if fresh is not None else e
     return json_response({"experiment_id": e.experiment_id, "url": f"/api/experiments/{e.experiment_id}",
                           "status": e.status, "config": _public_config(e), "cases": e.cases,
                           "runs_planned": e.planned, "dropped": e.dropped,
@@ -271,7 +272,7 @@ async def list_experiments(request: web.Request) -> web.Response:
     limit = int(request.query.get("limit", "50"))
 
     def load() -> list[dict[str, Any]]:
-        found = s.experiments.list(workspaces=visible, agent=request.query.get("agent"),
+        found = s.experiments.find(workspaces=visible, agent=request.query.get("agent"),
                                    status=request.query.get("status"), limit=limit)
         progress = s.runs.progress([e.experiment_id for e in found])
         return [s.summary(e, progress.get(e.experiment_id), s.scores(e)) for e in found]
