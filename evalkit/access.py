@@ -217,6 +217,9 @@ class Access:
 
     def update_agent(self, agent: Agent) -> None:
         self._write_agent(agent)
+        # Ingest caches the agent with its key; a changed session attribute must apply at once.
+        self._key_cache = {h: entry for h, entry in self._key_cache.items()
+                           if entry[0] is None or entry[0].agent_id != agent.agent_id}
 
     def find_agent(self, agent_id: str) -> Agent | None:
         rows = self.store.query(

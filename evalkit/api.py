@@ -151,6 +151,25 @@ def key_view(key: IngestKey) -> dict[str, Any]:
             "revoked": key.revoked}
 
 
+async def _info(request: web.Request) -> web.Response:
+    """Where clients send spans, without a token: the SDK discovers its OTLP endpoint here."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    context: Context = request.app["context"]
+    try:
+        evalkit_version = version("evalkit")
+    except PackageNotFoundError:
+        evalkit_version = "unknown"
+    ports = context.extras.get("ports", {})
+    host = context.settings.public_host or context.settings.host
+    if host in ("0.0.0.0", "::"):
+        host = request.url.host or "127.0.0.1"
+    http_port = ports.get("otlp_http", context.settings.otlp_http_port)
+    grpc_port = ports.get("grpc", context.settings.grpc_port)
+    return json_response({"version": evalkit_version, "otlp_http_url": f"http://{host}:{http_port}",
+                          "otlp_grpc_endpoint": f"{host}:{grpc_port}", "api_url": str(request.url.origin())})
+
+
 async def _healthz(request: web.Request) -> web.Response:
     context: Context = request.app["context"]
     ready = context.extras.get("ready", lambda: True)()
@@ -426,6 +445,7 @@ def api_app(context: Context, modules: Iterable[RouteModule] = ()) -> web.Applic
     app = web.Application(middlewares=[_errors], client_max_size=256 * 1024 * 1024)
     app["context"] = context
     app.router.add_get("/healthz", _healthz)
+    app.router.add_get("/api/info", _info)
     app.router.add_get("/metrics", _metrics)
     app.router.add_post("/api/workspaces", _create_workspace)
     app.router.add_get("/api/workspaces", _list_workspaces)

@@ -141,6 +141,7 @@ class Service:
         self._grpc, self.grpc_port = await start_grpc_server(self.ingest, s.host, s.grpc_port, s.max_request_bytes)
         self.otlp_http_port = await self._serve_http(otlp_http_app(self.ingest, s.max_request_bytes),
                                                      s.otlp_http_port, "--otlp-http-port")
+        self.context.extras["ports"] = {"grpc": self.grpc_port, "otlp_http": self.otlp_http_port}
         self.api_port = await self._serve_http(api_app(self.context, self.route_modules), s.api_port,
                                                "--api-port")
         self._tasks.append(asyncio.get_running_loop().create_task(self._become_ready(), name="store-ready"))

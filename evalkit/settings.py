@@ -41,6 +41,8 @@ class Settings(BaseModel):
     # User prices (rules over genai-prices); default `<data-dir>/prices.yaml` when that file exists.
     prices_file: Path | None = None
     public_url: str | None = None
+    # The host clients should use for the OTLP ports when it differs from --host (behind NAT, in Docker).
+    public_host: str | None = None
     extra: dict[str, str] = Field(default_factory=dict)
 
     @property
@@ -82,6 +84,7 @@ _ENV = {
     "max_trajectory_wait_seconds": "EVALKIT_MAX_TRAJECTORY_WAIT_SECONDS",
     "prices_file": "EVALKIT_PRICES_FILE",
     "public_url": "EVALKIT_PUBLIC_URL",
+    "public_host": "EVALKIT_PUBLIC_HOST",
 }
 
 

@@ -377,3 +377,11 @@ async def test_metrics_count_what_happened(running: Running) -> None:
     assert 'evalkit_ingest_rejected_total{signal="spans"} 3.0' in text
     assert "evalkit_ingest_insert_seconds_bucket" in text
     assert 'evalkit_ingest_queue_rows{table="spans"}' in text
+
+
+async def test_info_tells_clients_where_to_send_spans(running: Running) -> None:
+    status, info, _ = await asyncio.to_thread(post_get, f"{running.api}/api/info")
+    assert status == 200
+    assert info["otlp_http_url"] == running.otlp_http
+    assert info["otlp_grpc_endpoint"] == running.grpc_target
+    assert info["version"] == "0.1.0"
