@@ -102,61 +102,62 @@ def _usable(field: str, value: Any) -> bool:
     return True
 
 
+_NOTHING = Attribution("", "", "", "", False, 0, 0, 0, 0, 0, None, "", "")
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def _count(value: Any) -> int:
+    return 0 if value is None else max(int(value), 0)
+
+
 def attribute(name: str, values: dict[str, Any], session_attribute: str = "") -> Attribution:
     """Read the typed columns of one span from its wanted attribute values."""
+    if not values and not name.startswith("ai."):
+        return _NOTHING
     best: dict[str, tuple[int, Any]] = {}
     for key, value in values.items():
         for field, rank in _KEY_SLOTS.get(key, ()):
             current = best.get(field)
             if (current is None or rank < current[0]) and _usable(field, value):
                 best[field] = (rank, value)
+    found = {field: value for field, (_, value) in best.items()}
+    get = found.get
 
-    def text(field: str) -> str:
-        found = best.get(field)
-        return "" if found is None else (found[1] if isinstance(found[1], str) else str(found[1]))
-
-    def count(field: str) -> int:
-        found = best.get(field)
-        return 0 if found is None else max(int(found[1]), 0)
-
-    session_id = ""
-    if session_attribute:
-        custom = values.get(session_attribute)
-        session_id = "" if custom is None else str(custom)
+    session_id = _str(values.get(session_attribute)) if session_attribute else ""
     if not session_id:
-        session_id = text("session")
-
-    kind = text("oi_kind").upper()
-    operation = text("operation") or _OI_OPERATIONS.get(kind, "")
+        session_id = _str(get("session"))
+    kind = _str(get("oi_kind")).upper()
+    operation = _str(get("operation")) or _OI_OPERATIONS.get(kind, "")
     if not operation and name.startswith("ai."):
         if name.endswith((".doGenerate", ".doStream")):
             operation = "chat"
         elif name == "ai.toolCall":
             operation = "execute_tool"
-    observation_type = text("observation_type")
-    mlflow_type = text("mlflow_type").strip('"')
+    observation_type = _str(get("observation_type"))
     is_llm_call = (
         operation in _LLM_OPERATIONS
         or kind == "LLM"
         or observation_type == "generation"
-        or mlflow_type in ("LLM", "CHAT_MODEL")
+        or _str(get("mlflow_type")).strip('"') in ("LLM", "CHAT_MODEL")
     )
     if not operation and observation_type == "generation":
         operation = "chat"
-    cost = best.get("cost")
-
+    cost = get("cost")
     return Attribution(
         session_id=session_id,
         operation=operation,
-        provider=text("provider"),
-        model=text("model"),
+        provider=_str(get("provider")),
+        model=_str(get("model")),
         is_llm_call=is_llm_call,
-        input_tokens=count("input"),
-        output_tokens=count("output"),
-        cache_read_tokens=count("cache_read"),
-        cache_write_tokens=count("cache_write"),
-        reasoning_tokens=count("reasoning"),
-        reported_cost_usd=None if cost is None else float(cost[1]),
-        tool_name=text("tool_name"),
-        tool_call_id=text("tool_call_id"),
+        input_tokens=_count(get("input")),
+        output_tokens=_count(get("output")),
+        cache_read_tokens=_count(get("cache_read")),
+        cache_write_tokens=_count(get("cache_write")),
+        reasoning_tokens=_count(get("reasoning")),
+        reported_cost_usd=None if cost is None else float(cost),
+        tool_name=_str(get("tool_name")),
+        tool_call_id=_str(get("tool_call_id")),
     )
