@@ -2,8 +2,10 @@
 
     pending → running → evaluating → completed, or failed / cancelled
 
-`evaluating`: every planned run has a final attempt; `completed`: every
-applicable evaluator has scored every final run. Transitions are serialised per
+`evaluating`: every planned run has a final attempt and running is over: the
+runner holding the lease said so (`PATCH status=evaluating`), the harness driver
+finished its pass, or the last slot was recorded while no runner held a live
+lease; `completed`: every applicable evaluator has scored every final run. Transitions are serialised per
 experiment by the service (an asyncio lock per id); the rows only record them.
 """
 

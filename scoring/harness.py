@@ -86,7 +86,12 @@ class HarnessRunner:
             async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout_seconds)) as http:
                 await asyncio.gather(*(self._one(driver, http, gate, slot, cases[slot["case_id"]])
                                        for slot in pending))
-            current = await asyncio.to_thread(s.experiments.get, e.experiment_id)
+            # The pass is over: the service moves its experiment on (a record never does it for a harness,
+            # so a resumed pass is not moved on by its first run while others are in flight).
+            async with s.lock(e.experiment_id):
+                current = await asyncio.to_thread(s.experiments.get, e.experiment_id)
+                if current is not None and current.status == "running":
+                    current = await asyncio.to_thread(s.finish_running, current, "the harness ran every planned run")
             if current is not None and current.status == "evaluating":
                 await s.evaluate(SERVER, current, EvaluateRequest())
         except asyncio.CancelledError:
@@ -122,7 +127,6 @@ class HarnessRunner:
                                started_at=started, ended_at=ended, trajectory=None)
             async with s.lock(e.experiment_id):
                 current = await asyncio.to_thread(s.experiments.get, e.experiment_id)
-                # Evaluating too: a resumed run is recorded after the last first attempt moved the status on.
                 if current is not None and current.status in ("running", "evaluating"):
                     await asyncio.to_thread(s.record_run, SERVER, current, record, internal=True)
             driver.in_flight.pop(key, None)

@@ -30,7 +30,7 @@ from .datasets import Case, Datasets, DatasetVersion
 from .evaluations import Evaluations, StoredEvaluation
 from .evaluators import EVALUATOR_TYPES, EvaluatorConfigError, build_evaluator
 from .experiments import FINAL_STATUSES, TRANSITIONS, Experiment, Experiments
-from .leases import LeaseRefused, Leases, resume_hint
+from .leases import Lease, LeaseRefused, Leases, resume_hint
 from .models import ChangeExperiment, CreateExperiment, EvaluateRequest, PublishEvaluations, RecordRun
 from .runs import Run, Runs
 from .scorecard import ExperimentRecords, Scorecard, build_scorecard, evaluator_values
@@ -48,6 +48,14 @@ def _version() -> str:
 evalkit_version = _version()
 HARNESS_HOLDER = "evalkit-server:harness"
 INTERRUPTED = "interrupted: evalkit server shut down"
+
+
+def not_yet_run(experiment_id: int, left: int) -> str:
+    """Why an experiment cannot be scored in full yet, and what to do."""
+    return (f"experiment {experiment_id} has {left} run(s) not yet run (no attempt recorded); finish them with "
+            f"`run_experiment(..., resume={experiment_id})` or `evalkit run … --resume {experiment_id}`, or score "
+            f"what is there with \"partial\": true (`evaluate_experiment(experiment_id={experiment_id}, "
+            "partial=True)`). Failed and timed-out runs are results: they never block scoring")
 
 
 def evaluate_hint(experiment_id: int) -> str:
@@ -350,13 +358,36 @@ class ScoringService:
         self.experiments.save(changed)
         return changed
 
+    def runner_lease(self, e: Experiment) -> Lease | None:
+        """The live lease of a runner (the SDK, a script) on the experiment, or None.
+
+        While a runner holds one, the runner decides when running is over (`PATCH status=evaluating`): it
+        may still record retried attempts of slots that already have one. The service's own harness driver
+        holds a lease too, but moves its experiment on itself (`finish_running`).
+        """
+        lease = self.leases.get(e.experiment_id)
+        if lease is None or lease.holder == HARNESS_HOLDER or not lease.live(self.clock()):
+            return None
+        return lease
+
     def after_runs(self, e: Experiment) -> Experiment:
-        """Move on when the last planned run is in: running → evaluating (→ completed when nothing to score)."""
+        """Move on by itself when the last planned slot is in and no runner holds a live lease:
+        running → evaluating (→ completed when nothing is left to score)."""
         current = self.experiments.get(e.experiment_id) or e
-        if current.status in ("running", "pending") and not self.unrecorded(current):
-            current = self.set_status(current, "evaluating", "every planned run is recorded")
-            return self.after_scoring(current)
+        if current.status in ("running", "pending") and current.config.get("agent_kind") != "harness" \
+                and self.runner_lease(current) is None:
+            return self.finish_running(current, "every planned run is recorded and no runner holds the lease")
         return current
+
+    def finish_running(self, e: Experiment, reason: str) -> Experiment:
+        """running → evaluating once every planned slot has an attempt (→ completed when nothing to score).
+
+        Called by the harness driver at the end of its pass, and by `after_runs` when no runner holds a live
+        lease; a runner says it with `PATCH status=evaluating`. Caller holds the experiment's lock.
+        """
+        if e.status in ("running", "pending") and not self.unrecorded(e):
+            return self.after_scoring(self.set_status(e, "evaluating", reason))
+        return e
 
     def unscored(self, e: Experiment) -> dict[str, int]:
         """Evaluator → completed final runs it applies to and has not scored."""
@@ -404,8 +435,7 @@ class ScoringService:
     async def evaluate(self, caller: Caller, e: Experiment, req: EvaluateRequest) -> dict[str, Any]:
         left = await asyncio.to_thread(self.unrecorded, e)
         if left and not req.partial:
-            raise ApiError(409, f"experiment {e.experiment_id} has {left} run(s) left; "
-                                f"{resume_hint(e.experiment_id)}, or score what is there with \"partial\": true")
+            raise ApiError(409, not_yet_run(e.experiment_id, left))
         if req.refetch_trajectories:
             await asyncio.to_thread(self.refetch, e, ["partial", "unavailable"])
         specs = e.service_evaluators
@@ -441,7 +471,8 @@ class ScoringService:
     def _finish_scoring(self, experiment_id: int) -> Experiment:
         current = self.experiments.get(experiment_id)
         assert current is not None
-        return self.after_scoring(current)
+        # A runner that died after its last run (its lease expired) left the experiment running.
+        return self.after_scoring(self.after_runs(current))
 
     # -- status, lease, resume ------------------------------------------------------------
     def change(self, caller: Caller, e: Experiment, req: ChangeExperiment) -> Experiment:
@@ -465,7 +496,9 @@ class ScoringService:
                 raise ApiError(409, f"experiment {e.experiment_id} is not fully scored; finish it with "
                                     f"{evaluate_hint(e.experiment_id)}")
             e = self.set_status(e, req.status, req.reason)
-            if req.status in FINAL_STATUSES:
+            if req.status == "evaluating":
+                e = self.after_scoring(e)  # nothing to score: completed at once, as when the service moves it
+            if e.status in FINAL_STATUSES:
                 self.leases.release(e.experiment_id, None, now)
         return e
 
@@ -542,7 +575,7 @@ class ScoringService:
                 "model": e.model or None, "name": e.config.get("name", ""),
                 "progress": {"planned": e.planned, "recorded": recorded, "completed": completed,
                              "failed": counts.get("failed", 0), "timeout": counts.get("timeout", 0),
-                             "cancelled": counts.get("cancelled", 0), "pending": e.planned - completed},
+                             "cancelled": counts.get("cancelled", 0), "pending": e.planned - recorded},
                 "scores": scores or {}, "cost_usd": cost}
 
     def scores(self, e: Experiment) -> dict[str, float | None]:

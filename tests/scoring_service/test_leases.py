@@ -55,7 +55,9 @@ async def test_lost_lease_and_resume(scoring: Scoring) -> None:
     status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("third", "b", 2))
     assert status == 201
     status, got = await call(s, "GET", f"/api/experiments/{eid}")
-    assert got["status"] == "evaluating" and got["cases"][1]["runs"][0]["attempts"] == 2
+    assert got["status"] == "running" and got["cases"][1]["runs"][0]["attempts"] == 2
+    status, got = await call(s, "PATCH", f"/api/experiments/{eid}", {"status": "evaluating", "lease_holder": "third"})
+    assert status == 200 and got["status"] == "evaluating", got
     status, err = await call(s, "POST", f"/api/experiments/{eid}/resume", {"holder": "third"})
     assert status == 409 and f"evalkit evaluate {eid}" in err["error"]["message"]
     status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})

@@ -84,9 +84,12 @@ async def test_experiment_life(scoring: Scoring) -> None:
     status, traj = await call(s, "GET", f"/api/experiments/{eid}/runs/{c1['run_id']}/trajectory")
     assert status == 200 and traj["trajectory_status"] == "valid" and traj["trajectory"]["steps"]
 
-    # Every slot has a final attempt (the timeout counts as a failure): the experiment is being evaluated.
+    # Every slot has a final attempt (the timeout counts as a failure), but the runner holds the lease: the
+    # experiment runs until the runner says it is done.
     status, got = await call(s, "GET", f"/api/experiments/{eid}")
-    assert got["status"] == "evaluating" and got["can_resume"]
+    assert got["status"] == "running" and not got["can_resume"]
+    status, got = await call(s, "PATCH", f"/api/experiments/{eid}", {"status": "evaluating", "lease_holder": holder})
+    assert status == 200 and got["status"] == "evaluating" and got["can_resume"], got
     status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})
     assert status == 200, result
     assert result["scored"] == 5 and result["errors"] == 0 and result["pending_code_evaluators"] == ["py_len"]
@@ -130,7 +133,7 @@ async def test_experiment_life(scoring: Scoring) -> None:
         "lease_holder": holder, "case_id": "c3", "repetition": 0, "attempt": 2, "session_id": sid,
         "status": "completed", "answer": "42"})
     assert status == 201
-    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    status, got = await call(s, "PATCH", f"/api/experiments/{eid}", {"status": "evaluating", "lease_holder": holder})
     assert got["status"] == "evaluating" and got["scoring"]["unscored"] == {"exact": 1, "py_len": 1}
     status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})
     assert result["scored"] == 1 and result["status"] == "evaluating"
