@@ -102,9 +102,12 @@ def decode_value(text: str, type_code: int) -> Any:
 
 def decode_attributes(values: dict[str, str], types: dict[str, int], *more: dict[str, str]) -> dict[str, Any]:
     """Attributes as Python values; `more` are further text maps (payloads) under the same types."""
-    out: dict[str, Any] = {}
-    for source in (values, *more):
-        for key, text in source.items():
-            type_code = types.get(key, STRING)
-            out[key] = text if type_code == STRING else decode_value(text, type_code)
+    # Most values are strings (no entry in `types`): copy the maps whole, then decode the typed
+    # few, rather than look every key up. Same keys, order and values as a key-by-key loop.
+    out: dict[str, Any] = dict(values)
+    for source in more:
+        out.update(source)
+    for key, type_code in types.items():
+        if type_code != STRING and type_code != 0 and key in out:
+            out[key] = decode_value(out[key], type_code)
     return out

@@ -498,8 +498,13 @@ def build_trajectory(
     if wrappers:
         warnings.append(f"{len(wrappers)} LLM span(s) wrapping another LLM span were not counted again")
 
+    owners: dict[SpanKey, SpanKey | None] = {}
+
     def owner(key: SpanKey) -> SpanKey | None:
-        return tree.nearest(key, AgentRun)
+        # Asked several times per span (context, LLM owners, nesting): walk the ancestors once.
+        if key not in owners:
+            owners[key] = tree.nearest(key, AgentRun)
+        return owners[key]
 
     contexts: dict[SpanKey | None, _Context] = {None: _Context(None, warnings)}
     runs: list[tuple[SpanKey, AgentRun]] = []

@@ -403,14 +403,16 @@ class _FastPricer:
 
 def plan_cost(plan: _Plan, vector: tuple[int, int, int, int]) -> Decimal | None:
     total = Decimal(0)
+    v0, v1, v2, v3 = vector
     for price, coefficients, per in plan.units:
         if coefficients is None:
             count = 1  # a per-request price
         else:
-            count = sum(c * v for c, v in zip(coefficients, vector, strict=True))
+            c0, c1, c2, c3 = coefficients
+            count = c0 * v0 + c1 * v1 + c2 * v2 + c3 * v3
             if count < 0:
                 return None  # more cached than prompt tokens & co: genai-prices says what is wrong
-        if isinstance(price, Decimal):
+        if type(price) is Decimal:
             total += price * Decimal(count) / per
         else:
             total += genai_prices.types.calc_unit_price(price, count, vector[0], per)

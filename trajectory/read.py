@@ -11,10 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.trajectory.span import LogRecord, Span, SpanEvent, SpanLink
-
 from evalkit.attributes import decode_attributes, json_any_value_to_python
 from evalkit.store import Store
+from evalkit.trajectory.span import LogRecord, Span, SpanEvent, SpanLink
 
 _SPAN_SELECT = """
 SELECT trace_id, span_id, parent_span_id, name, kind,
