@@ -84,14 +84,15 @@ def _span(row: tuple[Any, ...]) -> Span:
         link_types,
         session_id,
     ) = row
+    # Most spans have neither events nor links: skip building two empty generators per span.
     events = tuple(
         SpanEvent(name=n, time_unix_nano=t, attributes=decode_attributes(v, ty))
         for t, n, v, ty in zip(event_times, event_names, event_values, event_types, strict=True)
-    )
+    ) if event_times or event_names or event_values or event_types else ()
     links = tuple(
         SpanLink(trace_id=t, span_id=s, attributes=decode_attributes(v, ty))
         for t, s, v, ty in zip(link_traces, link_spans, link_values, link_types, strict=True)
-    )
+    ) if link_traces or link_spans or link_values or link_types else ()
     return Span(
         trace_id=trace_id,
         span_id=span_id,
