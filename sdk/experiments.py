@@ -29,12 +29,14 @@ def evaluate_experiment(*, experiment_id: int | str, evaluators: Sequence[Python
 
 
 async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence[PythonEvaluator] = (),
-                               refetch_trajectories: bool = False, rescore: bool = False,
+                               refetch_trajectories: bool = False, rescore: bool = False, partial: bool = False,
                                url: str | None = None, token: str | None = None,
                                output: IO[str] | None = None) -> ExperimentResult:
     """Score experiment `experiment_id` again: its declared Python evaluators here, the service's there.
 
-    `refetch_trajectories` first re-reads runs whose trajectory was partial or unavailable.
+    `refetch_trajectories` first re-reads runs whose trajectory was partial or unavailable. Failed and
+    timed-out runs are results; an experiment with runs not yet run (no attempt recorded) is refused
+    unless `partial=True`, with what to do.
     """
     checked = check_evaluators(evaluators)
     experiment = int(experiment_id)
@@ -58,9 +60,15 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
             except (ServiceError, ServiceUnreachable) as exc:
                 raise ScoringError(experiment, checked, str(exc)) from exc
             report.say(f"refetched {refetched.get('refetched', 0)} trajectories: {refetched.get('changed') or {}}")
-        pending = (info.get("progress") or {}).get("pending") or 0
+        progress = info.get("progress") or {}
+        left = int(progress.get("planned") or 0) - int(progress.get("recorded") or 0)
+        if left > 0 and not partial:
+            raise ValueError(f"experiment {experiment} has {left} run(s) not yet run; finish them with "
+                             f"run_experiment(..., resume={experiment}) (or `evalkit run … --resume {experiment}`), "
+                             f"or score what is there with evaluate_experiment(experiment_id={experiment}, "
+                             f"partial=True) (`evalkit evaluate {experiment} --partial`)")
         result = await score_experiment(service, experiment, checked, None, load_project().judge_keys(),
-                                        partial=bool(pending), rescore=rescore)
+                                        partial=partial, rescore=rescore)
         card = await service.scorecard(experiment)
         try:
             report.say(await service.scorecard_text(experiment))

@@ -245,10 +245,10 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
             report.say(f"stopped scheduling runs: {stopped}. Resume with run_experiment(..., resume={experiment_id})")
         if not stopped:
             await _mark_ran(service, experiment_id, plan.holder)
-        # Failed runs count as "left" on the service (resume would retry them); for this runner they are
-        # final, so what is there is scored.
+        # Failed and timed-out runs are results; only runs left unrun by an early stop (the budget) make
+        # the scoring partial, and the user asked for that stop.
         await score_experiment(service, experiment_id, evaluators, plan.holder, project.judge_keys(),
-                               partial=True)
+                               partial=stopped is not None)
         card = await service.scorecard(experiment_id)
         try:
             report.say(await service.scorecard_text(experiment_id))
@@ -270,8 +270,8 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
 async def _mark_ran(service: Service, experiment_id: int, holder: str | None) -> None:
     """Every planned run has its final attempt here: the experiment moves on to evaluating.
 
-    The service moves on by itself when every run completed; with failed runs it waits, because
-    a resume could retry them. This runner is done with them, so it says so.
+    While this runner holds the lease the service keeps the experiment running (a retry may still
+    come for any slot); only the runner knows it is done, so it says so.
     """
     info = await service.experiment(experiment_id)
     if info.get("status") in ("running", "pending"):
@@ -378,7 +378,6 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
     files = await fixtures.for_case(case)
     report.run_started()
     attempt = first_attempt
-    attempts: list[dict[str, Any]] = []
     while True:
         await slot.acquire()
         session_id = uuid.uuid4().hex
@@ -408,12 +407,16 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
             return
         assert plan.experiment_id is not None and plan.lease is not None
         plan.lease.check()
-        attempts.append({
+        # Every attempt is recorded as it ends (the service is the journal; the highest attempt is the final
+        # one): a runner killed between retries keeps what it did, and resume goes on from the next attempt.
+        stored = await _record_attempt(plan, service, budget, {
             "lease_holder": plan.holder, "case_id": case_id, "repetition": repetition, "attempt": attempt,
             "session_id": read_session, "status": outcome.status, "answer": outcome.answer,
             "output": outcome.output, "error": outcome.error, "model": outcome.model or plan.model,
             "started_at": started, "ended_at": ended, "trajectory": outcome.trajectory,
             "trajectory_status": "partial" if trajectory_status == "partial" else None, "metrics": None})
+        status = str(stored.get("status") or outcome.status)
+        # What the task did decides a retry; a run the service failed (a reused session id) would fail again.
         retryable = outcome.status in ("failed", "timeout") and not (outcome.error or "").startswith(PROTOCOL)
         if retryable and attempt < first_attempt + retries and not budget.exhausted():
             slot.release()
@@ -422,9 +425,7 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
             await asyncio.sleep(delay)
             attempt += 1
             continue
-        stored = await _record_attempts(plan, service, budget, report, attempts)
         slot.release()
-        status = str(stored.get("status") or outcome.status)
         error = stored.get("error") or outcome.error
         note = f"attempt {attempt}" if attempt > 1 else None
         if error and status != "completed":
@@ -437,34 +438,19 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
         return
 
 
-async def _record_attempts(plan: Plan, service: Service, budget: Budget, report: ProgressReport,
-                           attempts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Record a slot's attempts, the final one first; returns the stored final run.
-
-    The service counts the highest attempt as the final one, whatever the order they arrive in, and
-    it moves an experiment on once every slot has an attempt. Recorded first, the final attempt is
-    never refused for arriving after that move; an earlier attempt that is refused is only a lost
-    record of a retry, never a wrong result.
-    """
+async def _record_attempt(plan: Plan, service: Service, budget: Budget, body: dict[str, Any]) -> dict[str, Any]:
+    """Record one attempt of a slot; returns the stored run. A refused lease stops the runner."""
     assert plan.experiment_id is not None and plan.lease is not None
-    stored: dict[str, Any] = {}
-    for index, body in enumerate([attempts[-1], *attempts[:-1]]):
-        try:
-            answer = await service.record_run(plan.experiment_id, body)
-        except ServiceError as exc:
-            if exc.status == 409 and "lease" in exc.message:
-                plan.lease.reason = exc.message
-                plan.lease.lost.set()
-                raise LeaseLost(plan.experiment_id, exc.message) from exc
-            if index == 0 or exc.status != 409:
-                raise
-            report.say(f"{body['case_id']} #{body['repetition']}: attempt {body['attempt']} not recorded "
-                       f"({exc.message})")
-            continue
-        budget.add(answer.get("metrics"), answer.get("model"))
-        if index == 0:
-            stored = answer
-    return stored
+    try:
+        answer = await service.record_run(plan.experiment_id, body)
+    except ServiceError as exc:
+        if exc.status == 409 and "lease" in exc.message:
+            plan.lease.reason = exc.message
+            plan.lease.lost.set()
+            raise LeaseLost(plan.experiment_id, exc.message) from exc
+        raise
+    budget.add(answer.get("metrics"), answer.get("model"))
+    return answer  # type: ignore[no-any-return]
 
 
 async def _settle(service: Service, tracer: RunTracer, agent: str, session_id: str, outcome: Outcome,

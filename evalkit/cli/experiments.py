@@ -181,7 +181,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     def go() -> int:
         result = evaluate_experiment(experiment_id=args.experiment, evaluators=evaluators,
                                      refetch_trajectories=args.refetch, rescore=args.rescore,
-                                     **_sdk_connection(args))
+                                     partial=args.partial, **_sdk_connection(args))
         if args.json:
             print(result.model_dump_json(indent=2))
         return 0
@@ -302,6 +302,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="a Python evaluator the experiment declared")
     p.add_argument("--rescore", action="store_true", help="score every run again, not only what is missing")
     p.add_argument("--refetch", action="store_true", help="re-read partial/unavailable trajectories first")
+    p.add_argument("--partial", action="store_true",
+                   help="score what is there although some runs were not run yet (failed runs never need it)")
     p.set_defaults(func=_evaluate)
 
     experiments = sub.add_parser("experiments", help="experiments and their scorecards").add_subparsers(

@@ -59,12 +59,12 @@ def test_sigkill_then_resume_runs_only_the_missing_runs(served: Served, tenant: 
     finally:
         if runner.poll() is None:
             runner.kill()
+    time.sleep(2.2)  # the killed runner's lease runs out (and a record it sent as it died is stored by now)
     before = served.ok("GET", f"/api/experiments/{experiment_id}/runs?attempts=all", token=tenant.token)["runs"]
     done_before = {r["case_id"] for r in before}
     assert 3 <= len(done_before) < len(names), done_before
     assert len(list(marks.iterdir())) >= len(done_before)
-
-    time.sleep(2.2)  # the killed runner's lease runs out
+    assert served.ok("GET", f"/api/experiments/{experiment_id}", token=tenant.token)["status"] == "running"
     called: list[str] = []
 
     def task(input: str) -> str:

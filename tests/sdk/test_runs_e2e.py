@@ -27,8 +27,9 @@ def quickstart_agent() -> Any:
 
 def test_retries_record_every_attempt_and_count_only_the_last(served: Served, tenant: Tenant,
                                                               tmp_path: Path) -> None:
-    write_cases(tmp_path, "flaky", {name: f"input: {name}\nevaluators: [says_fine]\n"
-                                    for name in ("once", "never", "bad")})
+    # No evaluator: nothing to score, so a service that moved on once every slot had an attempt went
+    # straight to `completed` and refused the retries still to come.
+    write_cases(tmp_path, "flaky", {name: f"input: {name}\n" for name in ("once", "never", "bad")})
     calls: Counter[str] = Counter()
 
     def task(input: str) -> Any:
@@ -41,14 +42,9 @@ def test_retries_record_every_attempt_and_count_only_the_last(served: Served, te
             return 42  # a protocol violation: not retried, the task is wrong, not flaky
         return "fine"
 
-    @evalkit.evaluator
-    def says_fine(answer: str | None) -> bool:
-        return answer == "fine"
-
     out = io.StringIO()
-    # With an evaluator to run the experiment stays open until scored; see docs/sdk.md on retries.
     result = evalkit.run_experiment(dataset="flaky", agent=tenant.agent, task=task, retries=2, concurrency=3,
-                                    evaluators=[says_fine], output=out)
+                                    output=out)
     assert calls == {"once": 2, "never": 3, "bad": 1}
     summary = {r.case_id: (r.status, r.attempts) for r in result.runs}
     assert summary == {"once": ("completed", 2), "never": ("failed", 3), "bad": ("failed", 1)}
@@ -57,14 +53,43 @@ def test_retries_record_every_attempt_and_count_only_the_last(served: Served, te
     assert recorded == [("bad", 1, "failed", True), ("never", 1, "failed", False), ("never", 2, "failed", False),
                         ("never", 3, "failed", True), ("once", 1, "failed", False), ("once", 2, "completed", True)]
     assert len({r["session_id"] for r in attempts["runs"]}) == 6  # a fresh session per attempt
+    # Two failed final runs are results: the experiment is scored in full and completed.
+    experiment = served.ok("GET", f"/api/experiments/{result.experiment_id}", token=tenant.token)
+    assert experiment["status"] == "completed", experiment["status_reason"]
+    assert experiment["progress"]["pending"] == 0 and experiment["progress"]["failed"] == 2
     card = result.scorecard["scorecard"]  # type: ignore[index]
     assert card["runs"] == 3  # retried attempts are not extra samples
-    (fine,) = card["evaluators"]
-    assert (fine["n"], fine["passed"], fine["imputed_failures"]) == (3, 1, 2)
     assert {k: v for k, v in card["status_counts"].items() if v} == {"completed": 1, "failed": 2}
     printed = out.getvalue()
     assert "once #0 attempt 1 failed (ConnectionError: rate limited); retrying in" in printed
     assert "once #0 completed (valid) attempt 2" in printed
+    assert "not recorded" not in printed
+
+
+def test_retries_with_a_python_evaluator_count_only_the_last(served: Served, tenant: Tenant,
+                                                              tmp_path: Path) -> None:
+    write_cases(tmp_path, "flaky", {name: f"input: {name}\nevaluators: [says_fine]\n" for name in ("once", "never")})
+    calls: Counter[str] = Counter()
+
+    def task(input: str) -> str:
+        calls[input] += 1
+        if input == "never" or calls[input] == 1:
+            raise ConnectionError("rate limited")
+        return "fine"
+
+    @evalkit.evaluator
+    def says_fine(answer: str | None) -> bool:
+        return answer == "fine"
+
+    result = evalkit.run_experiment(dataset="flaky", agent=tenant.agent, task=task, retries=1,
+                                    evaluators=[says_fine], output=io.StringIO())
+    attempts = served.ok("GET", f"/api/experiments/{result.experiment_id}/runs?attempts=all", token=tenant.token)
+    assert len(attempts["runs"]) == 4
+    card = result.scorecard["scorecard"]  # type: ignore[index]
+    (fine,) = card["evaluators"]
+    assert (fine["n"], fine["passed"], fine["imputed_failures"]) == (2, 1, 1)
+    experiment = served.ok("GET", f"/api/experiments/{result.experiment_id}", token=tenant.token)
+    assert experiment["status"] == "completed"
 
 
 def test_budget_stops_scheduling_and_an_unpriced_model_is_unknown_not_zero(served: Served, tenant: Tenant,
@@ -86,6 +111,11 @@ def test_budget_stops_scheduling_and_an_unpriced_model_is_unknown_not_zero(serve
     assert f"resume={result.experiment_id}" in printed
     pending = served.ok("GET", f"/api/experiments/{result.experiment_id}/runs/pending", token=tenant.token)
     assert sorted(p["case_id"] for p in pending["runs"]) == ["c3", "c4"]
+    # Scoring again: the runs not yet run are named, with what to do; partial=True scores what is there.
+    with pytest.raises(ValueError, match=rf"2 run\(s\) not yet run.*resume={result.experiment_id}.*partial=True"):
+        evalkit.evaluate_experiment(experiment_id=str(result.experiment_id), output=io.StringIO())
+    again = evalkit.evaluate_experiment(experiment_id=str(result.experiment_id), partial=True, output=io.StringIO())
+    assert [r.case_id for r in again.runs] == ["c0", "c1", "c2"]
 
 
 def test_pydantic_ai_spans_nest_under_the_root_span(served: Served, tenant: Tenant, tmp_path: Path) -> None:
