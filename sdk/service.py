@@ -25,6 +25,17 @@ class Service:
     def experiment_url(self, experiment_id: int | str) -> str:
         return f"{self.client.url}/api/experiments/{experiment_id}"
 
+    async def info(self) -> dict[str, Any] | None:
+        """`GET /api/info` (version, OTLP endpoints); None from a service that predates the route."""
+        status, _, payload = await self.call("GET", "/api/info", raw=True, ok_statuses=(404, 405))
+        if status != 200:
+            return None
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+
     # -- agents -------------------------------------------------------------------------
     async def agent(self, agent: str) -> dict[str, Any]:
         return await self.call("GET", f"/api/agents/{segment(agent)}")  # type: ignore[no-any-return]

@@ -18,12 +18,17 @@ def traces_url(base: str) -> str:
     return base if base.endswith("/v1/traces") else base + "/v1/traces"
 
 
-def otlp_base(service_url: str, project: Project) -> str:
-    """EVALKIT_OTLP_URL, else `otlp_url` in evalkit.yaml, else the API's host on port 4318."""
+async def otlp_base(service: Service, project: Project) -> str:
+    """EVALKIT_OTLP_URL, else `otlp_url` in evalkit.yaml, else what the service says (`GET /api/info`),
+    else (a service without that route) the API's host on port 4318."""
     explicit = os.environ.get("EVALKIT_OTLP_URL") or project.otlp_url
     if explicit:
         return explicit
-    parts = urlsplit(service_url)
+    info = await service.info()
+    advertised = (info or {}).get("otlp_http_url")
+    if isinstance(advertised, str) and advertised:
+        return advertised
+    parts = urlsplit(service.url)
     return f"{parts.scheme}://{parts.hostname}:{DEFAULT_OTLP_PORT}"
 
 
@@ -44,4 +49,4 @@ async def ingest_key(service: Service, project: Project, agent: str) -> str:
 
 
 async def otlp_endpoint(service: Service, project: Project, agent: str) -> tuple[str, str]:
-    return traces_url(otlp_base(service.url, project)), await ingest_key(service, project, agent)
+    return traces_url(await otlp_base(service, project)), await ingest_key(service, project, agent)
