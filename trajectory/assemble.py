@@ -7,6 +7,9 @@ call it directly.
 from __future__ import annotations
 
 import base64
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,17 +88,40 @@ def assemble(
     window = window or session_window(store, agent_id, session_id)
     if window is None or settlement.span_count == 0:
         return Assembled(session_id, settlement, window, None)
-    spans = read_trace_spans(store, agent_id, window.trace_ids)
-    logs = read_trace_logs(store, agent_id, window.trace_ids)
-    result = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
-    trajectory = apply_costs(result.trajectory, prices)
-    if trajectory.agent.name == "unknown":
-        # No span named the agent: the evalkit agent it was sent for is the best name there is.
-        trajectory.agent.name = agent_name
-    document = trajectory.to_json_dict()
-    issues = validate_trajectory(document, schema=full_schema)
+    with _cyclic_gc_paused():
+        spans = read_trace_spans(store, agent_id, window.trace_ids)
+        logs = read_trace_logs(store, agent_id, window.trace_ids)
+        result = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
+        trajectory = apply_costs(result.trajectory, prices)
+        if trajectory.agent.name == "unknown":
+            # No span named the agent: the evalkit agent it was sent for is the best name there is.
+            trajectory.agent.name = agent_name
+        document = trajectory.to_json_dict()
+        issues = validate_trajectory(document, schema=full_schema)
     validated_with = "models+rules+json-schema" if full_schema else "models+rules"
     return Assembled(session_id, settlement, window, Built(document, issues, validated_with, result.mapping_version))
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while one session is assembled.
+
+    A 3,000-span session allocates a few hundred thousand objects that all live until the
+    document is built; each batch of them makes CPython run full collections that walk every
+    object of the service (the genai-prices table alone is many thousands), and that walking was
+    about a third of the request's CPU. Reference counting still frees everything as usual; only
+    the cycle detector waits, for one call, and catches up after. GC stays as it was when it
+    was off on entry (someone else's choice, or another assemble call holding it): only the
+    call that turned it off turns it back on, so it is never left off.
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def json_safe(value: Any) -> Any:
