@@ -306,8 +306,12 @@ async def test_request_over_the_size_limit_is_refused(tmp_path: Path) -> None:
         status, _, _ = await asyncio.to_thread(
             post, f"{running.otlp_http}/v1/traces", request, "application/x-protobuf", key)
         assert status == 413
-        assert await export_grpc(running, make_spans(2, **{"input.value": "x" * 5000}), key) \
-            == SpanExportResult.FAILURE
+        async with grpc.aio.insecure_channel(running.grpc_target) as channel:
+            stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as failure:
+                await stub.Export(trace_service_pb2.ExportTraceServiceRequest.FromString(request),
+                                  metadata=(("authorization", f"Bearer {key}"),))
+        assert failure.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
 def make_request_bytes(spans: list[ReadableSpan]) -> bytes:
