@@ -20,6 +20,7 @@ import cProfile
 import json
 import pstats
 import resource
+import shutil
 import statistics
 import tempfile
 import threading
@@ -200,6 +201,7 @@ def main() -> None:
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS (server + bench client, one process): {peak_mb:.0f} MB")
     server.stop()
+    shutil.rmtree(data_dir, ignore_errors=True)  # a few hundred MB of chDB store per run otherwise
 
 
 if __name__ == "__main__":
