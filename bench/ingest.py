@@ -165,6 +165,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--spans", type=int, default=200_000, help="spans per concurrency level")
     parser.add_argument("--concurrency", default="1,4,16")
+    parser.add_argument("--pid-file", help="write the server's pid here (for a profiler to attach)")
     args = parser.parse_args()
     levels = [int(c) for c in args.concurrency.split(",")]
 
@@ -175,6 +176,8 @@ def main() -> None:
         [sys.executable, "-m", "evalkit.cli", "serve", "--data-dir", str(data_dir), "--grpc-port", str(grpc_port),
          "--otlp-http-port", str(http_port), "--api-port", str(api_port)], env=env,
         stdout=subprocess.DEVNULL)
+    if args.pid_file:
+        Path(args.pid_file).write_text(str(server.pid))
     try:
         for _ in range(300):
             try:

@@ -118,6 +118,34 @@ SESSION_TRACES = Table(
     sharding_key="cityHash64(agent_id, session_id)",
 )
 
+@dataclass(frozen=True)
+class MaterializedView:
+    """A view run by ClickHouse inside every insert into its source table."""
+
+    name: str
+    source: str
+    target: str
+    select: str  # with {source} where the source table goes
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        suffix = "_local" if cluster else ""
+        on_cluster = f" ON CLUSTER {cluster}" if cluster else ""
+        select = self.select.format(source=f"{database}.{self.source}{suffix}")
+        return [f"CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.{self.name}{on_cluster} "
+                f"TO {database}.{self.target}{suffix} AS {select}"]
+
+
+# The session index is filled by ClickHouse in the same insert as the spans: no second
+# statement per batch, and an index row can never exist without its spans.
+SESSION_TRACES_FEED = MaterializedView(
+    name="session_traces_feed",
+    source="spans",
+    target="session_traces",
+    select="SELECT agent_id, session_id, trace_id, min(start_time) AS first_start, max(end_time) AS last_end, "
+           "max(received_at) AS last_received FROM {source} WHERE session_id != '' "
+           "GROUP BY agent_id, session_id, trace_id",
+)
+
 LOGS = Table(
     name="logs",
     columns=f"""
@@ -220,11 +248,12 @@ MIGRATIONS_TABLE = Table(
 class Migration:
     version: int
     name: str
-    tables: tuple[Table, ...]
+    tables: tuple[Table | MaterializedView, ...]
 
 
 MIGRATIONS: list[Migration] = [
     Migration(1, "spans, session index and logs", (SPANS, SESSION_TRACES, LOGS)),
+    Migration(3, "session index fed by a materialized view over spans", (SESSION_TRACES_FEED,)),
     Migration(2, "workspaces, agents, keys and tokens", (WORKSPACES, AGENTS, INGEST_KEYS, API_TOKENS)),
 ]
 

@@ -121,7 +121,10 @@ def attribute(name: str, values: dict[str, Any], session_attribute: str = "") ->
     for key, value in values.items():
         for field, rank in _KEY_SLOTS.get(key, ()):
             current = best.get(field)
-            if (current is None or rank < current[0]) and _usable(field, value):
+            if current is not None and rank > current[0]:
+                continue
+            # Strings are usable as they are for every text field; check only what is not.
+            if (type(value) is str and value and field not in _NUMERIC) or _usable(field, value):
                 best[field] = (rank, value)
     found = {field: value for field, (_, value) in best.items()}
     get = found.get

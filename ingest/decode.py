@@ -143,14 +143,15 @@ def decode_spans(request: Any, agent_id: str, limits: Limits, received_ms: int,
                 attrs = AttributeSet(span.attributes, limits, pick=True, also_pick=session_attribute)
                 who = attribute(span.name, attrs.picked, session_attribute)
                 event_times, event_names, event_values, event_types = [], [], [], []
-                for event in span.events:
+                # Most spans have neither events nor links; iterating an empty repeated field still costs.
+                for event in span.events if len(span.events) else ():
                     values, types = _plain(event.attributes, limits)
                     event_times.append(event.time_unix_nano)
                     event_names.append(event.name)
                     event_values.append(values)
                     event_types.append(types)
                 link_traces, link_spans, link_values, link_types = [], [], [], []
-                for link in span.links:
+                for link in span.links if len(span.links) else ():
                     values, types = _plain(link.attributes, limits)
                     link_traces.append(link.trace_id.hex())
                     link_spans.append(link.span_id.hex())

@@ -8,8 +8,7 @@ it runs in worker processes (see `ingest/workers.py`) as well as inline.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
@@ -17,7 +16,6 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from evalkit.ingest.decode import Decoded, Limits, decode_logs, decode_spans
 from evalkit.ingest.native import NativeEncoder
-from evalkit.ingest.sessions import index_rows, span_identity
 
 
 class MalformedProtobuf(Exception):
@@ -31,7 +29,6 @@ class Encoded:
     message: str
     block: bytes  # Native format, "" when no row was accepted
     digest: str  # of the rows' identities, for the insert deduplication token
-    index: list[tuple[Any, ...]] = field(default_factory=list)  # session_traces rows
 
 
 def _digest(keys: list[str]) -> str:
@@ -42,9 +39,9 @@ def _digest(keys: list[str]) -> str:
     return digest.hexdigest()
 
 
-def _finish(decoded: Decoded, encoder: NativeEncoder, keys: list[str], index: list[tuple[Any, ...]]) -> Encoded:
+def _finish(decoded: Decoded, encoder: NativeEncoder, keys: list[str]) -> Encoded:
     return Encoded(len(decoded.rows), decoded.rejected, decoded.error_message, encoder.encode(decoded.rows),
-                   _digest(keys), index)
+                   _digest(keys))
 
 
 def encode_spans(body: bytes, agent_id: str, limits: Limits, received_ms: int, session_attribute: str,
@@ -55,7 +52,8 @@ def encode_spans(body: bytes, agent_id: str, limits: Limits, received_ms: int, s
     except DecodeError as exc:
         raise MalformedProtobuf(f"body is not an ExportTraceServiceRequest: {exc}") from exc
     decoded = decode_spans(request, agent_id, limits, received_ms, session_attribute)
-    return _finish(decoded, encoder, [span_identity(r) for r in decoded.rows], index_rows(decoded.rows))
+    # The session index (session_traces) is fed by a materialized view inside the same insert.
+    return _finish(decoded, encoder, [f"{r[0]}/{r[1]}/{r[2]}" for r in decoded.rows])
 
 
 def encode_logs(body: bytes, agent_id: str, limits: Limits, received_ms: int, encoder: NativeEncoder) -> Encoded:
@@ -65,4 +63,4 @@ def encode_logs(body: bytes, agent_id: str, limits: Limits, received_ms: int, en
     except DecodeError as exc:
         raise MalformedProtobuf(f"body is not an ExportLogsServiceRequest: {exc}") from exc
     decoded = decode_logs(request, agent_id, limits, received_ms)
-    return _finish(decoded, encoder, [f"{r[0]}/{r[1]}/{r[2]}/{r[3]}" for r in decoded.rows], [])
+    return _finish(decoded, encoder, [f"{r[0]}/{r[1]}/{r[2]}/{r[3]}" for r in decoded.rows])

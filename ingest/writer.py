@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from evalkit.ingest.encode import Encoded
-from evalkit.ingest.sessions import SESSION_TRACE_COLUMNS
 from evalkit.store import Store
 
 log = logging.getLogger("evalkit.ingest.writer")
@@ -151,9 +150,3 @@ class BatchWriter:
         token = batch_token(self.table, [item.digest for item in items])
         settings = {"insert_deduplicate": 1, "insert_deduplication_token": token}
         self.store.insert_native(self.table, self.columns, b"".join(item.block for item in items), settings)
-        # The index after the spans it points at: an index row never precedes its spans.
-        index = [row for item in items for row in item.index]
-        if index:
-            self.store.insert("session_traces", [list(c) for c in zip(*index, strict=True)], SESSION_TRACE_COLUMNS,
-                              settings={"insert_deduplicate": 1,
-                                        "insert_deduplication_token": batch_token("session_traces", [token])})

@@ -16,7 +16,7 @@ from pathlib import Path
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from evalkit.migrations import SPANS, all_migrations
+from evalkit.migrations import SESSION_TRACES_FEED, SPANS, all_migrations
 from tests.ingest.test_otlp import make_spans
 
 TOKEN = "evk_lifecycle_admin"
@@ -118,6 +118,10 @@ def test_cluster_migrations_are_replicated_behind_distributed_tables() -> None:
     assert "PARTITION BY toYYYYMMDD(start_time)" in local
     assert distributed == ("CREATE TABLE IF NOT EXISTS evalkit.spans ON CLUSTER prod AS evalkit.spans_local "
                            "ENGINE = Distributed(prod, evalkit, spans_local, cityHash64(agent_id, trace_id))")
+    (feed,) = SESSION_TRACES_FEED.statements("evalkit", "prod")
+    assert feed.startswith("CREATE MATERIALIZED VIEW IF NOT EXISTS evalkit.session_traces_feed ON CLUSTER prod "
+                           "TO evalkit.session_traces_local AS SELECT")
+    assert "FROM evalkit.spans_local WHERE session_id != ''" in feed
     for migration in all_migrations():
         for table in migration.tables:
             for statement in table.statements("evalkit", "prod"):
