@@ -8,6 +8,7 @@ receivers still start and answer "retry later" until it comes back.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import time
@@ -126,6 +127,9 @@ class Service:
             self.say(f"evalkit: admin token (shown once, also in {self.settings.data_dir / 'admin-token'}): {token}")
         for ready_hook in self.context.extras.get("on_ready", []):
             await ready_hook()
+        # Everything loaded so far lives as long as the service: keep the collector from walking it
+        # on every full collection (those were a third of a large trajectory request).
+        gc.freeze()
         self._ready = True
         self._ready_event.set()
 
