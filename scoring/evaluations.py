@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,13 +44,15 @@ class Evaluations:
             self.store.insert("evaluations", [list(c) for c in zip(*rows, strict=True)], _COLUMNS)
 
     def latest(self, experiment_id: int) -> list[EvaluationRecord]:
-        """The latest verdict per (run, evaluator), as scorecard records."""
+        """The latest verdict per (run, evaluator), as scorecard records, ordered by evaluator and run."""
         rows = self.store.query(
-            # Tuples: argMax skips NULL arguments, and an error (NULL score) must replace an older score.
-            "SELECT run_id, evaluator, argMax(tuple(score, passed, label, error, cost_usd), version) "
-            "FROM evaluations WHERE experiment_id = {i:UInt64} GROUP BY run_id, evaluator", {"i": experiment_id})
-        return [EvaluationRecord(r[0], r[1], t[0], None if t[1] is None else bool(t[1]), t[2], None, t[3], t[4])
-                for r in rows for t in (r[2],)]
+            # LIMIT 1 BY keeps the whole latest row: an error (NULL score) replaces an older score, which a
+            # per-column argMax would skip. The columns are in EvaluationRecord's order (explanation is not read)
+            # so that each row is its arguments as is.
+            "SELECT run_id, evaluator, score, passed, label, CAST(NULL, 'Nullable(String)'), error, cost_usd "
+            "FROM evaluations WHERE experiment_id = {i:UInt64} "
+            "ORDER BY evaluator, run_id, version DESC LIMIT 1 BY evaluator, run_id", {"i": experiment_id})
+        return list(itertools.starmap(EvaluationRecord, rows))
 
     def detail(self, experiment_id: int, run_id: str) -> list[dict[str, Any]]:
         rows = self.store.query_dicts(

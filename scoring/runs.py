@@ -119,17 +119,19 @@ class Runs:
         return [r for r in self.attempts(experiment_id, with_trajectory=with_trajectory) if r.final]
 
     def final_records(self, experiment_id: int) -> list[RunRecord]:
-        """The scorecard's view of the final runs, read in one narrow query (no payloads)."""
+        """The scorecard's view of the final runs, read in one narrow query (no payloads), ordered by case and
+        repetition."""
         rows = self.store.query(
-            # A tuple is never NULL, so argMax cannot skip a final attempt's NULL metric for an older one.
-            "SELECT case_id, repetition, argMax(tuple(attempt, status, trajectory_status, duration_seconds, steps, "
-            "tool_calls, input_tokens, output_tokens, cost_usd), attempt) FROM runs FINAL "
-            "WHERE experiment_id = {i:UInt64} GROUP BY case_id, repetition", {"i": experiment_id})
-        out = []
-        for case_id, repetition, t in rows:
-            out.append(RunRecord(run_id_of(experiment_id, case_id, int(repetition), int(t[0])), case_id,
-                                 int(repetition), t[1], t[2] or None, RunMetrics(t[3], t[4], t[5], t[6], t[7], t[8])))
-        return out
+            # LIMIT 1 BY keeps the whole row of the highest attempt, NULL metrics included, as flat columns: the
+            # driver decodes them column by column, where argMax(tuple(...)) needs a tuple object per row. The
+            # stored run_id is run_id_of(...) (Runs.save writes it), so no hash per row here.
+            "SELECT run_id, case_id, repetition, status, nullIf(trajectory_status, ''), duration_seconds, steps, "
+            "tool_calls, input_tokens, output_tokens, cost_usd FROM runs FINAL WHERE experiment_id = {i:UInt64} "
+            "ORDER BY case_id, repetition, attempt DESC LIMIT 1 BY case_id, repetition", {"i": experiment_id})
+        return [RunRecord(run_id, case_id, repetition, status, trajectory_status,
+                          RunMetrics(duration, steps, tool_calls, input_tokens, output_tokens, cost))
+                for run_id, case_id, repetition, status, trajectory_status, duration, steps, tool_calls,
+                input_tokens, output_tokens, cost in rows]
 
     def get(self, experiment_id: int, case_id: str, repetition: int, attempt: int,
             with_trajectory: bool = False) -> Run | None:

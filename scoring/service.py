@@ -32,6 +32,8 @@ from .evaluators import EVALUATOR_TYPES, EvaluatorConfigError, build_evaluator
 from .experiments import FINAL_STATUSES, TRANSITIONS, Experiment, Experiments
 from .leases import Lease, LeaseRefused, Leases, resume_hint
 from .models import ChangeExperiment, CreateExperiment, EvaluateRequest, PublishEvaluations, RecordRun
+from .records_cache import Entry as CacheEntry
+from .records_cache import RecordsCache, row_token
 from .runs import Run, Runs
 from .scorecard import ExperimentRecords, Scorecard, build_scorecard, evaluator_values
 from .tables import next_version
@@ -78,6 +80,7 @@ class ScoringService:
         self.runs = Runs(store)
         self.evaluations = Evaluations(store)
         self.blobs = Blobs(store, BlobDirectory(data_dir / "blobs"))
+        self.records_cache = RecordsCache()
         self._locks: dict[int, asyncio.Lock] = {}
         # Set by the harness module: starts the driver of a harness experiment.
         self.start_harness: Callable[[Experiment, Agent], None] | None = None
@@ -545,14 +548,36 @@ class ScoringService:
 
     # -- views -----------------------------------------------------------------------------
     def records(self, e: Experiment) -> ExperimentRecords:
+        """The final runs and latest evaluations of `e` (a completed experiment's from the cache)."""
+        entry = self._cached(e)
+        return entry.records if entry is not None else self._read_records(e)
+
+    def _cached(self, e: Experiment) -> CacheEntry | None:
+        """The cache entry of a completed experiment, read now if missing or stale; None for any other status:
+        a running experiment changes with every run, so an entry would only hold memory."""
+        if e.status != "completed":
+            return None
+        token = row_token(self.store, e.experiment_id)
+        evaluators, case_evaluators = e.evaluator_names, e.case_evaluators
+        entry = self.records_cache.get(e.experiment_id, token, evaluators, case_evaluators)
+        if entry is None:
+            entry = self.records_cache.put(e.experiment_id, token, evaluators, case_evaluators,
+                                           self._read_records(e))
+        return entry
+
+    def _read_records(self, e: Experiment) -> ExperimentRecords:
         return ExperimentRecords(runs=self.runs.final_records(e.experiment_id),
                                  evaluations=self.evaluations.latest(e.experiment_id),
                                  experiment_id=str(e.experiment_id), evaluators=e.evaluator_names,
                                  case_evaluators=e.case_evaluators)
 
     def scorecard(self, e: Experiment) -> tuple[Scorecard, ExperimentRecords]:
-        records = self.records(e)
-        return build_scorecard(records), records
+        entry = self._cached(e)
+        if entry is None:
+            records = self._read_records(e)
+            return build_scorecard(records), records
+        records = entry.records
+        return self.records_cache.derived(entry, ("scorecard",), lambda: build_scorecard(records)), records
 
     def comparison(self, e: Experiment, baseline: Experiment, *, alpha: float, allow_incomplete: bool
                    ) -> Comparison:
@@ -561,7 +586,13 @@ class ScoringService:
                 if self.unrecorded(x) or self.unscored(x):
                     raise ApiError(409, f"experiment {x.experiment_id} is not fully scored; finish it with "
                                         f"{evaluate_hint(x.experiment_id)} (or pass allow_incomplete=true)")
-        return compare(self.records(e), self.records(baseline), alpha=alpha)
+        cand, base = self._cached(e), self._cached(baseline)
+        if cand is None or base is None:
+            return compare(self.records(e), self.records(baseline), alpha=alpha)
+        cand_records, base_records = cand.records, base.records
+        # The baseline's token is in the key: a changed baseline is a new comparison.
+        return self.records_cache.derived(cand, ("compare", baseline.experiment_id, base.token, alpha),
+                                          lambda: compare(cand_records, base_records, alpha=alpha))
 
     def summary(self, e: Experiment, progress: dict[str, Any] | None, scores: dict[str, float | None] | None
                 ) -> dict[str, Any]:
