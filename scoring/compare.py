@@ -27,7 +27,6 @@ from .scorecard import (
     EvaluatorValues,
     ExperimentRecords,
     ScoreKind,
-    evaluator_values,
     format_value,
     markdown_table,
 )
@@ -236,8 +235,8 @@ def compare(
     for name in cand_names:
         if name not in base_names:
             continue
-        cand_values = evaluator_values(candidate, name)
-        base_values = evaluator_values(baseline, name)
+        cand_values = candidate.values(name)
+        base_values = baseline.values(name)
         results.append(
             _compare_evaluator(
                 name,

@@ -35,7 +35,7 @@ from .models import ChangeExperiment, CreateExperiment, EvaluateRequest, Publish
 from .records_cache import Entry as CacheEntry
 from .records_cache import RecordsCache, row_token
 from .runs import Run, Runs
-from .scorecard import ExperimentRecords, Scorecard, build_scorecard, evaluator_values
+from .scorecard import ExperimentRecords, Scorecard, build_scorecard
 from .tables import next_version
 from .trajectories import RunTrajectory, better, from_session, pushed
 
@@ -614,7 +614,7 @@ class ScoringService:
         records = self.records(e)
         out: dict[str, float | None] = {}
         for name in records.evaluator_names:
-            values = evaluator_values(records, name)
+            values = records.values(name)
             flat = [v for vs in values.cases.values() for v in vs]
             out[name] = sum(flat) / len(flat) if flat else None
         return out
