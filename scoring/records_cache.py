@@ -70,9 +70,10 @@ class RecordsCache:
             self._entries.move_to_end(experiment_id)
             return entry
 
-    def put(self, experiment_id: int, token: Token, evaluators: Sequence[str],
-            case_evaluators: Mapping[str, Collection[str]], records: ExperimentRecords) -> Entry:
-        entry = Entry(token, list(evaluators), {k: list(v) for k, v in case_evaluators.items()}, records)
+    def put(self, experiment_id: int, token: Token, evaluators: list[str], case_evaluators: dict[str, list[str]],
+            records: ExperimentRecords) -> Entry:
+        """Keep `records`; the caller hands over `evaluators` and `case_evaluators` and must not change them."""
+        entry = Entry(token, evaluators, case_evaluators, records)
         with self._lock:
             self._entries[experiment_id] = entry
             self._entries.move_to_end(experiment_id)

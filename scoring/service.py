@@ -562,14 +562,17 @@ class ScoringService:
         entry = self.records_cache.get(e.experiment_id, token, evaluators, case_evaluators)
         if entry is None:
             entry = self.records_cache.put(e.experiment_id, token, evaluators, case_evaluators,
-                                           self._read_records(e))
+                                           self._read_records(e, evaluators, case_evaluators))
         return entry
 
-    def _read_records(self, e: Experiment) -> ExperimentRecords:
+    def _read_records(self, e: Experiment, evaluators: list[str] | None = None,
+                      case_evaluators: dict[str, list[str]] | None = None) -> ExperimentRecords:
+        # The config's mappings are passed in when the caller has them: each property call copies 100,000 cases.
         return ExperimentRecords(runs=self.runs.final_records(e.experiment_id),
                                  evaluations=self.evaluations.latest(e.experiment_id),
-                                 experiment_id=str(e.experiment_id), evaluators=e.evaluator_names,
-                                 case_evaluators=e.case_evaluators)
+                                 experiment_id=str(e.experiment_id),
+                                 evaluators=e.evaluator_names if evaluators is None else evaluators,
+                                 case_evaluators=e.case_evaluators if case_evaluators is None else case_evaluators)
 
     def scorecard(self, e: Experiment) -> tuple[Scorecard, ExperimentRecords]:
         entry = self._cached(e)

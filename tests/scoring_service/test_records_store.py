@@ -1,0 +1,100 @@
+"""The scorecard records read from the store, and the cache of a completed experiment's records."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from evalkit.access import Access
+from evalkit.migrations import migrate
+from evalkit.scoring.evaluations import StoredEvaluation
+from evalkit.scoring.experiments import Experiment
+from evalkit.scoring.runs import Run, run_id_of
+from evalkit.scoring.service import ScoringService
+from evalkit.store import Store
+
+
+@pytest.fixture
+def service(store: Store, tmp_path: Path) -> ScoringService:
+    migrate(store)
+    return ScoringService(store, Access(store), data_dir=tmp_path)
+
+
+def experiment(service: ScoringService, eid: int, cases: list[str], status: str = "completed") -> Experiment:
+    config = {"repetitions": 1, "service_evaluators": {"check": {"type": "exact"}},
+              "case_evaluators": {c: ["check"] for c in cases}, "agent_kind": "code"}
+    e = Experiment(eid, "acme", "bot", "d", "v", "ann", 0.0, config, cases, status=status)
+    service.experiments.save(e)
+    return e
+
+
+def run(eid: int, case: str, attempt: int, status: str, cost: float | None) -> Run:
+    return Run(eid, case, 0, attempt, f"s-{case}-{attempt}", status, metrics={"cost_usd": cost, "steps": attempt})
+
+
+def score(service: ScoringService, eid: int, case: str, version: int, *, passed: bool | None = None,
+          error: str | None = None) -> None:
+    ev = StoredEvaluation(run_id_of(eid, case, 0, 2 if case == "a" else 1), "check", passed=passed, error=error)
+    service.evaluations.save(eid, [ev], version=version, by="ann", now=0.0)
+
+
+def test_final_attempt_and_latest_version_win_whole_rows(service: ScoringService) -> None:
+    e = experiment(service, 1, ["b", "a"])
+    # The final attempt of a has no cost: its NULL must not be filled from the older attempt's cost.
+    service.runs.save([run(1, "b", 1, "completed", 0.5), run(1, "a", 1, "failed", 0.25),
+                       run(1, "a", 2, "completed", None)])
+    score(service, 1, "a", 1, passed=True)
+    score(service, 1, "a", 2, error="judge down")  # the later error replaces the older verdict
+    score(service, 1, "b", 1, passed=False)
+    records = service.records(e)
+    assert [(r.case_id, r.run_id, r.status, r.metrics.cost_usd, r.metrics.steps) for r in records.runs] == [
+        ("a", run_id_of(1, "a", 0, 2), "completed", None, 2), ("b", run_id_of(1, "b", 0, 1), "completed", 0.5, 1)]
+    latest = {ev.run_id: (ev.passed, ev.error) for ev in records.evaluations}
+    assert latest == {run_id_of(1, "a", 0, 2): (None, "judge down"), run_id_of(1, "b", 0, 1): (False, None)}
+
+
+def test_completed_records_are_cached_until_a_rescore(service: ScoringService) -> None:
+    e = experiment(service, 1, ["a", "b"])
+    service.runs.save([run(1, "a", 1, "failed", 0.25), run(1, "a", 2, "completed", 0.5),
+                       run(1, "b", 1, "completed", 0.5)])
+    score(service, 1, "a", 1, passed=True)
+    score(service, 1, "b", 1, passed=False)
+    first, records = service.scorecard(e)
+    again, records_again = service.scorecard(e)
+    assert records_again is records and again is first
+    assert first.evaluator("check").mean == 0.5
+
+    score(service, 1, "b", 2, passed=True)  # a re-score writes a new version: the cache must not serve the old
+    rescored, records_after = service.scorecard(e)
+    assert records_after is not records
+    assert rescored.evaluator("check").mean == 1.0
+    assert service.scorecard(e)[0] is rescored
+
+    # The declared evaluators are part of the records: a changed config is a new entry.
+    changed = dataclasses.replace(e, config={**e.config, "code_evaluators": ["extra"]})
+    assert service.records(changed).evaluators == ["check", "extra"]
+
+
+def test_comparison_is_recomputed_when_the_baseline_changes(service: ScoringService) -> None:
+    cand, base = experiment(service, 1, ["a", "b"]), experiment(service, 2, ["a", "b"])
+    for eid in (1, 2):
+        service.runs.save([run(eid, "a", 1, "failed", 0.25), run(eid, "a", 2, "completed", 0.5),
+                           run(eid, "b", 1, "completed", 0.5)])
+        score(service, eid, "a", 1, passed=True)
+        score(service, eid, "b", 1, passed=eid == 1)
+    first = service.comparison(cand, base, alpha=0.05, allow_incomplete=True)
+    assert service.comparison(cand, base, alpha=0.05, allow_incomplete=True) is first
+    assert first.evaluator("check").improved_count == 1
+    score(service, 2, "b", 2, passed=True)
+    after = service.comparison(cand, base, alpha=0.05, allow_incomplete=True)
+    assert after.evaluator("check").improved_count == 0
+    assert service.comparison(cand, base, alpha=0.1, allow_incomplete=True) is not after
+
+
+def test_an_experiment_still_running_is_read_each_time(service: ScoringService) -> None:
+    e = experiment(service, 1, ["a"], status="evaluating")
+    service.runs.save([run(1, "a", 1, "completed", 0.5)])
+    assert service.records(e) is not service.records(e)
+    assert len(service.records_cache) == 0
