@@ -88,7 +88,7 @@ def assemble(
     window = window or session_window(store, agent_id, session_id)
     if window is None or settlement.span_count == 0:
         return Assembled(session_id, settlement, window, None)
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         spans = read_trace_spans(store, agent_id, window.trace_ids)
         logs = read_trace_logs(store, agent_id, window.trace_ids)
         result = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
@@ -103,7 +103,7 @@ def assemble(
 
 
 @contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
+def cyclic_gc_paused() -> Iterator[None]:
     """No cyclic garbage collection while one session is assembled.
 
     A 3,000-span session allocates a few hundred thousand objects that all live until the

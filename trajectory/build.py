@@ -37,10 +37,11 @@ from evalkit.trajectory.atif import (
     SubagentTrajectoryRef,
     ToolCall,
     Trajectory,
+    unchecked,
 )
 from evalkit.trajectory.mappers.messages import render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
-from evalkit.trajectory.mappers.registry import detect
+from evalkit.trajectory.mappers.registry import Detector
 from evalkit.trajectory.operations import (
     AgentRun,
     ErrorInfo,
@@ -103,14 +104,17 @@ class _Draft:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_step(self, step_id: int) -> Step:
-        return Step(
+        # Unvalidated (validation was a tenth of building a 3,000-step session): the builder types
+        # every field, and Step's cross-field rules are checked on the document before it is served.
+        return unchecked(
+            Step,
             step_id=step_id,
             timestamp=iso_timestamp(self.time_ns),
             source=self.source,  # type: ignore[arg-type]
             message=self.message,
             reasoning_content=self.reasoning or None,
             tool_calls=self.tool_calls or None,
-            observation=Observation(results=self.results) if self.results else None,
+            observation=unchecked(Observation, results=self.results) if self.results else None,
             model_name=self.model_name,
             reasoning_effort=self.reasoning_effort,
             metrics=self.metrics,
@@ -186,7 +190,9 @@ class _Context:
                 extra["synthesized_id"] = True
             if not is_object:
                 extra["arguments_not_object"] = True
-            call = ToolCall(
+            # Unvalidated, as the step holding it: `_tool_arguments` makes the arguments an object.
+            call = unchecked(
+                ToolCall,
                 tool_call_id=call_id,
                 function_name=part.name or "unknown",
                 arguments=arguments,
@@ -301,7 +307,7 @@ class _Context:
             self._register_calls(draft, [part], span.span_id)
             found = (draft, draft.tool_calls[-1])
         draft, call = found
-        result = ObservationResult(source_call_id=call.tool_call_id, content=content, extra=extra or None)
+        result = unchecked(ObservationResult, source_call_id=call.tool_call_id, content=content, extra=extra or None)
         draft.results.append(result)
         self.answered.add(call.tool_call_id)
         self.result_of_tool_span[(span.trace_id, span.span_id)] = result
@@ -385,7 +391,9 @@ def _metrics(call: LlmCall) -> Metrics | None:
         extra["price_source"] = "reported"
     if usage.empty and cost is None and not extra:
         return None
-    return Metrics(
+    # Unvalidated: the counts come from `as_int`, the cost from float().
+    return unchecked(
+        Metrics,
         prompt_tokens=usage.input_tokens,
         completion_tokens=usage.output_tokens,
         cached_tokens=usage.cache_read_tokens,
@@ -474,9 +482,10 @@ def build_trajectory(
             logs_by_span.setdefault((log.trace_id, log.span_id), []).append(log)
 
     mapped: list[_Mapped] = []
+    detect = Detector()
     for span in ordered:
         mapped.append(
-            _map_span(span, logs_by_span.get((span.trace_id, span.span_id), []), overrides, emitters)
+            _map_span(span, logs_by_span.get((span.trace_id, span.span_id), []), overrides, emitters, detect)
         )
         unmapped.update(pattern_of(key) for key in mapped[-1].unused)
     tree = _SessionTree(mapped)
@@ -608,7 +617,11 @@ def build_trajectory(
 
 
 def _map_span(
-    span: Span, logs: list[LogRecord], overrides: MappingOverrides, emitters: dict[str, None]
+    span: Span,
+    logs: list[LogRecord],
+    overrides: MappingOverrides,
+    emitters: dict[str, None],
+    detect: Detector,
 ) -> _Mapped:
     reader = SpanReader(span)
     found = detect(span)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from evalkit.trajectory.atif import FinalMetrics, Metrics, Step, Trajectory
+from evalkit.trajectory.atif import FinalMetrics, Metrics, Step, Trajectory, unchecked
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 
 REPORTED = "reported"
@@ -37,12 +37,18 @@ def _when(step: Step) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def _updated(metrics: Metrics, **update: Any) -> Metrics:
+    """`metrics.model_copy(update=...)` (a shallow copy, the step's metrics may be shared) at a
+    fraction of its cost; the updates are a float or None cost and a dict `extra`."""
+    return unchecked(Metrics, **{**metrics.__dict__, **update})
+
+
 def price_step(step: Step, book: PriceBook, default_model: str | None) -> None:
     metrics = step.metrics or Metrics()
     extra: dict[str, Any] = dict(metrics.extra or {})
     if metrics.cost_usd is not None and extra.get("price_source") in (None, REPORTED):
         extra["price_source"] = REPORTED
-        step.metrics = metrics.model_copy(update={"extra": extra})
+        step.metrics = _updated(metrics, extra=extra)
         return
     model = step.model_name or default_model
     reason = None
@@ -65,12 +71,12 @@ def price_step(step: Step, book: PriceBook, default_model: str | None) -> None:
     if priced is None:
         extra["price_source"] = UNPRICED
         extra["unpriced_reason"] = reason
-        step.metrics = metrics.model_copy(update={"cost_usd": None, "extra": extra})
+        step.metrics = _updated(metrics, cost_usd=None, extra=extra)
         return
     extra["price_source"] = priced.source
     if priced.model != model:
         extra["priced_as"] = priced.model
-    step.metrics = metrics.model_copy(update={"cost_usd": float(priced.usd), "extra": extra})
+    step.metrics = _updated(metrics, cost_usd=float(priced.usd), extra=extra)
 
 
 def apply_costs(trajectory: Trajectory, book: PriceBook | None = None) -> Trajectory:

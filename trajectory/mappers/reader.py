@@ -21,6 +21,13 @@ def parse_json(value: Any) -> Any:
         except UnicodeDecodeError:
             return value
     if isinstance(value, str):
+        if value[:1] in ("{", "["):
+            # The usual case (a JSON message list or object, no leading blank): skip copying a
+            # payload of many kilobytes just to strip it; json.loads allows surrounding whitespace.
+            try:
+                return json.loads(value)
+            except ValueError:
+                return value
         stripped = value.strip()
         if stripped[:1] in ("{", "[", '"') or stripped in ("null", "true", "false"):
             try:

@@ -41,3 +41,41 @@ EMITTERS: tuple[Emitter, ...] = (
 
 def detect(span: Span) -> list[Emitter]:
     return [emitter for emitter in EMITTERS if emitter.detect(span)]
+
+
+# What every `detect` above reads of a span: its attribute keys, scope name, whether its name
+# starts with "ai." (Vercel) and its event names. Spans alike in these are detected alike.
+ShapeKey = tuple[str, bool, tuple[str, ...], tuple[str, ...]]
+
+
+def shape_of(span: Span) -> ShapeKey:
+    return (
+        span.scope_name,
+        span.name.startswith("ai."),
+        tuple(span.attributes),
+        tuple(event.name for event in span.events) if span.events else (),
+    )
+
+
+class Detector:
+    """`detect` remembered per span shape, for one session's build.
+
+    A session's spans come in a few shapes (chat call, tool execution, agent run), and running
+    seven detectors, several scanning every attribute key, over each of thousands of spans was a
+    tenth of building the steps. Attribute order is part of the key, so differently ordered
+    spans of one shape only cost a second detection, never a wrong one.
+    """
+
+    def __init__(self, limit: int = 1024) -> None:
+        self.limit = limit
+        self.found: dict[ShapeKey, list[Emitter]] = {}
+
+    def __call__(self, span: Span) -> list[Emitter]:
+        key = shape_of(span)
+        found = self.found.get(key)
+        if found is None:
+            found = detect(span)
+            if len(self.found) >= self.limit:
+                self.found.clear()  # a session of ever-new shapes: bounded memory, detection as before
+            self.found[key] = found
+        return found
