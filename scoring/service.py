@@ -12,7 +12,7 @@ import dataclasses
 import importlib.metadata
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from .models import ChangeExperiment, CreateExperiment, EvaluateRequest, Publish
 from .records_cache import Entry as CacheEntry
 from .records_cache import RecordsCache, row_token
 from .runs import Run, Runs
-from .scorecard import ExperimentRecords, Scorecard, build_scorecard
+from .scorecard import ExperimentRecords, RunRecord, Scorecard, build_scorecard
 from .tables import next_version
 from .trajectories import RunTrajectory, better, from_session, pushed
 
@@ -394,14 +394,26 @@ class ScoringService:
 
     def unscored(self, e: Experiment) -> dict[str, int]:
         """Evaluator → completed final runs it applies to and has not scored."""
-        scored = self.evaluations.scored_pairs(e.experiment_id)
+        entry = self._cached(e)
+        if entry is not None:
+            # A completed experiment's cached records hold the same final runs, and their latest evaluations
+            # cover every scored (run, evaluator) pair: the gate asks this before every comparison.
+            index = entry.records.evaluation_index
+            return dict(self.records_cache.derived(entry, ("unscored",), lambda: self._unscored(
+                entry.records.runs, lambda run_id, name: run_id in index.get(name, ()), entry.case_evaluators)))
+        pairs = self.evaluations.scored_pairs(e.experiment_id)
+        return self._unscored(self.runs.final_records(e.experiment_id),
+                              lambda run_id, name: (run_id, name) in pairs, e.case_evaluators)
+
+    @staticmethod
+    def _unscored(final_runs: Sequence[RunRecord], scored: Callable[[str, str], bool],
+                  applies: dict[str, list[str]]) -> dict[str, int]:
         out: dict[str, int] = {}
-        applies = e.case_evaluators
-        for run in self.runs.final_records(e.experiment_id):
+        for run in final_runs:
             if run.status != "completed":
                 continue
             for name in applies.get(run.case_id, []):
-                if (run.run_id, name) not in scored:
+                if not scored(run.run_id, name):
                     out[name] = out.get(name, 0) + 1
         return out
 

@@ -98,3 +98,16 @@ def test_an_experiment_still_running_is_read_each_time(service: ScoringService) 
     service.runs.save([run(1, "a", 1, "completed", 0.5)])
     assert service.records(e) is not service.records(e)
     assert len(service.records_cache) == 0
+
+
+def test_unscored_from_the_cache_agrees_with_the_store(service: ScoringService) -> None:
+    e = experiment(service, 1, ["a", "b", "c"])
+    service.runs.save([run(1, "a", 1, "failed", 0.25), run(1, "a", 2, "completed", 0.5),
+                       run(1, "b", 1, "completed", 0.5), run(1, "c", 1, "failed", 0.5)])
+    score(service, 1, "a", 1, passed=True)
+    from_store = service.unscored(dataclasses.replace(e, status="evaluating"))  # not cached: read from the store
+    assert from_store == {"check": 1}  # b; the failed run of c needs no score
+    assert service.unscored(e) == from_store
+    assert len(service.records_cache) == 1
+    score(service, 1, "b", 2, passed=False)
+    assert service.unscored(e) == {}
