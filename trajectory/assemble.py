@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import gc
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,7 +41,8 @@ class Assembled:
 
     def document(self, *, waited_seconds: float | None = None, waited_out: bool | None = None) -> dict[str, Any]:
         assert self.built is not None
-        document = self.built.document
+        # A shallow copy: the built document may be cached and served again, with other extras.
+        document = dict(self.built.document)
         extra = dict(document.get("extra") or {})
         extra["status"] = self.status
         extra["settled"] = self.settlement.settled
@@ -100,6 +103,67 @@ def assemble(
         issues = validate_trajectory(document, schema=full_schema)
     validated_with = "models+rules+json-schema" if full_schema else "models+rules"
     return Assembled(session_id, settlement, window, Built(document, issues, validated_with, result.mapping_version))
+
+
+# agent, session, last arrival (ms), span count, mapping overrides (as JSON), price book, agent name,
+# JSON Schema walk asked for. Anything that changes what is built changes one of these.
+CacheKey = tuple[str, str, int, int, str, int, str, bool]
+
+
+class BuiltCache:
+    """Built documents of settled sessions, least recently used dropped first.
+
+    Only settled sessions: one still receiving spans changes between requests. A late span
+    changes the last arrival and the span count, a mapping change the overrides, a new price
+    file the price book (held here by identity, kept alive by the entry so its id is not reused).
+    What each request adds (settlement, wait, status) is added per request by `Assembled.document`.
+    """
+
+    def __init__(self, limit: int = 64, max_spans: int = 20_000) -> None:
+        # Bounded in entries and in spans: a 3,000-span document holds tens of MB as Python objects.
+        self.limit = limit
+        self.max_spans = max_spans
+        self._entries: OrderedDict[CacheKey, tuple[PriceBook, Built]] = OrderedDict()
+        self._lock = threading.Lock()  # the route builds on worker threads
+
+    @staticmethod
+    def key(
+        agent_id: str,
+        agent_name: str,
+        session_id: str,
+        window: SessionWindow,
+        settlement: Settlement,
+        overrides: MappingOverrides | None,
+        prices: PriceBook,
+        full_schema: bool,
+    ) -> CacheKey:
+        mapping = overrides.model_dump_json() if overrides is not None else ""
+        return (agent_id, session_id, window.last_received_ms, settlement.span_count, mapping, id(prices),
+                agent_name, full_schema)
+
+    def get(self, key: CacheKey) -> Built | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def put(self, key: CacheKey, prices: PriceBook, built: Built) -> None:
+        with self._lock:
+            if key[3] > self.max_spans:
+                return  # larger than the whole budget: would only evict everything else
+            self._entries[key] = (prices, built)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.limit or sum(k[3] for k in self._entries) > self.max_spans:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from evalkit.access import Agent
 from evalkit.api import ApiError, Context, agent_of, caller_of, json_response
-from evalkit.trajectory.assemble import Assembled, assemble, cyclic_gc_paused, span_view
+from evalkit.trajectory.assemble import Assembled, BuiltCache, assemble, cyclic_gc_paused, span_view
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mapping_store import current_mapping, mapping_history, overrides_json, save_mapping
 from evalkit.trajectory.overrides import MappingOverrides
@@ -262,14 +262,25 @@ async def _trajectory(request: web.Request) -> web.Response:
     overrides = await _overrides(context, agent)
     prices = _prices(request)
 
+    full_schema = request.query.get("validate") == "schema"
+    cache = built_cache(context)
+    key = BuiltCache.key(agent.agent_id, agent.name, session_id, window, settlement, overrides, prices,
+                         full_schema) if settlement.settled else None
+
     def serve() -> tuple[str, str]:
         # Serialised and dropped while the cycle collector is still paused: resumed with the
         # document alive, its first collection walked every object of it (tens of ms on 3,000 steps).
         with cyclic_gc_paused():
-            assembled: Assembled = assemble(
-                context.store, agent.agent_id, agent.name, session_id, now=_now(context),
-                quiet_period=context.settings.settle_quiet_seconds, overrides=overrides, prices=prices,
-                settlement=settlement, window=window, full_schema=request.query.get("validate") == "schema")
+            built = cache.get(key) if key is not None else None
+            if built is not None:
+                assembled = Assembled(session_id, settlement, window, built)
+            else:
+                assembled = assemble(
+                    context.store, agent.agent_id, agent.name, session_id, now=_now(context),
+                    quiet_period=context.settings.settle_quiet_seconds, overrides=overrides, prices=prices,
+                    settlement=settlement, window=window, full_schema=full_schema)
+                if key is not None and assembled.built is not None:
+                    cache.put(key, prices, assembled.built)
             text = _dumps(assembled.document(waited_seconds=waited, waited_out=ran_out if wait else None))
             status = assembled.status
             del assembled
@@ -380,8 +391,20 @@ def load_prices(context: Context) -> PriceBook:
                          "or remove it to use the built-in genai-prices table") from exc
 
 
+CACHE_EXTRA = "trajectory_cache"
+
+
+def built_cache(context: Context) -> BuiltCache:
+    """The service's cache of settled sessions' documents (in `context.extras`, where the bench clears it)."""
+    cache = context.extras.get(CACHE_EXTRA)
+    if not isinstance(cache, BuiltCache):
+        cache = context.extras[CACHE_EXTRA] = BuiltCache()
+    return cache
+
+
 def add_routes(app: web.Application, context: Context) -> None:
     app[PRICES_KEY] = load_prices(context)
+    built_cache(context)
     base = "/api/agents/{agent}"
     app.router.add_get(base + "/sessions", _list_sessions)
     app.router.add_get(base + "/sessions/{session_id}", _session_detail)
