@@ -220,33 +220,42 @@ def evaluator_values(records: ExperimentRecords, evaluator: str) -> EvaluatorVal
     pass_fail = all(ev.passed is not None for ev in found if ev is not None and ev.error is None)
     out = EvaluatorValues(evaluator=evaluator, kind="pass_fail" if pass_fail else "score", cases={})
     cases = out.cases
+    # Counters and bound methods in locals: this loop runs once per run and evaluator (300,000 times for a
+    # 100,000-run experiment with three evaluators) and attribute look-ups were most of its time.
+    unpriced = imputed = unscored = errors = 0
+    add_cost = out.cost_usd.append
+    group_of = cases.get
     for run, ev in zip(runs, found, strict=True):
         value: float | None = None
         if ev is not None:
-            if ev.cost_usd is None:
-                out.unpriced_evaluations += 1
+            cost = ev.cost_usd
+            if cost is None:
+                unpriced += 1
             else:
-                out.cost_usd.append(ev.cost_usd)
+                add_cost(cost)
             if ev.error is None:
                 if pass_fail:
                     value = 1.0 if ev.passed else 0.0
                 elif ev.score is not None:
                     value = float(ev.score)
         if value is None:
-            if run.status == "failed" or run.status == "timeout":
+            status = run.status
+            if status == "failed" or status == "timeout":
                 value = 0.0
-                out.imputed_failures += 1
+                imputed += 1
             elif ev is None:
-                out.unscored += 1
+                unscored += 1
                 continue
             else:
-                out.evaluator_errors += 1
+                errors += 1
                 continue
-        group = cases.get(run.case_id)
+        group = group_of(run.case_id)
         if group is None:
             cases[run.case_id] = [value]
         else:
             group.append(value)
+    out.unpriced_evaluations, out.imputed_failures, out.unscored, out.evaluator_errors = (
+        unpriced, imputed, unscored, errors)
     return out
 
 
