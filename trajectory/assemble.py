@@ -105,13 +105,26 @@ def assemble(
     return Assembled(session_id, settlement, window, Built(document, issues, validated_with, result.mapping_version))
 
 
+@dataclass
+class CachedDocument:
+    """A served document kept as text, so the collector never walks it: `head + extra + tail`.
+
+    `built.document` holds only `extra` (what `Assembled.document` adds the per-request fields
+    to); everything else of the document is already serialised around it.
+    """
+
+    built: Built
+    head: str
+    tail: str
+
+
 # agent, session, last arrival (ms), span count, mapping overrides (as JSON), price book, agent name,
 # JSON Schema walk asked for. Anything that changes what is built changes one of these.
 CacheKey = tuple[str, str, int, int, str, int, str, bool]
 
 
 class BuiltCache:
-    """Built documents of settled sessions, least recently used dropped first.
+    """Served documents of settled sessions, least recently used dropped first.
 
     Only settled sessions: one still receiving spans changes between requests. A late span
     changes the last arrival and the span count, a mapping change the overrides, a new price
@@ -123,7 +136,7 @@ class BuiltCache:
         # Bounded in entries and in spans: a 3,000-span document holds tens of MB as Python objects.
         self.limit = limit
         self.max_spans = max_spans
-        self._entries: OrderedDict[CacheKey, tuple[PriceBook, Built]] = OrderedDict()
+        self._entries: OrderedDict[CacheKey, tuple[PriceBook, CachedDocument]] = OrderedDict()
         self._lock = threading.Lock()  # the route builds on worker threads
 
     @staticmethod
@@ -141,7 +154,7 @@ class BuiltCache:
         return (agent_id, session_id, window.last_received_ms, settlement.span_count, mapping, id(prices),
                 agent_name, full_schema)
 
-    def get(self, key: CacheKey) -> Built | None:
+    def get(self, key: CacheKey) -> CachedDocument | None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
@@ -149,11 +162,11 @@ class BuiltCache:
             self._entries.move_to_end(key)
             return entry[1]
 
-    def put(self, key: CacheKey, prices: PriceBook, built: Built) -> None:
+    def put(self, key: CacheKey, prices: PriceBook, cached: CachedDocument) -> None:
         with self._lock:
             if key[3] > self.max_spans:
                 return  # larger than the whole budget: would only evict everything else
-            self._entries[key] = (prices, built)
+            self._entries[key] = (prices, cached)
             self._entries.move_to_end(key)
             while len(self._entries) > self.limit or sum(k[3] for k in self._entries) > self.max_spans:
                 self._entries.popitem(last=False)

@@ -22,7 +22,15 @@ from pydantic import ValidationError
 
 from evalkit.access import Agent
 from evalkit.api import ApiError, Context, agent_of, caller_of, json_response
-from evalkit.trajectory.assemble import Assembled, BuiltCache, assemble, cyclic_gc_paused, span_view
+from evalkit.trajectory.assemble import (
+    Assembled,
+    Built,
+    BuiltCache,
+    CachedDocument,
+    assemble,
+    cyclic_gc_paused,
+    span_view,
+)
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mapping_store import current_mapping, mapping_history, overrides_json, save_mapping
 from evalkit.trajectory.overrides import MappingOverrides
@@ -52,7 +60,7 @@ WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 """
 
 
-def _dumps(document: dict[str, Any]) -> str:
+def _dumps(document: Any) -> str:
     if orjson is not None:
         return orjson.dumps(document).decode()
     return json.dumps(document)
@@ -270,25 +278,55 @@ async def _trajectory(request: web.Request) -> web.Response:
     def serve() -> tuple[str, str]:
         # Serialised and dropped while the cycle collector is still paused: resumed with the
         # document alive, its first collection walked every object of it (tens of ms on 3,000 steps).
+        # Cached as text for the same reason.
         with cyclic_gc_paused():
-            built = cache.get(key) if key is not None else None
-            if built is not None:
-                assembled = Assembled(session_id, settlement, window, built)
-            else:
+            cached = cache.get(key) if key is not None else None
+            if cached is None:
                 assembled = assemble(
                     context.store, agent.agent_id, agent.name, session_id, now=_now(context),
                     quiet_period=context.settings.settle_quiet_seconds, overrides=overrides, prices=prices,
                     settlement=settlement, window=window, full_schema=full_schema)
-                if key is not None and assembled.built is not None:
-                    cache.put(key, prices, assembled.built)
-            text = _dumps(assembled.document(waited_seconds=waited, waited_out=ran_out if wait else None))
-            status = assembled.status
-            del assembled
+                if assembled.built is None:  # pragma: no cover - the route answered 404 before
+                    raise ApiError(404, _unknown_session(agent, session_id))
+                cached = _as_text(assembled.built)
+                if cached is None:  # the marker is in the session's own text: serialise it whole
+                    text = _dumps(assembled.document(waited_seconds=waited, waited_out=ran_out if wait else None))
+                    status = assembled.status
+                    del assembled
+                    return text, status
+                if key is not None:
+                    cache.put(key, prices, cached)
+                del assembled
+            served = Assembled(session_id, settlement, window, cached.built)
+            extra = served.document(waited_seconds=waited, waited_out=ran_out if wait else None)["extra"]
+            text = cached.head + _dumps(extra) + cached.tail
+            status = served.status
+            del cached, served
         return text, status
 
     text, status = await asyncio.to_thread(serve)
     return web.Response(text=text, content_type="application/json", headers={
         STATUS_HEADER: status, SETTLED_HEADER: "true" if settlement.settled else "false"})
+
+
+_EXTRA_SLOT = "\x00evalkit: the request's extra goes here\x00"
+
+
+def _as_text(built: Built) -> CachedDocument | None:
+    """The built document as the text around its `extra`, which each request fills in.
+
+    Serialising a sub-object alone gives the same text as inline (no indentation, the same
+    separators), so `head + dumps(extra) + tail` is byte for byte `dumps(document)`. None when
+    the marker also occurs in the session's own text (spans are anyone's input).
+    """
+    document = built.document
+    slot = _dumps(_EXTRA_SLOT)
+    text = _dumps({**document, "extra": _EXTRA_SLOT})
+    head, found, tail = text.partition(slot)
+    if not found or slot in head or slot in tail:
+        return None
+    small = Built({"extra": document.get("extra") or {}}, built.issues, built.validated_with, built.mapping_version)
+    return CachedDocument(small, head, tail)
 
 
 def _export_sessions(context: Context, agent_id: str, since: int, until: int) -> list[str]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from evalkit.trajectory.assemble import Built, BuiltCache
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.read import SessionWindow
-from evalkit.trajectory.routes import CACHE_EXTRA
+from evalkit.trajectory.routes import _EXTRA_SLOT, CACHE_EXTRA, _as_text, _dumps
 from evalkit.trajectory.settle import Settlement
 from tests.trajectory_service.conftest import ServiceFactory, chat, root
 
@@ -33,12 +35,12 @@ async def test_a_settled_session_is_built_once_and_served_the_same(start_service
     assert first.headers["X-Evalkit-Trajectory-Status"] == "valid"
     cache = _cache(svc)
     assert len(cache) == 1
-    built = next(iter(cache._entries.values()))[1]
+    cached = next(iter(cache._entries.values()))[1]
     second = await svc.trajectory(agent, "s-c")
     assert _without_times(second.body) == _without_times(first.body)
-    assert next(iter(cache._entries.values()))[1] is built  # served from the cache, not rebuilt
+    assert next(iter(cache._entries.values()))[1] is cached  # served from the cache, not rebuilt
     # What a request adds is per request, never written into the cached document.
-    assert "status" not in (built.document.get("extra") or {})
+    assert "status" not in cached.built.document["extra"]
 
     # A late span: new last arrival and span count, so the session is built again, with it.
     await svc.send(key, [chat(1, 12, 10, 1.5, text="late")])
@@ -50,6 +52,31 @@ async def test_a_settled_session_is_built_once_and_served_the_same(start_service
     assert (await svc.put(f"/api/agents/{agent}/mapping", {"version": "m2"})).status == 200
     fourth = await svc.trajectory(agent, "s-c")
     assert fourth.body["extra"]["mapping_version"] == "m2"
+
+
+async def test_a_session_holding_the_slot_marker_is_served_whole_and_not_cached(
+    start_service: ServiceFactory,
+) -> None:
+    svc = await start_service(settle_quiet_seconds=0.0)
+    agent, key = await svc.new_agent()
+    await svc.send(key, [chat(1, 11, 10, 1.0, text=_EXTRA_SLOT), root(1, 10, "s-m", 0.5, 2.0)])
+    reply = await svc.trajectory(agent, "s-m")
+    assert reply.headers["X-Evalkit-Trajectory-Status"] == "valid"
+    assert reply.body["steps"][-1]["message"] == _EXTRA_SLOT
+    assert reply.body["extra"]["status"] == "valid"
+    assert len(_cache(svc)) == 0
+
+
+@pytest.mark.parametrize("extra_first", [False, True])
+def test_text_around_the_extra_is_the_whole_document_byte_for_byte(extra_first: bool) -> None:
+    document: dict[str, Any] = {"schema_version": "ATIF-v1.7", "steps": [{"step_id": 1, "message": "é \u2028 \""}],
+                                "extra": {"span_count": 1}, "subagent_trajectories": [{"extra": {"a": [1.5, None]}}]}
+    if extra_first:
+        document = {"extra": document.pop("extra"), **document}
+    cached = _as_text(Built(document, [], "models+rules", "built-in"))
+    assert cached is not None
+    extra = {**document["extra"], "status": "valid", "waited_seconds": 0.25}
+    assert cached.head + _dumps(extra) + cached.tail == _dumps({**document, "extra": extra})
 
 
 async def test_an_unsettled_session_is_not_cached(start_service: ServiceFactory) -> None:
