@@ -40,6 +40,9 @@ class Entry:
     evaluators: list[str]
     case_evaluators: dict[str, list[str]]
     records: ExperimentRecords
+    # Unique per entry, never reused: what another entry derives from this one (a comparison against it as the
+    # baseline) is keyed by it, without holding this entry's records alive.
+    serial: int = 0
     derived: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
 
@@ -58,6 +61,7 @@ class RecordsCache:
         self.max_entries = max_entries
         self._entries: OrderedDict[int, Entry] = OrderedDict()
         self._lock = threading.Lock()  # the service reads the store from worker threads
+        self._serial = 0
 
     def get(self, experiment_id: int, token: Token, evaluators: Sequence[str],
             case_evaluators: Mapping[str, Collection[str]]) -> Entry | None:
@@ -73,8 +77,9 @@ class RecordsCache:
     def put(self, experiment_id: int, token: Token, evaluators: list[str], case_evaluators: dict[str, list[str]],
             records: ExperimentRecords) -> Entry:
         """Keep `records`; the caller hands over `evaluators` and `case_evaluators` and must not change them."""
-        entry = Entry(token, evaluators, case_evaluators, records)
         with self._lock:
+            self._serial += 1
+            entry = Entry(token, evaluators, case_evaluators, records, self._serial)
             self._entries[experiment_id] = entry
             self._entries.move_to_end(experiment_id)
             while len(self._entries) > self.max_entries:

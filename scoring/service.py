@@ -605,8 +605,8 @@ class ScoringService:
         if cand is None or base is None:
             return compare(self.records(e), self.records(baseline), alpha=alpha)
         cand_records, base_records = cand.records, base.records
-        # The baseline's token is in the key: a changed baseline is a new comparison.
-        return self.records_cache.derived(cand, ("compare", baseline.experiment_id, base.token, alpha),
+        # Keyed by the baseline's entry: a changed baseline (rows or config) is a new entry, so a new comparison.
+        return self.records_cache.derived(cand, ("compare", base.serial, alpha),
                                           lambda: compare(cand_records, base_records, alpha=alpha))
 
     def summary(self, e: Experiment, progress: dict[str, Any] | None, scores: dict[str, float | None] | None

@@ -87,6 +87,10 @@ def test_comparison_is_recomputed_when_the_baseline_changes(service: ScoringServ
     first = service.comparison(cand, base, alpha=0.05, allow_incomplete=True)
     assert service.comparison(cand, base, alpha=0.05, allow_incomplete=True) is first
     assert first.evaluator("check").improved_count == 1
+    # The same rows under another config (one more evaluator) are another baseline.
+    changed = dataclasses.replace(base, config={**base.config, "code_evaluators": ["extra"]})
+    assert service.comparison(cand, changed, alpha=0.05, allow_incomplete=True).evaluators_only_in_baseline == [
+        "extra"]
     score(service, 2, "b", 2, passed=True)
     after = service.comparison(cand, base, alpha=0.05, allow_incomplete=True)
     assert after.evaluator("check").improved_count == 0
