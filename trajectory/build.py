@@ -568,17 +568,17 @@ def build_trajectory(
     subagents: dict[SpanKey, Trajectory] = {}
     nested = sorted((key for key in contexts if key is not None), key=lambda k: -len(list(tree.ancestors(k))))
     for key in nested:
-        run = tree.by_key[key].operation
-        assert isinstance(run, AgentRun)
-        sub_id = f"{run.name or 'subagent'}:{key[1]}"
+        nested_run = tree.by_key[key].operation
+        assert isinstance(nested_run, AgentRun)
+        sub_id = f"{nested_run.name or 'subagent'}:{key[1]}"
         children = [subagents.pop(child) for child in list(subagents) if owner(child) == key]
         subagents[key] = _trajectory(
-            contexts[key], run.name or "subagent", run.version, session, sub_id, children, warnings
+            contexts[key], nested_run.name or "subagent", nested_run.version, session, sub_id, children, warnings
         )
         parent_context = context_of(key)
         tool_span = tree.nearest(key, ToolExecution, stop=AgentRun)
         ref = SubagentTrajectoryRef(trajectory_id=sub_id, session_id=session)
-        parent_context.attach_subagent(ref, tool_span, run)
+        parent_context.attach_subagent(ref, tool_span, nested_run)
 
     trajectory = _trajectory(
         contexts[None], str(name), version, session, None, list(subagents.values()), warnings
@@ -642,9 +642,9 @@ def _map_span(
         if attribute in span.attributes:
             reader.used.add(attribute)
             targets[target] = span.attributes[attribute]
-    for attribute in (overrides.session_id_attribute, overrides.agent_name_attribute):
-        if attribute:
-            reader.consume(attribute)
+    for named in (overrides.session_id_attribute, overrides.agent_name_attribute):
+        if named:
+            reader.consume(named)
     reader.consume(*SESSION_ID_ATTRIBUTES, *AGENT_NAME_ATTRIBUTES)
     return _Mapped(span, operation, targets, sorted(reader.unused()))
 
