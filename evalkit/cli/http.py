@@ -39,17 +39,17 @@ def service_token(args: argparse.Namespace) -> str | None:
     return getattr(args, "token", None) or os.environ.get("EVALKIT_TOKEN") or load_login().get("token")
 
 
-def call(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-    url = service_url(args) + path
+def open_response(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] | None = None,
+                  timeout: float = 30) -> Any:
+    """The service's response to one request, open for reading; errors become CliErrors that say why."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method)
+    request = urllib.request.Request(service_url(args) + path, data=data, method=method)
     request.add_header("Content-Type", "application/json")
     token = service_token(args)
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read() or b"null")
+        return urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
         try:
             message = json.loads(exc.read())["error"]["message"]
@@ -61,6 +61,9 @@ def call(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] 
                        "`evalkit serve` or set EVALKIT_URL", EXIT_UNREACHABLE) from exc
 
 
+def call(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    with open_response(args, method, path, body) as response:
+        return json.loads(response.read() or b"null")
 
 
 def print_result(args: argparse.Namespace, data: Any, lines: Sequence[str]) -> None:

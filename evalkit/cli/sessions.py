@@ -19,25 +19,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from evalkit.cli.http import EXIT_UNREACHABLE, CliError, call, client_options, service_token, service_url
-
-
-def _open(args: argparse.Namespace, path: str, timeout: float) -> Any:
-    request = urllib.request.Request(service_url(args) + path, method="GET")
-    token = service_token(args)
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        return urllib.request.urlopen(request, timeout=timeout)
-    except urllib.error.HTTPError as exc:
-        try:
-            message = json.loads(exc.read())["error"]["message"]
-        except Exception:
-            message = exc.reason
-        raise CliError(f"GET {path}: {exc.code} {message}") from exc
-    except urllib.error.URLError as exc:
-        raise CliError(f"evalkit is not reachable at {service_url(args)} ({exc.reason}); start it with "
-                       "`evalkit serve` or set EVALKIT_URL", EXIT_UNREACHABLE) from exc
+from evalkit.cli.http import CliError, call, client_options, open_response
 
 
 def _query(pairs: list[tuple[str, Any]]) -> str:
@@ -105,7 +87,7 @@ def _sessions_show(args: argparse.Namespace) -> int:
 
 def _trajectory_get(args: argparse.Namespace) -> int:
     path = f"{_agent_path(args.agent)}/sessions/{urllib.parse.quote(args.session)}/trajectory"
-    with _open(args, path + _query([("wait", args.wait)]), timeout=(args.wait or 0) + 60) as response:
+    with open_response(args, "GET", path + _query([("wait", args.wait)]), timeout=(args.wait or 0) + 60) as response:
         document = json.loads(response.read())
         status = response.headers.get("X-Evalkit-Trajectory-Status", "?")
     if args.json:
@@ -135,7 +117,7 @@ def _trajectory_export(args: argparse.Namespace) -> int:
     query = _query([("since", args.since), ("until", args.until), ("status", args.status)]
                    + [("session_id", s) for s in args.session or []])
     count = 0
-    with _open(args, f"{_agent_path(args.agent)}/trajectories.jsonl{query}", timeout=600) as response:
+    with open_response(args, "GET", f"{_agent_path(args.agent)}/trajectories.jsonl{query}", timeout=600) as response:
         for line in response:
             sys.stdout.write(line.decode("utf-8"))
             count += 1
