@@ -646,6 +646,9 @@ def _map_span(
         if named:
             reader.consume(named)
     reader.consume(*SESSION_ID_ATTRIBUTES, *AGENT_NAME_ATTRIBUTES)
+    # The SDK's own bookkeeping on its `evalkit.run` root (case, repetition, input, output…) is
+    # already on the run record; it is not an attribute the mapper failed to understand.
+    reader.consume_prefix("evalkit.")
     return _Mapped(span, operation, targets, sorted(reader.unused()))
 
 
