@@ -4,6 +4,7 @@ evaluations, leases, scorecards, comparisons and the gate."""
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any, TypeVar
 
 from aiohttp import web
@@ -11,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from evalkit.api import ApiError, Caller, Context, caller_of, json_response, read_json
 
+from .blob_settings import blob_store_from
 from .blobs import BlobError
 from .compare import gate as run_gate
 from .compare import render_comparison_markdown, render_gate_markdown
@@ -527,9 +529,11 @@ def add_routes(app: web.Application, context: Context) -> None:
         prices = PriceBook.from_file(path) if path else PriceBook()
     except (OSError, ValueError):
         prices = None
+    # The one place the blob settings are read (scoring/blob_settings.py); a URL naming no store stops the start.
+    blob_store = blob_store_from(os.environ, settings.data_dir, settings.extra)
     service = ScoringService(context.store, context.access, data_dir=settings.data_dir, clock=context.access.clock,
                              judge=server_judge(settings.extra), quiet_period=settings.settle_quiet_seconds,
-                             prices=prices)
+                             prices=prices, blob_store=blob_store)
     runner = HarnessRunner(service)
     app[_KEY] = service
     app[_RUNNER] = runner

@@ -24,7 +24,7 @@ from evalkit.store import Store
 from evalkit.trajectory.prices import PriceBook
 
 from . import evaluate as scoring_eval
-from .blobs import BlobDirectory, Blobs
+from .blobs import BlobDirectory, Blobs, BlobStore
 from .compare import Comparison, compare
 from .datasets import Case, Datasets, DatasetVersion
 from .evaluations import Evaluations, StoredEvaluation
@@ -67,7 +67,7 @@ def evaluate_hint(experiment_id: int) -> str:
 class ScoringService:
     def __init__(self, store: Store, access: Access, *, data_dir: Path, clock: Callable[[], float] = time.time,
                  judge: scoring_eval.ServerJudge | None = None, quiet_period: float = 5.0,
-                 prices: PriceBook | None = None) -> None:
+                 prices: PriceBook | None = None, blob_store: BlobStore | None = None) -> None:
         self.store = store
         self.access = access
         self.clock = clock
@@ -79,7 +79,7 @@ class ScoringService:
         self.leases = Leases(store)
         self.runs = Runs(store)
         self.evaluations = Evaluations(store)
-        self.blobs = Blobs(store, BlobDirectory(data_dir / "blobs"))
+        self.blobs = Blobs(store, blob_store if blob_store is not None else BlobDirectory(data_dir / "blobs"))
         self.records_cache = RecordsCache()
         self._locks: dict[int, asyncio.Lock] = {}
         # Set by the harness module: starts the driver of a harness experiment.
