@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,9 @@ from .blobs import BlobMissing, BlobStoreError, blob_key, verify
 # "Not there" as S3 and its look-alikes say it: a HEAD has no body, so only the status code.
 _ABSENT = {"404", "NoSuchKey", "NotFound"}
 _NO_BUCKET = {"NoSuchBucket"}
+# HEADs in flight at once for a batch lookup: a push of a thousand fixtures is a thousand round trips,
+# seconds when overlapped; botocore's default connection pool holds 10.
+_LOOKUPS = 10
 _DENIED = {"403", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AllAccessDisabled"}
 
 
@@ -104,6 +108,13 @@ class S3BlobStore:
         except BotoCoreError as exc:
             raise self._fail(exc, f"looking up blob {sha256}") from exc
         return True
+
+    def which_exist(self, hashes: list[str]) -> set[str]:
+        if len(hashes) <= 1:
+            return {h for h in hashes if self.has(h)}
+        with ThreadPoolExecutor(max_workers=_LOOKUPS) as pool:  # boto3 clients are thread-safe
+            found = list(pool.map(self.has, hashes))
+        return {h for h, there in zip(hashes, found, strict=True) if there}
 
     def write(self, sha256: str, data: bytes) -> None:
         from botocore.exceptions import BotoCoreError, ClientError

@@ -67,6 +67,10 @@ class BlobStore(Protocol):
 
     def has(self, sha256: str) -> bool: ...
 
+    def which_exist(self, hashes: list[str]) -> set[str]:
+        """The hashes among `hashes` the store has (a dataset push asks for all its fixtures at once)."""
+        ...
+
     def write(self, sha256: str, data: bytes) -> None:
         """Store `data` under `sha256`; BlobError when it does not hash to it; a no-op when present."""
 
@@ -97,6 +101,9 @@ class BlobDirectory:
 
     def has(self, sha256: str) -> bool:
         return self.path(sha256).is_file()
+
+    def which_exist(self, hashes: list[str]) -> set[str]:
+        return {h for h in hashes if self.has(h)}
 
     def write(self, sha256: str, data: bytes) -> None:
         verify(sha256, data)
@@ -148,7 +155,7 @@ class Blobs:
             return set()
         rows = self.store.query("SELECT sha256 FROM blobs FINAL WHERE workspace = {w:String} "
                                 "AND sha256 IN {h:Array(String)}", {"w": workspace, "h": hashes})
-        return {r[0] for r in rows if self.objects.has(r[0])}
+        return self.objects.which_exist([r[0] for r in rows])
 
     def read(self, workspace: str, sha256: str) -> bytes | None:
         if self.info(workspace, sha256) is None:

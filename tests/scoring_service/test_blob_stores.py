@@ -94,6 +94,15 @@ def test_write_is_idempotent(blob_store: BlobStore) -> None:
     assert blob_store.read(sha(data)) == data
 
 
+def test_which_exist_of_many(blob_store: BlobStore) -> None:
+    stored = [str(i).encode() for i in range(25)]
+    for data in stored:
+        blob_store.write(sha(data), data)
+    asked = [sha(d) for d in stored] + [sha(b"absent %d" % i) for i in range(5)]
+    assert blob_store.which_exist(asked) == {sha(d) for d in stored}
+    assert blob_store.which_exist([]) == set()
+
+
 def test_read_of_an_absent_blob_says_missing(blob_store: BlobStore) -> None:
     with pytest.raises(BlobMissing, match="has no blob"):
         blob_store.read(sha(b"never written"))
