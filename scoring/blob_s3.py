@@ -3,6 +3,8 @@
 boto3 signs (SigV4), retries and splits large uploads into multipart; our own
 HTTP code would get one of the three wrong. Its calls block: the routes run
 them in threads (`asyncio.to_thread`), as they do the directory store's.
+boto3 and botocore are imported where used, so that a server on the directory
+store never pays their import (hundreds of milliseconds at start).
 """
 
 from __future__ import annotations
@@ -68,14 +70,18 @@ class S3BlobStore:
         bucket = self.location.bucket
         code = _code(exc) if isinstance(exc, ClientError) else ""
         if code in _NO_BUCKET:
-            return BlobStoreError(f"blob store: {doing}: bucket {bucket!r} does not exist{self._where()}; "
-                                  f"create bucket {bucket} or set EVALKIT_BLOB_URL to an existing one")
+            return self._no_bucket(doing)
         if code in _DENIED:
             return BlobStoreError(f"blob store: {doing}: access to bucket {bucket!r} denied ({code}); check "
                                   "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY and the bucket policy, and "
                                   "EVALKIT_S3_REGION")
         return BlobStoreError(f"blob store: {doing} in {self.description} failed ({exc}); check "
                               "EVALKIT_S3_ENDPOINT_URL and that the store is up, then retry")
+
+    def _no_bucket(self, doing: str) -> BlobStoreError:
+        bucket = self.location.bucket
+        return BlobStoreError(f"blob store: {doing}: bucket {bucket!r} does not exist{self._where()}; "
+                              f"create bucket {bucket} or set EVALKIT_BLOB_URL to an existing one")
 
     def _where(self) -> str:
         return f" at {self.location.endpoint_url}" if self.location.endpoint_url else ""
@@ -87,8 +93,8 @@ class S3BlobStore:
         try:
             self.client.head_bucket(Bucket=self.location.bucket)
         except ClientError as exc:
-            if _code(exc) in _ABSENT | _NO_BUCKET:
-                exc.response["Error"]["Code"] = "NoSuchBucket"
+            if _code(exc) in _ABSENT | _NO_BUCKET:  # HEAD on a bucket: a bare 404 means no bucket
+                raise self._no_bucket("checking the bucket") from exc
             raise self._fail(exc, "checking the bucket") from exc
         except BotoCoreError as exc:
             raise self._fail(exc, "checking the bucket") from exc
