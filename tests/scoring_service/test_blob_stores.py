@@ -145,6 +145,17 @@ def test_missing_bucket_says_what_to_do(s3_endpoint: str, tmp_path: Path) -> Non
         made.write(sha(b"x"), b"x")
 
 
+def test_unreachable_store_says_what_to_check(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port just freed: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    made = blob_store_from(s3_env(f"http://127.0.0.1:{port}", "bkt"), tmp_path)
+    with pytest.raises(BlobStoreError, match="check EVALKIT_S3_ENDPOINT_URL and that the store is up"):
+        made.has(sha(b"x"))
+
+
 def test_objects_live_under_the_prefix_in_the_directory_layout(s3_endpoint: str, tmp_path: Path) -> None:
     bucket = new_bucket(s3_endpoint)
     made = blob_store_from(s3_env(s3_endpoint, bucket, "team/fixtures/"), tmp_path)
