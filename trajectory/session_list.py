@@ -85,6 +85,12 @@ INNER JOIN (SELECT DISTINCT session_id, trace_id FROM session_traces
             WHERE agent_id = {agent:String} AND session_id IN {sessions:Array(String)}) AS p
     ON s.trace_id = p.trace_id
 WHERE s.agent_id = {agent:String} AND s.is_llm_call
+  -- Leaf calls only: a framework's LLM span wrapping the client library's repeats its usage.
+  AND (s.trace_id, s.span_id) NOT IN (
+      SELECT trace_id, parent_span_id FROM spans
+      WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != ''
+        AND trace_id IN (SELECT trace_id FROM session_traces
+                         WHERE agent_id = {agent:String} AND session_id IN {sessions:Array(String)}))
 GROUP BY p.session_id, s.model, s.provider
 """
 

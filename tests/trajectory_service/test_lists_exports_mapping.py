@@ -138,3 +138,17 @@ async def test_the_agents_session_attribute_names_sessions_at_ingest(svc: Servic
     reply = await svc.trajectory(agent, "conv-9")
     assert reply.status == 200, reply.text
     assert reply.body["session_id"] == "conv-9"
+
+
+async def test_a_wrapped_llm_call_is_counted_once_in_the_list(svc: Service) -> None:
+    # A framework's chat span wrapping the client library's chat span: both carry the same usage.
+    agent, key = await svc.new_agent()
+    await svc.send(key, [chat(4, 41, 40, 1.0, inputs=300, outputs=30),
+                         chat(4, 42, 41, 1.1, inputs=300, outputs=30),
+                         root(4, 40, "s-wrapped", 0.5, 2.0)])
+    listed = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    (row,) = [s for s in listed if s["session_id"] == "s-wrapped"]
+    assert (row["steps"], row["prompt_tokens"], row["completion_tokens"]) == (1, 300, 30)
+    trajectory = (await svc.trajectory(agent, "s-wrapped")).body
+    final = trajectory["final_metrics"]
+    assert (final["total_prompt_tokens"], final["total_completion_tokens"]) == (300, 30)
