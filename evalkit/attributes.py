@@ -14,10 +14,6 @@ import math
 from typing import Any
 
 STRING, INT, DOUBLE, BOOL, BYTES, ARRAY, KVLIST = 1, 2, 3, 4, 5, 6, 7
-TYPE_NAMES = {STRING: "string", INT: "int", DOUBLE: "double", BOOL: "bool", BYTES: "bytes",
-              ARRAY: "array", KVLIST: "kvlist"}
-
-
 def encode_any_value(value: Any) -> tuple[str, int]:
     """(text, type) of a protobuf `AnyValue`."""
     which = value.WhichOneof("value")
@@ -57,11 +53,6 @@ def any_value_json(value: Any) -> dict[str, Any]:
         return {"kvlistValue": {"values": [{"key": kv.key, "value": any_value_json(kv.value)}
                                            for kv in value.kvlist_value.values]}}
     return {}
-
-
-def any_value_to_python(value: Any) -> Any:
-    """A protobuf `AnyValue` as a plain Python value (bodies of log records)."""
-    return json_any_value_to_python(any_value_json(value))
 
 
 def json_any_value_to_python(node: dict[str, Any]) -> Any:
