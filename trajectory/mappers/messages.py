@@ -16,6 +16,7 @@ from typing import Any
 from evalkit.trajectory.mappers.reader import parse_json
 from evalkit.trajectory.operations import Message, Part
 
+_MISSING: Any = object()  # a key that is absent, told apart from one set to None
 _REASONING_TYPES = {"reasoning", "thinking", "redacted_thinking"}
 _TEXT_TYPES = {"text", "input_text", "output_text"}
 _TOOL_CALL_TYPES = {"tool_call", "tool-call", "tool_use", "function_call"}
@@ -39,6 +40,8 @@ _MEDIA_TYPES = {
 
 def render(value: Any) -> str:
     """A result or argument as text: strings as they are, anything else as compact JSON."""
+    if type(value) is str:  # the usual case, ahead of the None and subclass checks
+        return value
     if value is None:
         return ""
     if isinstance(value, str):
@@ -64,20 +67,31 @@ def _tool_result_text(value: Any) -> str:
     return render(value)
 
 
+def _is_mapping(value: Any) -> bool:
+    # `isinstance(x, Mapping)` goes through the ABC machinery; decoded JSON is plain dicts.
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def parse_part(raw: Any) -> Part | None:
     if isinstance(raw, str):
         return Part("text", text=raw)
-    if not isinstance(raw, Mapping):
+    if not (type(raw) is dict or isinstance(raw, Mapping)):
         return None
-    kind = str(raw.get("type", "text" if "text" in raw or "content" in raw else "")).lower()
+    kind_value = raw.get("type", _MISSING)
+    if kind_value is _MISSING:
+        kind = "text" if "text" in raw or "content" in raw else ""
+    else:
+        kind = (kind_value if type(kind_value) is str else str(kind_value)).lower()
     if kind in _TEXT_TYPES:
-        text = raw.get("content", raw.get("text"))
-        return Part("text", text=render(text))
+        text = raw.get("content", _MISSING)
+        if text is _MISSING:
+            text = raw.get("text")
+        return Part("text", text=text if type(text) is str else render(text))
     if kind in _REASONING_TYPES:
         text = raw.get("content", raw.get("text", raw.get("thinking", raw.get("reasoning"))))
         return Part("reasoning", text=render(text) if text is not None else None)
     if kind in _TOOL_CALL_TYPES:
-        function: Mapping[str, Any] = raw["function"] if isinstance(raw.get("function"), Mapping) else {}
+        function: Mapping[str, Any] = raw["function"] if _is_mapping(raw.get("function")) else {}
         arguments = raw.get("arguments", raw.get("args", raw.get("input", function.get("arguments"))))
         return Part(
             "tool_call",
@@ -97,7 +111,7 @@ def parse_part(raw: Any) -> Part | None:
         )
     if kind in _MEDIA_TYPES:
         uri = raw.get("uri", raw.get("url", raw.get("image_url", raw.get("image"))))
-        if isinstance(uri, Mapping):
+        if _is_mapping(uri):
             uri = uri.get("url")
         media = raw.get("mime_type", raw.get("media_type", raw.get("mimeType", raw.get("modality", kind))))
         return Part("media", media_type=_str_or_none(media), uri=uri if isinstance(uri, str) else None)
@@ -113,16 +127,25 @@ def _str_or_none(value: Any) -> str | None:
 def parse_message(raw: Any, default_role: str = "user") -> Message | None:
     if isinstance(raw, str):
         return Message(default_role, [Part("text", text=raw)])
-    if not isinstance(raw, Mapping):
+    if not (type(raw) is dict or isinstance(raw, Mapping)):
         return None
-    role = str(raw.get("role", default_role)).lower()
+    role_value = raw.get("role", default_role)
+    role = (role_value if type(role_value) is str else str(role_value)).lower()
     parts: list[Part] = []
-    if isinstance(raw.get("parts"), list):
-        parts.extend(part for part in map(parse_part, raw["parts"]) if part is not None)
+    raw_parts = raw.get("parts")
+    has_parts = isinstance(raw_parts, list)
+    if has_parts:
+        for item in raw_parts:
+            part = parse_part(item)
+            if part is not None:
+                parts.append(part)
     content = raw.get("content")
     if isinstance(content, list):
-        parts.extend(part for part in map(parse_part, content) if part is not None)
-    elif content is not None and not isinstance(raw.get("parts"), list):
+        for item in content:
+            part = parse_part(item)
+            if part is not None:
+                parts.append(part)
+    elif content is not None and not has_parts:
         text = render(content)
         if role == "tool" or raw.get("tool_call_id") is not None:
             parts.append(
@@ -131,10 +154,11 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
         elif text:
             parts.append(Part("text", text=text))
     for reasoning_key in ("reasoning_content", "reasoning"):
-        if isinstance(raw.get(reasoning_key), str) and raw[reasoning_key]:
-            parts.insert(0, Part("reasoning", text=raw[reasoning_key]))
+        reasoning = raw.get(reasoning_key)
+        if isinstance(reasoning, str) and reasoning:
+            parts.insert(0, Part("reasoning", text=reasoning))
     for call in raw.get("tool_calls") or ():
-        part = parse_part({**call, "type": "tool_call"}) if isinstance(call, Mapping) else None
+        part = parse_part({**call, "type": "tool_call"}) if _is_mapping(call) else None
         if part is not None:
             parts.append(part)
     if role == "tool":
@@ -146,12 +170,15 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
             else part
             for part in parts
         ]
-    return Message(role, parts, name=_str_or_none(raw.get("name")))
+    name = raw.get("name")
+    return Message(role, parts, name=None if name is None or name == "" else str(name))
 
 
 def parse_messages(value: Any, default_role: str = "user") -> list[Message]:
     """Messages from a JSON string or value: a list, `{"messages": [...]}`, a single message or text."""
     value = parse_json(value)
+    if type(value) is list:  # the usual shape; a list is never a Mapping, so this order changes nothing
+        return _parse_message_list(value, default_role)
     if value is None or value == "":
         return []
     if isinstance(value, Mapping):
@@ -177,13 +204,21 @@ def parse_messages(value: Any, default_role: str = "user") -> list[Message]:
             return [Message(default_role, [Part("text", text=render(value["text"]))])]
         return [Message(default_role, [Part("text", text=render(value))])]
     if isinstance(value, list):
-        if all(isinstance(item, Mapping) and "role" not in item and "type" in item for item in value):
-            # A bare list of parts is one message.
-            parts = [part for part in map(parse_part, value) if part is not None]
-            return [Message(default_role, parts)] if parts else []
-        messages = [parse_message(item, default_role) for item in value]
-        return [message for message in messages if message is not None]
+        return _parse_message_list(value, default_role)
     return [Message(default_role, [Part("text", text=render(value))])]
+
+
+def _parse_message_list(value: list[Any], default_role: str) -> list[Message]:
+    if all(_is_mapping(item) and "role" not in item and "type" in item for item in value):
+        # A bare list of parts is one message.
+        parts = [part for part in map(parse_part, value) if part is not None]
+        return [Message(default_role, parts)] if parts else []
+    messages = []
+    for item in value:
+        message = parse_message(item, default_role)
+        if message is not None:
+            messages.append(message)
+    return messages
 
 
 def instruction_texts(value: Any) -> list[str]:
