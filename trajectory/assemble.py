@@ -20,7 +20,7 @@ from evalkit.trajectory.build import build_trajectory
 from evalkit.trajectory.cost import apply_costs
 from evalkit.trajectory.overrides import MappingOverrides
 from evalkit.trajectory.prices import PriceBook
-from evalkit.trajectory.read import SessionWindow, read_trace_logs, read_trace_spans, session_window
+from evalkit.trajectory.read import SessionWindow, read_spans_to_map, read_trace_logs, session_window
 from evalkit.trajectory.settle import INVALID, Settlement, settle_session
 from evalkit.trajectory.span import SPAN_KIND_NAMES, Span
 from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_trajectory
@@ -92,7 +92,7 @@ def assemble(
     if window is None or settlement.span_count == 0:
         return Assembled(session_id, settlement, window, None)
     with cyclic_gc_paused():
-        spans = read_trace_spans(store, agent_id, window.trace_ids)
+        spans = read_spans_to_map(store, agent_id, window.trace_ids)
         logs = read_trace_logs(store, agent_id, window.trace_ids)
         result = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
         trajectory = apply_costs(result.trajectory, prices)

@@ -1,0 +1,77 @@
+"""The trajectory's span read (`read_spans_to_map`) gives what the full read gives, less what it leaves out."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from opentelemetry.proto.common.v1 import common_pb2
+from opentelemetry.proto.resource.v1 import resource_pb2
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+from evalkit.trajectory.read import read_spans_to_map, read_trace_spans, session_window
+from tests.trajectory_service.conftest import BASE_NS, Service, chat, http, kv, root, span
+
+
+def _event(name: str, at_s: float, **attributes: object) -> trace_pb2.Span.Event:
+    return trace_pb2.Span.Event(name=name, time_unix_nano=BASE_NS + int(at_s * 1e9),
+                                attributes=[kv(k.replace("__", "."), v) for k, v in attributes.items()])
+
+
+async def test_spans_to_map_equal_the_full_read_less_links_truncation_and_other_resource_attributes(
+    svc: Service,
+) -> None:
+    agent, key = await svc.new_agent()
+    with_events = chat(1, 11, 10, 1.0, text='quote " backslash \\ slash / tab \t and ünïcødé ✓')
+    with_events.events.extend([
+        _event("exception", 1.2, exception__type="ValueError", exception__message="bad\nline"),
+        _event("gen_ai.choice", 1.3, index=0, score=0.5, ok=True, raw=b"\x00\x01"),
+        _event("empty", 1.4),
+    ])
+    with_events.links.append(trace_pb2.Span.Link(trace_id=(9).to_bytes(16, "big"), span_id=(9).to_bytes(8, "big"),
+                                                 attributes=[kv("link.kind", "follows")]))
+    tool = span(1, 12, 10, "execute_tool search", 1.5, 1.6, error=True, gen_ai__operation__name="execute_tool",
+                gen_ai__tool__name="search", count=3, ratio=0.25)
+    spans = [with_events, tool, root(1, 10, "s-read", 0.5, 2.0)]
+    request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
+        resource=resource_pb2.Resource(attributes=[kv("service.name", "agent-svc"), kv("host.name", "h1"),
+                                                   kv("process.pid", 42)]),
+        scope_spans=[trace_pb2.ScopeSpans(scope=common_pb2.InstrumentationScope(name="tests", version="1.2"),
+                                          spans=spans)])])
+    reply = await asyncio.to_thread(http, "POST", svc.running.otlp_http + "/v1/traces", None, key,
+                                    request.SerializeToString(), "application/x-protobuf")
+    assert reply.status == 200, reply.text
+
+    store = svc.running.store
+    window = session_window(store, agent, "s-read")
+    assert window is not None
+    full = read_trace_spans(store, agent, window.trace_ids)
+    to_map = read_spans_to_map(store, agent, window.trace_ids)
+    assert [s.span_id for s in to_map] == [s.span_id for s in full]
+    assert any(s.events for s in full) and any(s.links for s in full)
+    for whole, mapped in zip(full, to_map, strict=True):
+        expected = dataclasses.replace(
+            whole, links=(), truncated={},
+            resource_attributes={k: v for k, v in whole.resource_attributes.items() if k == "service.name"})
+        assert mapped == expected
+        assert mapped.resource_attributes == {"service.name": "agent-svc"}
+        assert list(mapped.attributes) == list(whole.attributes)  # same order too
+        for mapped_event, whole_event in zip(mapped.events, whole.events, strict=True):
+            assert list(mapped_event.attributes) == list(whole_event.attributes)
+            assert {k: type(v) for k, v in mapped_event.attributes.items()} == {
+                k: type(v) for k, v in whole_event.attributes.items()}
+
+
+async def test_a_span_without_service_name_reads_no_resource_attributes(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
+        resource=resource_pb2.Resource(attributes=[kv("host.name", "h1")]),
+        scope_spans=[trace_pb2.ScopeSpans(spans=[root(1, 10, "s-nosvc", 0.5, 2.0)])])])
+    reply = await asyncio.to_thread(http, "POST", svc.running.otlp_http + "/v1/traces", None, key,
+                                    request.SerializeToString(), "application/x-protobuf")
+    assert reply.status == 200, reply.text
+    window = session_window(svc.running.store, agent, "s-nosvc")
+    assert window is not None
+    (mapped,) = read_spans_to_map(svc.running.store, agent, window.trace_ids)
+    assert mapped.resource_attributes == {}
