@@ -21,6 +21,7 @@ ignored. Spans whose parent never arrived are kept (their step just has no agent
 from __future__ import annotations
 
 import fnmatch
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -64,8 +65,10 @@ SESSION_ID_ATTRIBUTES = (
     "mlflow.trace.session",
 )
 AGENT_NAME_ATTRIBUTES = ("gen_ai.agent.name", "agent.name", "agent_name")
+_IDENTITY_KEYS = frozenset((*SESSION_ID_ATTRIBUTES, *AGENT_NAME_ATTRIBUTES))
 _ROLE_ALIASES = {"model": "assistant", "ai": "assistant", "human": "user", "developer": "system"}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_YEAR_10000 = 253_402_300_800  # seconds from the epoch
 
 SpanKey = tuple[str, str]
 
@@ -125,6 +128,11 @@ class _Draft:
 
 
 def iso_timestamp(time_ns: int) -> str:
+    seconds, micros = divmod(time_ns // 1000, 1_000_000)
+    if 0 <= seconds < _YEAR_10000:
+        # What the datetime below writes, for the four-digit years of 1970 on, without building one.
+        whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+        return f"{whole}.{micros:06d}Z" if micros else whole + "Z"
     moment = _EPOCH + timedelta(microseconds=time_ns // 1000)
     return moment.isoformat().replace("+00:00", "Z")
 
@@ -135,12 +143,21 @@ def _normal_role(role: str) -> str:
 
 def _fingerprint(message: Message) -> tuple[Any, ...]:
     """What identifies a message when the next call re-sends it (reasoning is often dropped then)."""
-    role = _normal_role(message.role)
-    if message.tool_results:
-        role = "tool"
-    calls = tuple(part.call_id or part.name or "" for part in message.tool_calls)
-    results = tuple((part.call_id or "", (part.text or "").strip()) for part in message.tool_results)
-    return (role, message.text.strip(), calls, results)
+    # One pass over the parts for what `text`, `tool_calls` and `tool_results` each walk them for.
+    texts: list[str] = []
+    calls: list[str] = []
+    results: list[tuple[str, str]] = []
+    for part in message.parts:
+        kind = part.kind
+        if kind == "text":
+            if part.text:
+                texts.append(part.text)
+        elif kind == "tool_call":
+            calls.append(part.call_id or part.name or "")
+        elif kind == "tool_result":
+            results.append((part.call_id or "", (part.text or "").strip()))
+    role = "tool" if results else _normal_role(message.role)
+    return (role, "\n".join(texts).strip(), tuple(calls), tuple(results))
 
 
 def _tool_arguments(value: Any) -> tuple[dict[str, Any], bool]:
@@ -484,10 +501,10 @@ def build_trajectory(
     mapped: list[_Mapped] = []
     detect = Detector()
     for span in ordered:
-        mapped.append(
-            _map_span(span, logs_by_span.get((span.trace_id, span.span_id), []), overrides, emitters, detect)
-        )
-        unmapped.update(pattern_of(key) for key in mapped[-1].unused)
+        item = _map_span(span, logs_by_span.get((span.trace_id, span.span_id), []), overrides, emitters, detect)
+        mapped.append(item)
+        if item.unused:
+            unmapped.update(pattern_of(key) for key in item.unused)
     tree = _SessionTree(mapped)
     orphans = [
         m.span
@@ -642,14 +659,17 @@ def _map_span(
         if attribute in span.attributes:
             reader.used.add(attribute)
             targets[target] = span.attributes[attribute]
-    for named in (overrides.session_id_attribute, overrides.agent_name_attribute):
-        if named:
-            reader.consume(named)
-    reader.consume(*SESSION_ID_ATTRIBUTES, *AGENT_NAME_ATTRIBUTES)
-    # The SDK's own bookkeeping on its `evalkit.run` root (case, repetition, input, output…) is
-    # already on the run record; it is not an attribute the mapper failed to understand.
-    reader.consume_prefix("evalkit.")
-    return _Mapped(span, operation, targets, sorted(reader.unused()))
+    used = reader.used
+    named = tuple(name for name in (overrides.session_id_attribute, overrides.agent_name_attribute) if name)
+    # Identity attributes are read by the builder; the SDK's own bookkeeping on its `evalkit.run`
+    # root (case, repetition, input, output…) is already on the run record. Neither is an attribute
+    # the mapper failed to understand. (One pass rather than marking them used, then subtracting.)
+    unused = sorted(
+        key
+        for key in span.attributes
+        if key not in used and key not in _IDENTITY_KEYS and key not in named and not key.startswith("evalkit.")
+    )
+    return _Mapped(span, operation, targets, unused)
 
 
 def _fill_gaps(primary: Operation, secondary: Operation) -> None:
