@@ -120,9 +120,10 @@ def _short(message: str, limit: int = 300) -> str:
 def _cross_field_issues(doc: Mapping[str, Any], prefix: str) -> Iterator[ValidationIssue]:
     steps = doc.get("steps")
     if isinstance(steps, list):
+        steps_path = _join(prefix, "steps")
         for index, step in enumerate(steps):
             if isinstance(step, Mapping):
-                yield from _step_issues(step, index, _join(_join(prefix, "steps"), index))
+                yield from _step_issues(step, index, steps_path)
     subs = doc.get("subagent_trajectories")
     if isinstance(subs, list):
         seen: set[str] = set()
@@ -148,61 +149,71 @@ def _cross_field_issues(doc: Mapping[str, Any], prefix: str) -> Iterator[Validat
             yield from _cross_field_issues(sub, path)
 
 
-def _step_issues(step: Mapping[str, Any], index: int, path: str) -> Iterator[ValidationIssue]:
-    step_id = step.get("step_id")
+def _step_issues(step: Mapping[str, Any], index: int, steps_path: str) -> Iterator[ValidationIssue]:
+    # Every step of every served document passes through here: the JSON paths are only written
+    # out for a rule that fails (`steps_path[index]`, as `_join` writes it), never for the rest.
+    get = step.get
+    step_id = get("step_id")
     if isinstance(step_id, int) and step_id != index + 1:
-        yield ValidationIssue(_join(path, "step_id"), "step-id", f"is {step_id}, expected {index + 1}")
-    timestamp = step.get("timestamp")
+        yield ValidationIssue(f"{steps_path}[{index}].step_id", "step-id", f"is {step_id}, expected {index + 1}")
+    timestamp = get("timestamp")
     if isinstance(timestamp, str) and not is_iso_timestamp(timestamp):
-        yield ValidationIssue(_join(path, "timestamp"), "timestamp", f"{timestamp!r} is not ISO 8601")
-    source = step.get("source")
-    if source in ("system", "user"):
+        yield ValidationIssue(f"{steps_path}[{index}].timestamp", "timestamp", f"{timestamp!r} is not ISO 8601")
+    source = get("source")
+    if source == "system" or source == "user":
         for name in AGENT_ONLY_FIELDS:
-            if step.get(name) is not None:
+            if get(name) is not None:
                 yield ValidationIssue(
-                    _join(path, name), "agent-only", f"only allowed on agent steps, not {source}"
+                    f"{steps_path}[{index}].{name}", "agent-only", f"only allowed on agent steps, not {source}"
                 )
-    if source == "agent" and step.get("llm_call_count") == 0:
+    if source == "agent" and get("llm_call_count") == 0:
         for name in ("metrics", "reasoning_content"):
-            if step.get(name) is not None:
+            if get(name) is not None:
                 yield ValidationIssue(
-                    _join(path, name), "llm-call-count", "must be absent when llm_call_count is 0"
+                    f"{steps_path}[{index}].{name}", "llm-call-count", "must be absent when llm_call_count is 0"
                 )
 
     call_ids: set[str] = set()
-    tool_calls = step.get("tool_calls")
+    tool_calls = get("tool_calls")
     if isinstance(tool_calls, list):
         for call_index, call in enumerate(tool_calls):
-            if not isinstance(call, Mapping):
+            if not (type(call) is dict or isinstance(call, Mapping)):
                 continue
-            if isinstance(call.get("tool_call_id"), str):
-                call_ids.add(call["tool_call_id"])
-            arguments = call.get("arguments")
-            if "arguments" in call and not isinstance(arguments, Mapping):
-                what = "a JSON string" if isinstance(arguments, str) else f"a {type(arguments).__name__}"
-                yield ValidationIssue(
-                    _join(_join(_join(path, "tool_calls"), call_index), "arguments"),
-                    "tool-arguments",
-                    f"is {what}; tool arguments must be a JSON object",
-                )
-    yield from _content_issues(step.get("message"), _join(path, "message"))
+            call_id = call.get("tool_call_id")
+            if isinstance(call_id, str):
+                call_ids.add(call_id)
+            if "arguments" in call:
+                arguments = call["arguments"]
+                if not (type(arguments) is dict or isinstance(arguments, Mapping)):
+                    what = "a JSON string" if isinstance(arguments, str) else f"a {type(arguments).__name__}"
+                    yield ValidationIssue(
+                        f"{steps_path}[{index}].tool_calls[{call_index}].arguments",
+                        "tool-arguments",
+                        f"is {what}; tool arguments must be a JSON object",
+                    )
+    message = get("message")
+    if isinstance(message, list):
+        yield from _content_issues(message, f"{steps_path}[{index}].message")
 
-    observation = step.get("observation")
+    observation = get("observation")
     results = observation.get("results") if isinstance(observation, Mapping) else None
     if not isinstance(results, list):
         return
     for result_index, result in enumerate(results):
-        if not isinstance(result, Mapping):
+        if not (type(result) is dict or isinstance(result, Mapping)):
             continue
-        result_path = _join(_join(_join(path, "observation"), "results"), result_index)
         source_call_id = result.get("source_call_id")
         if isinstance(source_call_id, str) and source_call_id not in call_ids:
             yield ValidationIssue(
-                _join(result_path, "source_call_id"),
+                f"{steps_path}[{index}].observation.results[{result_index}].source_call_id",
                 "source-call-id",
                 f"{source_call_id!r} names no tool call of step {index + 1}",
             )
-        yield from _content_issues(result.get("content"), _join(result_path, "content"))
+        content = result.get("content")
+        if isinstance(content, list):
+            yield from _content_issues(
+                content, f"{steps_path}[{index}].observation.results[{result_index}].content"
+            )
         refs = result.get("subagent_trajectory_ref")
         if isinstance(refs, list):
             for ref_index, ref in enumerate(refs):
@@ -212,7 +223,8 @@ def _step_issues(step: Mapping[str, Any], index: int, path: str) -> Iterator[Val
                     and ref.get("trajectory_path") is None
                 ):
                     yield ValidationIssue(
-                        _join(_join(result_path, "subagent_trajectory_ref"), ref_index),
+                        f"{steps_path}[{index}].observation.results[{result_index}]"
+                        f".subagent_trajectory_ref[{ref_index}]",
                         "subagent-ref",
                         "needs trajectory_id or trajectory_path (session_id alone does not resolve)",
                     )
@@ -277,7 +289,9 @@ def _dangling_refs(doc: Mapping[str, Any]) -> Iterator[ValidationIssue]:
 def _refs(doc: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
     steps = doc.get("steps")
     for step_index, step in enumerate(steps if isinstance(steps, list) else ()):
-        observation = step.get("observation") if isinstance(step, Mapping) else None
+        observation = step.get("observation") if type(step) is dict or isinstance(step, Mapping) else None
+        if observation is None:
+            continue  # most steps: no observation, nothing to refer to
         results = observation.get("results") if isinstance(observation, Mapping) else None
         for result_index, result in enumerate(results if isinstance(results, list) else ()):
             refs = result.get("subagent_trajectory_ref") if isinstance(result, Mapping) else None
