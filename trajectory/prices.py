@@ -195,8 +195,9 @@ class PriceBook:
     def __init__(self, rules: list[PriceRule] | None = None, *, use_genai_prices: bool = True) -> None:
         self.rules = list(rules or [])
         self.use_genai_prices = use_genai_prices
-        # (provider, model spellings) -> the rules naming them; a session asks about a few models many times.
-        self._rules_for: dict[tuple[str | None, tuple[str, ...]], list[PriceRule]] = {}
+        # (model, provider) as a step names them -> what pricing them needs that does not depend on the
+        # call: a session asks about a few models thousands of times.
+        self._lookups: dict[tuple[str, str | None], _Lookup] = {}
 
     @classmethod
     def from_yaml(cls, text: str, *, use_genai_prices: bool = True) -> PriceBook:
@@ -212,25 +213,41 @@ class PriceBook:
     ) -> PricedCost | None:
         """The cost of one call, or None when nobody prices this model (never a guessed $0)."""
         when = when or datetime.now(UTC)
+        lookup = self._lookups.get((model, provider))
+        if lookup is None:
+            lookup = self._lookup(model, provider)
+        if lookup.named:
+            matching = [rule for rule in lookup.named if rule.starts() <= when]
+            if matching:
+                # Newest rule in force wins; among equals, the first written.
+                rule = max(reversed(matching), key=lambda r: r.starts())
+                return PricedCost(rule.cost(tokens), PRICE_FILE_SOURCE, model, lookup.rule_provider)
+        if self.use_genai_prices:
+            return _genai_prices_cost(tokens, lookup.candidates, lookup.provider_id, when)
+        return None
+
+    def _lookup(self, model: str, provider: str | None) -> _Lookup:
         provider_id = normalise_provider(provider)
         candidates = _model_candidates(model)
         names = tuple(name for name, _ in candidates)
         hint = next((hinted for _, hinted in candidates if hinted), None)
         rule_provider = provider_id or hint
-        named = self._rules_for.get((rule_provider, names))
-        if named is None:
-            named = [rule for rule in self.rules if rule.names(rule_provider, names)]
-            if len(self._rules_for) >= _CACHE_LIMIT:
-                self._rules_for.clear()
-            self._rules_for[(rule_provider, names)] = named
-        matching = [rule for rule in named if rule.starts() <= when]
-        if matching:
-            # Newest rule in force wins; among equals, the first written.
-            rule = max(reversed(matching), key=lambda r: r.starts())
-            return PricedCost(rule.cost(tokens), PRICE_FILE_SOURCE, model, rule_provider)
-        if self.use_genai_prices:
-            return _genai_prices_cost(tokens, list(candidates), provider_id, when)
-        return None
+        named = [rule for rule in self.rules if rule.names(rule_provider, names)]
+        lookup = _Lookup(provider_id, list(candidates), rule_provider, named)
+        if len(self._lookups) >= _CACHE_LIMIT:
+            self._lookups.clear()  # model ids come from spans: bound what a stream of odd ones can pin
+        self._lookups[(model, provider)] = lookup
+        return lookup
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """What pricing a (model, provider) needs whatever the call: the rules naming it, genai-prices' spellings."""
+
+    provider_id: str | None  # the normalised provider, for genai-prices
+    candidates: list[tuple[str, str | None]]  # the model's spellings, most literal first
+    rule_provider: str | None  # the provider the price file's rules are matched against
+    named: list[PriceRule]  # the price file's rules for it, at whatever time
 
 
 def _genai_prices_cost(
