@@ -134,7 +134,7 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
     parts: list[Part] = []
     raw_parts = raw.get("parts")
     has_parts = isinstance(raw_parts, list)
-    if has_parts:
+    if isinstance(raw_parts, list):
         for item in raw_parts:
             part = parse_part(item)
             if part is not None:
