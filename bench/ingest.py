@@ -3,7 +3,8 @@
 Starts `evalkit serve` in a subprocess on a fresh data directory, sends pre-encoded
 export requests (512 spans each, like the OTel SDK's batch processor) from several
 concurrent gRPC clients, and prints, per concurrency: spans/s acknowledged (each ack
-means durable), p50/p99 export latency, and the server's peak RSS. At the end it
+means durable), p50/p99 export latency, the server's peak RSS and its CPU time per
+span (server and worker processes; unlike spans/s, not skewed by other load). At the end it
 stops the server and counts the rows on disk: every acknowledged span must be there.
 
     python bench/ingest.py [--spans 200000] [--concurrency 1,4,16]
@@ -136,6 +137,20 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def server_cpu_seconds(pid: int) -> float:
+    """CPU time of the server and its worker processes so far (user + system, all threads)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    pids = [pid] + [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    for each in pids:
+        try:
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / ticks
+    return total
+
+
 async def send_all(target: str, key: str, requests: list[bytes], concurrency: int) -> tuple[float, list[float]]:
     latencies: list[float] = []
     queue = list(requests)
@@ -192,17 +207,33 @@ def main() -> None:
         key = json.loads(api(api_port, "POST", "/api/agents/agent@bench/keys", b"{}"))["key"]
         print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}; {args.spans} spans per level, "
               "512 spans per export, ~1.3 KB of attributes per span")
-        print(f"{'clients':>7} {'spans/s acked':>14} {'p50 ms':>8} {'p99 ms':>8} {'server peak RSS MB':>19}")
+        print(f"{'clients':>7} {'spans/s acked':>14} {'p50 ms':>8} {'p99 ms':>8} {'server peak RSS MB':>19} "
+              f"{'server CPU us/span':>19}")
         acked = 0
         for level_index, concurrency in enumerate(levels):
             requests = build_requests(args.spans, seed=level_index + 1)
+            cpu_before = server_cpu_seconds(server.pid)
             elapsed, latencies = asyncio.run(send_all(f"127.0.0.1:{grpc_port}", key, requests, concurrency))
+            # CPU per span does not depend on what else the machine runs; spans/s does.
+            cpu_per_span = (server_cpu_seconds(server.pid) - cpu_before) / args.spans * 1e6
             acked += args.spans
             latencies.sort()
             p50 = statistics.median(latencies) * 1000
             p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
             print(f"{concurrency:>7} {args.spans / elapsed:>14,.0f} {p50:>8.1f} {p99:>8.1f} "
-                  f"{peak_rss_mb(server.pid):>19.0f}")
+                  f"{peak_rss_mb(server.pid):>19.0f} {cpu_per_span:>19.1f}")
+        metrics = api(api_port, "GET", "/metrics").decode()
+        inserts = rows = seconds = 0.0
+        for line in metrics.splitlines():
+            if line.startswith('evalkit_ingest_batch_rows_count{table="spans"}'):
+                inserts = float(line.split()[-1])
+            elif line.startswith('evalkit_ingest_batch_rows_sum{table="spans"}'):
+                rows = float(line.split()[-1])
+            elif line.startswith('evalkit_ingest_insert_seconds_sum{table="spans"}'):
+                seconds = float(line.split()[-1])
+        if inserts:
+            print(f"inserts: {inserts:,.0f} of {rows / inserts:,.0f} spans on average (group commit), "
+                  f"{seconds / inserts * 1000:,.0f} ms each")
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=120)

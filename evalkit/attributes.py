@@ -2,8 +2,11 @@
 
 A value is stored as text in a `Map(String, String)`; its OTLP type goes in a
 parallel `Map(String, UInt8)` unless it is a string (the common case, so the
-type map stays small). Arrays and kvlists are stored as OTLP/JSON `AnyValue`s,
-which keep every nested type, bytes included.
+type map stays small). Arrays and kvlists keep every nested type, bytes included:
+spans store them as the base64 of their protobuf message (ClickHouse reads span
+exports itself and keeps the nested bytes as they came, see
+`ingest/export_schema.py`); log records, decoded in Python, as OTLP/JSON
+`AnyValue`s. Both decode to the same Python values.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import math
 from typing import Any
 
 STRING, INT, DOUBLE, BOOL, BYTES, ARRAY, KVLIST = 1, 2, 3, 4, 5, 6, 7
+ARRAY_PROTOBUF, KVLIST_PROTOBUF = 8, 9
 def encode_any_value(value: Any) -> tuple[str, int]:
     """(text, type) of a protobuf `AnyValue`."""
     which = value.WhichOneof("value")
@@ -74,6 +78,17 @@ def json_any_value_to_python(node: dict[str, Any]) -> Any:
     return None
 
 
+def _protobuf_value_to_python(data: bytes, type_code: int) -> Any:
+    from opentelemetry.proto.common.v1 import common_pb2
+
+    value = common_pb2.AnyValue()
+    if type_code == ARRAY_PROTOBUF:
+        value.array_value.ParseFromString(data)
+    else:
+        value.kvlist_value.ParseFromString(data)
+    return json_any_value_to_python(any_value_json(value))
+
+
 def decode_value(text: str, type_code: int) -> Any:
     """Inverse of `encode_any_value`."""
     if type_code == STRING or type_code == 0:
@@ -88,6 +103,8 @@ def decode_value(text: str, type_code: int) -> Any:
         return base64.b64decode(text)
     if type_code in (ARRAY, KVLIST):
         return json_any_value_to_python(json.loads(text))
+    if type_code in (ARRAY_PROTOBUF, KVLIST_PROTOBUF):
+        return _protobuf_value_to_python(base64.b64decode(text), type_code)
     raise ValueError(f"unknown attribute type {type_code}")
 
 

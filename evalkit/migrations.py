@@ -119,20 +119,53 @@ SESSION_TRACES = Table(
 )
 
 @dataclass(frozen=True)
+class StagingTable:
+    """A Null table: rows inserted into it are handed to its materialized views and not kept.
+
+    On a cluster it exists on every node as it is (no Distributed table in front): a
+    writer inserts into the node it is connected to, and the view routes the rows."""
+
+    name: str
+    columns: str
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        on_cluster = f" ON CLUSTER {cluster}" if cluster else ""
+        return [f"CREATE TABLE IF NOT EXISTS {database}.{self.name}{on_cluster} ({self.columns}) ENGINE = Null"]
+
+
+@dataclass(frozen=True)
 class MaterializedView:
-    """A view run by ClickHouse inside every insert into its source table."""
+    """A view run by ClickHouse inside every insert into its source table.
+
+    On a cluster the view reads the node's local source table and writes the local target
+    table; a view over a staging table (`from_staging`) writes the Distributed table
+    instead, which shards the rows (they arrive on whichever node was asked)."""
 
     name: str
     source: str
     target: str
     select: str  # with {source} where the source table goes
+    from_staging: bool = False
 
     def statements(self, database: str, cluster: str | None) -> list[str]:
-        suffix = "_local" if cluster else ""
+        local = "" if self.from_staging or not cluster else "_local"
         on_cluster = f" ON CLUSTER {cluster}" if cluster else ""
-        select = self.select.format(source=f"{database}.{self.source}{suffix}")
+        source = f"{database}.{self.source}{local}"
         return [f"CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.{self.name}{on_cluster} "
-                f"TO {database}.{self.target}{suffix} AS {select}"]
+                f"TO {database}.{self.target}{local} AS {self.select.format(source=source)}"]
+
+
+@dataclass(frozen=True)
+class ColumnChange:
+    """`ALTER TABLE … MODIFY COLUMN`: for a new codec, new parts (and merges) use it."""
+
+    table: str
+    column: str
+    definition: str  # type and codec, as in a CREATE TABLE
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        table = f"{database}.{self.table}_local ON CLUSTER {cluster}" if cluster else f"{database}.{self.table}"
+        return [f"ALTER TABLE {table} MODIFY COLUMN {self.column} {self.definition}"]
 
 
 # The session index is filled by ClickHouse in the same insert as the spans: no second
@@ -248,7 +281,7 @@ MIGRATIONS_TABLE = Table(
 class Migration:
     version: int
     name: str
-    tables: tuple[Table | MaterializedView, ...]
+    tables: tuple[Table | StagingTable | MaterializedView | ColumnChange, ...]
 
 
 MIGRATIONS: list[Migration] = [
@@ -259,14 +292,14 @@ MIGRATIONS: list[Migration] = [
 
 
 def all_migrations() -> list[Migration]:
-    """The foundation's migrations plus those of trajectory/ (200-299) and scoring/ (100-199).
+    """The foundation's migrations plus those of ingest/ (10-99), scoring/ (100-199) and trajectory/ (200-299).
 
     Each part keeps its tables in its own `tables.py` exporting `MIGRATIONS`.
     """
     import importlib
 
     found = list(MIGRATIONS)
-    for module_name in ("evalkit.scoring.tables", "evalkit.trajectory.tables"):
+    for module_name in ("evalkit.ingest.tables", "evalkit.scoring.tables", "evalkit.trajectory.tables"):
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

@@ -19,7 +19,8 @@ from aiohttp import web
 
 from evalkit.access import Access
 from evalkit.api import Context, RouteModule, api_app
-from evalkit.ingest.decode import LOG_COLUMNS, SPAN_COLUMNS, Limits
+from evalkit.ingest import export_schema
+from evalkit.ingest.decode import LOG_COLUMNS, Limits
 from evalkit.ingest.native import NativeEncoder
 from evalkit.ingest.otlp_grpc import start_grpc_server
 from evalkit.ingest.otlp_http import otlp_http_app
@@ -58,6 +59,8 @@ class Service:
                  say: Callable[[str], None] = print) -> None:
         self.settings = settings
         self.store = store or Store(settings.store_url, cluster=settings.clickhouse_cluster)
+        # The span writer's concurrent inserts, and one for logs.
+        self.store.max_inserters = settings.insert_concurrency + 1
         self.clock = clock
         self.say = say
         self.metrics = Metrics()
@@ -65,6 +68,9 @@ class Service:
         self.route_modules = list(default_route_modules() if route_modules is None else route_modules)
         self._ready = False
         self._ready_event: asyncio.Event | None = None
+        # Set when the store cannot be prepared for a reason that waiting will not fix (a failed migration).
+        self.fatal = asyncio.Event()
+        self.fatal_error: Exception | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._runners: list[web.AppRunner] = []
         self._grpc: grpc.aio.Server | None = None
@@ -74,7 +80,10 @@ class Service:
         self.context = Context(settings, self.store, self.access, self.metrics, {"ready": lambda: self._ready})
         delay = settings.batch_max_delay_ms / 1000
         self.span_writer = BatchWriter(
-            self.store, "spans", SPAN_COLUMNS, max_rows=settings.batch_max_rows, max_delay=delay,
+            # ClickHouse reads the exports' protobuf into spans (ingest/tables.py).
+            self.store, "span_exports", export_schema.COLUMN_NAMES, fmt="Protobuf",
+            format_settings=export_schema.insert_settings(), concurrency=settings.insert_concurrency,
+            max_rows=settings.batch_max_rows, max_delay=delay,
             queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("spans"))
         self.log_writer = BatchWriter(
             self.store, "logs", LOG_COLUMNS, max_rows=settings.batch_max_rows, max_delay=delay,
@@ -100,13 +109,21 @@ class Service:
         self.store.connect()
         migrate(self.store)
         token = self.access.ensure_admin_token(self.settings.data_dir, self.settings.bootstrap_token)
-        # The encoders serialise for the columns as the store has them.
-        self.ingest.span_encoder = NativeEncoder("spans", SPAN_COLUMNS,
-                                                 self.store.column_types("spans", SPAN_COLUMNS))
+        # The log encoder serialises for the columns as the store has them.
         self.ingest.log_encoder = NativeEncoder("logs", LOG_COLUMNS, self.store.column_types("logs", LOG_COLUMNS))
         return token
 
     async def _become_ready(self) -> None:
+        try:
+            await self._prepare()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # reported, then the process stops: waiting cannot fix it
+            self.fatal_error = exc
+            self.fatal.set()
+            raise
+
+    async def _prepare(self) -> None:
         assert self._ready_event is not None
         attempt = 0
         while True:

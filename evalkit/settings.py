@@ -27,6 +27,9 @@ class Settings(BaseModel):
     # Group commit: one insert per this many rows or this many milliseconds, whichever comes first.
     batch_max_rows: int = 20_000
     batch_max_delay_ms: int = 50
+    # Inserts in flight at once per table, each on a connection of its own: one insert runs on
+    # one core, so a second lets ClickHouse use the next while the first is busy.
+    insert_concurrency: int = 2
     # Rows waiting to be written before new requests get a retryable "overloaded" answer.
     queue_max_rows: int = 400_000
     retry_after_seconds: int = 2
@@ -78,6 +81,7 @@ _ENV = {
     "batch_max_rows": "EVALKIT_BATCH_MAX_ROWS",
     "batch_max_delay_ms": "EVALKIT_BATCH_MAX_DELAY_MS",
     "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",
+    "insert_concurrency": "EVALKIT_INSERT_CONCURRENCY",
     "ingest_workers": "EVALKIT_INGEST_WORKERS",
     "settle_quiet_seconds": "EVALKIT_SETTLE_QUIET_SECONDS",
     "session_span_limit": "EVALKIT_SESSION_SPAN_LIMIT",

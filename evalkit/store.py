@@ -7,6 +7,7 @@ module receives a `Store` and never opens its own connection.
 
 from __future__ import annotations
 
+import queue
 import re
 import threading
 from collections.abc import Sequence
@@ -66,6 +67,11 @@ class Store:
         self.cluster = cluster
         self._client: Client | None = None
         self._connect_lock = threading.Lock()
+        # Inserts get connections of their own: a driver connection runs one statement at a time,
+        # so concurrent inserts (and the API's reads) would otherwise queue behind each other.
+        self._inserters: queue.SimpleQueue[Client] = queue.SimpleQueue()
+        self._inserters_made = 0
+        self.max_inserters = 2
 
     # -- connection -----------------------------------------------------------------
     def connect(self) -> None:
@@ -73,25 +79,29 @@ class Store:
         with self._connect_lock:
             if self._client is not None:
                 return
-            try:
-                if self.kind == "chdb":
-                    client = clickhouse_connect.get_client(dsn=f"chdb://{self._client_kwargs['path']}")
-                else:
-                    client = clickhouse_connect.get_client(**self._client_kwargs)
+            self._client = self._open(create_database=True)
+
+    def _open(self, *, create_database: bool = False) -> Client:
+        try:
+            if self.kind == "chdb":
+                client = clickhouse_connect.get_client(dsn=f"chdb://{self._client_kwargs['path']}")
+            else:
+                client = clickhouse_connect.get_client(**self._client_kwargs)
+            if create_database:
                 on_cluster = f" ON CLUSTER {self.cluster}" if self.cluster else ""
                 client.command(f"CREATE DATABASE IF NOT EXISTS {self.database}{on_cluster}")
-                client.database = self.database
-            except Exception as exc:  # the driver raises many kinds; all mean "not now"
-                message = str(exc)
-                if self.kind == "chdb":
-                    path = self._client_kwargs["path"]
-                    if _held_by_another_process(path):
-                        raise StoreLocked(
-                            f"the chDB data directory {path} is in use by another process; stop that "
-                            "`evalkit serve` or pass another --data-dir") from exc
-                    raise StoreLocked(f"cannot open the embedded ClickHouse engine at {path}: {message}") from exc
-                raise StoreUnavailable(f"ClickHouse at {self.redacted_url} is unreachable: {message}") from exc
-            self._client = client
+            client.database = self.database
+        except Exception as exc:  # the driver raises many kinds; all mean "not now"
+            message = str(exc)
+            if self.kind == "chdb":
+                path = self._client_kwargs["path"]
+                if _held_by_another_process(path):
+                    raise StoreLocked(
+                        f"the chDB data directory {path} is in use by another process; stop that "
+                        "`evalkit serve` or pass another --data-dir") from exc
+                raise StoreLocked(f"cannot open the embedded ClickHouse engine at {path}: {message}") from exc
+            raise StoreUnavailable(f"ClickHouse at {self.redacted_url} is unreachable: {message}") from exc
+        return client
 
     @property
     def connected(self) -> bool:
@@ -109,9 +119,36 @@ class Store:
 
     def close(self) -> None:
         with self._connect_lock:
+            while True:
+                try:
+                    self._inserters.get_nowait().close()
+                except queue.Empty:
+                    break
+            self._inserters_made = 0
             if self._client is not None:
                 self._client.close()
                 self._client = None
+
+    def _borrow_inserter(self) -> Client:
+        try:
+            return self._inserters.get_nowait()
+        except queue.Empty:
+            pass
+        self._require()  # the database exists before any insert connection opens
+        with self._connect_lock:
+            if self._inserters_made < self.max_inserters:
+                self._inserters_made += 1
+                make = True
+            else:
+                make = False
+        if not make:
+            return self._inserters.get()
+        try:
+            return self._open()
+        except BaseException:
+            with self._connect_lock:
+                self._inserters_made -= 1
+            raise
 
     # -- operations -----------------------------------------------------------------
     def command(self, sql: str, parameters: dict[str, Any] | None = None,
@@ -156,16 +193,19 @@ class Store:
             raise _classify(exc, self) from exc
 
 
-    def insert_native(self, table: str, column_names: Sequence[str], block: bytes,
-                      settings: dict[str, Any] | None = None) -> None:
-        """Insert ready-made Native-format blocks (concatenated); returns once acknowledged."""
+    def insert_raw(self, table: str, column_names: Sequence[str], data: bytes, fmt: str,
+                   settings: dict[str, Any] | None = None) -> None:
+        """Insert data already in a ClickHouse input format (Native blocks, length-delimited
+        Protobuf messages, ...); returns once acknowledged."""
+        client = self._borrow_inserter()
         try:
-            self._require().raw_insert(table, list(column_names), insert_block=block, fmt="Native",
-                                       settings=settings)
+            client.raw_insert(table, list(column_names), insert_block=data, fmt=fmt, settings=settings)
         except StoreUnavailable:
             raise
         except Exception as exc:
             raise _classify(exc, self) from exc
+        finally:
+            self._inserters.put(client)
 
     def column_types(self, table: str, column_names: Sequence[str]) -> list[str]:
         rows = self.query(f"DESCRIBE TABLE {self.database}.{table}")

@@ -1,15 +1,17 @@
 """What a span is, read from whichever convention its emitter used.
 
-Fills the typed columns the session list and scoring filter and sum on: session
-id, operation, provider, model, token counts, reported cost, tool name and call
-id, and whether the span is a leaf LLM call. The mapper in `trajectory/` reads
-the full attributes; these columns only have to be right for summaries.
+The typed columns the session list and scoring filter and sum on (session id,
+operation, provider, model, token counts, reported cost, tool name and call id,
+whether the span is a leaf LLM call) are computed by ClickHouse while it reads
+the export (see `ingest/flatten.py`): this module turns the ranked key lists
+below into SQL over a span's attribute text map (`{texts}`) and OTLP type map
+(`{types}`, see `evalkit/attributes.py`). The mapper in `trajectory/` reads the
+full attributes; these columns only have to be right for summaries.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from evalkit.ingest.export_schema import BOOL, DOUBLE, INT, STRING
 
 # First hit wins; the order follows reference/semconv_atif.md §3.8.
 SESSION_KEYS = (
@@ -39,128 +41,106 @@ REASONING_KEYS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.compl
 COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost")
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
-KIND_KEYS = ("openinference.span.kind", "traceloop.span.kind", "langfuse.observation.type", "mlflow.spanType")
 
-WANTED_KEYS = frozenset(
-    SESSION_KEYS + OPERATION_KEYS + PROVIDER_KEYS + MODEL_KEYS + INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS
-    + CACHE_READ_KEYS + CACHE_WRITE_KEYS + REASONING_KEYS + COST_KEYS + TOOL_NAME_KEYS + TOOL_CALL_ID_KEYS
-    + KIND_KEYS
-)
+LLM_OPERATIONS = ("chat", "text_completion", "generate_content", "completion")
+# openinference.span.kind -> gen_ai.operation.name
+OPENINFERENCE_OPERATIONS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent",
+                            "EMBEDDING": "embeddings", "RETRIEVER": "retrieval", "CHAIN": "chain"}
 
-_LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "completion"})
-_OI_OPERATIONS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent", "EMBEDDING": "embeddings",
-                  "RETRIEVER": "retrieval", "CHAIN": "chain"}
+NAME_KEYS = SESSION_KEYS + OPERATION_KEYS + PROVIDER_KEYS + MODEL_KEYS + TOOL_NAME_KEYS + TOOL_CALL_ID_KEYS + (
+    "openinference.span.kind", "langfuse.observation.type", "mlflow.spanType")
+COUNT_KEYS = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHE_READ_KEYS + CACHE_WRITE_KEYS + REASONING_KEYS
 
 
-@dataclass(frozen=True)
-class Attribution:
-    session_id: str
-    operation: str
-    provider: str
-    model: str
-    is_llm_call: bool
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    reasoning_tokens: int
-    reported_cost_usd: float | None
-    tool_name: str
-    tool_call_id: str
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-# Each wanted key -> (field, rank): one pass over a span's few wanted values finds the
-# best-ranked value of every field (this runs for every span on the ingest path).
-_FIELDS: dict[str, tuple[str, ...]] = {
-    "session": SESSION_KEYS, "operation": OPERATION_KEYS, "provider": PROVIDER_KEYS, "model": MODEL_KEYS,
-    "input": INPUT_TOKEN_KEYS, "output": OUTPUT_TOKEN_KEYS, "cache_read": CACHE_READ_KEYS,
-    "cache_write": CACHE_WRITE_KEYS, "reasoning": REASONING_KEYS, "cost": COST_KEYS, "tool_name": TOOL_NAME_KEYS,
-    "tool_call_id": TOOL_CALL_ID_KEYS, "oi_kind": ("openinference.span.kind",),
-    "observation_type": ("langfuse.observation.type",), "mlflow_type": ("mlflow.spanType",),
-}
-_KEY_SLOTS: dict[str, list[tuple[str, int]]] = {}
-for _field, _keys in _FIELDS.items():
-    for _rank, _key in enumerate(_keys):
-        _KEY_SLOTS.setdefault(_key, []).append((_field, _rank))
-
-_NUMERIC = frozenset({"input", "output", "cache_read", "cache_write", "reasoning", "cost"})
+def _array(keys: tuple[str, ...]) -> str:
+    return "[" + ", ".join(_literal(k) for k in keys) + "]"
 
 
-def _usable(field: str, value: Any) -> bool:
-    if value is None or value == "":
-        return False
-    if field in _NUMERIC:
-        if isinstance(value, bool):
-            return False
-        if field != "cost" and not isinstance(value, int):
-            try:
-                int(value)
-            except (TypeError, ValueError):
-                return False
-        if field == "cost" and not isinstance(value, int | float):
-            return False
-    return True
+def _map_of(attributes: str, wanted: str, value: str) -> str:
+    """Map(key -> Nullable value) of a span's wanted attributes; NULL where the value is unusable.
+
+    `wanted` is SQL over `k` (a key), `value` SQL over the value's parts (`w` which one is
+    set, `s` string, `i` int, `d` double, `b` bool). Built once per span from its few wanted
+    attributes, so that each typed column is a handful of lookups in a small map rather
+    than a scan of every attribute."""
+    v = f"{attributes}.value"
+    values = (f"arrayMap((w, s, i, d, b) -> {value}, {v}.value, {v}.string_value, {v}.int_value, "
+              f"{v}.double_value, {v}.bool_value)")
+    return (f"mapFromArrays(arrayFilter(k -> {wanted}, {attributes}.key), "
+            f"arrayFilter((x, k) -> {wanted}, {values}, {attributes}.key))")
 
 
-_NOTHING = Attribution("", "", "", "", False, 0, 0, 0, 0, 0, None, "", "")
+def _first(found: str, keys: tuple[str, ...], otherwise: str) -> str:
+    """The usable value of the best-ranked key in `found` (a missing key reads as NULL)."""
+    return f"coalesce({', '.join(f'{found}[{_literal(k)}]' for k in keys)}, {otherwise})"
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ("" if value is None else str(value))
+def wanted_maps(attributes: str, session_attribute: str) -> list[tuple[str, str]]:
+    """The small maps the typed columns are read from, from a span's attribute list (the
+    `KeyValue` tuples of `ingest/export_schema.py`) and the agent's session attribute
+    override ('' for none).
+
+    A name (session id, model, ...) is any non-empty scalar value, as text; a token count
+    is an int, a finite double (truncated) or a string holding an integer; a reported cost
+    is a number."""
+    name_text = (f"multiIf(w = {STRING}, nullIf(s, ''), w = {INT}, toString(i), w = {DOUBLE}, toString(d), "
+                 f"w = {BOOL}, if(b, 'true', 'false'), NULL)")
+    count = (f"multiIf(w = {INT}, i, w = {DOUBLE} AND abs(d) < 9e18, toInt64(trunc(d)), "
+             f"w = {STRING}, toInt64OrNull(trimBoth(s)), NULL)")
+    cost = f"multiIf(w = {INT}, toFloat64(i), w = {DOUBLE}, d, NULL)"
+    return [
+        ("_names", _map_of(attributes, f"has({_array(NAME_KEYS)}, k) OR k = {session_attribute}", name_text)),
+        ("_counts", _map_of(attributes, f"has({_array(COUNT_KEYS)}, k)", count)),
+        ("_costs", _map_of(attributes, f"has({_array(COST_KEYS)}, k)", cost)),
+    ]
 
 
-def _count(value: Any) -> int:
-    return 0 if value is None else max(int(value), 0)
+def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
+    """(column, SQL expression) for the typed columns read straight from the maps of
+    `wanted_maps`, plus the hints `operation_columns` decides from. Of several keys for
+    one column, the first in the lists above wins."""
+    def text(keys: tuple[str, ...]) -> str:
+        return _first("_names", keys, "''")
+
+    def tokens(keys: tuple[str, ...]) -> str:
+        return f"toUInt64(greatest({_first('_counts', keys, '0')}, 0))"
+
+    return [
+        ("session_id", f"if({session_attribute} != '', coalesce(_names[{session_attribute}], {text(SESSION_KEYS)}), "
+                       f"{text(SESSION_KEYS)})"),
+        ("provider", text(PROVIDER_KEYS)),
+        ("model", text(MODEL_KEYS)),
+        ("input_tokens", tokens(INPUT_TOKEN_KEYS)),
+        ("output_tokens", tokens(OUTPUT_TOKEN_KEYS)),
+        ("cache_read_tokens", tokens(CACHE_READ_KEYS)),
+        ("cache_write_tokens", tokens(CACHE_WRITE_KEYS)),
+        ("reasoning_tokens", tokens(REASONING_KEYS)),
+        ("reported_cost_usd", _first("_costs", COST_KEYS, "NULL")),
+        ("tool_name", text(TOOL_NAME_KEYS)),
+        ("tool_call_id", text(TOOL_CALL_ID_KEYS)),
+        ("_declared_operation", _first("_names", OPERATION_KEYS, "''")),
+        ("_openinference_kind", f"upper({text(('openinference.span.kind',))})"),
+        ("_observation_type", text(("langfuse.observation.type",))),
+        ("_mlflow_type", f"trimBoth({text(('mlflow.spanType',))}, '\"')"),
+        ("_vercel_call", f"(startsWith({name}, 'ai.') AND (endsWith({name}, '.doGenerate') "
+                         f"OR endsWith({name}, '.doStream')))"),
+    ]
 
 
-def attribute(name: str, values: dict[str, Any], session_attribute: str = "") -> Attribution:
-    """Read the typed columns of one span from its wanted attribute values."""
-    if not values and not name.startswith("ai."):
-        return _NOTHING
-    best: dict[str, tuple[int, Any]] = {}
-    for key, value in values.items():
-        for field, rank in _KEY_SLOTS.get(key, ()):
-            current = best.get(field)
-            if current is not None and rank > current[0]:
-                continue
-            # Strings are usable as they are for every text field; check only what is not.
-            if (type(value) is str and value and field not in _NUMERIC) or _usable(field, value):
-                best[field] = (rank, value)
-    found = {field: value for field, (_, value) in best.items()}
-    get = found.get
-
-    session_id = _str(values.get(session_attribute)) if session_attribute else ""
-    if not session_id:
-        session_id = _str(get("session"))
-    kind = _str(get("oi_kind")).upper()
-    operation = _str(get("operation")) or _OI_OPERATIONS.get(kind, "")
-    if not operation and name.startswith("ai."):
-        if name.endswith((".doGenerate", ".doStream")):
-            operation = "chat"
-        elif name == "ai.toolCall":
-            operation = "execute_tool"
-    observation_type = _str(get("observation_type"))
-    is_llm_call = (
-        operation in _LLM_OPERATIONS
-        or kind == "LLM"
-        or observation_type == "generation"
-        or _str(get("mlflow_type")).strip('"') in ("LLM", "CHAT_MODEL")
-    )
-    if not operation and observation_type == "generation":
-        operation = "chat"
-    cost = get("cost")
-    return Attribution(
-        session_id=session_id,
-        operation=operation,
-        provider=_str(get("provider")),
-        model=_str(get("model")),
-        is_llm_call=is_llm_call,
-        input_tokens=_count(get("input")),
-        output_tokens=_count(get("output")),
-        cache_read_tokens=_count(get("cache_read")),
-        cache_write_tokens=_count(get("cache_write")),
-        reasoning_tokens=_count(get("reasoning")),
-        reported_cost_usd=None if cost is None else float(cost),
-        tool_name=_str(get("tool_name")),
-        tool_call_id=_str(get("tool_call_id")),
-    )
+def operation_columns(name: str) -> list[tuple[str, str]]:
+    """`operation` and `is_llm_call`, from the hints of `typed_columns` (a level below)."""
+    oi_names = _array(tuple(OPENINFERENCE_OPERATIONS))
+    oi_operations = _array(tuple(OPENINFERENCE_OPERATIONS.values()))
+    declared = (f"if(_declared_operation != '', _declared_operation, "
+                f"transform(_openinference_kind, {oi_names}, {oi_operations}, ''))")
+    return [
+        ("operation", f"multiIf({declared} != '', {declared}, _vercel_call, 'chat', "
+                      f"{name} = 'ai.toolCall', 'execute_tool', _observation_type = 'generation', 'chat', '')"),
+        ("is_llm_call", f"(has({_array(LLM_OPERATIONS)}, {declared}) "
+                        f"OR ({declared} = '' AND _vercel_call) OR _openinference_kind = 'LLM' "
+                        f"OR _observation_type = 'generation' OR _mlflow_type IN ('LLM', 'CHAT_MODEL'))"),
+    ]

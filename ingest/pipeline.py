@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from evalkit.access import Access, Agent
 from evalkit.ingest.decode import Limits
 from evalkit.ingest.encode import Encoded, encode_logs, encode_spans
+from evalkit.ingest.export_schema import Framing
 from evalkit.ingest.native import NativeEncoder
 from evalkit.ingest.workers import EncodePool
 from evalkit.ingest.writer import BatchWriter, Overloaded, WriteFailed
@@ -72,11 +73,10 @@ class Ingest:
         # Key lookups get threads of their own, never queued behind other work on the default executor.
         self._lookups = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalkit-ingest-keys")
         # Set once the store is migrated; until then every request is answered "retry later".
-        self.span_encoder: NativeEncoder | None = None
         self.log_encoder: NativeEncoder | None = None
 
     def ready(self) -> bool:
-        return self.span_encoder is not None and self.log_encoder is not None
+        return self.log_encoder is not None
 
     async def _agent(self, authorization: str | None) -> Agent:
         key = bearer_key(authorization)
@@ -113,9 +113,9 @@ class Ingest:
     async def traces(self, body: bytes, authorization: str | None) -> Outcome:
         """An `ExportTraceServiceRequest` in protobuf bytes."""
         agent = await self._agent(authorization)
-        assert self.span_encoder is not None
-        encoded = await self.pool.run(encode_spans, body, agent.agent_id, self.limits, int(self.clock() * 1000),
-                                      agent.session_attribute, self.span_encoder)
+        framing = Framing(agent.agent_id, int(self.clock() * 1000), agent.session_attribute,
+                          self.limits.max_attribute_bytes, self.limits.payload_threshold_bytes)
+        encoded = await self.pool.run(encode_spans, body, framing)
         return await self._write("spans", self.spans, encoded)
 
     async def logs_export(self, body: bytes, authorization: str | None) -> Outcome:

@@ -1,10 +1,11 @@
 """Group commit: concurrent export requests share one insert, and each is acknowledged
 only after that insert succeeded.
 
-Requests queue their encoded rows; one insert at a time takes everything queued
+Requests queue their encoded rows (Native blocks, or framed protobuf exports that
+ClickHouse flattens itself); one insert at a time takes everything queued
 (up to `max_rows`) once `max_rows` are waiting or the oldest has waited
-`max_delay`. While an insert runs the next batch gathers, so batches grow with
-load. A bounded queue turns overload into a retryable answer instead of memory
+`max_delay`. Up to `concurrency` inserts run at once; while they run the next
+batch gathers, so batches grow with load. A bounded queue turns overload into a retryable answer instead of memory
 growth.
 """
 
@@ -16,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from evalkit.ingest.encode import Encoded
 from evalkit.store import Store
@@ -46,14 +48,19 @@ class BatchWriter:
         table: str,
         columns: Sequence[str],
         *,
+        fmt: str = "Native",
+        format_settings: dict[str, Any] | None = None,
         max_rows: int = 20_000,
         max_delay: float = 0.05,
         queue_max_rows: int = 400_000,
+        concurrency: int = 1,
         on_batch: Callable[[int, float], None] | None = None,
     ) -> None:
         self.store = store
         self.table = table
         self.columns = tuple(columns)
+        self.fmt = fmt
+        self.format_settings = dict(format_settings or {})
         self.max_rows = max_rows
         self.max_delay = max_delay
         self.queue_max_rows = queue_max_rows
@@ -61,11 +68,14 @@ class BatchWriter:
         self._pending: list[tuple[Encoded, asyncio.Future[None]]] = []
         self._pending_rows = 0
         self._oldest = 0.0
+        self._last_commit_end = 0.0
         self._wake = asyncio.Event()
         self._closing = False
         self._task: asyncio.Task[None] | None = None
-        # One insert at a time per table: the engine parallelises inside an insert.
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"evalkit-{table}-writer")
+        # An insert runs on one core; `concurrency` of them in flight (each on its own store
+        # connection, see Store.insert_raw) use more.
+        self.concurrency = max(1, concurrency)
+        self._executor = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=f"evalkit-{table}-writer")
 
     @property
     def queued_rows(self) -> int:
@@ -101,15 +111,25 @@ class BatchWriter:
         self._executor.shutdown(wait=True)
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
+        in_flight: set[asyncio.Task[None]] = set()
         while True:
             if not self._pending:
                 if self._closing:
+                    if in_flight:
+                        await asyncio.wait(in_flight)
                     return
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            wait = self._oldest + self.max_delay - time.monotonic()
+            if len(in_flight) >= self.concurrency:
+                # Every connection is busy: requests keep gathering into the next batch.
+                await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+                continue
+            now = time.monotonic()
+            # Wait for the oldest request's max_delay, and a moment after the last insert ended:
+            # the requests it just acknowledged come back within milliseconds, and one insert
+            # for all of them costs less than two (each insert has a fixed planning cost).
+            wait = max(self._oldest + self.max_delay, self._last_commit_end + self.max_delay) - now
             if self._pending_rows < self.max_rows and wait > 0 and not self._closing:
                 self._wake.clear()
                 try:
@@ -117,22 +137,28 @@ class BatchWriter:
                 except TimeoutError:
                     pass
                 continue
-            batch = self._take()
-            items = [item for item, _ in batch]
-            started = time.monotonic()
-            try:
-                await loop.run_in_executor(self._executor, self._insert, items)
-            except Exception as exc:  # every failure means: not acknowledged
-                log.warning("insert of %d rows into %s failed: %s", sum(i.rows for i in items), self.table, exc)
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(WriteFailed(str(exc)))
-            else:
-                for _, future in batch:
-                    if not future.done():
-                        future.set_result(None)
-                if self._on_batch is not None:
-                    self._on_batch(sum(i.rows for i in items), time.monotonic() - started)
+            task = asyncio.get_running_loop().create_task(self._commit(self._take()))
+            in_flight.add(task)
+            task.add_done_callback(in_flight.discard)
+
+    async def _commit(self, batch: list[tuple[Encoded, asyncio.Future[None]]]) -> None:
+        """Insert one batch, then answer each of its requests."""
+        items = [item for item, _ in batch]
+        started = time.monotonic()
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, self._insert, items)
+        except Exception as exc:  # every failure means: not acknowledged
+            log.warning("insert of %d rows into %s failed: %s", sum(i.rows for i in items), self.table, exc)
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(WriteFailed(str(exc)))
+        else:
+            for _, future in batch:
+                if not future.done():
+                    future.set_result(None)
+            self._last_commit_end = time.monotonic()
+            if self._on_batch is not None:
+                self._on_batch(sum(i.rows for i in items), time.monotonic() - started)
 
     def _take(self) -> list[tuple[Encoded, asyncio.Future[None]]]:
         taken: list[tuple[Encoded, asyncio.Future[None]]] = []
@@ -148,5 +174,7 @@ class BatchWriter:
 
     def _insert(self, items: list[Encoded]) -> None:
         token = batch_token(self.table, [item.digest for item in items])
-        settings = {"insert_deduplicate": 1, "insert_deduplication_token": token}
-        self.store.insert_native(self.table, self.columns, b"".join(item.block for item in items), settings)
+        # The token reaches the tables written by materialized views too (spans behind span_exports).
+        settings = {**self.format_settings, "insert_deduplicate": 1, "insert_deduplication_token": token,
+                    "deduplicate_blocks_in_dependent_materialized_views": 1}
+        self.store.insert_raw(self.table, self.columns, b"".join(item.block for item in items), self.fmt, settings)

@@ -31,7 +31,14 @@ def serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await service.start()
-        await stop.wait()
+        stopped, failed = asyncio.create_task(stop.wait()), asyncio.create_task(service.fatal.wait())
+        await asyncio.wait({stopped, failed}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        failed.cancel()
+        if service.fatal_error is not None:
+            await service.stop()
+            raise CliError(f"evalkit could not prepare its store: {service.fatal_error}. Nothing was received; "
+                           f"fix the store (or its EVALKIT_CLICKHOUSE_URL) and start `evalkit serve` again")
         print("evalkit: draining…", flush=True)
         await service.stop()
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import SpanExportResult
 
+from evalkit.ingest.tables import SPAN_EXPORTS, SPAN_EXPORTS_TO_SPANS
 from evalkit.migrations import SESSION_TRACES_FEED, SPANS, all_migrations
 from tests.ingest.test_otlp import make_spans
 
@@ -122,6 +123,14 @@ def test_cluster_migrations_are_replicated_behind_distributed_tables() -> None:
     assert feed.startswith("CREATE MATERIALIZED VIEW IF NOT EXISTS evalkit.session_traces_feed ON CLUSTER prod "
                            "TO evalkit.session_traces_local AS SELECT")
     assert "FROM evalkit.spans_local WHERE session_id != ''" in feed
+    # Exports land on the node that was asked (a Null table on each) and the view shards them.
+    (staging,) = SPAN_EXPORTS.statements("evalkit", "prod")
+    assert staging.startswith("CREATE TABLE IF NOT EXISTS evalkit.span_exports ON CLUSTER prod (")
+    assert staging.endswith("ENGINE = Null")
+    (flatten,) = SPAN_EXPORTS_TO_SPANS.statements("evalkit", "prod")
+    assert flatten.startswith("CREATE MATERIALIZED VIEW IF NOT EXISTS evalkit.span_exports_to_spans ON CLUSTER prod "
+                              "TO evalkit.spans AS")
+    assert "FROM evalkit.span_exports\n" in flatten
     for migration in all_migrations():
         for table in migration.tables:
             for statement in table.statements("evalkit", "prod"):

@@ -1,0 +1,137 @@
+"""The OTLP trace export as ClickHouse reads it: a protobuf schema, and the framing that
+adds what only evalkit knows (the agent, the arrival time, the limits) to each request.
+
+The schema is a subset of OTLP's `ExportTraceServiceRequest` with the same field
+numbers: ClickHouse skips the fields it does not name. Two choices matter:
+
+- An `AnyValue` holding an array or kvlist is read as the nested message's bytes
+  (a length-delimited field is the same on the wire as message or bytes), so any
+  depth of nesting is kept exactly; `evalkit/attributes.py` decodes it on read.
+- `Export` extends the request with fields 1001+: appending encoded fields to a
+  serialized message is protobuf's merge, so the exporter's bytes go to ClickHouse
+  untouched, with no re-serialisation in Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MESSAGE = "Export"
+
+SCHEMA = """
+syntax = "proto3";
+package evalkit.ingest;
+
+message AnyValue {
+  oneof value {
+    string string_value = 1;
+    bool bool_value = 2;
+    int64 int_value = 3;
+    double double_value = 4;
+    bytes array_value = 5;
+    bytes kvlist_value = 6;
+    bytes bytes_value = 7;
+  }
+}
+message KeyValue { string key = 1; AnyValue value = 2; }
+message Resource { repeated KeyValue attributes = 1; }
+message InstrumentationScope { string name = 1; string version = 2; }
+message Event { fixed64 time_unix_nano = 1; string name = 2; repeated KeyValue attributes = 3; }
+message Link { bytes trace_id = 1; bytes span_id = 2; repeated KeyValue attributes = 4; }
+message Status { string message = 2; int32 code = 3; }
+message Span {
+  bytes trace_id = 1;
+  bytes span_id = 2;
+  bytes parent_span_id = 4;
+  string name = 5;
+  int32 kind = 6;
+  fixed64 start_time_unix_nano = 7;
+  fixed64 end_time_unix_nano = 8;
+  repeated KeyValue attributes = 9;
+  repeated Event events = 11;
+  repeated Link links = 13;
+  Status status = 15;
+}
+message ScopeSpans { InstrumentationScope scope = 1; repeated Span spans = 2; }
+message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+message Export {
+  repeated ResourceSpans resource_spans = 1;
+  string agent_id = 1001;
+  uint64 received_ms = 1002;
+  string session_attribute = 1003;
+  uint64 max_attribute_bytes = 1004;
+  uint64 payload_threshold_bytes = 1005;
+}
+"""
+
+# The oneof's presence column (`value.value`): ClickHouse fills it with the number of the
+# field that was set, 0 for none. A plain integer, not an Enum: comparing with integer
+# constants keeps the view cheap to plan (it is planned on every insert).
+NONE, STRING, BOOL, INT, DOUBLE, ARRAY, KVLIST, BYTES = range(8)
+KEY_VALUES = ("Array(Tuple(key String, value Tuple(string_value String, bool_value Bool, int_value Int64, "
+              "double_value Float64, array_value String, kvlist_value String, bytes_value String, value UInt8)))")
+_SPAN = (f"Tuple(trace_id String, span_id String, parent_span_id String, name String, kind Int32, "
+         f"start_time_unix_nano UInt64, end_time_unix_nano UInt64, attributes {KEY_VALUES}, "
+         f"events Array(Tuple(time_unix_nano UInt64, name String, attributes {KEY_VALUES})), "
+         f"links Array(Tuple(trace_id String, span_id String, attributes {KEY_VALUES})), "
+         f"status Tuple(message String, code Int32))")
+# The staging table's columns: one row per export request.
+COLUMNS = (
+    ("resource_spans", f"Array(Tuple(resource Tuple(attributes {KEY_VALUES}), "
+                       f"scope_spans Array(Tuple(scope Tuple(name String, version String), spans Array({_SPAN})))))"),
+    ("agent_id", "String"),
+    ("received_ms", "UInt64"),
+    ("session_attribute", "String"),
+    ("max_attribute_bytes", "UInt64"),
+    ("payload_threshold_bytes", "UInt64"),
+)
+COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
+
+
+def insert_settings() -> dict[str, str | int]:
+    """What an insert of framed exports tells ClickHouse about their format."""
+    return {"format_schema_source": "string", "format_schema": SCHEMA, "format_schema_message_name": MESSAGE,
+            "input_format_protobuf_oneof_presence": 1,
+            # The view over these rows is planned on every insert; compiling its expressions
+            # to machine code costs more there than it saves on a batch.
+            "compile_expressions": 0}
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _bytes_field(number: int, value: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(value)) + value
+
+
+def _int_field(number: int, value: int) -> bytes:
+    return _varint(number << 3) + _varint(value)
+
+
+@dataclass(frozen=True)
+class Framing:
+    """What evalkit adds to every request of one agent."""
+
+    agent_id: str
+    received_ms: int
+    session_attribute: str
+    max_attribute_bytes: int
+    payload_threshold_bytes: int
+
+    def frame(self, request: bytes) -> bytes:
+        """One length-delimited `Export` message (ClickHouse's `Protobuf` format: a row per message)."""
+        message = b"".join((
+            request,
+            _bytes_field(1001, self.agent_id.encode()),
+            _int_field(1002, self.received_ms),
+            _bytes_field(1003, self.session_attribute.encode()),
+            _int_field(1004, self.max_attribute_bytes),
+            _int_field(1005, self.payload_threshold_bytes),
+        ))
+        return _varint(len(message)) + message

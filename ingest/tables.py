@@ -1,0 +1,42 @@
+"""The ingest part's own tables (migrations 10-99).
+
+Span exports are inserted as the exporter's protobuf bytes into `span_exports`, a
+Null table; the materialized view `span_exports_to_spans` flattens each request into
+rows of `spans` (see `ingest/flatten.py`) inside the same insert, so an export is
+acknowledged only once its spans (and, through the next view, the session index)
+are written.
+
+A view is created once: changing `ingest/flatten.py` needs a new migration that
+drops and recreates `span_exports_to_spans`.
+"""
+
+from __future__ import annotations
+
+from evalkit.ingest.export_schema import COLUMNS
+from evalkit.ingest.flatten import span_rows
+from evalkit.migrations import ColumnChange, MaterializedView, Migration, StagingTable
+
+SPAN_EXPORTS = StagingTable(
+    name="span_exports",
+    columns=", ".join(f"{name} {type_name}" for name, type_name in COLUMNS),
+)
+
+SPAN_EXPORTS_TO_SPANS = MaterializedView(
+    name="span_exports_to_spans",
+    source="span_exports",
+    target="spans",
+    select=span_rows(),
+    from_staging=True,
+)
+
+# Merges re-compress every part several times: at ingest rates, ZSTD level 3 on the
+# payload columns cost a fifth of the server's CPU; level 1 compresses text nearly as well.
+_PAYLOADS = "Map(LowCardinality(String), String) CODEC(ZSTD(1))"
+
+MIGRATIONS: list[Migration] = [
+    Migration(10, "span exports read by ClickHouse from OTLP protobuf", (SPAN_EXPORTS, SPAN_EXPORTS_TO_SPANS)),
+    Migration(11, "payload columns compressed with ZSTD level 1", (
+        ColumnChange("spans", "payloads", _PAYLOADS),
+        ColumnChange("spans", "event_attributes", f"Array({_PAYLOADS.split(' CODEC')[0]}) CODEC(ZSTD(1))"),
+    )),
+]
