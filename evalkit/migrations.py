@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from evalkit.store import Store
+from evalkit.store import Store, StoreError, StoreUnavailable
 
 # Attribute sets are kept losslessly as two maps: the value's text and, for every
 # value that is not a string, its OTLP type (see ingest/attributes.py).
@@ -330,7 +330,14 @@ def migrate(store: Store) -> list[int]:
         # Every statement is IF NOT EXISTS, so a migration cut short is simply re-run.
         for table in migration.tables:
             for statement in table.statements(store.database, store.cluster):
-                store.command(statement)
+                try:
+                    store.command(statement)
+                except StoreUnavailable:
+                    raise
+                except StoreError as exc:
+                    # ClickHouse quotes the whole statement; the first line says what is wrong.
+                    reason = str(exc).split(". In scope")[0].splitlines()[0][:300]
+                    raise StoreError(f"migration {migration.version} ({migration.name}) failed: {reason}") from exc
         store.insert(
             "schema_migrations",
             [[migration.version], [migration.name], [time.time_ns() // 1_000_000]],

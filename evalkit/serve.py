@@ -154,6 +154,8 @@ class Service:
         self._ready_event = asyncio.Event()
         if self.store.kind == "chdb":
             self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+            schema = export_schema.write_schema_file(self.settings.data_dir / "format_schemas")
+            self.span_writer.format_settings = export_schema.insert_settings(schema)
             # A locked data directory is a mistake to report now, not something to wait out.
             await asyncio.to_thread(self.store.connect)
         self.span_writer.start()

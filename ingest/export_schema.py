@@ -15,6 +15,7 @@ numbers: ClickHouse skips the fields it does not name. Two choices matter:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 MESSAGE = "Export"
 
@@ -88,10 +89,26 @@ COLUMNS = (
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 
 
-def insert_settings() -> dict[str, str | int]:
-    """What an insert of framed exports tells ClickHouse about their format."""
-    return {"format_schema_source": "string", "format_schema": SCHEMA, "format_schema_message_name": MESSAGE,
-            "input_format_protobuf_oneof_presence": 1,
+def write_schema_file(directory: Path) -> Path:
+    """The schema as a file, for an embedded engine (which reads schema files from anywhere).
+
+    Given as a string instead, ClickHouse caches it as a file under its format schema
+    directory, which for chDB is the process's working directory."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "evalkit_span_export.proto"
+    if not path.is_file() or path.read_text() != SCHEMA:
+        path.write_text(SCHEMA)
+    return path
+
+
+def insert_settings(schema_file: Path | None = None) -> dict[str, str | int]:
+    """What an insert of framed exports tells ClickHouse about their format: the schema from
+    `schema_file`, or (for a ClickHouse server, which only reads its own schema directory)
+    the schema text itself."""
+    source: dict[str, str | int] = (
+        {"format_schema": f"{schema_file}:{MESSAGE}"} if schema_file is not None else
+        {"format_schema_source": "string", "format_schema": SCHEMA, "format_schema_message_name": MESSAGE})
+    return {**source, "input_format_protobuf_oneof_presence": 1,
             # The view over these rows is planned on every insert; compiling its expressions
             # to machine code costs more there than it saves on a batch.
             "compile_expressions": 0}

@@ -37,8 +37,8 @@ def serve(args: argparse.Namespace) -> int:
         failed.cancel()
         if service.fatal_error is not None:
             await service.stop()
-            raise CliError(f"evalkit could not prepare its store: {service.fatal_error}. Nothing was received; "
-                           f"fix the store (or its EVALKIT_CLICKHOUSE_URL) and start `evalkit serve` again")
+            raise CliError(f"could not prepare the store: {service.fatal_error}. Nothing was received; "
+                           f"fix the store (or EVALKIT_CLICKHOUSE_URL) and start `evalkit serve` again")
         print("evalkit: draining…", flush=True)
         await service.stop()
 

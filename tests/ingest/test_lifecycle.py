@@ -135,3 +135,27 @@ def test_cluster_migrations_are_replicated_behind_distributed_tables() -> None:
         for table in migration.tables:
             for statement in table.statements("evalkit", "prod"):
                 assert "ON CLUSTER prod" in statement
+
+
+def test_a_failing_migration_stops_serve_with_the_reason(tmp_path: Path) -> None:
+    from evalkit.store import Store
+
+    # A table in the way of migration 10: its view cannot read the columns it needs.
+    store = Store(f"chdb://{tmp_path / 'clickhouse'}")
+    store.connect()
+    store.command("CREATE TABLE evalkit.span_exports (x UInt8) ENGINE = Null")
+    store.close()
+    served = Served(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit.cli", "serve", "--data-dir", str(tmp_path),
+         "--grpc-port", str(served.ports["grpc"]), "--otlp-http-port", str(served.ports["http"]),
+         "--api-port", str(served.ports["api"])],
+        env={**os.environ, "EVALKIT_BOOTSTRAP_TOKEN": TOKEN}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        _, stderr = process.communicate(timeout=90)
+    finally:
+        process.kill()
+    assert process.returncode != 0
+    assert "could not prepare the store: migration 10 (span exports read by ClickHouse" in stderr
+    assert "start `evalkit serve` again" in stderr

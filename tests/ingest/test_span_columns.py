@@ -1,0 +1,186 @@
+"""What ClickHouse makes of an export (ingest/flatten.py, ingest/attribution.py): typed
+columns read by the conventions' ranked keys, attribute values kept with their OTLP types
+at any depth, events, links and the attribute cap. Raw protobuf requests, so that every
+value type is exactly what the test says, sent to a running service over gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from opentelemetry.proto.common.v1 import common_pb2
+from opentelemetry.proto.resource.v1 import resource_pb2
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+from evalkit.trajectory.read import read_trace_spans
+from tests.conftest import Running, serve
+
+EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+TYPED = ("session_id", "operation", "provider", "model", "is_llm_call", "input_tokens", "output_tokens",
+         "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "reported_cost_usd", "tool_name",
+         "tool_call_id")
+
+
+def any_value(value: Any) -> common_pb2.AnyValue:
+    if isinstance(value, bool):
+        return common_pb2.AnyValue(bool_value=value)
+    if isinstance(value, int):
+        return common_pb2.AnyValue(int_value=value)
+    if isinstance(value, float):
+        return common_pb2.AnyValue(double_value=value)
+    if isinstance(value, bytes):
+        return common_pb2.AnyValue(bytes_value=value)
+    if isinstance(value, list):
+        return common_pb2.AnyValue(array_value=common_pb2.ArrayValue(values=[any_value(v) for v in value]))
+    if isinstance(value, dict):
+        return common_pb2.AnyValue(kvlist_value=common_pb2.KeyValueList(
+            values=[common_pb2.KeyValue(key=k, value=any_value(v)) for k, v in value.items()]))
+    return common_pb2.AnyValue(string_value=str(value))
+
+
+def key_values(attributes: dict[str, Any]) -> list[common_pb2.KeyValue]:
+    return [common_pb2.KeyValue(key=k, value=any_value(v)) for k, v in attributes.items()]
+
+
+def span(trace_id: bytes, name: str, attributes: dict[str, Any], **fields: Any) -> trace_pb2.Span:
+    return trace_pb2.Span(trace_id=trace_id, span_id=os.urandom(8), name=name, start_time_unix_nano=10**18,
+                          end_time_unix_nano=10**18 + 5_000, attributes=key_values(attributes), **fields)
+
+
+def request(spans: list[trace_pb2.Span], resource: dict[str, Any] | None = None) -> bytes:
+    return trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
+        resource=resource_pb2.Resource(attributes=key_values(resource or {"service.name": "svc"})),
+        scope_spans=[trace_pb2.ScopeSpans(scope=common_pb2.InstrumentationScope(name="lib", version="1.2"),
+                                          spans=spans)])]).SerializeToString()
+
+
+async def send(running: Running, key: str, body: bytes) -> bytes:
+    async with grpc.aio.insecure_channel(running.grpc_target) as channel:
+        export = channel.unary_unary(EXPORT, request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        answer: bytes = await export(body, metadata=(("authorization", f"Bearer {key}"),), timeout=30)
+        return answer
+
+
+def typed_by_name(running: Running, agent_id: str) -> dict[str, dict[str, Any]]:
+    rows = running.store.query_dicts(
+        f"SELECT name, {', '.join(TYPED)} FROM spans FINAL WHERE agent_id = {{a:String}}", {"a": agent_id})
+    return {row.pop("name"): row for row in rows}
+
+
+async def test_typed_columns_follow_the_ranked_keys_and_value_rules(running: Running) -> None:
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    trace = os.urandom(16)
+    body = request([
+        # The response model outranks the request model; int, double and string token counts.
+        span(trace, "ranked", {"gen_ai.request.model": "gpt-4o", "gen_ai.response.model": "gpt-4o-2024-08-06",
+                               "gen_ai.provider.name": "openai", "gen_ai.operation.name": "chat",
+                               "gen_ai.usage.input_tokens": 120, "gen_ai.usage.output_tokens": 12.9,
+                               "gen_ai.usage.cache_read.input_tokens": " 40 ", "llm.cost.total": 0.25,
+                               "session.id": "s-1"}),
+        # Unusable values fall through to the next key: a non-integer string, a bool, an empty
+        # string; a string is never a cost; negative counts are 0.
+        span(trace, "fallthrough", {"gen_ai.usage.input_tokens": "4.5", "gen_ai.usage.prompt_tokens": 33,
+                                    "gen_ai.usage.output_tokens": True, "llm.token_count.completion": 8,
+                                    "gen_ai.response.model": "", "llm.model_name": "claude-x",
+                                    "llm.cost.total": "0.5", "gen_ai.usage.cost": 2,
+                                    "gen_ai.usage.reasoning.output_tokens": -3,
+                                    "gen_ai.conversation.id": 77}),
+        # OpenInference: the span kind names the operation.
+        span(trace, "oi", {"openinference.span.kind": "llm", "llm.model_name": "m1", "llm.provider": "p1"}),
+        span(trace, "oi tool", {"openinference.span.kind": "TOOL", "tool.name": "search", "tool.id": "call_9"}),
+        # Vercel AI SDK: the span name does; a declared operation wins over the name.
+        span(trace, "ai.generateText.doGenerate", {"ai.model.id": "gpt-4.1", "ai.usage.promptTokens": 5}),
+        span(trace, "ai.toolCall", {"ai.toolCall.name": "weather", "ai.toolCall.id": "tc-1"}),
+        span(trace, "ai.streamText.doStream", {"gen_ai.operation.name": "invoke_agent"}),
+        # Langfuse and MLflow span types.
+        span(trace, "lf", {"langfuse.observation.type": "generation", "langfuse.observation.model.name": "lf-m"}),
+        span(trace, "mlflow", {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.llm.model": "ml-m"}),
+        span(trace, "plain", {"foo": "bar"}),
+    ])
+    await send(running, key, body)
+    typed = await asyncio.to_thread(typed_by_name, running, agent_id)
+    assert typed["ranked"] == {
+        "session_id": "s-1", "operation": "chat", "provider": "openai", "model": "gpt-4o-2024-08-06",
+        "is_llm_call": True, "input_tokens": 120, "output_tokens": 12, "cache_read_tokens": 40,
+        "cache_write_tokens": 0, "reasoning_tokens": 0, "reported_cost_usd": 0.25, "tool_name": "",
+        "tool_call_id": ""}
+    fallthrough = typed["fallthrough"]
+    assert (fallthrough["input_tokens"], fallthrough["output_tokens"], fallthrough["model"]) == (33, 8, "claude-x")
+    assert fallthrough["reported_cost_usd"] == 2.0
+    assert fallthrough["reasoning_tokens"] == 0
+    assert fallthrough["session_id"] == "77"
+    assert fallthrough["is_llm_call"] is False
+    assert typed["oi"]["operation"] == "chat" and typed["oi"]["is_llm_call"] is True
+    assert (typed["oi"]["model"], typed["oi"]["provider"]) == ("m1", "p1")
+    assert typed["oi tool"]["operation"] == "execute_tool"
+    assert (typed["oi tool"]["tool_name"], typed["oi tool"]["tool_call_id"]) == ("search", "call_9")
+    vercel = typed["ai.generateText.doGenerate"]
+    assert (vercel["operation"], vercel["is_llm_call"], vercel["model"], vercel["input_tokens"]) == (
+        "chat", True, "gpt-4.1", 5)
+    assert typed["ai.toolCall"]["operation"] == "execute_tool"
+    assert (typed["ai.toolCall"]["tool_name"], typed["ai.toolCall"]["tool_call_id"]) == ("weather", "tc-1")
+    assert typed["ai.streamText.doStream"]["operation"] == "invoke_agent"
+    assert typed["ai.streamText.doStream"]["is_llm_call"] is False
+    assert (typed["lf"]["operation"], typed["lf"]["is_llm_call"], typed["lf"]["model"]) == ("chat", True, "lf-m")
+    assert (typed["mlflow"]["is_llm_call"], typed["mlflow"]["model"]) == (True, "ml-m")
+    assert typed["plain"] == {column: ("" if column not in ("is_llm_call", "reported_cost_usd") and not
+                                       column.endswith("tokens") else None if column == "reported_cost_usd"
+                                       else False if column == "is_llm_call" else 0) for column in TYPED}
+
+
+async def test_values_of_every_type_and_depth_come_back_as_sent(running: Running) -> None:
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    trace = os.urandom(16)
+    values: dict[str, Any] = {
+        "s": "text", "i": -7, "d": 2.5, "b": True, "raw": b"\x00\xffbytes",
+        "list": ["a", 1, 2.5, False],
+        "nested": [[1, [2, {"deep": [b"\x01", {"deeper": "yes"}]}]], {"k": ["v"]}],
+        "kv": {"n": 1, "inner": {"list": [1, 2], "t": "x"}},
+        "empty_list": [],
+    }
+    linked = os.urandom(16), os.urandom(8)
+    body = request(
+        [span(trace, "typed", values,
+              events=[trace_pb2.Span.Event(time_unix_nano=10**18 + 1, name="exception",
+                                           attributes=key_values({"exception.type": "ValueError", "n": 3}))],
+              links=[trace_pb2.Span.Link(trace_id=linked[0], span_id=linked[1],
+                                         attributes=key_values({"why": ["retry", 2]}))])],
+        resource={"service.name": "svc", "service.instance": 4, "host.tags": ["a", "b"]})
+    await send(running, key, body)
+    (stored,) = await asyncio.to_thread(read_trace_spans, running.store, agent_id, [trace.hex()])
+    assert stored.attributes == values
+    assert stored.resource_attributes == {"service.name": "svc", "service.instance": 4, "host.tags": ["a", "b"]}
+    assert stored.scope_name == "lib" and stored.scope_version == "1.2"
+    (event,) = stored.events
+    assert (event.name, event.time_unix_nano, event.attributes) == (
+        "exception", 10**18 + 1, {"exception.type": "ValueError", "n": 3})
+    (link,) = stored.links
+    assert (link.trace_id, link.span_id, link.attributes) == (linked[0].hex(), linked[1].hex(), {"why": ["retry", 2]})
+    service = running.store.query("SELECT service_name FROM spans FINAL WHERE agent_id = {a:String}", {"a": agent_id})
+    assert service == [("svc",)]
+
+
+async def test_the_cap_cuts_between_characters_and_keeps_the_length(tmp_path: Path) -> None:
+    async with serve(tmp_path, max_attribute_bytes=10) as running:
+        agent_id, key = await asyncio.to_thread(running.new_agent)
+        trace = os.urandom(16)
+        # 4-byte characters: 10 bytes hold two of them and half of a third, which is dropped.
+        await send(running, key, request([span(trace, "big", {"emoji": "😀" * 5, "short": "ok", "n": 12345})]))
+        (stored,) = await asyncio.to_thread(read_trace_spans, running.store, agent_id, [trace.hex()])
+        assert stored.attributes == {"emoji": "😀😀", "short": "ok", "n": 12345}
+        assert stored.truncated == {"emoji": 20}
+
+
+async def test_a_request_with_nothing_valid_stores_nothing_and_says_why(running: Running) -> None:
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    bad = trace_pb2.Span(trace_id=b"short", span_id=os.urandom(8), name="bad", start_time_unix_nano=1,
+                         end_time_unix_nano=2)
+    answer = trace_service_pb2.ExportTraceServiceResponse.FromString(await send(running, key, request([bad])))
+    assert answer.partial_success.rejected_spans == 1
+    assert "trace_id must be 16 bytes" in answer.partial_success.error_message
+    count = running.store.query("SELECT count() FROM spans WHERE agent_id = {a:String}", {"a": agent_id})
+    assert count == [(0,)]
