@@ -69,6 +69,7 @@ class BatchWriter:
         self._pending_rows = 0
         self._oldest = 0.0
         self._last_commit_end = 0.0
+        self._last_batch_requests = 0
         self._wake = asyncio.Event()
         self._closing = False
         self._task: asyncio.Task[None] | None = None
@@ -126,10 +127,13 @@ class BatchWriter:
                 await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
                 continue
             now = time.monotonic()
-            # Wait for the oldest request's max_delay, and a moment after the last insert ended:
-            # the requests it just acknowledged come back within milliseconds, and one insert
-            # for all of them costs less than two (each insert has a fixed planning cost).
-            wait = max(self._oldest + self.max_delay, self._last_commit_end + self.max_delay) - now
+            deadline = self._oldest + self.max_delay
+            if len(self._pending) < self._last_batch_requests:
+                # The clients the last insert acknowledged come back within milliseconds: give them
+                # a moment, as one insert for all of them costs less than two (each insert has a
+                # fixed planning cost of about 0.1 s).
+                deadline = max(deadline, self._last_commit_end + self.max_delay)
+            wait = deadline - now
             if self._pending_rows < self.max_rows and wait > 0 and not self._closing:
                 self._wake.clear()
                 try:
@@ -157,6 +161,7 @@ class BatchWriter:
                 if not future.done():
                     future.set_result(None)
             self._last_commit_end = time.monotonic()
+            self._last_batch_requests = len(batch)
             if self._on_batch is not None:
                 self._on_batch(sum(i.rows for i in items), time.monotonic() - started)
 
