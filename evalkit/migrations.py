@@ -155,19 +155,6 @@ class MaterializedView:
                 f"TO {database}.{self.target}{local} AS {self.select.format(source=source)}"]
 
 
-@dataclass(frozen=True)
-class ColumnChange:
-    """`ALTER TABLE … MODIFY COLUMN`: for a new codec, new parts (and merges) use it."""
-
-    table: str
-    column: str
-    definition: str  # type and codec, as in a CREATE TABLE
-
-    def statements(self, database: str, cluster: str | None) -> list[str]:
-        table = f"{database}.{self.table}_local ON CLUSTER {cluster}" if cluster else f"{database}.{self.table}"
-        return [f"ALTER TABLE {table} MODIFY COLUMN {self.column} {self.definition}"]
-
-
 # The session index is filled by ClickHouse in the same insert as the spans: no second
 # statement per batch, and an index row can never exist without its spans.
 SESSION_TRACES_FEED = MaterializedView(
@@ -281,7 +268,7 @@ MIGRATIONS_TABLE = Table(
 class Migration:
     version: int
     name: str
-    tables: tuple[Table | StagingTable | MaterializedView | ColumnChange, ...]
+    tables: tuple[Table | StagingTable | MaterializedView, ...]
 
 
 MIGRATIONS: list[Migration] = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from evalkit.ingest.export_schema import COLUMNS
 from evalkit.ingest.flatten import span_rows
-from evalkit.migrations import ColumnChange, MaterializedView, Migration, StagingTable
+from evalkit.migrations import MaterializedView, Migration, StagingTable
 
 SPAN_EXPORTS = StagingTable(
     name="span_exports",
@@ -29,14 +29,6 @@ SPAN_EXPORTS_TO_SPANS = MaterializedView(
     from_staging=True,
 )
 
-# Merges re-compress every part several times: at ingest rates, ZSTD level 3 on the
-# payload columns cost a fifth of the server's CPU; level 1 compresses text nearly as well.
-_PAYLOADS = "Map(LowCardinality(String), String) CODEC(ZSTD(1))"
-
 MIGRATIONS: list[Migration] = [
     Migration(10, "span exports read by ClickHouse from OTLP protobuf", (SPAN_EXPORTS, SPAN_EXPORTS_TO_SPANS)),
-    Migration(11, "payload columns compressed with ZSTD level 1", (
-        ColumnChange("spans", "payloads", _PAYLOADS),
-        ColumnChange("spans", "event_attributes", f"Array({_PAYLOADS.split(' CODEC')[0]}) CODEC(ZSTD(1))"),
-    )),
 ]
