@@ -58,9 +58,9 @@ class Service:
                  route_modules: Iterable[RouteModule] | None = None,
                  say: Callable[[str], None] = print) -> None:
         self.settings = settings
-        self.store = store or Store(settings.store_url, cluster=settings.clickhouse_cluster)
-        # The span writer's concurrent inserts, and one for logs.
-        self.store.max_inserters = settings.insert_concurrency + 1
+        # Insert connections: the span writer's concurrent inserts, and one for logs.
+        self.store = store or Store(settings.store_url, cluster=settings.clickhouse_cluster,
+                                    insert_connections=settings.insert_concurrency + 1)
         self.clock = clock
         self.say = say
         self.metrics = Metrics()
@@ -118,10 +118,9 @@ class Service:
             await self._prepare()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # reported, then the process stops: waiting cannot fix it
+        except Exception as exc:  # handed to whoever runs the service (`evalkit serve` stops with it)
             self.fatal_error = exc
             self.fatal.set()
-            raise
 
     async def _prepare(self) -> None:
         assert self._ready_event is not None

@@ -58,7 +58,8 @@ def parse_store_url(url: str) -> tuple[str, dict[str, Any], str]:
 class Store:
     """A thread-safe handle on one ClickHouse database."""
 
-    def __init__(self, url: str, *, database: str | None = None, cluster: str | None = None) -> None:
+    def __init__(self, url: str, *, database: str | None = None, cluster: str | None = None,
+                 insert_connections: int = 2) -> None:
         self.url = url
         self.kind, self._client_kwargs, url_database = parse_store_url(url)
         self.database = database or url_database
@@ -71,7 +72,7 @@ class Store:
         # so concurrent inserts (and the API's reads) would otherwise queue behind each other.
         self._inserters: queue.SimpleQueue[Client] = queue.SimpleQueue()
         self._inserters_made = 0
-        self.max_inserters = 2
+        self.max_inserters = max(1, insert_connections)
 
     # -- connection -----------------------------------------------------------------
     def connect(self) -> None:

@@ -2,11 +2,11 @@
 only after that insert succeeded.
 
 Requests queue their encoded rows (Native blocks, or framed protobuf exports that
-ClickHouse flattens itself); one insert at a time takes everything queued
-(up to `max_rows`) once `max_rows` are waiting or the oldest has waited
-`max_delay`. Up to `concurrency` inserts run at once; while they run the next
-batch gathers, so batches grow with load. A bounded queue turns overload into a retryable answer instead of memory
-growth.
+ClickHouse flattens itself); an insert takes everything queued (up to `max_rows`)
+once `max_rows` are waiting or the oldest has waited `max_delay`. Up to
+`concurrency` inserts run at once; while they run the next batch gathers, so
+batches grow with load. A bounded queue turns overload into a retryable answer
+instead of memory growth.
 """
 
 from __future__ import annotations
