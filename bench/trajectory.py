@@ -5,7 +5,10 @@ temporary directory), loads one session per size through the OTLP/HTTP receiver
 (realistic GenAI chat and tool spans with ~1 KB message payloads), then times
 `GET /api/agents/{agent}/sessions/{id}/trajectory` from the main thread.
 
-    /work/venv/bin/python bench/trajectory.py [--repeat 30] [--sizes 100,1000,3000] [--profile 3000]
+    /work/venv/bin/python bench/trajectory.py [--repeat 30] [--sizes 100,1000,3000] [--profile 3000] [--history 100]
+
+`--history N` loads agent loops instead: every chat call re-sends the task and the last N messages
+of the conversation, as agents do (the default session sends one new message per call).
 
 Prints p50/p99 per size, wall time and the process's CPU time per request (server, embedded
 chDB and client share the process, so CPU time is what one request costs whatever else the
@@ -80,6 +83,50 @@ def session_spans(trace: int, session: str, count: int) -> list[trace_pb2.Span]:
                           kv("gen_ai.tool.call.id", call_id),
                           kv("gen_ai.tool.call.arguments", json.dumps({"q": f"query {i - 1}"})),
                           kv("gen_ai.tool.call.result", f"result {i}: {filler}")]
+            name = "execute_tool search"
+        spans.append(trace_pb2.Span(trace_id=trace_id, span_id=span_id, parent_span_id=root_id, name=name,
+                                    start_time_unix_nano=start, end_time_unix_nano=start + 5 * 10**8,
+                                    attributes=attributes))
+    return spans
+
+
+def agent_loop_spans(trace: int, session: str, count: int, history: int) -> list[trace_pb2.Span]:
+    """An agent loop as agents send it: every chat call re-sends the task and the last `history`
+    messages of the conversation (assistant tool calls and tool results), then runs the tool it asked for."""
+    trace_id = trace.to_bytes(16, "big")
+    root_id = (trace * 1_000_000).to_bytes(8, "big")
+    filler = "lorem ipsum dolor sit amet " * 36
+    task = {"role": "user", "parts": [{"type": "text", "content": f"the task: {filler}"}]}
+    spans = [trace_pb2.Span(trace_id=trace_id, span_id=root_id, name="invoke_agent bench",
+                            start_time_unix_nano=BASE_NS, end_time_unix_nano=BASE_NS + count * 10**9,
+                            attributes=[kv("session.id", session), kv("gen_ai.operation.name", "invoke_agent"),
+                                        kv("gen_ai.agent.name", "bench")])]
+    conversation: list[dict[str, Any]] = []
+    for i in range(1, count):
+        start = BASE_NS + i * 10**9
+        span_id = (trace * 1_000_000 + i).to_bytes(8, "big")
+        call_id = f"call_{(i - 1) // 2}"
+        if i % 2:
+            inputs = [task, *conversation[-history:]] if history else [task]
+            output = {"role": "assistant", "parts": [
+                {"type": "text", "content": f"thinking about {i}"},
+                {"type": "tool_call", "id": call_id, "name": "search", "arguments": {"q": f"query {i}"}}]}
+            conversation.append(output)
+            attributes = [kv("gen_ai.operation.name", "chat"), kv("gen_ai.provider.name", "openai"),
+                          kv("gen_ai.request.model", "gpt-4o-mini"), kv("gen_ai.response.model", "gpt-4o-mini"),
+                          kv("gen_ai.usage.input_tokens", 900 * (len(inputs) + 1)),
+                          kv("gen_ai.usage.output_tokens", 40),
+                          kv("gen_ai.input.messages", json.dumps(inputs)),
+                          kv("gen_ai.output.messages", json.dumps([{**output, "finish_reason": "tool_call"}]))]
+            name = "chat gpt-4o-mini"
+        else:
+            result = f"result {i}: {filler}"
+            conversation.append({"role": "tool", "parts": [
+                {"type": "tool_call_response", "id": call_id, "response": result}]})
+            attributes = [kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "search"),
+                          kv("gen_ai.tool.call.id", call_id),
+                          kv("gen_ai.tool.call.arguments", json.dumps({"q": f"query {i - 1}"})),
+                          kv("gen_ai.tool.call.result", result)]
             name = "execute_tool search"
         spans.append(trace_pb2.Span(trace_id=trace_id, span_id=span_id, parent_span_id=root_id, name=name,
                                     start_time_unix_nano=start, end_time_unix_nano=start + 5 * 10**8,
@@ -163,6 +210,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,1000,3000")
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--profile", type=int, default=0, help="cProfile the server for this size")
+    parser.add_argument("--history", type=int, default=0,
+                        help="an agent loop whose every call re-sends the task and the last N messages")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-"))
@@ -174,14 +223,19 @@ def main() -> None:
     post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
     post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
     key = json.loads(post(api + "/api/agents/bot@bench/keys", b"{}", TOKEN)[1])["key"]
-    print(f"evalkit trajectory bench: repeat {args.repeat}, quiet period 0, store {settings.store_url}")
+    shape = f"agent loop re-sending {args.history} messages" if args.history else "one new message per call"
+    print(f"evalkit trajectory bench: repeat {args.repeat}, quiet period 0, {shape}, store {settings.store_url}")
     for trace, size in enumerate(sizes, start=1):
-        spans = session_spans(trace, f"bench-{size}", size)
+        if args.history:
+            spans = agent_loop_spans(trace, f"bench-{size}", size, args.history)
+        else:
+            spans = session_spans(trace, f"bench-{size}", size)
         started = time.perf_counter()
-        for chunk in range(0, len(spans), 500):
+        chunk_size = 50 if args.history else 500  # requests stay well under the 64 MB limit
+        for chunk in range(0, len(spans), chunk_size):
             request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
                 resource=resource_pb2.Resource(attributes=[kv("service.name", "bench")]),
-                scope_spans=[trace_pb2.ScopeSpans(spans=spans[chunk:chunk + 500])])])
+                scope_spans=[trace_pb2.ScopeSpans(spans=spans[chunk:chunk + chunk_size])])])
             post(otlp, request.SerializeToString(), key, "application/x-protobuf")
         loaded = time.perf_counter() - started
         url = f"{api}/api/agents/bot@bench/sessions/bench-{size}/trajectory"

@@ -40,7 +40,7 @@ from evalkit.trajectory.atif import (
     Trajectory,
     unchecked,
 )
-from evalkit.trajectory.mappers.messages import render
+from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import Detector
 from evalkit.trajectory.operations import (
@@ -160,6 +160,23 @@ def _fingerprint(message: Message) -> tuple[Any, ...]:
     return (role, "\n".join(texts).strip(), tuple(calls), tuple(results))
 
 
+class _Fingerprints:
+    """`_fingerprint` once per message object: a message re-sent by later calls is the same object
+    (the mappers read messages through one `MessageMemo` per build), fingerprinted once.
+
+    Keyed by `id()`: every message stays referenced by its call's operation until the build ends.
+    """
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[Any, ...]] = {}
+
+    def __call__(self, message: Message) -> tuple[Any, ...]:
+        found = self._by_id.get(id(message))
+        if found is None:
+            found = self._by_id[id(message)] = _fingerprint(message)
+        return found
+
+
 def _tool_arguments(value: Any) -> tuple[dict[str, Any], bool]:
     if isinstance(value, dict):
         return value, True
@@ -171,12 +188,13 @@ def _tool_arguments(value: Any) -> tuple[dict[str, Any], bool]:
 class _Context:
     """The steps of one trajectory (the session's top level, or one nested agent run)."""
 
-    def __init__(self, key: SpanKey | None, warnings: list[str]) -> None:
+    def __init__(self, key: SpanKey | None, warnings: list[str], fingerprint: _Fingerprints) -> None:
         self.key = key
         self.warnings = warnings
+        self.fingerprint = fingerprint
         self.drafts: list[_Draft] = []
         self.seq = 0
-        self.known: Counter[tuple[Any, ...]] = Counter()
+        self.known: dict[tuple[Any, ...], int] = {}  # fingerprint -> copies seen in one call, at most
         self.system_texts: set[str] = set()
         self.calls_by_id: dict[str, tuple[_Draft, ToolCall]] = {}
         self.answered: set[str] = set()
@@ -222,17 +240,24 @@ class _Context:
         span = call.span
         start = span.start_time_unix_nano
         system = list(call.system_instructions)
-        system.extend(m.text for m in call.input_messages if _normal_role(m.role) == "system" and m.text)
-        self.system(system, start)
-        seen: Counter[tuple[Any, ...]] = Counter()
+        # The n-th copy of a message in this call is new if fewer than n were seen before. Runs once
+        # per message of every call, i.e. over the whole re-sent history: plain dicts, not Counters.
+        known = self.known
+        seen: dict[tuple[Any, ...], int] = {}
+        new: list[Message] = []
         for message in call.input_messages:
-            if _normal_role(message.role) == "system":
+            role = message.role
+            if _ROLE_ALIASES.get(role, role) == "system":
+                if message.text:
+                    system.append(message.text)
                 continue
-            fingerprint = _fingerprint(message)
-            seen[fingerprint] += 1
-            if seen[fingerprint] <= self.known[fingerprint]:
-                continue
-            self.known[fingerprint] = seen[fingerprint]
+            fingerprint = self.fingerprint(message)
+            count = seen[fingerprint] = seen.get(fingerprint, 0) + 1
+            if count > known.get(fingerprint, 0):
+                known[fingerprint] = count
+                new.append(message)
+        self.system(system, start)
+        for message in new:
             self._new_input(message, start, span)
         for definition in call.tool_definitions:
             name = str(definition.get("function", {}).get("name", ""))
@@ -271,7 +296,8 @@ class _Context:
             draft.extra["error"] = call.error.as_extra()
         _apply_step_overrides(draft, overrides)
         for message in call.output_messages:
-            self.known[_fingerprint(message)] += 1
+            fingerprint = self.fingerprint(message)
+            self.known[fingerprint] = self.known.get(fingerprint, 0) + 1
 
     def _new_input(self, message: Message, time_ns: int, span: Span) -> None:
         role = _normal_role(message.role)
@@ -500,8 +526,11 @@ def build_trajectory(
 
     mapped: list[_Mapped] = []
     detect = Detector()
+    memo = MessageMemo()
     for span in ordered:
-        item = _map_span(span, logs_by_span.get((span.trace_id, span.span_id), []), overrides, emitters, detect)
+        item = _map_span(
+            span, logs_by_span.get((span.trace_id, span.span_id), []), overrides, emitters, detect, memo
+        )
         mapped.append(item)
         if item.unused:
             unmapped.update(pattern_of(key) for key in item.unused)
@@ -532,13 +561,14 @@ def build_trajectory(
             owners[key] = tree.nearest(key, AgentRun)
         return owners[key]
 
-    contexts: dict[SpanKey | None, _Context] = {None: _Context(None, warnings)}
+    fingerprint = _Fingerprints()
+    contexts: dict[SpanKey | None, _Context] = {None: _Context(None, warnings, fingerprint)}
     runs: list[tuple[SpanKey, AgentRun]] = []
     for key, item in tree.by_key.items():
         if isinstance(item.operation, AgentRun):
             runs.append((key, item.operation))
             if owner(key) is not None:
-                contexts[key] = _Context(key, warnings)
+                contexts[key] = _Context(key, warnings, fingerprint)
 
     def context_of(key: SpanKey) -> _Context:
         run = owner(key)
@@ -639,8 +669,9 @@ def _map_span(
     overrides: MappingOverrides,
     emitters: dict[str, None],
     detect: Detector,
+    memo: MessageMemo,
 ) -> _Mapped:
-    reader = SpanReader(span)
+    reader = SpanReader(span, memo)
     found = detect(span)
     operation: Operation | None = None
     covered: set[str] = set()

@@ -80,7 +80,7 @@ def _generation(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
         call = LlmCall(span=reader.span, emitter=NAME)
     raw_input = parse_json(reader.get("langfuse.observation.input"))
     if not call.input_messages and raw_input is not None:
-        call.input_messages = parse_messages(raw_input)
+        call.input_messages = parse_messages(raw_input, memo=reader.memo)
         if isinstance(raw_input, Mapping):
             for tool in raw_input.get("tools") or ():
                 definition = openai_tool_definition(tool)
@@ -88,7 +88,7 @@ def _generation(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
                     call.tool_definitions.append(definition)
     raw_output = parse_json(reader.get("langfuse.observation.output"))
     if not call.output_messages and raw_output is not None:
-        call.output_messages = parse_messages(raw_output, "assistant")
+        call.output_messages = parse_messages(raw_output, "assistant", reader.memo)
     call.model = reader.text("langfuse.observation.model.name") or call.model
     parameters = parse_json(reader.get("langfuse.observation.model.parameters"))
     if isinstance(parameters, Mapping):

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.trajectory.mappers.reader import parse_json
+from evalkit.trajectory.mappers.reader import orjson, parse_json
 from evalkit.trajectory.operations import Message, Part
 
 _MISSING: Any = object()  # a key that is absent, told apart from one set to None
@@ -174,16 +174,48 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
     return Message(role, parts, name=None if name is None or name == "" else str(name))
 
 
-def parse_messages(value: Any, default_role: str = "user") -> list[Message]:
-    """Messages from a JSON string or value: a list, `{"messages": [...]}`, a single message or text."""
+class MessageMemo:
+    """The messages of one session already read, by their JSON, so a re-sent message is read once.
+
+    Every LLM call re-sends the conversation so far: a session of n calls carries ~n²/2
+    messages, almost all of them seen in the call before. Reading one into a `Message` is
+    Python work per part; serialising it back to JSON for the key (orjson) is a copy in C. The
+    `Message` returned for a re-sent one is the same object, so nothing may change a message
+    that came from here. Bounded: a session with more distinct messages reads the rest anew.
+    """
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self.limit = limit
+        self._read: dict[tuple[str, bytes], Message | None] = {}
+
+    def parse(self, raw: Any, default_role: str) -> Message | None:
+        if orjson is None or type(raw) is not dict:
+            return parse_message(raw, default_role)
+        try:
+            key = (default_role, orjson.dumps(raw))
+        except TypeError:  # not JSON-serialisable by orjson (it came from JSON, so never expected)
+            return parse_message(raw, default_role)
+        if key in self._read:
+            return self._read[key]
+        message = parse_message(raw, default_role)
+        if len(self._read) < self.limit:
+            self._read[key] = message
+        return message
+
+
+def parse_messages(value: Any, default_role: str = "user", memo: MessageMemo | None = None) -> list[Message]:
+    """Messages from a JSON string or value: a list, `{"messages": [...]}`, a single message or text.
+
+    With a `memo`, list items read before (in this session) are not read again (see `MessageMemo`).
+    """
     value = parse_json(value)
     if type(value) is list:  # the usual shape; a list is never a Mapping, so this order changes nothing
-        return _parse_message_list(value, default_role)
+        return _parse_message_list(value, default_role, memo)
     if value is None or value == "":
         return []
     if isinstance(value, Mapping):
         if isinstance(value.get("messages"), list):
-            return parse_messages(value["messages"], default_role)
+            return parse_messages(value["messages"], default_role, memo)
         if isinstance(value.get("choices"), list):
             # An OpenAI chat completion response.
             return [
@@ -204,18 +236,19 @@ def parse_messages(value: Any, default_role: str = "user") -> list[Message]:
             return [Message(default_role, [Part("text", text=render(value["text"]))])]
         return [Message(default_role, [Part("text", text=render(value))])]
     if isinstance(value, list):
-        return _parse_message_list(value, default_role)
+        return _parse_message_list(value, default_role, memo)
     return [Message(default_role, [Part("text", text=render(value))])]
 
 
-def _parse_message_list(value: list[Any], default_role: str) -> list[Message]:
+def _parse_message_list(value: list[Any], default_role: str, memo: MessageMemo | None) -> list[Message]:
     if all(_is_mapping(item) and "role" not in item and "type" in item for item in value):
         # A bare list of parts is one message.
         parts = [part for part in map(parse_part, value) if part is not None]
         return [Message(default_role, parts)] if parts else []
+    parse = parse_message if memo is None else memo.parse
     messages = []
     for item in value:
-        message = parse_message(item, default_role)
+        message = parse(item, default_role)
         if message is not None:
             messages.append(message)
     return messages

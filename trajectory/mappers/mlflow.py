@@ -49,8 +49,8 @@ def _llm_call(reader: SpanReader) -> LlmCall:
     call = LlmCall(span=reader.span, emitter=NAME)
     inputs = _decoded(reader, "mlflow.spanInputs")
     outputs = _decoded(reader, "mlflow.spanOutputs")
-    call.input_messages = parse_messages(inputs)
-    call.output_messages = parse_messages(outputs, "assistant")
+    call.input_messages = parse_messages(inputs, memo=reader.memo)
+    call.output_messages = parse_messages(outputs, "assistant", reader.memo)
     call.model = _text(_decoded(reader, "mlflow.llm.model"))
     if call.model is None and isinstance(outputs, Mapping):
         call.model = _text(outputs.get("model"))

@@ -115,11 +115,11 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     call.input_messages = read_messages(reader, "llm.input_messages.")
     call.output_messages = read_messages(reader, "llm.output_messages.")
     if not call.input_messages:
-        call.input_messages = parse_messages(reader.get("input.value"))
+        call.input_messages = parse_messages(reader.get("input.value"), memo=reader.memo)
     else:
         reader.consume("input.value")
     if not call.output_messages:
-        call.output_messages = parse_messages(reader.get("output.value"), "assistant")
+        call.output_messages = parse_messages(reader.get("output.value"), "assistant", reader.memo)
     else:
         reader.consume("output.value")
     call.model = reader.text("llm.response.model_name", "llm.model_name", "llm.request.model_name")

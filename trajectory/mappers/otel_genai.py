@@ -165,7 +165,9 @@ def read_usage(reader: SpanReader, *, input_includes_cache: bool | None = None) 
 
 def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME) -> LlmCall:
     call = LlmCall(span=reader.span, emitter=emitter)
-    call.input_messages = parse_messages(reader.get("gen_ai.input.messages", "gen_ai.prompt"))
+    call.input_messages = parse_messages(
+        reader.get("gen_ai.input.messages", "gen_ai.prompt"), memo=reader.memo
+    )
     call.output_messages = parse_messages(
         reader.get("gen_ai.output.messages", "gen_ai.completion"), "assistant"
     )

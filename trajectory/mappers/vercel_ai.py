@@ -94,11 +94,8 @@ def _llm_call(reader: SpanReader) -> LlmCall:
         "ai.response.model", "gen_ai.response.model", "ai.model.id", "gen_ai.request.model"
     )
     call.request_model = reader.text("ai.model.id", "gen_ai.request.model")
-    messages = parse_messages(reader.get("ai.prompt.messages"))
-    for message in messages:
-        # System messages carry a plain string; parse_messages already made it text.
-        message.role = message.role.lower()
-    call.input_messages = messages
+    # Roles come lower-cased, and system messages' plain strings as text, from parse_messages.
+    call.input_messages = parse_messages(reader.get("ai.prompt.messages"), memo=reader.memo)
     output = Message("assistant")
     reasoning = reader.text("ai.response.reasoning")
     if reasoning:
