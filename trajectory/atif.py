@@ -281,8 +281,16 @@ def unchecked(model: type[_Model], **values: Any) -> _Model:
     fields = dict(defaults)  # declaration order, as model_construct leaves it
     fields.update(values)
     instance = model.__new__(model)
-    object.__setattr__(instance, "__dict__", fields)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(values))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
+    _set_dict(instance, fields)
+    _set_fields_set(instance, set(values))
+    _set_extra(instance, None)
+    _set_private(instance, None)
     return instance
+
+
+# BaseModel's own slots, set through their descriptors: `object.__setattr__` looks each one up by
+# name first, a third of `unchecked`'s time.
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__

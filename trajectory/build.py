@@ -793,7 +793,10 @@ def _trajectory(
         warnings.append(f"agent {name!r}: no LLM call, tool execution or agent input found; placeholder step")
         steps = [Step(step_id=1, source="system", message="No LLM activity was recorded for this session.")]
     model = context.models.most_common(1)[0][0] if context.models else None
-    return Trajectory(
+    # Unvalidated, as its steps: the rules Trajectory's validators check (step ids, subagent ids)
+    # are checked on the document by `validate.validate_trajectory` before it is served.
+    return unchecked(
+        Trajectory,
         schema_version=EMITTED_VERSION,
         session_id=session_id,
         trajectory_id=trajectory_id,
