@@ -119,3 +119,18 @@ def decode_attributes(values: dict[str, str], types: dict[str, int], *more: dict
         if type_code != STRING and type_code != 0 and key in out:
             out[key] = decode_value(out[key], type_code)
     return out
+
+
+def json_safe(value: Any) -> Any:
+    """An attribute value as JSON data: bytes become {"bytes_base64": ...}, containers recursed.
+
+    Attribute values are anyone's input and OTLP allows bytes at any depth; a document that
+    carries one (a step's `extra`, a tool call's arguments) must still serialise.
+    """
+    if isinstance(value, bytes):
+        return {"bytes_base64": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value

@@ -6,7 +6,6 @@ call it directly.
 
 from __future__ import annotations
 
-import base64
 import gc
 import threading
 from collections import OrderedDict
@@ -15,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from evalkit.attributes import json_safe
 from evalkit.store import Store
 from evalkit.trajectory.build import build_trajectory
 from evalkit.trajectory.cost import apply_costs
@@ -199,17 +199,6 @@ def cyclic_gc_paused() -> Iterator[None]:
     finally:
         if paused:
             gc.enable()
-
-
-def json_safe(value: Any) -> Any:
-    """Attribute values as JSON: bytes become {"bytes_base64": ...}, containers recursed."""
-    if isinstance(value, bytes):
-        return {"bytes_base64": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    return value
 
 
 def span_view(span: Span) -> dict[str, Any]:

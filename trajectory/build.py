@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from evalkit.attributes import json_safe
 from evalkit.trajectory.atif import (
     EMITTED_VERSION,
     Agent,
@@ -178,11 +179,12 @@ class _Fingerprints:
 
 
 def _tool_arguments(value: Any) -> tuple[dict[str, Any], bool]:
+    # Arguments may be an attribute's kvlist, bytes anywhere in it: JSON-safe before the document.
     if isinstance(value, dict):
-        return value, True
+        return json_safe(value), True
     if value is None or value == "":
         return {}, True
-    return {"input": value}, False
+    return {"input": json_safe(value)}, False
 
 
 class _Context:
@@ -286,14 +288,14 @@ class _Context:
         if call.finish_reasons:
             draft.extra["finish_reasons"] = call.finish_reasons
         if call.extra:
-            draft.extra.update(call.extra)
+            draft.extra.update(json_safe(call.extra))  # request parameters are attribute values
         if len(outputs) > 1:
             draft.extra["other_choices"] = [m.text for m in outputs[1:]]
         media = [part.uri or part.media_type for part in output.parts if part.kind == "media"]
         if media:
             draft.extra["media"] = media
         if call.error is not None:
-            draft.extra["error"] = call.error.as_extra()
+            draft.extra["error"] = json_safe(call.error.as_extra())
         _apply_step_overrides(draft, overrides)
         for message in call.output_messages:
             fingerprint = self.fingerprint(message)
@@ -329,7 +331,7 @@ class _Context:
         extra: dict[str, Any] = dict(_span_extra(span, execution.emitter))
         if execution.error is not None:
             extra["is_error"] = True
-            extra["error"] = execution.error.as_extra()
+            extra["error"] = json_safe(execution.error.as_extra())
         for target, value in overrides.items():
             if target.startswith("step.extra."):
                 extra[target.removeprefix("step.extra.")] = value
@@ -689,7 +691,7 @@ def _map_span(
     for attribute, target in overrides.attribute_map.items():
         if attribute in span.attributes:
             reader.used.add(attribute)
-            targets[target] = span.attributes[attribute]
+            targets[target] = json_safe(span.attributes[attribute])
     used = reader.used
     named = tuple(name for name in (overrides.session_id_attribute, overrides.agent_name_attribute) if name)
     # Identity attributes are read by the builder; the SDK's own bookkeeping on its `evalkit.run`
@@ -737,7 +739,7 @@ def _steps_from_run_alone(context: _Context, run: AgentRun) -> None:
     if run.output_text:
         extra: dict[str, Any] = {"from": "agent span", **_span_extra(run.span, run.emitter)}
         if run.error is not None:
-            extra["error"] = run.error.as_extra()
+            extra["error"] = json_safe(run.error.as_extra())
         context.draft(
             run.span.end_time_unix_nano, "agent", message=run.output_text, model_name=run.model, extra=extra
         )

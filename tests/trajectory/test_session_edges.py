@@ -485,3 +485,26 @@ def test_tool_spans_match_calls_without_ids_by_name_and_order() -> None:
         (ids[1], "rainy"),
     ]
     assert all(c["extra"] == {"synthesized_id": True} for c in step["tool_calls"])
+
+
+def test_bytes_attribute_values_reach_the_document_as_base64() -> None:
+    # OTLP allows bytes anywhere; undecodable ones once made the document fail to serialise.
+    chat = genai_chat("b000000000000001", 1, [USER], CALL, parent="")
+    chat = replace(chat, attributes={**chat.attributes, "gen_ai.request.seed_blob": b"\xff\x00",
+                                     "custom.blob": b"\xfe"})
+    tool = span("b000000000000002", "execute_tool weather", {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather", "gen_ai.tool.call.id": "c1",
+        "gen_ai.tool.call.arguments": {"city": "Paris", "raw": b"\xff"}, "gen_ai.tool.call.result": "sunny"}, at=2)
+    unasked = span("b000000000000003", "execute_tool lookup", {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup", "gen_ai.tool.call.id": "c9",
+        "gen_ai.tool.call.arguments": {"key": b"\xff"}, "gen_ai.tool.call.result": "found"}, at=3)
+    overrides = MappingOverrides(attribute_map={"custom.blob": "step.extra.blob"})
+    document = valid(trajectory_from_spans([chat, tool, unasked], overrides=overrides))
+    agent = document["steps"][1]
+    assert agent["extra"]["request"]["seed_blob"] == {"bytes_base64": "/wA="}
+    assert agent["extra"]["blob"] == {"bytes_base64": "/g=="}
+    assert agent["observation"]["results"][0]["content"] == "sunny"
+    dispatched = document["steps"][2]
+    assert dispatched["llm_call_count"] == 0
+    assert dispatched["tool_calls"][0]["arguments"] == {"key": {"bytes_base64": "/w=="}}
+    json.dumps(document)  # serialisable as it is served
