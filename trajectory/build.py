@@ -107,13 +107,13 @@ class _Draft:
     is_copied_context: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def to_step(self, step_id: int) -> Step:
+    def to_step(self, step_id: int, timestamp: str) -> Step:
         # Unvalidated (validation was a tenth of building a 3,000-step session): the builder types
         # every field, and Step's cross-field rules are checked on the document before it is served.
         return unchecked(
             Step,
             step_id=step_id,
-            timestamp=iso_timestamp(self.time_ns),
+            timestamp=timestamp,
             source=self.source,  # type: ignore[arg-type]
             message=self.message,
             reasoning_content=self.reasoning or None,
@@ -418,7 +418,15 @@ class _Context:
 
     def steps(self) -> list[Step]:
         ordered = sorted(self.drafts, key=lambda draft: (draft.time_ns, draft.seq))
-        return [draft.to_step(index) for index, draft in enumerate(ordered, start=1)]
+        # A call's input and its answer are steps at one time: each time written once.
+        stamps: dict[int, str] = {}
+        steps = []
+        for index, draft in enumerate(ordered, start=1):
+            stamp = stamps.get(draft.time_ns)
+            if stamp is None:
+                stamp = stamps[draft.time_ns] = iso_timestamp(draft.time_ns)
+            steps.append(draft.to_step(index, stamp))
+        return steps
 
 
 def _metrics(call: LlmCall) -> Metrics | None:
@@ -693,15 +701,17 @@ def _map_span(
             reader.used.add(attribute)
             targets[target] = json_safe(span.attributes[attribute])
     used = reader.used
-    named = tuple(name for name in (overrides.session_id_attribute, overrides.agent_name_attribute) if name)
+    named = (overrides.session_id_attribute or None, overrides.agent_name_attribute or None)
     # Identity attributes are read by the builder; the SDK's own bookkeeping on its `evalkit.run`
     # root (case, repetition, input, output…) is already on the run record. Neither is an attribute
     # the mapper failed to understand. (One pass rather than marking them used, then subtracting.)
-    unused = sorted(
+    unused = [
         key
         for key in span.attributes
         if key not in used and key not in _IDENTITY_KEYS and key not in named and not key.startswith("evalkit.")
-    )
+    ]
+    if unused:
+        unused.sort()
     return _Mapped(span, operation, targets, unused)
 
 

@@ -354,9 +354,10 @@ _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_writ
 
 def _usage_vector(tokens: TokenCounts) -> tuple[int, int, int, int] | None:
     """The counts as genai-prices' usage keys; None when one is not a non-negative int (genai-prices decides)."""
-    vector = (tokens.prompt_tokens, tokens.completion_tokens, tokens.cached_tokens, tokens.cache_write_tokens)
-    if all(type(v) is int and v >= 0 for v in vector):
-        return vector
+    v0, v1, v2, v3 = tokens.prompt_tokens, tokens.completion_tokens, tokens.cached_tokens, tokens.cache_write_tokens
+    if (type(v0) is int and v0 >= 0 and type(v1) is int and v1 >= 0 and type(v2) is int and v2 >= 0
+            and type(v3) is int and v3 >= 0):
+        return v0, v1, v2, v3
     return None
 
 
@@ -366,8 +367,9 @@ class _Plan:
     as a linear function of the four usage counts we report."""
 
     model_price: Any  # kept so its id() is not reused while the plan is cached
-    # (price, coefficients of the count, or None for a per-request price, per): genai-prices' unit order
-    units: tuple[tuple[Any, tuple[int, ...] | None, int], ...]
+    # (price, coefficients of the count, or None for a per-request price, per): genai-prices' unit order.
+    # `per` as a Decimal when the price is one: dividing by an int converts it exactly, every time.
+    units: tuple[tuple[Any, tuple[int, ...] | None, int | Decimal], ...]
 
 
 class _FastPricer:
@@ -396,7 +398,8 @@ class _FastPricer:
         if vector is None or not self._applies(provider, model):
             return None
         model_price = model.get_prices(when)
-        plan = self.plans.get((id(model_price), tuple(v > 0 for v in vector)))
+        v0, v1, v2, v3 = vector
+        plan = self.plans.get((id(model_price), (v0 > 0, v1 > 0, v2 > 0, v3 > 0)))
         if plan is None:
             return None
         return plan_cost(plan, vector)
@@ -430,7 +433,7 @@ def plan_cost(plan: _Plan, vector: tuple[int, int, int, int]) -> Decimal | None:
             if count < 0:
                 return None  # more cached than prompt tokens & co: genai-prices says what is wrong
         if type(price) is Decimal:
-            total += price * Decimal(count) / per
+            total += price * count / per
         else:
             total += genai_prices.types.calc_unit_price(price, count, vector[0], per)
     return total
@@ -462,7 +465,7 @@ def _make_plan(model_price: Any) -> _Plan | None:
     units: list[tuple[Any, tuple[int, ...] | None, int]] = []
     for unit, price in resolved:
         coefficients = None if unit.usage_key == "requests" else leaves[unit.usage_key]
-        units.append((price, coefficients, unit.per))
+        units.append((price, coefficients, Decimal(unit.per) if type(price) is Decimal else unit.per))
     return _Plan(model_price, tuple(units))
 
 

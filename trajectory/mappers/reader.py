@@ -198,7 +198,10 @@ class SpanReader:
         return found
 
     def consume(self, *keys: str) -> None:
-        self.used.update(key for key in keys if key in self.attributes)
+        attributes, used = self.attributes, self.used
+        for key in keys:
+            if key in attributes:
+                used.add(key)
 
     def consume_prefix(self, *prefixes: str) -> None:
         for prefix in prefixes:
