@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.store import Store
-from evalkit.trajectory.atif import Trajectory
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.read import read_session_spans, read_trace_logs
@@ -36,8 +35,8 @@ class RunTrajectory:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def _metrics(trajectory: Trajectory) -> dict[str, Any]:
-    s = summarise(trajectory)
+def _metrics(document: dict[str, Any]) -> dict[str, Any]:
+    s = summarise(document)
     return {"duration_seconds": s.duration_s, "steps": s.steps, "tool_calls": s.tool_calls,
             "input_tokens": s.prompt_tokens, "output_tokens": s.completion_tokens, "cost_usd": s.cost_usd}
 
@@ -46,10 +45,7 @@ def pushed(document: dict[str, Any]) -> RunTrajectory:
     status, errors = status_of_pushed(document)
     metrics: dict[str, Any] = {}
     if status == "valid":
-        try:
-            metrics = _metrics(Trajectory.model_validate(document))
-        except ValueError:
-            metrics = {}
+        metrics = _metrics(document)
     return RunTrajectory(status, "pushed", document, [str(e) for e in errors], metrics)
 
 
@@ -63,7 +59,7 @@ def from_session(store: Store, agent_id: str, session_id: str, *, now: float, qu
     built = trajectory_from_spans(spans, logs, prices=prices, session_id=session_id)
     problems = list(settlement.reasons) + [str(e) for e in errors_only(built.issues)]
     status = "valid" if settlement.status == "valid" and built.valid else "partial"
-    return RunTrajectory(status, "spans", built.document(), problems, _metrics(built.trajectory))
+    return RunTrajectory(status, "spans", built.document(), problems, _metrics(built.document()))
 
 
 async def wait_for_session(store: Store, agent_id: str, session_id: str, *, wait_seconds: float, quiet_period: float,

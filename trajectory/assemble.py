@@ -95,11 +95,10 @@ def assemble(
         spans = read_spans_to_map(store, agent_id, window.trace_ids)
         logs = read_trace_logs(store, agent_id, window.trace_ids)
         result = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
-        trajectory = apply_costs(result.trajectory, prices)
-        if trajectory.agent.name == "unknown":
+        document = apply_costs(result.document, prices)
+        if document["agent"]["name"] == "unknown":
             # No span named the agent: the evalkit agent it was sent for is the best name there is.
-            trajectory.agent.name = agent_name
-        document = trajectory.to_json_dict()
+            document["agent"]["name"] = agent_name
         issues = validate_trajectory(document, schema=full_schema)
     validated_with = "models+rules+json-schema" if full_schema else "models+rules"
     return Assembled(session_id, settlement, window, Built(document, issues, validated_with, result.mapping_version))

@@ -10,7 +10,7 @@ rules as a list of located errors instead of the first exception.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
@@ -259,38 +259,3 @@ class Trajectory(_Strict):
 
 
 Trajectory.model_rebuild()
-
-_Model = TypeVar("_Model", bound=BaseModel)
-_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
-
-
-def unchecked(model: type[_Model], **values: Any) -> _Model:
-    """An instance of `model` from values the caller guarantees valid, without validation.
-
-    What `model_construct` does for these models (no aliases, no factories, no private
-    attributes, every default None), without its per-field Python loop, which made it slower
-    than validating. The trajectory builder makes thousands of steps per session with it; the
-    document they make is still checked by `validate.validate_trajectory`'s rules before it is
-    served, and the tests check every served document against the JSON Schema and Harbor's models.
-    """
-    defaults = _DEFAULTS.get(model)
-    if defaults is None:
-        defaults = _DEFAULTS[model] = {
-            name: field.get_default(call_default_factory=True) for name, field in model.model_fields.items()
-        }
-    fields = dict(defaults)  # declaration order, as model_construct leaves it
-    fields.update(values)
-    instance = model.__new__(model)
-    _set_dict(instance, fields)
-    _set_fields_set(instance, set(values))
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
-
-
-# BaseModel's own slots, set through their descriptors: `object.__setattr__` looks each one up by
-# name first, a third of `unchecked`'s time.
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__

@@ -29,18 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from evalkit.attributes import json_safe
-from evalkit.trajectory.atif import (
-    EMITTED_VERSION,
-    Agent,
-    Metrics,
-    Observation,
-    ObservationResult,
-    Step,
-    SubagentTrajectoryRef,
-    ToolCall,
-    Trajectory,
-    unchecked,
-)
+from evalkit.trajectory.atif import EMITTED_VERSION, Trajectory
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import Detector
@@ -72,15 +61,24 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _YEAR_10000 = 253_402_300_800  # seconds from the epoch
 
 SpanKey = tuple[str, str]
+# ATIF objects as the JSON data they are served as: keys in the models' field order, unset fields
+# left out (what `Trajectory.model_dump(mode="json", exclude_none=True)` gave when they were built
+# as models and dumped afterwards; building the data directly is a tenth of a cold request less).
+Json = dict[str, Any]
 
 
 @dataclass
 class BuildResult:
-    trajectory: Trajectory
+    document: Json  # the ATIF trajectory, not priced yet (`cost.apply_costs`)
     unmapped_attributes: list[str]
     emitters: list[str]
     warnings: list[str]
     mapping_version: str
+
+    @property
+    def trajectory(self) -> Trajectory:
+        """The document as validated models (raises if it is not valid)."""
+        return Trajectory.model_validate(self.document)
 
 
 @dataclass
@@ -98,34 +96,39 @@ class _Draft:
     source: str
     message: str = ""
     reasoning: str | None = None
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    results: list[ObservationResult] = field(default_factory=list)
+    tool_calls: list[Json] = field(default_factory=list)
+    results: list[Json] = field(default_factory=list)
     model_name: str | None = None
     reasoning_effort: str | float | None = None
-    metrics: Metrics | None = None
+    metrics: Json | None = None
     llm_call_count: int | None = None
     is_copied_context: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def to_step(self, step_id: int, timestamp: str) -> Step:
-        # Unvalidated (validation was a tenth of building a 3,000-step session): the builder types
-        # every field, and Step's cross-field rules are checked on the document before it is served.
-        return unchecked(
-            Step,
-            step_id=step_id,
-            timestamp=timestamp,
-            source=self.source,  # type: ignore[arg-type]
-            message=self.message,
-            reasoning_content=self.reasoning or None,
-            tool_calls=self.tool_calls or None,
-            observation=unchecked(Observation, results=self.results) if self.results else None,
-            model_name=self.model_name,
-            reasoning_effort=self.reasoning_effort,
-            metrics=self.metrics,
-            llm_call_count=self.llm_call_count,
-            is_copied_context=self.is_copied_context,
-            extra=self.extra or None,
-        )
+    def to_step(self, step_id: int, timestamp: str) -> Json:
+        # Unvalidated: the builder types every field, and the document is validated (the JSON
+        # Schema's types and the cross-field rules) before it is served.
+        step: Json = {"step_id": step_id, "timestamp": timestamp, "source": self.source}
+        if self.model_name is not None:
+            step["model_name"] = self.model_name
+        if self.reasoning_effort is not None:
+            step["reasoning_effort"] = self.reasoning_effort
+        step["message"] = self.message
+        if self.reasoning:
+            step["reasoning_content"] = self.reasoning
+        if self.tool_calls:
+            step["tool_calls"] = self.tool_calls
+        if self.results:
+            step["observation"] = {"results": self.results}
+        if self.metrics is not None:
+            step["metrics"] = self.metrics
+        if self.llm_call_count is not None:
+            step["llm_call_count"] = self.llm_call_count
+        if self.is_copied_context is not None:
+            step["is_copied_context"] = self.is_copied_context
+        if self.extra:
+            step["extra"] = self.extra
+        return step
 
 
 def iso_timestamp(time_ns: int) -> str:
@@ -198,12 +201,12 @@ class _Context:
         self.seq = 0
         self.known: dict[tuple[Any, ...], int] = {}  # fingerprint -> copies seen in one call, at most
         self.system_texts: set[str] = set()
-        self.calls_by_id: dict[str, tuple[_Draft, ToolCall]] = {}
+        self.calls_by_id: dict[str, tuple[_Draft, Json]] = {}
         self.answered: set[str] = set()
         self.history_results: list[tuple[int, Part]] = []
         self.tool_definitions: dict[str, dict[str, Any]] = {}
         self.models: Counter[str] = Counter()
-        self.result_of_tool_span: dict[SpanKey, ObservationResult] = {}
+        self.result_of_tool_span: dict[SpanKey, Json] = {}
 
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
         self.seq += 1
@@ -228,13 +231,9 @@ class _Context:
             if not is_object:
                 extra["arguments_not_object"] = True
             # Unvalidated, as the step holding it: `_tool_arguments` makes the arguments an object.
-            call = unchecked(
-                ToolCall,
-                tool_call_id=call_id,
-                function_name=part.name or "unknown",
-                arguments=arguments,
-                extra=extra or None,
-            )
+            call: Json = {"tool_call_id": call_id, "function_name": part.name or "unknown", "arguments": arguments}
+            if extra:
+                call["extra"] = extra
             draft.tool_calls.append(call)
             self.calls_by_id.setdefault(call_id, (draft, call))
 
@@ -352,14 +351,16 @@ class _Context:
             self._register_calls(draft, [part], span.span_id)
             found = (draft, draft.tool_calls[-1])
         draft, call = found
-        result = unchecked(ObservationResult, source_call_id=call.tool_call_id, content=content, extra=extra or None)
+        result: Json = {"source_call_id": call["tool_call_id"], "content": content}
+        if extra:
+            result["extra"] = extra
         draft.results.append(result)
-        self.answered.add(call.tool_call_id)
+        self.answered.add(call["tool_call_id"])
         self.result_of_tool_span[(span.trace_id, span.span_id)] = result
 
     def _find_call(
         self, call_id: str | None, name: str | None, time_ns: int
-    ) -> tuple[_Draft, ToolCall] | None:
+    ) -> tuple[_Draft, Json] | None:
         if call_id is not None:
             found = self.calls_by_id.get(call_id)
             if found is not None and call_id not in self.answered:
@@ -370,10 +371,10 @@ class _Context:
         candidates = [
             (draft, call)
             for draft, call in self.calls_by_id.values()
-            if call.tool_call_id not in self.answered
-            and (name is None or call.function_name == name)
+            if call["tool_call_id"] not in self.answered
+            and (name is None or call["function_name"] == name)
             and draft.time_ns <= time_ns
-            and (call_id is None or (call.extra or {}).get("synthesized_id"))
+            and (call_id is None or call.get("extra", {}).get("synthesized_id"))
         ]
         if candidates:
             return min(candidates, key=lambda item: (item[0].time_ns, item[0].seq))
@@ -395,20 +396,23 @@ class _Context:
                 continue
             draft, call = found
             draft.results.append(
-                ObservationResult(
-                    source_call_id=call.tool_call_id, content=part.text or "", extra={"from": "input history"}
-                )
+                {"source_call_id": call["tool_call_id"], "content": part.text or "", "extra": {"from": "input history"}}
             )
-            self.answered.add(call.tool_call_id)
+            self.answered.add(call["tool_call_id"])
 
-    def attach_subagent(self, ref: SubagentTrajectoryRef, tool_span: SpanKey | None, run: AgentRun) -> None:
+    def attach_subagent(self, ref: Json, tool_span: SpanKey | None, run: AgentRun) -> None:
         if tool_span is not None and tool_span in self.result_of_tool_span:
             result = self.result_of_tool_span[tool_span]
-            result.subagent_trajectory_ref = [*(result.subagent_trajectory_ref or []), ref]
+            extra = result.pop("extra", None)  # re-added after the refs: field order
+            result["subagent_trajectory_ref"] = [*result.get("subagent_trajectory_ref", ()), ref]
+            if extra is not None:
+                result["extra"] = extra
             return
         start = run.span.start_time_unix_nano
         earlier = [d for d in self.drafts if d.source == "agent" and d.time_ns <= start]
-        result = ObservationResult(content=run.output_text, subagent_trajectory_ref=[ref])
+        result = {"subagent_trajectory_ref": [ref]}
+        if run.output_text is not None:
+            result = {"content": run.output_text, **result}
         if earlier:
             max(earlier, key=lambda d: (d.time_ns, d.seq)).results.append(result)
         else:
@@ -416,7 +420,7 @@ class _Context:
                 start, "system", message=f"Delegated to subagent {run.name or ''}".strip(), results=[result]
             )
 
-    def steps(self) -> list[Step]:
+    def steps(self) -> list[Json]:
         ordered = sorted(self.drafts, key=lambda draft: (draft.time_ns, draft.seq))
         # A call's input and its answer are steps at one time: each time written once.
         stamps: dict[int, str] = {}
@@ -429,7 +433,7 @@ class _Context:
         return steps
 
 
-def _metrics(call: LlmCall) -> Metrics | None:
+def _metrics(call: LlmCall) -> Json | None:
     usage = call.usage
     extra: dict[str, Any] = {}
     if usage.cache_write_tokens:
@@ -445,14 +449,18 @@ def _metrics(call: LlmCall) -> Metrics | None:
     if usage.empty and cost is None and not extra:
         return None
     # Unvalidated: the counts come from `as_int`, the cost from float().
-    return unchecked(
-        Metrics,
-        prompt_tokens=usage.input_tokens,
-        completion_tokens=usage.output_tokens,
-        cached_tokens=usage.cache_read_tokens,
-        cost_usd=cost,
-        extra=extra or None,
-    )
+    metrics: Json = {}
+    if usage.input_tokens is not None:
+        metrics["prompt_tokens"] = usage.input_tokens
+    if usage.output_tokens is not None:
+        metrics["completion_tokens"] = usage.output_tokens
+    if usage.cache_read_tokens is not None:
+        metrics["cached_tokens"] = usage.cache_read_tokens
+    if cost is not None:
+        metrics["cost_usd"] = cost
+    if extra:
+        metrics["extra"] = extra
+    return metrics
 
 
 def _span_extra(span: Span, emitter: str) -> dict[str, Any]:
@@ -473,8 +481,9 @@ def _apply_step_overrides(draft: _Draft, overrides: dict[str, Any]) -> None:
         elif target == "step.reasoning_effort":
             draft.reasoning_effort = value if isinstance(value, str | float) else str(value)
         elif target.startswith("metrics.extra.") and draft.metrics is not None:
-            draft.metrics.extra = {
-                **(draft.metrics.extra or {}),
+            # `extra` is the last of a metrics object's fields: adding it keeps the field order.
+            draft.metrics["extra"] = {
+                **draft.metrics.get("extra", {}),
                 target.removeprefix("metrics.extra."): value,
             }
 
@@ -622,7 +631,7 @@ def build_trajectory(
     )
 
     # Nested runs innermost first, so a subagent's own subagents are embedded before it is.
-    subagents: dict[SpanKey, Trajectory] = {}
+    subagents: dict[SpanKey, Json] = {}
     nested = sorted((key for key in contexts if key is not None), key=lambda k: -len(list(tree.ancestors(k))))
     for key in nested:
         nested_run = tree.by_key[key].operation
@@ -634,19 +643,21 @@ def build_trajectory(
         )
         parent_context = context_of(key)
         tool_span = tree.nearest(key, ToolExecution, stop=AgentRun)
-        ref = SubagentTrajectoryRef(trajectory_id=sub_id, session_id=session)
+        ref: Json = {"trajectory_id": sub_id} if session is None else {"trajectory_id": sub_id, "session_id": session}
         parent_context.attach_subagent(ref, tool_span, nested_run)
 
     trajectory = _trajectory(
         contexts[None], str(name), version, session, None, list(subagents.values()), warnings
     )
+    agent = trajectory["agent"]
     if "agent.model_name" in global_overrides:
-        trajectory.agent.model_name = str(global_overrides["agent.model_name"])
+        agent["model_name"] = str(global_overrides["agent.model_name"])
+        agent = trajectory["agent"] = _ordered(agent, _AGENT_FIELDS)
     agent_extra = {
         k.removeprefix("agent.extra."): v for k, v in global_overrides.items() if k.startswith("agent.extra.")
     }
     if agent_extra:
-        trajectory.agent.extra = {**(trajectory.agent.extra or {}), **agent_extra}
+        agent["extra"] = {**agent.get("extra", {}), **agent_extra}  # the last field: order kept
     mapping_version = overrides.label if overrides != MappingOverrides() else BUILT_IN_VERSION
     extra: dict[str, Any] = {
         "emitters": list(emitters),
@@ -663,9 +674,9 @@ def build_trajectory(
     )
     if warnings:
         extra["warnings"] = list(warnings)
-    trajectory.extra = extra
+    trajectory["extra"] = extra
     return BuildResult(
-        trajectory=trajectory,
+        document=ordered_trajectory(trajectory),
         unmapped_attributes=sorted(unmapped),
         emitters=list(emitters),
         warnings=warnings,
@@ -797,30 +808,53 @@ def _trajectory(
     version: str | None,
     session_id: str | None,
     trajectory_id: str | None,
-    subagents: list[Trajectory],
+    subagents: list[Json],
     warnings: list[str],
-) -> Trajectory:
+) -> Json:
     steps = context.steps()
     if not steps:
         warnings.append(f"agent {name!r}: no LLM call, tool execution or agent input found; placeholder step")
-        steps = [Step(step_id=1, source="system", message="No LLM activity was recorded for this session.")]
+        steps = [{"step_id": 1, "source": "system", "message": "No LLM activity was recorded for this session."}]
     model = context.models.most_common(1)[0][0] if context.models else None
-    # Unvalidated, as its steps: the rules Trajectory's validators check (step ids, subagent ids)
-    # are checked on the document by `validate.validate_trajectory` before it is served.
-    return unchecked(
-        Trajectory,
-        schema_version=EMITTED_VERSION,
-        session_id=session_id,
-        trajectory_id=trajectory_id,
-        agent=Agent(
-            name=name,
-            version=version or "unknown",
-            model_name=model,
-            tool_definitions=list(context.tool_definitions.values()) or None,
-        ),
-        steps=steps,
-        subagent_trajectories=subagents or None,
-    )
+    agent: Json = {"name": name, "version": version or "unknown"}
+    if model is not None:
+        agent["model_name"] = model
+    if context.tool_definitions:
+        agent["tool_definitions"] = list(context.tool_definitions.values())
+    trajectory: Json = {"schema_version": EMITTED_VERSION}
+    if session_id is not None:
+        trajectory["session_id"] = session_id
+    if trajectory_id is not None:
+        trajectory["trajectory_id"] = trajectory_id
+    trajectory["agent"] = agent
+    trajectory["steps"] = steps
+    if subagents:
+        trajectory["subagent_trajectories"] = subagents
+    return trajectory
+
+
+_AGENT_FIELDS = ("name", "version", "model_name", "tool_definitions", "extra")
+_TRAJECTORY_FIELDS = (
+    "schema_version",
+    "session_id",
+    "trajectory_id",
+    "agent",
+    "steps",
+    "notes",
+    "final_metrics",
+    "continued_trajectory_ref",
+    "extra",
+    "subagent_trajectories",
+)
+
+
+def _ordered(data: Json, fields: Sequence[str]) -> Json:
+    return {name: data[name] for name in fields if name in data}
+
+
+def ordered_trajectory(document: Json) -> Json:
+    """The trajectory's keys in the model's field order (fields added late, like `final_metrics`)."""
+    return _ordered(document, _TRAJECTORY_FIELDS)
 
 
 __all__ = ["BuildResult", "ErrorInfo", "build_trajectory", "iso_timestamp"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from evalkit.trajectory.atif import Trajectory
 from evalkit.trajectory.build import build_trajectory
@@ -16,7 +17,7 @@ from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_t
 
 @dataclass
 class SessionTrajectory:
-    trajectory: Trajectory
+    data: dict[str, Any]  # the ATIF document
     unmapped_attributes: list[str]
     emitters: list[str]
     warnings: list[str]
@@ -27,8 +28,13 @@ class SessionTrajectory:
     def valid(self) -> bool:
         return not errors_only(self.issues)
 
-    def document(self) -> dict[str, object]:
-        return self.trajectory.to_json_dict()
+    def document(self) -> dict[str, Any]:
+        return self.data
+
+    @property
+    def trajectory(self) -> Trajectory:
+        """The document as validated models (raises if it is not valid)."""
+        return Trajectory.model_validate(self.data)
 
 
 def trajectory_from_spans(
@@ -49,12 +55,12 @@ def trajectory_from_spans(
         agent_version=agent_version,
         session_id=session_id,
     )
-    trajectory = apply_costs(built.trajectory, prices or PriceBook())
+    document = apply_costs(built.document, prices or PriceBook())
     return SessionTrajectory(
-        trajectory=trajectory,
+        data=document,
         unmapped_attributes=built.unmapped_attributes,
         emitters=built.emitters,
         warnings=built.warnings,
         mapping_version=built.mapping_version,
-        issues=validate_trajectory(trajectory),
+        issues=validate_trajectory(document),
     )

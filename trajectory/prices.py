@@ -435,7 +435,8 @@ def plan_cost(plan: _Plan, vector: tuple[int, int, int, int]) -> Decimal | None:
         if type(price) is Decimal:
             total += price * count / per
         else:
-            total += genai_prices.types.calc_unit_price(price, count, vector[0], per)
+            # Tiered: `per` was kept as genai-prices' int (only plain Decimal prices get a Decimal).
+            total += genai_prices.types.calc_unit_price(price, count, vector[0], int(per))
     return total
 
 
@@ -462,7 +463,7 @@ def _make_plan(model_price: Any) -> _Plan | None:
             if other is not unit and is_descendant_or_self(unit, other):
                 value = tuple(a - b for a, b in zip(value, leaves[other.usage_key], strict=True))
         leaves[unit.usage_key] = value
-    units: list[tuple[Any, tuple[int, ...] | None, int]] = []
+    units: list[tuple[Any, tuple[int, ...] | None, int | Decimal]] = []
     for unit, price in resolved:
         coefficients = None if unit.usage_key == "requests" else leaves[unit.usage_key]
         units.append((price, coefficients, Decimal(unit.per) if type(price) is Decimal else unit.per))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
-from evalkit.trajectory.atif import Trajectory
 from evalkit.trajectory.cost import is_llm_step
 
 
@@ -36,8 +37,8 @@ def _time(value: str | None) -> datetime | None:
         return None
 
 
-def summarise(trajectory: Trajectory) -> TrajectorySummary:
-    """Counts over the trajectory and its embedded subagents (their steps included)."""
+def summarise(trajectory: Mapping[str, Any]) -> TrajectorySummary:
+    """Counts over an ATIF document and its embedded subagents (their steps included)."""
     steps = agent_steps = user_steps = llm_calls = tool_calls = tool_errors = errors = 0
     prompt = completion = cached = 0
     cost: Decimal | None = Decimal(0)
@@ -46,31 +47,34 @@ def summarise(trajectory: Trajectory) -> TrajectorySummary:
     pending = [trajectory]
     while pending:
         current = pending.pop()
-        pending.extend(current.subagent_trajectories or ())
-        subagents += len(current.subagent_trajectories or ())
-        for step in current.steps:
+        nested = current.get("subagent_trajectories") or ()
+        pending.extend(nested)
+        subagents += len(nested)
+        for step in current.get("steps") or ():
             steps += 1
-            agent_steps += step.source == "agent"
-            user_steps += step.source == "user"
-            tool_calls += len(step.tool_calls or ())
-            errors += bool((step.extra or {}).get("error"))
-            for result in step.observation.results if step.observation else ():
-                failed = bool((result.extra or {}).get("is_error"))
+            source = step.get("source")
+            agent_steps += source == "agent"
+            user_steps += source == "user"
+            tool_calls += len(step.get("tool_calls") or ())
+            errors += bool((step.get("extra") or {}).get("error"))
+            for result in (step.get("observation") or {}).get("results") or ():
+                failed = bool((result.get("extra") or {}).get("is_error"))
                 tool_errors += failed
                 errors += failed
-            moment = _time(step.timestamp)
+            moment = _time(step.get("timestamp"))
             if moment is not None:
                 times.append(moment)
-            if step.metrics is not None and not step.is_copied_context:
-                prompt += step.metrics.prompt_tokens or 0
-                completion += step.metrics.completion_tokens or 0
-                cached += step.metrics.cached_tokens or 0
+            metrics = step.get("metrics")
+            if metrics is not None and not step.get("is_copied_context"):
+                prompt += metrics.get("prompt_tokens") or 0
+                completion += metrics.get("completion_tokens") or 0
+                cached += metrics.get("cached_tokens") or 0
             if is_llm_step(step):
-                llm_calls += step.llm_call_count or 1
-                if step.metrics is None or step.metrics.cost_usd is None:
+                llm_calls += step.get("llm_call_count") or 1
+                if metrics is None or metrics.get("cost_usd") is None:
                     cost = None
                 elif cost is not None:
-                    cost += Decimal(repr(step.metrics.cost_usd))
+                    cost += Decimal(repr(metrics["cost_usd"]))
     duration = (max(times) - min(times)).total_seconds() if len(times) > 1 else (0.0 if times else None)
     return TrajectorySummary(
         steps=steps,

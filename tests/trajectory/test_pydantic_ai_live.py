@@ -118,7 +118,7 @@ def test_tool_call_with_thinking_cache_and_a_failing_tool(
     assert call_step["metrics"]["cost_usd"] == 0.000255
     assert document["final_metrics"]["total_cost_usd"] == 0.000255
     # The agent run failed as a whole too; that is not lost.
-    assert summarise(result.trajectory).tool_errors == 1
+    assert summarise(result.document()).tool_errors == 1
 
 
 def test_full_run_priced_and_counted_once(exporter: tuple[InMemorySpanExporter, TracerProvider]) -> None:
@@ -161,7 +161,7 @@ def test_full_run_priced_and_counted_once(exporter: tuple[InMemorySpanExporter, 
     # (100 x 1 + 10 x 4) + (120 x 1 + 2 x 4) = 268 per million
     assert document["final_metrics"]["total_cost_usd"] == 0.000268
     assert document["final_metrics"]["total_prompt_tokens"] == 220
-    summary = summarise(result.trajectory)
+    summary = summarise(result.document())
     assert (summary.llm_calls, summary.tool_calls, summary.prompt_tokens, summary.completion_tokens) == (
         2,
         1,
