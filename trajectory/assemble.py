@@ -82,9 +82,9 @@ def assemble(
 ) -> Assembled:
     """Read, settle, map, price and validate one session (None `built` when it has no spans).
 
-    Validation is the pydantic models (every step is constructed through them, and the JSON
-    Schema is generated from them) plus the cross-field rules; `full_schema` adds the JSON
-    Schema walk, which costs more than everything else together on a 3,000-step session.
+    Validation is the cross-field rules (the builder types every field, in the shape of the models
+    the JSON Schema is generated from); `full_schema` adds the JSON Schema walk, which costs more
+    than everything else together on a 3,000-step session.
     """
     if settlement is None:
         settlement, window = settle_session(store, agent_id, session_id, now=now, quiet_period=quiet_period)
@@ -100,7 +100,7 @@ def assemble(
             # No span named the agent: the evalkit agent it was sent for is the best name there is.
             document["agent"]["name"] = agent_name
         issues = validate_trajectory(document, schema=full_schema)
-    validated_with = "models+rules+json-schema" if full_schema else "models+rules"
+    validated_with = "rules+json-schema" if full_schema else "rules"
     return Assembled(session_id, settlement, window, Built(document, issues, validated_with, result.mapping_version))
 
 

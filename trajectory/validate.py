@@ -68,8 +68,8 @@ def validate_trajectory(
 ) -> list[ValidationIssue]:
     """All problems of an ATIF document (errors and warnings); an empty list means valid.
 
-    `schema=False` checks the cross-field rules only: for documents built from our own models
-    (from which the schema is generated), where the per-node JSON Schema walk is the slow part.
+    `schema=False` checks the cross-field rules only: for documents our builder made (in the shape
+    of the models the schema is generated from), where the per-node JSON Schema walk is the slow part.
     """
     data: Any
     if isinstance(document, BaseModel):

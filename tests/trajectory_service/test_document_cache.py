@@ -73,7 +73,7 @@ def test_text_around_the_extra_is_the_whole_document_byte_for_byte(extra_first: 
                                 "extra": {"span_count": 1}, "subagent_trajectories": [{"extra": {"a": [1.5, None]}}]}
     if extra_first:
         document = {"extra": document.pop("extra"), **document}
-    cached = _as_text(Built(document, [], "models+rules", "built-in"))
+    cached = _as_text(Built(document, [], "rules", "built-in"))
     assert cached is not None
     extra = {**document["extra"], "status": "valid", "waited_seconds": 0.25}
     assert cached.head + _dumps(extra) + cached.tail == _dumps({**document, "extra": extra})
@@ -95,7 +95,7 @@ def _key(session: str, spans: int) -> tuple[Any, ...]:
 
 
 def _built() -> Built:
-    return Built({"steps": []}, [], "models+rules", "built-in")
+    return Built({"steps": []}, [], "rules", "built-in")
 
 
 def test_least_recently_used_go_first_within_entry_and_span_budgets() -> None:
