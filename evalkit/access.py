@@ -14,13 +14,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from evalkit.store import Store
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 KEY_PREFIX = "ek_"
 TOKEN_PREFIX = "evk_"
+T = TypeVar("T")
 _KEY_CACHE_SECONDS = 10.0
+# Who a token is, a user's roles and an agent's record, asked by every API request (three
+# queries, ~12 ms of a 30 ms request) and changed rarely: remembered this long. A change made
+# through this process's Access applies at once; one made by another process within this time.
+_RECALL_SECONDS = 10.0
+_RECALL_LIMIT = 10_000
 
 Clock = Callable[[], float]
 
@@ -109,6 +116,26 @@ class Access:
         self.store = store
         self.clock = clock
         self._key_cache: dict[str, tuple[Agent | None, float]] = {}
+        # (what, key) -> (value, good until (the clock's time), writes seen then)
+        self._recalled: dict[tuple[str, str], tuple[Any, float, int]] = {}
+        self._writes = 0  # this Access's writes so far: any of them makes every recalled read stale
+
+    def _insert(self, table: str, rows: list[list[Any]], columns: list[str]) -> None:
+        self.store.insert(table, rows, columns)
+        self._writes += 1
+
+    def _recall(self, what: str, key: str, read: Callable[[], T]) -> T:
+        """`read()`, or its value from the last `_RECALL_SECONDS` if nothing was written since."""
+        entry = self._recalled.get((what, key))
+        now = self.clock()
+        if entry is not None and entry[1] > now and entry[2] == self._writes:
+            return entry[0]  # type: ignore[no-any-return]
+        writes = self._writes  # before reading: a write racing the read leaves the entry stale
+        value = read()
+        if len(self._recalled) >= _RECALL_LIMIT:
+            self._recalled.clear()  # keys come from requests: bound what a stream of odd ones can pin
+        self._recalled[(what, key)] = (value, now + _RECALL_SECONDS, writes)
+        return value
 
     def _version(self) -> int:
         return time.time_ns()
@@ -121,7 +148,7 @@ class Access:
         check_name("workspace", name)
         if self.workspace_exists(name):
             raise Conflict(f"workspace {name!r} exists already")
-        self.store.insert("workspaces", [[name], [kind], [self._ms()], [False], [self._version()]],
+        self._insert("workspaces", [[name], [kind], [self._ms()], [False], [self._version()]],
                           ["name", "kind", "created_at", "archived", "version"])
 
     def workspace_exists(self, name: str) -> bool:
@@ -149,7 +176,7 @@ class Access:
         if self.workspace_exists(name):
             raise Conflict(f"a workspace is named {name!r} already; a user's personal workspace takes their "
                            "name, so choose another user name")
-        self.store.insert("users", [[name], [self._ms()], [False], [self._version()]],
+        self._insert("users", [[name], [self._ms()], [False], [self._version()]],
                           ["name", "created_at", "archived", "version"])
         self.create_workspace(name, kind="personal")
         self.set_member(name, name, "owner", added_by="admin")
@@ -166,7 +193,7 @@ class Access:
     def set_member(self, workspace: str, user: str, role: str, *, added_by: str, removed: bool = False) -> None:
         if role not in ROLES:
             raise AccessError(f"role {role!r} is not known; use one of {', '.join(ROLES)}")
-        self.store.insert(
+        self._insert(
             "workspace_members",
             [[workspace], [user], [role], [added_by], [self._ms()], [removed], [self._version()]],
             ["workspace", "user", "role", "added_by", "added_at", "removed", "version"])
@@ -179,6 +206,9 @@ class Access:
 
     def roles_of(self, user: str) -> dict[str, str]:
         """workspace → the user's role there (workspaces archived since are left out)."""
+        return dict(self._recall("roles", user, lambda: self._read_roles(user)))
+
+    def _read_roles(self, user: str) -> dict[str, str]:
         rows = self.store.query(
             "SELECT m.workspace, m.role FROM (SELECT workspace, role, removed FROM workspace_members FINAL "
             "WHERE user = {u:String}) AS m INNER JOIN (SELECT name FROM workspaces FINAL WHERE NOT archived) AS w "
@@ -206,7 +236,7 @@ class Access:
         return agent
 
     def _write_agent(self, agent: Agent) -> None:
-        self.store.insert(
+        self._insert(
             "agents",
             [[agent.agent_id], [agent.name], [agent.workspace], [agent.kind], [agent.description],
              [agent.harness_url], [agent.max_concurrent_runs], [agent.trajectory_wait_seconds],
@@ -222,6 +252,9 @@ class Access:
                            if entry[0] is None or entry[0].agent_id != agent.agent_id}
 
     def find_agent(self, agent_id: str) -> Agent | None:
+        return self._recall("agent", agent_id, lambda: self._read_agent(agent_id))
+
+    def _read_agent(self, agent_id: str) -> Agent | None:
         rows = self.store.query(
             "SELECT agent_id, name, workspace, kind, description, harness_url, max_concurrent_runs, "
             "trajectory_wait_seconds, session_attribute, archived, toUnixTimestamp64Milli(created_at) "
@@ -254,7 +287,7 @@ class Access:
         return secret, key
 
     def _write_key(self, key_hash: str, key: IngestKey) -> None:
-        self.store.insert(
+        self._insert(
             "ingest_keys",
             [[key_hash], [key.key_id], [key.prefix], [key.agent_id], [int(key.created_at * 1000)],
              [key.revoked], [self._version()]],
@@ -298,7 +331,7 @@ class Access:
     # -- API tokens -------------------------------------------------------------------
     def create_token(self, principal: str, role: str, secret: str | None = None) -> str:
         secret = secret or TOKEN_PREFIX + secrets.token_urlsafe(32)
-        self.store.insert(
+        self._insert(
             "api_tokens",
             [[hash_secret(secret)], [secrets.token_hex(6)], [principal], [role], [self._ms()], [False],
              [self._version()]],
@@ -311,9 +344,13 @@ class Access:
             raise NotFound(f"user {name!r} does not exist; create it with `POST /api/users`")
 
     def principal_for_token(self, secret: str) -> Principal | None:
+        key_hash = hash_secret(secret)
+        return self._recall("token", key_hash, lambda: self._read_principal(key_hash))
+
+    def _read_principal(self, key_hash: str) -> Principal | None:
         rows = self.store.query(
             "SELECT principal, role, revoked FROM api_tokens FINAL WHERE token_hash = {h:String}",
-            {"h": hash_secret(secret)})
+            {"h": key_hash})
         if not rows or rows[0][2]:
             return None
         return Principal(rows[0][0], rows[0][1])

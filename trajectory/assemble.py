@@ -93,7 +93,8 @@ def assemble(
         return Assembled(session_id, settlement, window, None)
     with cyclic_gc_paused():
         spans = read_spans_to_map(store, agent_id, window.trace_ids)
-        logs = read_trace_logs(store, agent_id, window.trace_ids)
+        # Counted by the settle check: most sessions have no log records, and asking costs a query.
+        logs = read_trace_logs(store, agent_id, window.trace_ids) if settlement.log_records != 0 else []
         result = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
         document = apply_costs(result.document, prices)
         if document["agent"]["name"] == "unknown":

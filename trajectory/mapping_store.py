@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from evalkit.store import Store
@@ -89,3 +90,34 @@ def overrides_json(mapping: StoredMapping) -> dict[str, object]:
         "created_by": mapping.created_by or None,
         "created_at_ms": mapping.created_at_ms or None,
     }
+
+
+class CurrentMappings:
+    """Each agent's newest overrides, remembered for `seconds`: every trajectory request asks.
+
+    A mapping saved through this service (`forget`) applies at once; one saved by another
+    process sharing the store, within `seconds`.
+    """
+
+    def __init__(self, seconds: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds
+        self.clock = clock
+        self._current: dict[str, tuple[StoredMapping, float]] = {}
+        self._lock = threading.Lock()  # asked from worker threads
+
+    def get(self, store: Store, agent_id: str) -> StoredMapping:
+        with self._lock:
+            entry = self._current.get(agent_id)
+        if entry is not None and entry[1] > self.clock():
+            return entry[0]
+        mapping = current_mapping(store, agent_id)
+        with self._lock:
+            if len(self._current) >= 10_000:
+                self._current.clear()  # agent ids come from requests: bounded
+            self._current[agent_id] = (mapping, self.clock() + self.seconds)
+        return mapping
+
+    def forget(self, agent_id: str) -> None:
+        """After a save: the next request reads the new mapping."""
+        with self._lock:
+            self._current.pop(agent_id, None)

@@ -32,7 +32,13 @@ from evalkit.trajectory.assemble import (
     span_view,
 )
 from evalkit.trajectory.from_spans import trajectory_from_spans
-from evalkit.trajectory.mapping_store import current_mapping, mapping_history, overrides_json, save_mapping
+from evalkit.trajectory.mapping_store import (
+    CurrentMappings,
+    current_mapping,
+    mapping_history,
+    overrides_json,
+    save_mapping,
+)
 from evalkit.trajectory.overrides import MappingOverrides
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.read import count_trace_spans, read_trace_logs, read_trace_spans, session_window
@@ -114,7 +120,7 @@ def _time_range(request: web.Request) -> tuple[int, int]:
 
 
 async def _overrides(context: Context, agent: Agent) -> MappingOverrides | None:
-    mapping = await asyncio.to_thread(current_mapping, context.store, agent.agent_id)
+    mapping = await asyncio.to_thread(current_mappings(context).get, context.store, agent.agent_id)
     return mapping.overrides
 
 
@@ -191,7 +197,7 @@ async def _session_detail(request: web.Request) -> web.Response:
             views.append(view)
         whole = len(spans) == total
         logs = read_trace_logs(context.store, agent.agent_id, window.trace_ids) if whole else []
-        overrides = current_mapping(context.store, agent.agent_id).overrides
+        overrides = current_mappings(context).get(context.store, agent.agent_id).overrides
         built = trajectory_from_spans(spans, logs, overrides=overrides, prices=_prices(request),
                                       session_id=session_id)
         summary = {
@@ -409,6 +415,7 @@ async def _put_mapping(request: web.Request) -> web.Response:
             raise ApiError(400, f"mapping overrides rejected: {problems}. Fields: version, session_id_attribute, "
                                 "agent_name_attribute, attribute_map, ignore_span_names") from exc
     saved = await asyncio.to_thread(save_mapping, context.store, agent.agent_id, overrides, caller.name)
+    current_mappings(context).forget(agent.agent_id)
     session_attribute = overrides.session_id_attribute if overrides is not None else None
     if (session_attribute or "") != agent.session_attribute:
         # Ingest reads the session id attribute from the agent record.
@@ -429,6 +436,7 @@ def load_prices(context: Context) -> PriceBook:
                          "or remove it to use the built-in genai-prices table") from exc
 
 
+MAPPINGS_EXTRA = "trajectory_mappings"
 CACHE_EXTRA = "trajectory_cache"
 
 
@@ -440,9 +448,18 @@ def built_cache(context: Context) -> BuiltCache:
     return cache
 
 
+def current_mappings(context: Context) -> CurrentMappings:
+    """The service's remembered mapping overrides per agent (in `context.extras`)."""
+    mappings = context.extras.get(MAPPINGS_EXTRA)
+    if not isinstance(mappings, CurrentMappings):
+        mappings = context.extras[MAPPINGS_EXTRA] = CurrentMappings()
+    return mappings
+
+
 def add_routes(app: web.Application, context: Context) -> None:
     app[PRICES_KEY] = load_prices(context)
     built_cache(context)
+    current_mappings(context)
     base = "/api/agents/{agent}"
     app.router.add_get(base + "/sessions", _list_sessions)
     app.router.add_get(base + "/sessions/{session_id}", _session_detail)

@@ -24,12 +24,15 @@ from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_t
 
 VALID, PARTIAL, INVALID, UNAVAILABLE = "valid", "partial", "invalid", "unavailable"
 
-# Per trace: spans, roots, distinct parent ids that are not a span of the trace, last receive time.
+# Per trace: spans, roots, distinct parent ids that are not a span of the trace, last receive time;
+# and on every row the log records linked to the traces (most sessions have none: the trajectory
+# then need not ask for them, a query of its own).
 _TRACE_SHAPES = """
 SELECT trace_id, count(), countIf(parent_span_id = ''),
        length(groupUniqArrayIf(parent_span_id, parent_span_id != ''))
          - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''), groupUniqArray(span_id))),
-       toUnixTimestamp64Milli(max(received_at))
+       toUnixTimestamp64Milli(max(received_at)),
+       (SELECT count() FROM logs WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)})
 FROM spans FINAL
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id
@@ -55,6 +58,7 @@ class Settlement:
     quiet_seconds: float = 0.0  # since the last span arrived
     quiet_period: float = 0.0
     reasons: tuple[str, ...] = field(default_factory=tuple)
+    log_records: int | None = None  # linked to the session's traces; None: not counted
 
     @property
     def settled(self) -> bool:
@@ -79,7 +83,9 @@ class Settlement:
         }
 
 
-def assess(shapes: Sequence[TraceShape], *, now: float, quiet_period: float) -> Settlement:
+def assess(
+    shapes: Sequence[TraceShape], *, now: float, quiet_period: float, log_records: int | None = None
+) -> Settlement:
     """The settlement of a session from its traces' shapes at time `now` (unix seconds)."""
     if not shapes or not any(s.spans for s in shapes):
         return Settlement(UNAVAILABLE, 0, len(shapes), quiet_period=quiet_period,
@@ -104,14 +110,17 @@ def assess(shapes: Sequence[TraceShape], *, now: float, quiet_period: float) -> 
         quiet_seconds=quiet,
         quiet_period=quiet_period,
         reasons=tuple(reasons),
+        log_records=log_records,
     )
 
 
-def trace_shapes(store: Store, agent_id: str, trace_ids: Sequence[str]) -> list[TraceShape]:
+def trace_shapes(store: Store, agent_id: str, trace_ids: Sequence[str]) -> tuple[list[TraceShape], int | None]:
+    """The traces' shapes, and how many log records are linked to them (None without traces)."""
     if not trace_ids:
-        return []
+        return [], None
     rows = store.query(_TRACE_SHAPES, {"agent": agent_id, "traces": list(trace_ids)})
-    return [TraceShape(r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
+    shapes = [TraceShape(r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
+    return shapes, (int(rows[0][5]) if rows else None)
 
 
 def settle_session(
@@ -127,7 +136,8 @@ def settle_session(
     window = window or session_window(store, agent_id, session_id)
     if window is None:
         return assess([], now=now, quiet_period=quiet_period), None
-    return assess(trace_shapes(store, agent_id, window.trace_ids), now=now, quiet_period=quiet_period), window
+    shapes, log_records = trace_shapes(store, agent_id, window.trace_ids)
+    return assess(shapes, now=now, quiet_period=quiet_period, log_records=log_records), window
 
 
 def status_of_pushed(document: Mapping[str, Any] | str | bytes) -> tuple[str, list[ValidationIssue]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from tests.trajectory_service.conftest import (
     Service,
     ServiceFactory,
@@ -158,3 +160,41 @@ async def test_a_key_of_another_workspace_sees_nothing(svc: Service) -> None:
         assert reply.status == 404, (path, reply.text)
         assert "s-private" not in reply.text
     assert (await svc.get(f"/api/agents/{agent}/sessions", token=None)).status == 401
+
+
+async def test_messages_from_linked_log_records_reach_the_trajectory(svc: Service) -> None:
+    # The event form: the chat span carries no messages, log records linked to it do. The settle
+    # check counts a session's log records and the trajectory asks for them only when there are some.
+    import json
+
+    from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+    from opentelemetry.proto.common.v1 import common_pb2
+    from opentelemetry.proto.logs.v1 import logs_pb2
+
+    from tests.trajectory_service.conftest import BASE_NS, http, kv
+
+    agent, key = await svc.new_agent()
+    bare = span(1, 11, 10, "chat test-model", 1.0, 1.5, gen_ai__operation__name="chat",
+                gen_ai__request__model="test-model", gen_ai__usage__input_tokens=100, gen_ai__usage__output_tokens=10)
+    await svc.send(key, [bare, root(1, 10, "s-logs", 0.5, 2.0)])
+
+    def record(at_s: float, event: str, body: common_pb2.AnyValue) -> logs_pb2.LogRecord:
+        return logs_pb2.LogRecord(
+            time_unix_nano=BASE_NS + int(at_s * 1e9), trace_id=(1).to_bytes(16, "big"), span_id=(11).to_bytes(8, "big"),
+            body=body, attributes=[kv("event.name", event)])
+
+    # Bodies as the event conventions write them: a map, and a JSON string of one.
+    question = common_pb2.AnyValue(
+        kvlist_value=common_pb2.KeyValueList(values=[kv("content", "what do the logs say?")]))
+    answer = common_pb2.AnyValue(
+        string_value=json.dumps({"message": {"role": "assistant", "content": "they say hello"}}))
+    request = logs_service_pb2.ExportLogsServiceRequest(resource_logs=[logs_pb2.ResourceLogs(scope_logs=[
+        logs_pb2.ScopeLogs(log_records=[record(1.1, "gen_ai.user.message", question),
+                                        record(1.4, "gen_ai.choice", answer)])])])
+    reply = await asyncio.to_thread(http, "POST", svc.running.otlp_http + "/v1/logs", None, key,
+                                    request.SerializeToString(), "application/x-protobuf")
+    assert reply.status == 200, reply.text
+    document = (await svc.trajectory(agent, "s-logs")).body
+    assert [(s["source"], s["message"]) for s in document["steps"]] == [
+        ("user", "what do the logs say?"), ("agent", "they say hello")]
+    assert_schema_and_atif_valid(document)
