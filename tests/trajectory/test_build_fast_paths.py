@@ -138,3 +138,12 @@ def test_memory_is_bounded() -> None:
     for index in range(10):
         detector(_span("chat", {f"k{index}": 1}))
     assert len(detector.found) <= 3
+
+
+def test_json_read_through_orjson_falls_back_where_it_refuses() -> None:
+    from evalkit.trajectory.mappers.reader import loads
+
+    assert loads('{"a": 1, "b": [1.5, "x"], "a": 2}') == {"a": 2, "b": [1.5, "x"]}
+    assert loads("[NaN, Infinity]")[1] == float("inf")  # not strict JSON: the standard library reads it
+    # The one known difference, documented in `loads`: past 64 bits an integer becomes a float.
+    assert loads("[18446744073709551617]") == [18446744073709551617.0]

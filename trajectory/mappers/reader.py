@@ -24,9 +24,12 @@ _INDEX_SEGMENT = re.compile(r"(?<=\.)\d+(?=\.|$)")
 def loads(text: str) -> Any:
     """`json.loads`, through orjson when it takes the text.
 
-    orjson refuses what the standard library accepts beyond strict JSON (NaN, integers past
-    64 bits, lone surrogates); those go to `json.loads`, so the result never depends on
-    which one read it. Message payloads are most of a session's bytes: this is where they are parsed.
+    orjson refuses what the standard library accepts beyond strict JSON (NaN, Infinity, lone
+    surrogates): those go to `json.loads`. One difference remains: an integer outside the 64-bit
+    range comes back from orjson as a float (as JavaScript reads it; the standard library keeps it
+    exact). Checking every payload for such digits would cost more than the parse saves, and
+    instrumentations in JavaScript cannot write one exactly anyway. Message payloads are most of
+    a session's bytes: this is where they are parsed.
     """
     if orjson is not None:
         try:
