@@ -16,6 +16,7 @@ from typing import Any
 
 from evalkit.store import Store
 from evalkit.trajectory.from_spans import trajectory_from_spans
+from evalkit.trajectory.mapping_store import current_mapping
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.read import read_session_spans, read_trace_logs
 from evalkit.trajectory.settle import settle_session, status_of_pushed
@@ -56,7 +57,10 @@ def from_session(store: Store, agent_id: str, session_id: str, *, now: float, qu
         return RunTrajectory("unavailable", "", None, list(settlement.reasons))
     spans = read_session_spans(store, agent_id, session_id)
     logs = read_trace_logs(store, agent_id, list(window.trace_ids))
-    built = trajectory_from_spans(spans, logs, prices=prices, session_id=session_id)
+    # The agent's mapping overrides, as the trajectory route applies them: evaluators score the
+    # trajectory users read.
+    overrides = current_mapping(store, agent_id).overrides
+    built = trajectory_from_spans(spans, logs, overrides=overrides, prices=prices, session_id=session_id)
     problems = list(settlement.reasons) + [str(e) for e in errors_only(built.issues)]
     status = "valid" if settlement.status == "valid" and built.valid else "partial"
     return RunTrajectory(status, "spans", built.document(), problems, _metrics(built.document()))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
+from evalkit.scoring.trajectories import from_session
 from tests.trajectory_service.conftest import (
     BASE_NS,
     Service,
@@ -109,6 +112,11 @@ async def test_mapping_overrides_are_versioned_and_change_the_session_attribute(
     assert reply.body["extra"]["customer"] == "acme-co"
     assert reply.body["extra"]["span_count"] == 2  # the healthcheck span was ignored
     assert_schema_and_atif_valid(reply.body)
+    # Scoring reads a run's trajectory with the same mapping.
+    scored = await asyncio.to_thread(from_session, svc.running.store, agent, "conv-7", now=time.time() + 60,
+                                     quiet_period=0.0)
+    assert scored.document is not None
+    assert scored.document["extra"]["mapping_version"] == "v1" and scored.document["extra"]["span_count"] == 2
     detail = await svc.get(f"/api/agents/{agent}/sessions/conv-7")
     assert detail.body["summary"]["mapping_version"] == "v1"
 
