@@ -119,16 +119,17 @@ class CachedDocument:
 
 
 # agent, session, last arrival (ms), span count, mapping overrides (as JSON), price book, agent name,
-# JSON Schema walk asked for. Anything that changes what is built changes one of these.
-CacheKey = tuple[str, str, int, int, str, int, str, bool]
+# JSON Schema walk asked for, linked log records. Anything that changes what is built changes one of these.
+CacheKey = tuple[str, str, int, int, str, int, str, bool, int | None]
 
 
 class BuiltCache:
     """Served documents of settled sessions, least recently used dropped first.
 
     Only settled sessions: one still receiving spans changes between requests. A late span
-    changes the last arrival and the span count, a mapping change the overrides, a new price
-    file the price book (held here by identity, kept alive by the entry so its id is not reused).
+    changes the last arrival and the span count, a late log record the log count, a mapping change
+    the overrides, a new price file the price book (held here by identity, kept alive by the entry
+    so its id is not reused).
     What each request adds (settlement, wait, status) is added per request by `Assembled.document`.
     """
 
@@ -152,7 +153,7 @@ class BuiltCache:
     ) -> CacheKey:
         mapping = overrides.model_dump_json() if overrides is not None else ""
         return (agent_id, session_id, window.last_received_ms, settlement.span_count, mapping, id(prices),
-                agent_name, full_schema)
+                agent_name, full_schema, settlement.log_records)
 
     def get(self, key: CacheKey) -> CachedDocument | None:
         with self._lock:

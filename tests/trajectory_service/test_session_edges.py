@@ -164,7 +164,8 @@ async def test_a_key_of_another_workspace_sees_nothing(svc: Service) -> None:
 
 async def test_messages_from_linked_log_records_reach_the_trajectory(svc: Service) -> None:
     # The event form: the chat span carries no messages, log records linked to it do. The settle
-    # check counts a session's log records and the trajectory asks for them only when there are some.
+    # check counts a session's log records and the trajectory asks for them only when there are some;
+    # the count is part of what a kept document is kept for.
     import json
 
     from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
@@ -177,6 +178,9 @@ async def test_messages_from_linked_log_records_reach_the_trajectory(svc: Servic
     bare = span(1, 11, 10, "chat test-model", 1.0, 1.5, gen_ai__operation__name="chat",
                 gen_ai__request__model="test-model", gen_ai__usage__input_tokens=100, gen_ai__usage__output_tokens=10)
     await svc.send(key, [bare, root(1, 10, "s-logs", 0.5, 2.0)])
+    before = await svc.trajectory(agent, "s-logs")  # settled (quiet period 0): its document is kept
+    assert before.headers["X-Evalkit-Trajectory-Status"] == "valid"
+    assert [s["source"] for s in before.body["steps"]] == ["agent"]
 
     def record(at_s: float, event: str, body: common_pb2.AnyValue) -> logs_pb2.LogRecord:
         return logs_pb2.LogRecord(
@@ -194,6 +198,7 @@ async def test_messages_from_linked_log_records_reach_the_trajectory(svc: Servic
     reply = await asyncio.to_thread(http, "POST", svc.running.otlp_http + "/v1/logs", None, key,
                                     request.SerializeToString(), "application/x-protobuf")
     assert reply.status == 200, reply.text
+    # No span arrived since, but log records did: the kept document is not served again.
     document = (await svc.trajectory(agent, "s-logs")).body
     assert [(s["source"], s["message"]) for s in document["steps"]] == [
         ("user", "what do the logs say?"), ("agent", "they say hello")]
