@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from evalkit.attributes import json_safe
-from evalkit.trajectory.atif import EMITTED_VERSION, Trajectory
+from evalkit.trajectory.atif import EMITTED_VERSION
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import Detector
@@ -74,11 +74,6 @@ class BuildResult:
     emitters: list[str]
     warnings: list[str]
     mapping_version: str
-
-    @property
-    def trajectory(self) -> Trajectory:
-        """The document as validated models (raises if it is not valid)."""
-        return Trajectory.model_validate(self.document)
 
 
 @dataclass

@@ -52,8 +52,7 @@ def _when(step: Mapping[str, Any]) -> datetime | None:
 
 
 def _updated(metrics: Mapping[str, Any], **update: Any) -> dict[str, Any]:
-    """A copy of `metrics` with `update` (None drops a field), in the fields' order: the step's
-    metrics object may be shared, so it is never changed in place."""
+    """A copy of `metrics` with `update` (None drops a field), in the metrics fields' order."""
     merged = {**metrics, **update}
     return {name: merged[name] for name in _METRICS_FIELDS if merged.get(name) is not None}
 

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.trajectory.atif import Trajectory
 from evalkit.trajectory.build import build_trajectory
 from evalkit.trajectory.cost import apply_costs
 from evalkit.trajectory.overrides import MappingOverrides
@@ -30,11 +29,6 @@ class SessionTrajectory:
 
     def document(self) -> dict[str, Any]:
         return self.data
-
-    @property
-    def trajectory(self) -> Trajectory:
-        """The document as validated models (raises if it is not valid)."""
-        return Trajectory.model_validate(self.data)
 
 
 def trajectory_from_spans(
