@@ -1,0 +1,239 @@
+"""The capture corpus: real frameworks' OTLP exports, replayed, checked against the fake LLM's log.
+
+A capture is a folder `tests/captures/<name>/` holding what `recording/session.py` wrote
+(`exports.jsonl`, `llm_log.jsonl`, `meta.json`) and `record.py`, the script that re-records it in
+a throwaway virtualenv (its first lines say how). Nothing here is written by hand.
+
+`replay` posts every trace and log export to a running evalkit, byte for byte (protobuf), or
+re-encoded as OTLP/JSON. `GroundTruth` reads the log: what the model answered on each call and
+which result it was shown for each tool call. `compare` lists how a trajectory differs from it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+HERE = Path(__file__).parent
+_ID_KEYS = frozenset({"traceId", "spanId", "parentSpanId"})
+
+
+@dataclass
+class Export:
+    signal: str  # "traces" | "logs" | "metrics"
+    content_type: str
+    content_encoding: str
+    body: bytes
+
+
+@dataclass
+class Capture:
+    name: str
+    path: Path
+    meta: dict[str, Any]
+    exports: list[Export]
+    llm_log: list[dict[str, Any]]
+
+    @property
+    def session_id(self) -> str | None:
+        return self.meta.get("session_id")
+
+
+def names() -> list[str]:
+    return sorted(p.parent.name for p in HERE.glob("*/meta.json"))
+
+
+def load(name: str) -> Capture:
+    path = HERE / name
+    exports = [Export(e["signal"], e["content_type"], e.get("content_encoding", ""),
+                      base64.b64decode(e["body_base64"]))
+               for e in map(json.loads, (path / "exports.jsonl").read_text().splitlines())]
+    log = [json.loads(line) for line in (path / "llm_log.jsonl").read_text().splitlines()]
+    return Capture(name, path, json.loads((path / "meta.json").read_text()), exports, log)
+
+
+def _hex_ids(node: Any) -> Any:
+    """proto3 JSON gives ids in base64; OTLP/JSON wants them in hex."""
+    if isinstance(node, dict):
+        return {k: (base64.b64decode(v).hex() if k in _ID_KEYS and isinstance(v, str) else _hex_ids(v))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_hex_ids(v) for v in node]
+    return node
+
+
+def as_otlp_json(export: Export) -> bytes:
+    message: Any = (trace_service_pb2.ExportTraceServiceRequest() if export.signal == "traces"
+                    else logs_service_pb2.ExportLogsServiceRequest())
+    if "json" in export.content_type:
+        return export.body
+    message.ParseFromString(export.body)
+    return json.dumps(_hex_ids(json_format.MessageToDict(message))).encode()
+
+
+def replay(capture: Capture, otlp_http: str, key: str, encoding: str = "protobuf") -> int:
+    """POST the capture's trace and log exports in the order they were sent; returns how many."""
+    sent = 0
+    for export in capture.exports:
+        if export.signal not in ("traces", "logs"):
+            continue
+        if encoding == "json":
+            body, content_type, content_encoding = as_otlp_json(export), "application/json", ""
+        else:
+            body, content_type, content_encoding = export.body, export.content_type, export.content_encoding
+        request = urllib.request.Request(f"{otlp_http}/v1/{export.signal}", data=body, method="POST")
+        request.add_header("Content-Type", content_type)
+        if content_encoding:
+            request.add_header("Content-Encoding", content_encoding)
+        request.add_header("Authorization", f"Bearer {key}")
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.status == 200, response.read()
+        sent += 1
+    return sent
+
+
+# --- ground truth ---------------------------------------------------------------------------
+
+@dataclass
+class Call:
+    """One LLM call as the fake endpoint saw it."""
+
+    seq: int
+    api: str
+    model: str | None
+    text: str
+    reasoning: str
+    tool_calls: list[dict[str, Any]]  # id, name, arguments
+    input_tokens: int
+    output_tokens: int
+
+
+def _text_of(content: Any) -> str:
+    """A tool result's content as the model was shown it, as text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(_text_of(part.get("text", part.get("content", ""))) if isinstance(part, dict) else str(part)
+                       for part in content)
+    return json.dumps(content) if content is not None else ""
+
+
+def _tool_results_of(api: str, request: dict[str, Any]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    if api == "openai.responses":
+        items = request.get("input")
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                found[str(item.get("call_id"))] = _text_of(item.get("output"))
+        return found
+    for message in request.get("messages") or ():
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "tool" and message.get("tool_call_id"):
+            found[str(message["tool_call_id"])] = _text_of(message.get("content"))
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                found[str(block.get("tool_use_id"))] = _text_of(block.get("content"))
+    return found
+
+
+@dataclass
+class GroundTruth:
+    calls: list[Call]
+    tool_results: dict[str, str] = field(default_factory=dict)  # tool call id -> what the model was shown
+
+    @staticmethod
+    def of(log: list[dict[str, Any]]) -> GroundTruth:
+        calls, results = [], {}
+        for entry in log:
+            r = entry["response"]
+            calls.append(Call(entry["seq"], entry["api"], entry.get("model"), r["text"], r.get("reasoning", ""),
+                              r["tool_calls"], r["usage"]["input_tokens"], r["usage"]["output_tokens"]))
+            for call_id, text in _tool_results_of(entry["api"], entry["request"]).items():
+                results.setdefault(call_id, text)
+        return GroundTruth(calls, results)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(c.input_tokens for c in self.calls)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(c.output_tokens for c in self.calls)
+
+
+# --- reading a trajectory --------------------------------------------------------------------
+
+def all_trajectories(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The document and its embedded subagent trajectories, depth first."""
+    found = [document]
+    for sub in document.get("subagent_trajectories") or ():
+        found.extend(all_trajectories(sub))
+    return found
+
+
+def llm_steps(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """Agent steps that are LLM calls evalkit received (not copied history), in every trajectory."""
+    return [step for trajectory in all_trajectories(document) for step in trajectory["steps"]
+            if step["source"] == "agent" and not step.get("is_copied_context") and step.get("llm_call_count") != 0]
+
+
+def message_text(message: Any) -> str:
+    if isinstance(message, str):
+        return message
+    return "".join(part.get("text") or "" for part in message or () if isinstance(part, dict))
+
+
+def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
+    """How the trajectory differs from what happened; empty when it is the conversation that happened.
+
+    Checked: one agent step per LLM call with the model's text and tool calls (names and
+    arguments, in order); every tool call the model made answered on its own step by the result
+    the model was later shown; token totals.
+    """
+    problems: list[str] = []
+    steps = llm_steps(document)
+    if len(steps) != len(truth.calls):
+        problems.append(f"{len(steps)} LLM-call steps for {len(truth.calls)} LLM calls")
+    remaining = list(steps)
+    for call in truth.calls:
+        wanted_tools = [(c["name"], c["arguments"]) for c in call.tool_calls]
+        match = next((s for s in remaining
+                      if message_text(s.get("message")).strip() == call.text.strip()
+                      and [(t["function_name"], t["arguments"]) for t in s.get("tool_calls") or ()] == wanted_tools),
+                     None)
+        if match is None:
+            problems.append(f"call {call.seq}: no step with text {call.text[:60]!r} and tool calls "
+                            f"{[n for n, _ in wanted_tools]}")
+            continue
+        remaining.remove(match)
+        results = {r.get("source_call_id"): r for r in (match.get("observation") or {}).get("results") or ()}
+        for tool_call, wanted in zip(match.get("tool_calls") or (), call.tool_calls, strict=False):
+            shown = truth.tool_results.get(wanted["id"])
+            if shown is None:
+                continue  # the model was never shown a result for it (the run ended, or a handoff)
+            result = results.get(tool_call["tool_call_id"])
+            if result is None:
+                problems.append(f"call {call.seq}: tool call {wanted['name']} has no observation result")
+                continue
+            if result.get("subagent_trajectory_ref") and not result.get("content"):
+                continue  # answered by a subagent: its steps are checked on their own
+            got = message_text(result.get("content")).strip()
+            if got != shown.strip() and shown.strip() not in got:
+                problems.append(f"call {call.seq}: tool {wanted['name']} result {got[:80]!r}, "
+                                f"the model was shown {shown[:80]!r}")
+    final = document.get("final_metrics") or {}
+    if final.get("total_prompt_tokens") != truth.input_tokens:
+        problems.append(f"total_prompt_tokens {final.get('total_prompt_tokens')} != {truth.input_tokens}")
+    if final.get("total_completion_tokens") != truth.output_tokens:
+        problems.append(f"total_completion_tokens {final.get('total_completion_tokens')} != {truth.output_tokens}")
+    return problems

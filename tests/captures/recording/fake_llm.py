@@ -1,0 +1,325 @@
+"""A scripted OpenAI/Anthropic-compatible endpoint: the paid service a capture stands in for.
+
+It answers `POST /v1/chat/completions` (OpenAI chat, streamed or not), `POST /v1/responses` (the
+OpenAI Responses API, streamed or not) and `POST /v1/messages` (Anthropic, streamed or not) from a
+script: a list of replies, each consumed once, in order. A reply may name `when`, a text that must
+occur in the request's last input message; the first unconsumed reply that fits is taken, so
+concurrent agents can be scripted too.
+
+Every request and the reply it got is logged: that log is a capture's ground truth (what the model
+was asked, what it answered, which tool results it was shown).
+
+Standard library only: record scripts run it inside throwaway virtualenvs holding nothing but the
+framework under test.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CREATED = 1_760_000_000
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    id: str = ""
+
+
+@dataclass
+class Reply:
+    """One scripted model answer."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    reasoning: str = ""
+    when: str = ""  # a text the request's last input message must contain
+    input_tokens: int | None = None  # default: a quarter of the request's bytes
+    output_tokens: int | None = None  # default: a quarter of the answer's characters
+
+    @staticmethod
+    def of(data: dict[str, Any]) -> Reply:
+        calls = [ToolCall(c["name"], c.get("arguments", {}), c.get("id", "")) for c in data.get("tool_calls", ())]
+        return Reply(data.get("text", ""), calls, data.get("reasoning", ""), data.get("when", ""),
+                     data.get("input_tokens"), data.get("output_tokens"))
+
+
+def _last_message_text(api: str, body: dict[str, Any]) -> str:
+    if api == "openai.responses":
+        items = body.get("input")
+        if isinstance(items, str):
+            return items
+        return json.dumps(items[-1]) if items else ""
+    messages = body.get("messages") or []
+    return json.dumps(messages[-1]) if messages else ""
+
+
+class Script:
+    """The replies not given yet, and the log of what was asked and answered."""
+
+    def __init__(self, replies: list[Reply]) -> None:
+        self.replies = list(enumerate(replies))
+        self.log: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def take(self, api: str, body: dict[str, Any], raw: bytes) -> tuple[int, Reply, dict[str, Any]]:
+        last = _last_message_text(api, body)
+        with self.lock:
+            for position, (_, reply) in enumerate(self.replies):
+                if not reply.when or reply.when in last:
+                    index = self.replies.pop(position)[0]
+                    break
+            else:
+                raise LookupError(f"the script has no reply left for this request (last message: {last[:300]})")
+            seq = len(self.log)
+            prefix = "toolu" if api == "anthropic.messages" else ("fc" if api == "openai.responses" else "call")
+            calls = [{"id": call.id or f"{prefix}_{seq}_{k}", "name": call.name, "arguments": call.arguments}
+                     for k, call in enumerate(reply.tool_calls)]
+            answer_chars = len(reply.text) + len(reply.reasoning) + sum(len(json.dumps(c["arguments"])) for c in calls)
+            entry = {
+                "seq": seq, "api": api, "script_index": index, "model": body.get("model"),
+                "stream": bool(body.get("stream")), "request": body,
+                "response": {
+                    "id": f"{api.split('.')[0]}-resp-{seq}", "text": reply.text, "reasoning": reply.reasoning,
+                    "tool_calls": calls,
+                    "usage": {"input_tokens": reply.input_tokens if reply.input_tokens is not None
+                              else max(1, len(raw) // 4),
+                              "output_tokens": reply.output_tokens if reply.output_tokens is not None
+                              else max(1, answer_chars // 4)},
+                },
+            }
+            self.log.append(entry)
+            return seq, reply, entry["response"]
+
+
+# --- the wire formats -------------------------------------------------------------------------
+
+def _chat_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": r["text"] or None}
+    if r["tool_calls"]:
+        message["tool_calls"] = [{"id": c["id"], "type": "function",
+                                  "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                                 for c in r["tool_calls"]]
+    usage = r["usage"]
+    return {"id": r["id"], "object": "chat.completion", "created": CREATED, "model": model,
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if r["tool_calls"] else "stop"}],
+            "usage": {"prompt_tokens": usage["input_tokens"], "completion_tokens": usage["output_tokens"],
+                      "total_tokens": usage["input_tokens"] + usage["output_tokens"]}}
+
+
+def _chat_stream(model: str, r: dict[str, Any], include_usage: bool) -> Iterator[dict[str, Any]]:
+    base = {"id": r["id"], "object": "chat.completion.chunk", "created": CREATED, "model": model}
+    yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    text = r["text"]
+    for start in range(0, len(text), 16):
+        yield {**base, "choices": [{"index": 0, "delta": {"content": text[start:start + 16]}, "finish_reason": None}]}
+    for k, c in enumerate(r["tool_calls"]):
+        yield {**base, "choices": [{"index": 0, "finish_reason": None, "delta": {"tool_calls": [
+            {"index": k, "id": c["id"], "type": "function",
+             "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}]}}]}
+    yield {**base, "choices": [{"index": 0, "delta": {},
+                                "finish_reason": "tool_calls" if r["tool_calls"] else "stop"}]}
+    if include_usage:
+        usage = r["usage"]
+        yield {**base, "choices": [], "usage": {"prompt_tokens": usage["input_tokens"],
+                                                "completion_tokens": usage["output_tokens"],
+                                                "total_tokens": usage["input_tokens"] + usage["output_tokens"]}}
+
+
+def _responses_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
+    if r["reasoning"]:
+        output.append({"type": "reasoning", "id": f"rs_{r['id']}",
+                       "summary": [{"type": "summary_text", "text": r["reasoning"]}]})
+    if r["text"]:
+        output.append({"type": "message", "id": f"msg_{r['id']}", "status": "completed", "role": "assistant",
+                       "content": [{"type": "output_text", "text": r["text"], "annotations": []}]})
+    for c in r["tool_calls"]:
+        output.append({"type": "function_call", "id": c["id"], "call_id": c["id"], "name": c["name"],
+                       "arguments": json.dumps(c["arguments"]), "status": "completed"})
+    usage = r["usage"]
+    return {"id": r["id"], "object": "response", "created_at": CREATED, "status": "completed", "model": model,
+            "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+            "usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
+                      "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+                      "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens_details": {"reasoning_tokens": 0}}}
+
+
+def _responses_stream(model: str, r: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    done = _responses_body(model, r)
+    started = {**done, "status": "in_progress", "output": []}
+    seq = 0
+
+    def event(kind: str, **data: Any) -> dict[str, Any]:
+        nonlocal seq
+        seq += 1
+        return {"type": kind, "sequence_number": seq, **data}
+
+    yield event("response.created", response=started)
+    for index, item in enumerate(done["output"]):
+        empty = {**item, "content": []} if item["type"] == "message" else item
+        yield event("response.output_item.added", output_index=index, item=empty)
+        if item["type"] == "message":
+            part = item["content"][0]
+            yield event("response.content_part.added", item_id=item["id"], output_index=index, content_index=0,
+                        part={**part, "text": ""})
+            yield event("response.output_text.delta", item_id=item["id"], output_index=index, content_index=0,
+                        delta=part["text"])
+            yield event("response.output_text.done", item_id=item["id"], output_index=index, content_index=0,
+                        text=part["text"])
+            yield event("response.content_part.done", item_id=item["id"], output_index=index, content_index=0,
+                        part=part)
+        yield event("response.output_item.done", output_index=index, item=item)
+    yield event("response.completed", response=done)
+
+
+def _anthropic_content(r: dict[str, Any]) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    if r["reasoning"]:
+        content.append({"type": "thinking", "thinking": r["reasoning"], "signature": "sig"})
+    if r["text"]:
+        content.append({"type": "text", "text": r["text"]})
+    content.extend({"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
+                   for c in r["tool_calls"])
+    return content
+
+
+def _anthropic_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
+    usage = r["usage"]
+    return {"id": r["id"], "type": "message", "role": "assistant", "model": model,
+            "content": _anthropic_content(r), "stop_reason": "tool_use" if r["tool_calls"] else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+
+
+def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    body = _anthropic_body(model, r)
+    usage = body["usage"]
+    yield "message_start", {"type": "message_start", "message": {
+        **body, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}}
+    for index, block in enumerate(body["content"]):
+        if block["type"] == "text":
+            yield "content_block_start", {"type": "content_block_start", "index": index,
+                                          "content_block": {"type": "text", "text": ""}}
+            yield "content_block_delta", {"type": "content_block_delta", "index": index,
+                                          "delta": {"type": "text_delta", "text": block["text"]}}
+        elif block["type"] == "thinking":
+            yield "content_block_start", {"type": "content_block_start", "index": index,
+                                          "content_block": {"type": "thinking", "thinking": "", "signature": ""}}
+            yield "content_block_delta", {"type": "content_block_delta", "index": index,
+                                          "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}
+            yield "content_block_delta", {"type": "content_block_delta", "index": index,
+                                          "delta": {"type": "signature_delta", "signature": "sig"}}
+        else:
+            yield "content_block_start", {"type": "content_block_start", "index": index,
+                                          "content_block": {**block, "input": {}}}
+            yield "content_block_delta", {"type": "content_block_delta", "index": index,
+                                          "delta": {"type": "input_json_delta",
+                                                    "partial_json": json.dumps(block["input"])}}
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": body["stop_reason"],
+                                                               "stop_sequence": None},
+                            "usage": {"output_tokens": usage["output_tokens"]}}
+    yield "message_stop", {"type": "message_stop"}
+
+
+_APIS = {"/v1/chat/completions": "openai.chat", "/chat/completions": "openai.chat",
+         "/v1/responses": "openai.responses", "/responses": "openai.responses",
+         "/v1/messages": "anthropic.messages", "/messages": "anthropic.messages"}
+
+
+class FakeLLM:
+    """The endpoint, served from a thread: `base_url` is where a client points (`…/v1`)."""
+
+    def __init__(self, replies: list[Reply] | list[dict[str, Any]], host: str = "127.0.0.1", port: int = 0) -> None:
+        self.script = Script([r if isinstance(r, Reply) else Reply.of(r) for r in replies])
+        script = self.script
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # model listings some clients ask for first
+                self._json(200, {"object": "list", "data": [{"id": "gpt-4o", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                path = self.path.split("?")[0]
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                api = _APIS.get(path)
+                if api is None:
+                    self._json(404, {"error": {"message": f"the fake LLM does not serve {path}"}})
+                    return
+                body = json.loads(raw or b"{}")
+                try:
+                    _seq, _reply, r = script.take(api, body, raw)
+                except LookupError as exc:
+                    self._json(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
+                    return
+                model = str(body.get("model") or "gpt-4o")
+                if not body.get("stream"):
+                    answer = {"openai.chat": _chat_body, "openai.responses": _responses_body,
+                              "anthropic.messages": _anthropic_body}[api](model, r)
+                    self._json(200, answer)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                if api == "openai.chat":
+                    include = bool((body.get("stream_options") or {}).get("include_usage"))
+                    for chunk in _chat_stream(model, r, include):
+                        self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                    self.wfile.write(b"data: [DONE]\n\n")
+                elif api == "openai.responses":
+                    for data in _responses_stream(model, r):
+                        self.wfile.write(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode())
+                else:
+                    for name, data in _anthropic_stream(model, r):
+                        self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
+                self.close_connection = True
+
+            def _json(self, status: int, data: Any) -> None:
+                payload = json.dumps(data).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer((host, port), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        return self.script.log
+
+    @property
+    def unused(self) -> int:
+        return len(self.script.replies)
+
+    def __enter__(self) -> FakeLLM:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
