@@ -10,13 +10,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import math
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Protocol
 
+import orjson
 from aiohttp import web
 
 from evalkit.access import ROLES, Access, AccessError, Agent, IngestKey, role_rank, split_agent_id
+from evalkit.attributes import json_safe
 from evalkit.metrics import Metrics
 from evalkit.settings import Settings
 from evalkit.store import Store, StoreError, StoreUnavailable
@@ -94,9 +98,47 @@ class RouteModule(Protocol):
     def __call__(self, app: web.Application, context: Context) -> None: ...
 
 
+def _default(value: Any) -> Any:
+    """What JSON makes of the types it does not know (as `default=str` did, minus the non-finite)."""
+    if isinstance(value, Decimal):
+        return str(value) if value.is_finite() else None
+    if isinstance(value, bytes):
+        return json_safe(value)
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    return str(value)
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every non-finite float replaced by None: a NaN or infinite number is unknown."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k if isinstance(k, str | int | float | bool) or k is None else str(k): _finite(v)
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, Decimal) and not value.is_finite():
+        return None
+    return value
+
+
+def dumps_json(data: Any) -> bytes:
+    """Strict JSON (RFC 8259) of `data`: the one encoder of every API response.
+
+    NaN and ±Infinity are not JSON; strict parsers (browsers' `JSON.parse` accepts them, Go's and
+    Rust's do not) refuse a whole response for one of them. They are written as null (unknown).
+    orjson already does; the standard library, for what orjson refuses (integers past 64 bits,
+    non-string keys), gets the values cleaned first.
+    """
+    try:
+        return orjson.dumps(data, default=_default)
+    except TypeError:
+        return json.dumps(_finite(data), default=_default, allow_nan=False).encode()
+
+
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(text=json.dumps(data, default=str), status=status, content_type="application/json",
-                        headers=headers)
+    return web.Response(body=dumps_json(data), status=status, content_type="application/json", headers=headers)
 
 
 async def read_json(request: web.Request) -> dict[str, Any]:

@@ -13,15 +13,10 @@ from dataclasses import replace
 from typing import Any
 
 from aiohttp import web
-
-try:  # several times faster on 10 MB documents; optional
-    import orjson
-except ImportError:  # pragma: no cover
-    orjson = None  # type: ignore[assignment]
 from pydantic import ValidationError
 
 from evalkit.access import Agent
-from evalkit.api import ApiError, Context, agent_of, caller_of, json_response
+from evalkit.api import ApiError, Context, agent_of, caller_of, dumps_json, json_response
 from evalkit.trajectory.assemble import (
     Assembled,
     Built,
@@ -67,9 +62,7 @@ WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 
 
 def _dumps(document: Any) -> str:
-    if orjson is not None:
-        return orjson.dumps(document).decode()
-    return json.dumps(document)
+    return dumps_json(document).decode()  # strict JSON: a non-finite number is null
 
 
 def _ctx(request: web.Request) -> Context:
@@ -369,7 +362,7 @@ async def _export(request: web.Request) -> web.StreamResponse:
                 # Asked for by name: say it is missing rather than leave a silent gap.
                 line = {"session_id": session_id, "extra": {"status": "unavailable",
                                                             "error": _unknown_session(agent, session_id)}}
-                await response.write((json.dumps(line) + "\n").encode())
+                await response.write(dumps_json(line) + b"\n")
             continue
         if statuses and assembled.status not in statuses:
             continue

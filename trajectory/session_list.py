@@ -64,22 +64,23 @@ ORDER BY __ORDER__
 __LIMIT__
 """
 
-# Leaf LLM calls per session and (model, provider): what pricing needs.
+# Leaf LLM calls per session and (model, provider): what pricing needs. A NaN or infinite reported
+# cost is unknown (NULL): the call is priced from its tokens like one that reported none.
 _LLM_CALLS = """
-SELECT p.session_id, s.model, s.provider, count(), countIf(s.reported_cost_usd IS NOT NULL),
-       sumIf(s.reported_cost_usd, s.reported_cost_usd IS NOT NULL),
+SELECT p.session_id, s.model, s.provider, count(), countIf(__COST__ IS NOT NULL),
+       sumIf(__COST__, __COST__ IS NOT NULL),
        -- Prompt tokens include cached ones (as in the trajectory); emitters that leave them out say
        -- fewer prompt tokens than cache tokens.
        sumIf(if(s.input_tokens < s.cache_read_tokens + s.cache_write_tokens,
                 s.input_tokens + s.cache_read_tokens + s.cache_write_tokens, s.input_tokens),
-             s.reported_cost_usd IS NULL),
-       sumIf(s.output_tokens, s.reported_cost_usd IS NULL),
-       sumIf(s.cache_read_tokens, s.reported_cost_usd IS NULL),
-       sumIf(s.cache_write_tokens, s.reported_cost_usd IS NULL),
+             __COST__ IS NULL),
+       sumIf(s.output_tokens, __COST__ IS NULL),
+       sumIf(s.cache_read_tokens, __COST__ IS NULL),
+       sumIf(s.cache_write_tokens, __COST__ IS NULL),
        sum(if(s.input_tokens < s.cache_read_tokens + s.cache_write_tokens,
               s.input_tokens + s.cache_read_tokens + s.cache_write_tokens, s.input_tokens)),
        sum(s.output_tokens), sum(s.cache_read_tokens), sum(s.reasoning_tokens),
-       countIf(s.reported_cost_usd IS NULL AND s.input_tokens = 0 AND s.output_tokens = 0)
+       countIf(__COST__ IS NULL AND s.input_tokens = 0 AND s.output_tokens = 0)
 FROM spans AS s FINAL
 INNER JOIN (SELECT DISTINCT session_id, trace_id FROM session_traces
             WHERE agent_id = {agent:String} AND session_id IN {sessions:Array(String)}) AS p
@@ -92,7 +93,7 @@ WHERE s.agent_id = {agent:String} AND s.is_llm_call
         AND trace_id IN (SELECT trace_id FROM session_traces
                          WHERE agent_id = {agent:String} AND session_id IN {sessions:Array(String)}))
 GROUP BY p.session_id, s.model, s.provider
-"""
+""".replace("__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)")
 
 
 class BadQuery(ValueError):

@@ -88,9 +88,10 @@ def as_decimal(value: Any) -> Decimal | None:
     if isinstance(value, int | float | str):
         try:
             # Through str so 0.1 stays 0.1 and not its binary expansion.
-            return Decimal(str(value))
+            number = Decimal(str(value))
         except InvalidOperation:
             return None
+        return number if number.is_finite() else None  # NaN / ±Infinity: unknown
     return None
 
 
