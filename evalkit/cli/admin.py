@@ -49,6 +49,23 @@ def _agents_archive(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agents_set(args: argparse.Namespace) -> int:
+    body: dict[str, Any] = {k: v for k, v in (
+        ("description", args.description), ("harness_url", args.harness_url),
+        ("max_concurrent_runs", args.max_concurrent_runs), ("trajectory_wait_seconds", args.trajectory_wait_seconds),
+        ("session_attribute", args.session_attribute)) if v is not None}
+    if args.unarchive:
+        body["archived"] = False
+    if not body:
+        from evalkit.cli.http import EXIT_USAGE, CliError
+
+        raise CliError("nothing to change: pass a setting, e.g. --max-concurrent-runs 8 (see "
+                       "`evalkit agents set --help`)", EXIT_USAGE)
+    data = call(args, "PATCH", f"/api/agents/{args.agent}", body)
+    _print(args, data, [f"agent {data['agent']}: " + ", ".join(f"{k} {data.get(k)}" for k in body)])
+    return 0
+
+
 def _keys_create(args: argparse.Namespace) -> int:
     data = call(args, "POST", f"/api/agents/{args.agent}/keys", {})
     _print(args, data, [data["key"], f"(key {data['key_id']}; shown once, evalkit keeps only its hash)"])
@@ -91,6 +108,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = client(agents.add_parser("archive", help="archive an agent (no new experiments or keys)"))
     p.add_argument("agent")
     p.set_defaults(func=_agents_archive)
+    p = client(agents.add_parser("set", help="change an agent's settings after creation"))
+    p.add_argument("agent")
+    p.add_argument("--description")
+    p.add_argument("--harness-url")
+    p.add_argument("--max-concurrent-runs", type=int)
+    p.add_argument("--trajectory-wait-seconds", type=float)
+    p.add_argument("--session-attribute")
+    p.add_argument("--unarchive", action="store_true", help="take new experiments and keys again")
+    p.set_defaults(func=_agents_set)
     keys = agents.add_parser("keys", help="ingest keys").add_subparsers(dest="keys_action", required=True)
     p = client(keys.add_parser("create", help="create an ingest key (shown once)"))
     p.add_argument("agent")
