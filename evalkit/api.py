@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import json
+import logging
 import math
+import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -24,6 +27,8 @@ from evalkit.attributes import json_safe
 from evalkit.metrics import Metrics
 from evalkit.settings import Settings
 from evalkit.store import Store, StoreError, StoreUnavailable
+
+_log = logging.getLogger("evalkit.api")
 
 
 class ApiError(Exception):
@@ -141,13 +146,24 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
     return web.Response(body=dumps_json(data), status=status, content_type="application/json", headers=headers)
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number; send null for an unknown number")
+
+
 async def read_json(request: web.Request) -> dict[str, Any]:
+    """The request body as a JSON object, or a 400 that says what is wrong with it."""
+    data = await request.read()
+    if not data.strip():
+        raise ApiError(400, "the body is empty; send a JSON object (Content-Type: application/json)")
     try:
-        body = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ApiError(400, f"the body must be a JSON object: {exc}") from exc
+        # The standard library keeps integers exact (orjson makes those past 64 bits floats);
+        # NaN and Infinity are not JSON, and nesting deep enough to exhaust the stack is refused.
+        body = json.loads(data, parse_constant=_not_json)
+    except (ValueError, RecursionError) as exc:
+        why = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise ApiError(400, f"the body is not valid JSON ({why}); send a JSON object") from exc
     if not isinstance(body, dict):
-        raise ApiError(400, "the body must be a JSON object")
+        raise ApiError(400, f"the body must be a JSON object ({{...}}), not {type(body).__name__}")
     return body
 
 
@@ -460,31 +476,70 @@ async def _revoke_key(request: web.Request) -> web.Response:
     return json_response({"revoked": request.match_info["key_id"]})
 
 
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    return json_response({"error": {"status": status, "message": message}}, status=status, headers=headers)
+
+
+def _too_large(request: web.Request, exc: web.HTTPException) -> web.Response:
+    limit = request.app["context"].settings.max_api_body_bytes
+    return _error(413, f"the request body is larger than this service takes ({limit:,} bytes, "
+                       "EVALKIT_MAX_API_BODY_BYTES); send less at once (split a dataset into several pushes) "
+                       "or ask the operator to raise EVALKIT_MAX_API_BODY_BYTES")
+
+
 @web.middleware
 async def _errors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
                   ) -> web.StreamResponse:
+    """Every failure as the JSON error shape, with a status the caller can act on.
+
+    Bad input is refused where it is read (400 naming the parameter); what reaches the last
+    branches is a fault of ours: a 500 carrying a request id to quote, the details only in the
+    log (the store's text can quote the query and the data, which are not the caller's to see).
+    """
     context: Context = request.app["context"]
     route = request.match_info.route.resource.canonical if request.match_info.route.resource else "unmatched"
     try:
         response = await handler(request)
-    except ApiError as exc:
-        response = json_response({"error": {"status": exc.status, "message": str(exc)}}, status=exc.status)
-    except AccessError as exc:
-        response = json_response({"error": {"status": exc.status, "message": str(exc)}}, status=exc.status)
+    except (ApiError, AccessError) as exc:
+        response = _error(exc.status, str(exc))
     except StoreUnavailable as exc:
-        response = json_response({"error": {"status": 503, "message": f"{exc}; retry shortly"}}, status=503,
-                                 headers={"Retry-After": "2"})
-    except StoreError as exc:
-        response = json_response({"error": {"status": 500, "message": f"the store refused a query: {exc}"}},
-                                 status=500)
+        response = _error(503, f"{exc}; retry shortly", {"Retry-After": str(context.settings.retry_after_seconds)})
+    except web.HTTPRequestEntityTooLarge as exc:
+        response = _too_large(request, exc)
     except web.HTTPException as exc:
-        response = json_response({"error": {"status": exc.status, "message": exc.reason}}, status=exc.status)
+        if exc.status >= 400:
+            response = _error(exc.status, exc.text if exc.text and not exc.text.startswith(f"{exc.status}:")
+                              else exc.reason)
+        else:
+            raise  # redirects are answers, not errors
+    except asyncio.CancelledError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS):
+            response = _fault(request, exc)
+        else:
+            _log.warning("storage refused a write on %s %s: %s", request.method, request.path, exc)
+            response = _error(503, "the service cannot write to its storage right now (disk full or read-only); "
+                                   "retry shortly", {"Retry-After": str(context.settings.retry_after_seconds)})
+    except Exception as exc:
+        response = _fault(request, exc)
     context.metrics.http_requests.labels(route, str(response.status)).inc()
     return response
 
 
+def _fault(request: web.Request, exc: BaseException) -> web.Response:
+    request_id = uuid.uuid4().hex[:16]
+    _log.error("request %s: %s %s failed", request_id, request.method, request.path_qs[:500], exc_info=exc)
+    if isinstance(exc, StoreError):
+        what = "the store refused a query"
+    else:
+        what = "the service failed"
+    return _error(500, f"{what} (request id {request_id}; the details are in the server log under this id). "
+                       "This is a bug: report it with the request id and what you sent")
+
+
 def api_app(context: Context, modules: Iterable[RouteModule] = ()) -> web.Application:
-    app = web.Application(middlewares=[_errors], client_max_size=256 * 1024 * 1024)
+    app = web.Application(middlewares=[_errors], client_max_size=context.settings.max_api_body_bytes)
     app["context"] = context
     app.router.add_get("/healthz", _healthz)
     app.router.add_get("/api/info", _info)

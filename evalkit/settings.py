@@ -22,6 +22,8 @@ class Settings(BaseModel):
     # OTLP limits.
     max_request_bytes: int = 64 * 1024 * 1024
     max_attribute_bytes: int = 16 * 1024 * 1024
+    # The largest API request body (a dataset push, a blob): past it, 413 before it is read.
+    max_api_body_bytes: int = 32 * 1024 * 1024
     # Values at least this long are kept in the compressed payload column.
     payload_threshold_bytes: int = 1024
     # Group commit: one insert per this many rows or this many milliseconds, whichever comes first.
@@ -78,6 +80,7 @@ _ENV = {
     "bootstrap_token": "EVALKIT_BOOTSTRAP_TOKEN",
     "max_request_bytes": "EVALKIT_MAX_REQUEST_BYTES",
     "max_attribute_bytes": "EVALKIT_MAX_ATTRIBUTE_BYTES",
+    "max_api_body_bytes": "EVALKIT_MAX_API_BODY_BYTES",
     "batch_max_rows": "EVALKIT_BATCH_MAX_ROWS",
     "batch_max_delay_ms": "EVALKIT_BATCH_MAX_DELAY_MS",
     "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",

@@ -11,6 +11,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from evalkit.api import ApiError, Caller, Context, caller_of, json_response, read_json
+from evalkit.query_params import MAX_INT, float_param, int_param, whole_number
 
 from .blob_settings import blob_store_from
 from .blobs import BlobError
@@ -35,6 +36,8 @@ from .models import (
     ReviewRequest,
 )
 from .scorecard import render_markdown, render_text
+from . import run_results
+from .runs import RUN_STATUSES
 from .service import ScoringService
 
 M = TypeVar("M", bound=BaseModel)
@@ -57,9 +60,9 @@ def _svc(request: web.Request) -> ScoringService:
 
 def _eid(request: web.Request) -> int:
     raw = request.match_info["id"]
-    if not raw.isdigit():
-        raise ApiError(400, f"experiment id {raw!r} must be an integer")
-    return int(raw)
+    if not (raw.isascii() and raw.isdigit()):
+        raise ApiError(400, f"experiment id {raw[:40]!r} must be a whole number (as in /api/experiments/42)")
+    return whole_number("experiment id", raw, low=0, high=MAX_INT)
 
 
 async def _experiment(request: web.Request, role: str = "reader", doing: str = "read it"
@@ -271,7 +274,7 @@ async def list_experiments(request: web.Request) -> web.Response:
     if workspace:
         caller.require_role(workspace, "reader")
     visible = [workspace] if workspace else (None if caller.is_admin else sorted(caller.workspaces))
-    limit = int(request.query.get("limit", "50"))
+    limit = int_param(request, "limit", 50, low=1, high=1000)
 
     def load() -> list[dict[str, Any]]:
         found = s.experiments.find(workspaces=visible, agent=request.query.get("agent"),
@@ -370,13 +373,53 @@ async def pinned_cases(request: web.Request) -> web.Response:
                           "cases": [c.model_dump(mode="json") for c in cases]})
 
 
+async def _runs_with_results(request: web.Request, s: ScoringService, e: Experiment, *,
+                             evaluations: bool) -> list[dict[str, Any]]:
+    """The runs `list_runs` and `export_runs` show: filtered by case_id, status, attempts, evaluator, failed."""
+    attempts = request.query.get("attempts", "final")
+    if attempts not in ("final", "all"):
+        raise ApiError(400, f"attempts={attempts!r}: use attempts=final (the default) or attempts=all")
+    status = request.query.get("status")
+    if status is not None and status not in RUN_STATUSES:
+        raise ApiError(400, f"status={status!r} is not a run status; use one of {', '.join(RUN_STATUSES)}")
+    evaluator = request.query.get("evaluator")
+    if evaluator is not None and evaluator not in e.evaluator_names:
+        raise ApiError(400, f"experiment {e.experiment_id} has no evaluator {evaluator!r}; its evaluators are "
+                            f"{', '.join(e.evaluator_names) or 'none'}")
+    only_failed = _flag(request, "failed")
+
+    def load() -> list[dict[str, Any]]:
+        runs = s.runs.attempts(e.experiment_id, case_id=request.query.get("case_id"))
+        runs = [r for r in runs if (attempts == "all" or r.final) and (not status or r.status == status)]
+        if not (evaluations or evaluator or only_failed):
+            return [r.view() for r in runs]
+        details = s.evaluations.details_by_run(e.experiment_id, [evaluator] if evaluator else None)
+        return list(run_results.with_evaluations(runs, details, evaluator=evaluator, only_failed=only_failed))
+
+    return await asyncio.to_thread(load)
+
+
 async def list_runs(request: web.Request) -> web.Response:
     _, s, e = await _experiment(request)
-    runs = await asyncio.to_thread(s.runs.attempts, e.experiment_id, case_id=request.query.get("case_id"))
-    if request.query.get("attempts", "final") != "all":
-        runs = [r for r in runs if r.final]
-    status = request.query.get("status")
-    return json_response({"runs": [r.view() for r in runs if not status or r.status == status]})
+    return json_response({"runs": await _runs_with_results(request, s, e, evaluations=_flag(request, "evaluations"))})
+
+
+async def export_runs(request: web.Request) -> web.Response:
+    """The final runs with their evaluations as JSONL (a run a line) or CSV (a row per run and evaluator)."""
+    _, s, e = await _experiment(request)
+    fmt = request.query.get("format", "jsonl")
+    if fmt not in ("jsonl", "csv"):
+        raise ApiError(400, f"format={fmt!r}: use format=jsonl (a run a line) or format=csv (a row per run and "
+                            "evaluator)")
+    views = await _runs_with_results(request, s, e, evaluations=True)
+    for view in views:
+        view.setdefault("evaluations", [])
+    name = f"experiment-{e.experiment_id}-runs.{fmt}"
+    if fmt == "csv":
+        return web.Response(text=run_results.csv_text(views), content_type="text/csv",
+                            headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    return web.Response(text=run_results.jsonl(views), content_type="application/x-ndjson",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 async def pending_runs(request: web.Request) -> web.Response:
@@ -466,9 +509,9 @@ async def evaluate(request: web.Request) -> web.Response:
 
 
 async def _baseline(request: web.Request, caller: Caller, s: ScoringService, raw: Any) -> Experiment:
-    if raw is None or not str(raw).isdigit():
+    if raw is None or not (str(raw).isascii() and str(raw).isdigit()):
         raise ApiError(400, "say which experiment to compare with: baseline_id=N")
-    return await asyncio.to_thread(s.experiment, caller, int(raw))
+    return await asyncio.to_thread(s.experiment, caller, whole_number("baseline_id", str(raw), high=MAX_INT))
 
 
 async def scorecard(request: web.Request) -> web.Response:
@@ -492,10 +535,10 @@ async def scorecard(request: web.Request) -> web.Response:
 async def compare_route(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request)
     baseline = await _baseline(request, caller, s, request.query.get("baseline_id"))
-    try:
-        alpha = float(request.query.get("alpha", "0.05"))
-    except ValueError as exc:
-        raise ApiError(400, "alpha must be a number between 0 and 1") from exc
+    alpha = float_param(request, "alpha", 0.05, low=0.0, high=1.0) or 0.0
+    if not 0 < alpha < 1:
+        raise ApiError(400, f"alpha={alpha:g} is out of range: use a significance level between 0 and 1 "
+                            "(exclusive), e.g. alpha=0.05")
     comparison = await asyncio.to_thread(s.comparison, e, baseline, alpha=alpha,
                                          allow_incomplete=_flag(request, "allow_incomplete"))
     if request.query.get("format") == "markdown":
@@ -561,6 +604,7 @@ def add_routes(app: web.Application, context: Context) -> None:
     r.add_get("/api/experiments/{id}/cases", pinned_cases)
     r.add_get("/api/experiments/{id}/runs", list_runs)
     r.add_get("/api/experiments/{id}/runs/pending", pending_runs)
+    r.add_get("/api/experiments/{id}/export", export_runs)
     r.add_get("/api/experiments/{id}/runs/to-score", runs_to_score)
     r.add_post("/api/experiments/{id}/runs", record_run)
     r.add_get("/api/experiments/{id}/runs/{run_id}/trajectory", run_trajectory)

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from evalkit.access import Agent
 from evalkit.api import ApiError, Context, agent_of, caller_of, dumps_json, json_response
+from evalkit.query_params import MAX_INT, MAX_OFFSET, float_param, int_param
 from evalkit.trajectory.assemble import (
     Assembled,
     Built,
@@ -79,26 +80,13 @@ def _now(context: Context) -> float:
 
 
 def _int(request: web.Request, name: str, default: int, *, low: int = 0, high: int | None = None) -> int:
-    raw = request.query.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ApiError(400, f"{name}={raw!r} must be a whole number") from exc
-    if value < low or (high is not None and value > high):
-        raise ApiError(400, f"{name}={value} is out of range: use {low}..{high if high is not None else '∞'}")
-    return value
+    if name == "offset" and high is None:
+        high = MAX_OFFSET
+    return int_param(request, name, default, low=low, high=MAX_INT if high is None else high)
 
 
 def _float(request: web.Request, name: str) -> float | None:
-    raw = request.query.get(name)
-    if raw is None or raw == "":
-        return None
-    try:
-        return float(raw)
-    except ValueError as exc:
-        raise ApiError(400, f"{name}={raw!r} must be a number") from exc
+    return float_param(request, name)
 
 
 def _time_range(request: web.Request) -> tuple[int, int]:

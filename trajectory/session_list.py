@@ -165,21 +165,33 @@ def iso(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, UTC).isoformat().replace("+00:00", "Z")
 
 
+# Times a query may name: the store keeps nanoseconds since 1970 in an Int64 (up to 2262).
+_LATEST_NS = 2**62
+
+
 def parse_time(value: str, name: str) -> int:
-    """ISO 8601 or unix seconds -> unix nanoseconds."""
+    """ISO 8601 or unix seconds -> unix nanoseconds, within 1970..2116 (NaN, Infinity refused)."""
     text = value.strip()
+    nanoseconds: int | None = None
     try:
-        return int(Decimal(text) * 1_000_000_000)
+        number = Decimal(text)
+        if number.is_finite():
+            nanoseconds = int(number * 1_000_000_000)
     except ArithmeticError:
         pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise BadQuery(f"{name}={value!r} is not a time; give ISO 8601 (2025-01-31T12:00:00Z) or unix seconds"
-                       ) from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1_000_000_000)
+    if nanoseconds is None:
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise BadQuery(f"{name}={value[:60]!r} is not a time; give ISO 8601 (2025-01-31T12:00:00Z) or unix "
+                           "seconds") from exc
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        nanoseconds = int(moment.timestamp() * 1_000_000_000)
+    if not 0 <= nanoseconds <= _LATEST_NS:
+        raise BadQuery(f"{name}={value[:60]!r} is out of range: give a time from 1970-01-01 to "
+                       f"{iso(_LATEST_NS)[:10]} (unix seconds 0..{_LATEST_NS // 1_000_000_000})")
+    return nanoseconds
 
 
 def encode_cursor(offset: int, sort: str) -> str:
@@ -190,6 +202,8 @@ def decode_cursor(cursor: str, sort: str) -> int:
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         offset, cursor_sort = int(data["o"]), str(data["s"])
+        if not 0 <= offset <= 1_000_000_000:
+            raise ValueError("offset out of range")
     except Exception as exc:
         raise BadQuery("cursor is not one this service gave out; start again without it") from exc
     if cursor_sort != sort:

@@ -1,0 +1,69 @@
+"""Bad input is a 400 that names the parameter and its range; an oversized body a 413; never a 500."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from tests.trajectory_service.conftest import Service, chat, http, root
+
+BAD_SESSION_QUERIES = {
+    "offset=1e20": "offset", "offset=100000000000000000000": "offset", "offset=-1": "offset",
+    "since=nan": "since", "since=1e30": "since", "until=inf": "until", "since=-5": "since",
+    "min_cost=nan": "min_cost", "min_cost=-inf": "min_cost", "min_cost=abc": "min_cost",
+    "limit=abc": "limit", "limit=-1": "limit", "limit=0": "limit", "limit=99999999999999999999999": "limit",
+    "cursor=eyJvIjogMWUyMCwgInMiOiAibGFzdF9zZWVuIn0": "cursor",  # {"o": 1e20, "s": "last_seen"}
+    "wait=nan": "wait",
+}
+
+
+async def test_bad_query_parameters_are_400s_naming_them(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [root(1, 1, "s1", 0, 3), chat(1, 2, 1, 1)])
+    for query, name in BAD_SESSION_QUERIES.items():
+        path = f"/api/agents/{agent}/sessions" if name != "wait" else f"/api/agents/{agent}/sessions/s1/trajectory"
+        reply = await svc.get(f"{path}?{query}")
+        assert reply.status == 400, (query, reply.status, reply.text)
+        assert name in reply.body["error"]["message"], (query, reply.body)
+    for query in ("offset=1e20", "limit=-1", "since=nan"):
+        reply = await svc.get(f"/api/agents/{agent}/sessions/s1?{query}" if "since" not in query
+                              else f"/api/agents/{agent}/trajectories.jsonl?{query}")
+        assert reply.status == 400, (query, reply.text)
+    for path in ("/api/experiments?limit=abc", "/api/experiments?limit=-1", "/api/experiments/99999999999999999999999",
+                 "/api/experiments/1e5"):
+        reply = await svc.get(path)
+        assert reply.status == 400, (path, reply.text)
+    reply = await svc.get("/api/agents/bot@acme/sessions?limit=5")  # the good form still works
+    assert reply.status == 200 and [s["session_id"] for s in reply.body["sessions"]] == ["s1"]
+
+
+async def test_alpha_out_of_range(svc: Service) -> None:
+    agent, _ = await svc.new_agent()
+    cases = [{"id": "a", "input": "x", "expected": "y"}]
+    assert (await asyncio.to_thread(svc.running.call, "POST", "/api/datasets/d@acme", {"cases": cases}))[0] == 201
+    ids = []
+    for _ in range(2):
+        status, body = await asyncio.to_thread(svc.running.call, "POST", "/api/experiments",
+                                               {"agent": agent, "dataset": "d@acme"})
+        assert status == 201, body
+        ids.append(body["experiment_id"])
+    for alpha in ("5", "nan", "-1", "0", "abc"):
+        reply = await svc.get(f"/api/experiments/{ids[0]}/compare?baseline_id={ids[1]}&alpha={alpha}")
+        assert reply.status == 400 and "alpha" in reply.body["error"]["message"], (alpha, reply.text)
+
+
+async def test_bad_bodies_are_400s(svc: Service) -> None:
+    for raw in (b"{", b"[1, 2]", b"", b'{"name": NaN}', b"\xff\xfe", b"[" * 100_000 + b"]" * 100_000):
+        reply = await asyncio.to_thread(http, "POST", svc.api + "/api/workspaces", None, raw=raw)
+        assert reply.status == 400, (raw[:20], reply.status, reply.text[:300])
+        assert reply.body["error"]["message"].startswith("the body"), reply.body
+
+
+async def test_an_oversized_body_is_413_with_the_setting_named(start_service: object) -> None:
+    svc = await start_service(max_api_body_bytes=1000)  # type: ignore[operator]
+    reply = await asyncio.to_thread(http, "POST", svc.api + "/api/workspaces", None,
+                                    raw=json.dumps({"name": "x" * 5000}).encode())
+    assert reply.status == 413, reply.text
+    assert "EVALKIT_MAX_API_BODY_BYTES" in reply.body["error"]["message"]
+    reply = await asyncio.to_thread(http, "POST", svc.api + "/api/workspaces", {"name": "small"})
+    assert reply.status == 201, reply.text
