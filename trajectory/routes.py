@@ -38,6 +38,7 @@ from evalkit.trajectory.mapping_store import (
 from evalkit.trajectory.overrides import MappingOverrides
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.read import count_trace_spans, read_trace_logs, read_trace_spans, session_window
+from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_list import (
     BadQuery,
     SessionQuery,
@@ -228,7 +229,7 @@ async def _settle(context: Context, agent: Agent, session_id: str, wait: float
         pause = _POLL_SECONDS
         if settlement.complete and settlement.span_count:
             # Complete and only waiting out the quiet period: sleep until it ends (a new span just re-checks).
-            pause = max(_POLL_SECONDS, quiet - settlement.quiet_seconds)
+            pause = max(_POLL_SECONDS, settlement.quiet_period - settlement.quiet_seconds)
         await asyncio.sleep(min(pause, remaining))
 
 
@@ -318,10 +319,10 @@ def _as_text(built: Built) -> CachedDocument | None:
 
 def _export_sessions(context: Context, agent_id: str, since: int, until: int) -> list[str]:
     rows = context.store.query(
-        "SELECT session_id FROM session_traces WHERE agent_id = {a:String} GROUP BY session_id "
+        f"SELECT session_id FROM ({RESOLVED}) GROUP BY session_id "
         "HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64}) "
         "AND min(first_start) < fromUnixTimestamp64Nano({until:Int64}) ORDER BY min(first_start), session_id",
-        {"a": agent_id, "since": since, "until": until})
+        {"agent": agent_id, "since": since, "until": until})
     return [r[0] for r in rows]
 
 

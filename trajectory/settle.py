@@ -4,7 +4,15 @@ A session is `valid` once it is complete: every span's parent is present or the
 span is a root, every trace has its root (a span is exported when it ends, and
 the root ends last, so a root that arrived has ended), and nothing arrived for
 the quiet period. Until then it is `partial`; a session with no spans is
-`unavailable`. A pushed trajectory (scoring pushes them) is `valid` or `invalid`
+`unavailable`.
+
+A complete session whose every trace's root says the work is done (an agent run
+ended: `invoke_agent`, OpenInference's AGENT; or the SDK's `evalkit.run` root) needs
+only `FINISHED_QUIET_SECONDS` of quiet, not the whole quiet period: the quiet period
+exists for emitters that give no such sign, and waiting 5 s after an agent said it
+ended made every experiment's scoring wait too. The short wait remains because a
+root that ended says nothing of spans of the same trace exported by another
+process. A pushed trajectory (scoring pushes them) is `valid` or `invalid`
 by validation alone.
 
 The check reads the session index and the typed columns only (ids and receive
@@ -23,20 +31,25 @@ from evalkit.trajectory.read import SessionWindow, session_window
 from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_trajectory
 
 VALID, PARTIAL, INVALID, UNAVAILABLE = "valid", "partial", "invalid", "unavailable"
+FINISHED_QUIET_SECONDS = 0.5
+# Roots whose end means the agent's work in that trace is over. `evalkit.run` is the SDK's task-call
+# root (sdk/tracing.py; named here, not imported: trajectory never imports the SDK).
+_FINISHED_ROOT = "parent_span_id = '' AND (operation IN ('invoke_agent', 'create_agent') OR name = 'evalkit.run')"
 
-# Per trace: spans, roots, distinct parent ids that are not a span of the trace, last receive time;
-# and on every row the log records linked to the traces (most sessions have none: the trajectory
-# then need not ask for them, a query of its own).
+# Per trace: spans, roots, distinct parent ids that are not a span of the trace, last receive time,
+# roots that say the work is done; and on every row the log records linked to the traces (most
+# sessions have none: the trajectory then need not ask for them, a query of its own).
 _TRACE_SHAPES = """
 SELECT trace_id, count(), countIf(parent_span_id = ''),
        length(groupUniqArrayIf(parent_span_id, parent_span_id != ''))
          - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''), groupUniqArray(span_id))),
        toUnixTimestamp64Milli(max(received_at)),
-       (SELECT count() FROM logs WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)})
+       (SELECT count() FROM logs WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}),
+       countIf({finished})
 FROM spans FINAL
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id
-"""
+""".replace("{finished}", _FINISHED_ROOT)
 
 
 @dataclass(frozen=True)
@@ -46,6 +59,7 @@ class TraceShape:
     roots: int
     missing_parents: int
     last_received_ms: int
+    finished_roots: int = 0  # roots that say the agent's work in this trace is done
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,8 @@ def assess(
     quiet = max(0.0, now - last_ms / 1000)
     rootless = tuple(s.trace_id for s in shapes if s.roots == 0)
     missing = sum(s.missing_parents for s in shapes)
+    if not rootless and not missing and all(s.finished_roots for s in shapes):
+        quiet_period = min(quiet_period, FINISHED_QUIET_SECONDS)
     reasons: list[str] = []
     if rootless:
         reasons.append(f"{len(rootless)} trace(s) without a root span yet (it ends, and is exported, last)")
@@ -119,7 +135,7 @@ def trace_shapes(store: Store, agent_id: str, trace_ids: Sequence[str]) -> tuple
     if not trace_ids:
         return [], None
     rows = store.query(_TRACE_SHAPES, {"agent": agent_id, "traces": list(trace_ids)})
-    shapes = [TraceShape(r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
+    shapes = [TraceShape(r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[6])) for r in rows]
     return shapes, (int(rows[0][5]) if rows else None)
 
 

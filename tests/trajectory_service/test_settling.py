@@ -6,7 +6,12 @@ import asyncio
 import time
 
 from evalkit.trajectory.settle import TraceShape, assess, status_of_pushed
-from tests.trajectory_service.conftest import ServiceFactory, chat, root
+from tests.trajectory_service.conftest import ServiceFactory, chat, root, span
+
+
+def workflow_root(trace: int, span_id: int, session: str, start_s: float, end_s: float):  # type: ignore[no-untyped-def]
+    """A root that gives no sign the agent is done (a chain or workflow span): the quiet period applies."""
+    return span(trace, span_id, None, "workflow", start_s, end_s, session__id=session)
 
 
 def test_assess_rules() -> None:
@@ -16,6 +21,13 @@ def test_assess_rules() -> None:
     assert assess([TraceShape("t1", 3, 0, 1, 10_000)], now=100.0, quiet_period=5).traces_without_root == ("t1",)
     assert assess([TraceShape("t1", 3, 1, 2, 10_000)], now=100.0, quiet_period=5).status == "partial"
     assert assess([], now=0.0, quiet_period=5).status == "unavailable"
+    # A root saying the agent is done shortens the quiet period, only once nothing is missing.
+    finished = [TraceShape("t1", 3, 1, 0, 10_000, finished_roots=1)]
+    assert assess(finished, now=10.6, quiet_period=5).status == "valid"
+    assert assess(finished, now=10.2, quiet_period=5).status == "partial"
+    assert assess([TraceShape("t1", 3, 1, 1, 10_000, finished_roots=1)], now=10.6, quiet_period=5).status == "partial"
+    two = [*finished, TraceShape("t2", 2, 1, 0, 10_000)]
+    assert assess(two, now=10.6, quiet_period=5).status == "partial"  # t2's root gives no such sign
 
 
 def test_a_pushed_trajectory_is_valid_or_invalid_by_validation() -> None:
@@ -46,7 +58,7 @@ async def test_open_root_is_partial_until_it_arrives_and_wait_says_which(start_s
 
     async def root_ends_later() -> None:
         await asyncio.sleep(0.3)
-        await svc.send(key, [root(1, 10, "s-open", 0.5, 2.0)])
+        await svc.send(key, [workflow_root(1, 10, "s-open", 0.5, 2.0)])
 
     sender = asyncio.create_task(root_ends_later())
     started = time.monotonic()
@@ -63,7 +75,7 @@ async def test_quiet_period_then_valid(start_service: ServiceFactory) -> None:
     # Long enough that the reads below still fall inside the quiet period on a loaded machine.
     svc = await start_service(settle_quiet_seconds=3.0)
     agent, key = await svc.new_agent()
-    await svc.send(key, [chat(1, 11, 10, 1.0), root(1, 10, "s-quiet", 0.5, 2.0)])
+    await svc.send(key, [chat(1, 11, 10, 1.0), workflow_root(1, 10, "s-quiet", 0.5, 2.0)])
     reply = await svc.trajectory(agent, "s-quiet")
     assert reply.headers["X-Evalkit-Trajectory-Status"] == "partial"
     assert any("quiet period" in r for r in reply.body["extra"]["settlement"]["reasons"])
@@ -91,3 +103,16 @@ async def test_wait_for_a_session_that_has_not_arrived_yet(start_service: Servic
     late = await svc.trajectory(agent, "never", "?wait=0.3")
     assert late.status == 404 and "waited" in late.body["error"]["message"]
     assert (await svc.trajectory(agent, "s-later", "?wait=-1")).status == 400
+
+
+async def test_a_finished_agent_run_settles_without_the_quiet_period(start_service: ServiceFactory) -> None:
+    svc = await start_service(settle_quiet_seconds=30.0)
+    agent, key = await svc.new_agent()
+    await svc.send(key, [chat(1, 11, 10, 1.0), root(1, 10, "s-done", 0.5, 2.0)])
+    reply = await svc.trajectory(agent, "s-done", "?wait=10")
+    assert reply.headers["X-Evalkit-Trajectory-Status"] == "valid", reply.body["extra"]
+    assert reply.body["extra"]["waited_seconds"] < 5  # not the 30 s quiet period
+    # A second turn (a new trace) still running: partial again until its root arrives.
+    await svc.send(key, [chat(2, 21, 20, 3.0, **{"session.id": "s-done"})])
+    reply = await svc.trajectory(agent, "s-done")
+    assert reply.headers["X-Evalkit-Trajectory-Status"] == "partial"
