@@ -28,6 +28,8 @@ _KEY_CACHE_SECONDS = 10.0
 # through this process's Access applies at once; one made by another process within this time.
 _RECALL_SECONDS = 10.0
 _RECALL_LIMIT = 10_000
+# A token's last use is written at most this often per token and process.
+_USE_RECORD_SECONDS = 60.0
 
 Clock = Callable[[], float]
 
@@ -61,6 +63,13 @@ class Agent:
     created_at: float
 
 
+# What an ingest key may do: `ingest` sends spans and log records for its agent; `read` reads its
+# agent's workspace through the API. New keys ingest only (a key deployed with an agent should not
+# read other agents' sessions or datasets' expected answers); keys made before scopes have both.
+SCOPES: tuple[str, ...] = ("ingest", "read")
+DEFAULT_SCOPES: tuple[str, ...] = ("ingest",)
+
+
 @dataclass(frozen=True)
 class IngestKey:
     key_id: str
@@ -68,12 +77,34 @@ class IngestKey:
     agent_id: str
     created_at: float
     revoked: bool
+    scopes: tuple[str, ...] = DEFAULT_SCOPES
+
+
+@dataclass(frozen=True)
+class KeyHolder:
+    """Who an ingest key is: its agent and what it may do."""
+
+    agent: Agent
+    scopes: frozenset[str]
 
 
 @dataclass(frozen=True)
 class Principal:
     name: str
     role: str  # "admin" or "user"
+    token_id: str = ""
+
+
+@dataclass(frozen=True)
+class ApiToken:
+    """An API token as listed: never its secret, which only its holder has."""
+
+    token_id: str
+    principal: str
+    role: str
+    created_at: float
+    last_used_at: float | None
+    revoked: bool
 
 
 # Workspace roles, weakest first; each includes the ones before it.
@@ -115,7 +146,8 @@ class Access:
     def __init__(self, store: Store, clock: Clock = time.time) -> None:
         self.store = store
         self.clock = clock
-        self._key_cache: dict[str, tuple[Agent | None, float]] = {}
+        self._key_cache: dict[str, tuple[KeyHolder | None, float]] = {}
+        self._uses_recorded: dict[str, float] = {}  # token id -> when this process last wrote its use
         # (what, key) -> (value, good until (the clock's time), writes seen then)
         self._recalled: dict[tuple[str, str], tuple[Any, float, int]] = {}
         self._writes = 0  # this Access's writes so far: any of them makes every recalled read stale
@@ -249,7 +281,7 @@ class Access:
         self._write_agent(agent)
         # Ingest caches the agent with its key; a changed session attribute must apply at once.
         self._key_cache = {h: entry for h, entry in self._key_cache.items()
-                           if entry[0] is None or entry[0].agent_id != agent.agent_id}
+                           if entry[0] is None or entry[0].agent.agent_id != agent.agent_id}
 
     def find_agent(self, agent_id: str) -> Agent | None:
         return self._recall("agent", agent_id, lambda: self._read_agent(agent_id))
@@ -277,12 +309,17 @@ class Access:
         return [a for a in agents if a is not None and (workspace is None or a.workspace == workspace)]
 
     # -- ingest keys ------------------------------------------------------------------
-    def create_key(self, agent_id: str) -> tuple[str, IngestKey]:
+    def create_key(self, agent_id: str, scopes: tuple[str, ...] = DEFAULT_SCOPES) -> tuple[str, IngestKey]:
         agent = self.get_agent(agent_id)
         if agent.archived:
             raise AccessError(f"agent {agent_id} is archived; it takes no new keys")
+        unknown = [s for s in scopes if s not in SCOPES]
+        if unknown or not scopes:
+            raise AccessError(f"key scopes {list(scopes)} are not valid: give one or more of {', '.join(SCOPES)} "
+                              "(e.g. `evalkit agents keys create AGENT --scope ingest --scope read`)")
         secret = KEY_PREFIX + secrets.token_urlsafe(32)
-        key = IngestKey(secrets.token_hex(6), secret[:10], agent_id, self.clock(), False)
+        key = IngestKey(secrets.token_hex(6), secret[:10], agent_id, self.clock(), False,
+                        tuple(s for s in SCOPES if s in scopes))
         self._write_key(hash_secret(secret), key)
         return secret, key
 
@@ -290,29 +327,36 @@ class Access:
         self._insert(
             "ingest_keys",
             [[key_hash], [key.key_id], [key.prefix], [key.agent_id], [int(key.created_at * 1000)],
-             [key.revoked], [self._version()]],
-            ["key_hash", "key_id", "prefix", "agent_id", "created_at", "revoked", "version"],
+             [key.revoked], [list(key.scopes)], [self._version()]],
+            ["key_hash", "key_id", "prefix", "agent_id", "created_at", "revoked", "scopes", "version"],
         )
 
     def list_keys(self, agent_id: str) -> list[IngestKey]:
         rows = self.store.query(
-            "SELECT key_id, prefix, agent_id, toUnixTimestamp64Milli(created_at), revoked FROM ingest_keys FINAL "
-            "WHERE agent_id = {a:String} ORDER BY created_at", {"a": agent_id})
-        return [IngestKey(r[0], r[1], r[2], r[3] / 1000, bool(r[4])) for r in rows]
+            "SELECT key_id, prefix, agent_id, toUnixTimestamp64Milli(created_at), revoked, scopes "
+            "FROM ingest_keys FINAL WHERE agent_id = {a:String} ORDER BY created_at", {"a": agent_id})
+        return [IngestKey(r[0], r[1], r[2], r[3] / 1000, bool(r[4]), tuple(r[5])) for r in rows]
 
     def revoke_key(self, agent_id: str, key_id: str) -> None:
         rows = self.store.query(
-            "SELECT key_hash, key_id, prefix, agent_id, toUnixTimestamp64Milli(created_at) FROM ingest_keys FINAL "
-            "WHERE agent_id = {a:String} AND key_id = {k:String}", {"a": agent_id, "k": key_id})
+            "SELECT key_hash, key_id, prefix, agent_id, toUnixTimestamp64Milli(created_at), scopes "
+            "FROM ingest_keys FINAL WHERE agent_id = {a:String} AND key_id = {k:String}",
+            {"a": agent_id, "k": key_id})
         if not rows:
             raise NotFound(f"agent {agent_id} has no key {key_id}; "
                            f"list them with `evalkit agents keys list {agent_id}`")
         r = rows[0]
-        self._write_key(r[0], IngestKey(r[1], r[2], r[3], r[4] / 1000, True))
+        self._write_key(r[0], IngestKey(r[1], r[2], r[3], r[4] / 1000, True, tuple(r[5])))
         self._key_cache.pop(r[0], None)
 
     def agent_for_key(self, secret: str) -> Agent | None:
-        """The agent an ingest key writes for, or None for an unknown or revoked key.
+        """The agent an ingest key sends spans for, or None for an unknown or revoked key or one
+        without the `ingest` scope."""
+        holder = self.key_holder(secret)
+        return holder.agent if holder is not None and "ingest" in holder.scopes else None
+
+    def key_holder(self, secret: str) -> KeyHolder | None:
+        """The agent of an ingest key and its scopes, or None for an unknown or revoked key.
 
         Cached briefly: this is on the ingest hot path. A revocation made through
         this process takes effect at once; one made elsewhere within the cache time.
@@ -323,20 +367,18 @@ class Access:
         if cached is not None and cached[1] > now:
             return cached[0]
         rows = self.store.query(
-            "SELECT agent_id, revoked FROM ingest_keys FINAL WHERE key_hash = {h:String}", {"h": key_hash})
+            "SELECT agent_id, revoked, scopes FROM ingest_keys FINAL WHERE key_hash = {h:String}", {"h": key_hash})
         agent = self.find_agent(rows[0][0]) if rows and not rows[0][1] else None
-        self._key_cache[key_hash] = (agent, now + _KEY_CACHE_SECONDS)
-        return agent
+        holder = KeyHolder(agent, frozenset(rows[0][2])) if agent is not None else None
+        if len(self._key_cache) >= _RECALL_LIMIT:
+            self._key_cache.clear()  # keys come from requests: bound what a stream of odd ones can pin
+        self._key_cache[key_hash] = (holder, now + _KEY_CACHE_SECONDS)
+        return holder
 
     # -- API tokens -------------------------------------------------------------------
     def create_token(self, principal: str, role: str, secret: str | None = None) -> str:
         secret = secret or TOKEN_PREFIX + secrets.token_urlsafe(32)
-        self._insert(
-            "api_tokens",
-            [[hash_secret(secret)], [secrets.token_hex(6)], [principal], [role], [self._ms()], [False],
-             [self._version()]],
-            ["token_hash", "token_id", "principal", "role", "created_at", "revoked", "version"],
-        )
+        self._write_token(hash_secret(secret), secrets.token_hex(6), principal, role, self._ms(), revoked=False)
         return secret
 
     def user_tokens_allowed(self, name: str) -> None:
@@ -345,15 +387,63 @@ class Access:
 
     def principal_for_token(self, secret: str) -> Principal | None:
         key_hash = hash_secret(secret)
-        return self._recall("token", key_hash, lambda: self._read_principal(key_hash))
+        principal = self._recall("token", key_hash, lambda: self._read_principal(key_hash))
+        if principal is not None:
+            self._record_use(principal)
+        return principal
 
     def _read_principal(self, key_hash: str) -> Principal | None:
         rows = self.store.query(
-            "SELECT principal, role, revoked FROM api_tokens FINAL WHERE token_hash = {h:String}",
+            "SELECT principal, role, revoked, token_id FROM api_tokens FINAL WHERE token_hash = {h:String}",
             {"h": key_hash})
         if not rows or rows[0][2]:
             return None
-        return Principal(rows[0][0], rows[0][1])
+        return Principal(rows[0][0], rows[0][1], rows[0][3])
+
+    def _record_use(self, principal: Principal) -> None:
+        """Remember when a token was used (to the minute): what tells an owner which tokens are idle."""
+        now = self.clock()
+        if now - self._uses_recorded.get(principal.token_id, -_USE_RECORD_SECONDS) < _USE_RECORD_SECONDS:
+            return
+        if len(self._uses_recorded) >= _RECALL_LIMIT:
+            self._uses_recorded.clear()
+        self._uses_recorded[principal.token_id] = now
+        # Not through _insert: a use changes no one's access, so it leaves recalled reads valid.
+        self.store.insert("api_token_uses", [[principal.token_id], [principal.name], [int(now * 1000)]],
+                          ["token_id", "principal", "last_used_at"])
+
+    def list_tokens(self, principal: str) -> list[ApiToken]:
+        """A principal's API tokens, oldest first, revoked ones included (marked)."""
+        rows = self.store.query(
+            "SELECT t.token_id, t.principal, t.role, toUnixTimestamp64Milli(t.created_at), t.revoked, "
+            "u.last_ms FROM (SELECT token_id, principal, role, created_at, revoked FROM api_tokens FINAL "
+            "WHERE principal = {p:String}) AS t LEFT JOIN (SELECT token_id, "
+            "toUnixTimestamp64Milli(max(last_used_at)) AS last_ms FROM api_token_uses WHERE principal = {p:String} "
+            "GROUP BY token_id) AS u ON t.token_id = u.token_id ORDER BY t.created_at, t.token_id",
+            {"p": principal}, settings={"join_use_nulls": 1})
+        return [ApiToken(r[0], r[1], r[2], r[3] / 1000, r[5] / 1000 if r[5] is not None else None, bool(r[4]))
+                for r in rows]
+
+    def revoke_token(self, principal: str, token_id: str) -> ApiToken:
+        """Revoke one of a principal's tokens; it is refused from the next request on (in this process
+        at once, in other processes sharing the store within the recall time)."""
+        rows = self.store.query(
+            "SELECT token_hash, role, toUnixTimestamp64Milli(created_at), revoked FROM api_tokens FINAL "
+            "WHERE principal = {p:String} AND token_id = {t:String}", {"p": principal, "t": token_id})
+        if not rows:
+            raise NotFound(f"{principal!r} has no token {token_id!r}; list them with "
+                           f"`evalkit users tokens list {principal}`")
+        token_hash, role, created_ms, _ = rows[0]
+        self._write_token(token_hash, token_id, principal, role, created_ms, revoked=True)
+        return ApiToken(token_id, principal, role, created_ms / 1000, None, True)
+
+    def _write_token(self, token_hash: str, token_id: str, principal: str, role: str, created_ms: int, *,
+                     revoked: bool) -> None:
+        self._insert(
+            "api_tokens",
+            [[token_hash], [token_id], [principal], [role], [created_ms], [revoked], [self._version()]],
+            ["token_hash", "token_id", "principal", "role", "created_at", "revoked", "version"],
+        )
 
     def ensure_admin_token(self, data_dir: Path, bootstrap_token: str | None) -> str | None:
         """On first start: the bootstrap token, or a new one written to the data directory (0600).
@@ -362,6 +452,11 @@ class Access:
         """
         if bootstrap_token:
             if self.principal_for_token(bootstrap_token) is None:
+                # A new bootstrap token replaces the admin token(s) before it: changing the setting
+                # is how an operator rotates a leaked admin token.
+                for old in self.list_tokens("admin"):
+                    if old.role == "admin" and not old.revoked:
+                        self.revoke_token("admin", old.token_id)
                 self.create_token("admin", "admin", bootstrap_token)
             return None
         if self.store.query("SELECT 1 FROM api_tokens FINAL WHERE role = 'admin' AND NOT revoked LIMIT 1"):

@@ -22,7 +22,18 @@ from typing import Any, Protocol
 import orjson
 from aiohttp import web
 
-from evalkit.access import ROLES, Access, AccessError, Agent, IngestKey, role_rank, split_agent_id
+from evalkit.access import (
+    DEFAULT_SCOPES,
+    ROLES,
+    SCOPES,
+    Access,
+    AccessError,
+    Agent,
+    ApiToken,
+    IngestKey,
+    role_rank,
+    split_agent_id,
+)
 from evalkit.attributes import json_safe
 from evalkit.metrics import Metrics
 from evalkit.settings import Settings
@@ -39,10 +50,11 @@ class ApiError(Exception):
 
 @dataclass
 class Caller:
-    """Who is calling: the admin, a user, or an ingest key (which reads its own workspace).
+    """Who is calling: the admin, a user, or an ingest key with the `read` scope (which reads its
+    own workspace; a key without it never becomes a Caller: `caller_of` answers 403).
 
     `roles`: workspace → role (reader < reviewer < writer < admin < owner). The
-    server admin has every role everywhere; an ingest key is a reader of its
+    server admin has every role everywhere; a reading ingest key is a reader of its
     agent's workspace.
     """
 
@@ -51,6 +63,8 @@ class Caller:
     workspaces: frozenset[str] = field(default_factory=frozenset)
     agent_id: str | None = None
     roles: dict[str, str] = field(default_factory=dict)
+    # An ingest key's scopes ("ingest", "read"); users and the admin have no scopes, only roles.
+    scopes: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         if not self.roles and self.workspaces:
@@ -183,10 +197,16 @@ async def caller_of(request: web.Request) -> Caller:
         roles = {} if principal.role == "admin" else await asyncio.to_thread(context.access.roles_of, principal.name)
         caller = Caller(principal.name, principal.role, frozenset(roles), roles=roles)
     else:
-        agent = await asyncio.to_thread(context.access.agent_for_key, secret)
-        if agent is not None:
+        holder = await asyncio.to_thread(context.access.key_holder, secret)
+        if holder is not None:
+            agent = holder.agent
+            if "read" not in holder.scopes:
+                raise ApiError(403, f"this ingest key of {agent.agent_id} has the scope(s) "
+                                    f"{', '.join(sorted(holder.scopes))}: it sends spans to the OTLP ports but "
+                                    "reads nothing here. To read, use a user token (`evalkit login URL`) or a key "
+                                    f"made with `evalkit agents keys create {agent.agent_id} --scope read`")
             caller = Caller(f"key:{agent.agent_id}", "key", frozenset({agent.workspace}), agent.agent_id,
-                            roles={agent.workspace: "reader"})
+                            roles={agent.workspace: "reader"}, scopes=holder.scopes)
     if caller is None:
         raise ApiError(401, "the token is unknown or revoked; run `evalkit login URL` with a valid token")
     request["caller"] = caller
@@ -206,7 +226,12 @@ def agent_view(agent: Agent) -> dict[str, Any]:
 
 def key_view(key: IngestKey) -> dict[str, Any]:
     return {"key_id": key.key_id, "prefix": key.prefix, "agent": key.agent_id, "created_at": key.created_at,
-            "revoked": key.revoked}
+            "revoked": key.revoked, "scopes": list(key.scopes)}
+
+
+def token_view(token: ApiToken) -> dict[str, Any]:
+    return {"token_id": token.token_id, "name": token.principal, "role": token.role,
+            "created_at": token.created_at, "last_used_at": token.last_used_at, "revoked": token.revoked}
 
 
 async def _info(request: web.Request) -> web.Response:
@@ -231,6 +256,11 @@ async def _info(request: web.Request) -> web.Response:
 async def _healthz(request: web.Request) -> web.Response:
     context: Context = request.app["context"]
     ready = context.extras.get("ready", lambda: True)()
+    # Ready but failing to write (disk full, store gone): not healthy, and why.
+    problem = context.extras.get("problem", lambda: None)() if ready else None
+    if problem is not None:
+        return json_response({"status": "failing", "reason": problem, "store": context.store.redacted_url,
+                              "store_ready": True}, status=503)
     return json_response({"status": "ok" if ready else "starting", "store": context.store.redacted_url,
                           "store_ready": ready}, status=200 if ready else 503)
 
@@ -286,6 +316,32 @@ async def _create_user_token(request: web.Request) -> web.Response:
     token = await asyncio.to_thread(context.access.create_token, name, "user")
     return json_response({"name": name, "token": token,
                           "note": "shown once: store it now; evalkit keeps only its hash"}, status=201)
+
+
+def _token_owner(caller: Caller, name: str) -> None:
+    """The admin manages everyone's tokens (its own under the name "admin"); a user only their own."""
+    if not caller.is_admin and not (caller.role == "user" and caller.name == name):
+        raise ApiError(403, f"only the server admin or {name!r} itself may see or revoke {name!r}'s tokens")
+
+
+async def _list_user_tokens(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    name = request.match_info["name"]
+    _token_owner(caller, name)
+    context: Context = request.app["context"]
+    if name != "admin":
+        await asyncio.to_thread(context.access.user_tokens_allowed, name)
+    tokens = await asyncio.to_thread(context.access.list_tokens, name)
+    return json_response({"name": name, "tokens": [token_view(t) for t in tokens]})
+
+
+async def _revoke_user_token(request: web.Request) -> web.Response:
+    caller = await caller_of(request)
+    name, token_id = request.match_info["name"], request.match_info["token_id"]
+    _token_owner(caller, name)
+    context: Context = request.app["context"]
+    token = await asyncio.to_thread(context.access.revoke_token, name, token_id)
+    return json_response(token_view(token))
 
 
 async def _me(request: web.Request) -> web.Response:
@@ -456,8 +512,13 @@ async def _save_agent(request: web.Request, agent: Agent) -> web.Response:
 
 async def _create_key(request: web.Request) -> web.Response:
     agent = await agent_of(request, write=True)
+    body = await read_json(request) if request.can_read_body else {}
+    scopes = body.get("scopes", list(DEFAULT_SCOPES))
+    if not isinstance(scopes, list) or not scopes or not all(isinstance(x, str) and x in SCOPES for x in scopes):
+        raise ApiError(400, f"scopes={scopes!r} is not valid: give a non-empty list of {', '.join(SCOPES)}, "
+                            "e.g. {\"scopes\": [\"ingest\", \"read\"]} (default [\"ingest\"])")
     context: Context = request.app["context"]
-    secret, key = await asyncio.to_thread(context.access.create_key, agent.agent_id)
+    secret, key = await asyncio.to_thread(context.access.create_key, agent.agent_id, tuple(scopes))
     return json_response({"key": secret, **key_view(key),
                           "note": "shown once: store it now; evalkit keeps only its hash"}, status=201)
 
@@ -553,6 +614,8 @@ def api_app(context: Context, modules: Iterable[RouteModule] = ()) -> web.Applic
     app.router.add_post("/api/agents/{agent}/archive", _archive_agent)
     app.router.add_post("/api/users", _create_user)
     app.router.add_post("/api/users/{name}/tokens", _create_user_token)
+    app.router.add_get("/api/users/{name}/tokens", _list_user_tokens)
+    app.router.add_delete("/api/users/{name}/tokens/{token_id}", _revoke_user_token)
     app.router.add_get("/api/me", _me)
     app.router.add_get("/api/workspaces/{workspace}/members", _members)
     app.router.add_put("/api/workspaces/{workspace}/members/{user}", _set_member)
@@ -562,4 +625,8 @@ def api_app(context: Context, modules: Iterable[RouteModule] = ()) -> web.Applic
     app.router.add_delete("/api/agents/{agent}/keys/{key_id}", _revoke_key)
     for module in modules:
         module(app, context)
+    # The web UI (ui/): pages on this port over the routes above, so mounted after them.
+    from evalkit.ui.routes import add_routes as ui_routes
+
+    ui_routes(app, context)
     return app

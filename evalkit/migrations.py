@@ -265,16 +265,50 @@ MIGRATIONS_TABLE = Table(
 
 
 @dataclass(frozen=True)
+class AddColumn:
+    """A column added to an existing table; rows written before read its DEFAULT.
+
+    On a cluster both the local tables and the Distributed one in front get it."""
+
+    table: str
+    column: str  # name, type and DEFAULT, as in CREATE TABLE
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        if not cluster:
+            return [f"ALTER TABLE {database}.{self.table} ADD COLUMN IF NOT EXISTS {self.column}"]
+        add = f"ADD COLUMN IF NOT EXISTS {self.column}"
+        return [f"ALTER TABLE {database}.{self.table}_local ON CLUSTER {cluster} {add}",
+                f"ALTER TABLE {database}.{self.table} ON CLUSTER {cluster} {add}"]
+
+
+# When an API token was last used, one row per token and minute of use at most (a separate table:
+# a new version of the token's own row could race its revocation and undo it).
+TOKEN_USES = Table(
+    name="api_token_uses",
+    columns="""
+        token_id String,
+        principal String,
+        last_used_at DateTime64(3, 'UTC')
+    """,
+    engine="ReplacingMergeTree(last_used_at)",
+    order_by="token_id",
+)
+
+
+@dataclass(frozen=True)
 class Migration:
     version: int
     name: str
-    tables: tuple[Table | StagingTable | MaterializedView, ...]
+    tables: tuple[Table | StagingTable | MaterializedView | AddColumn, ...]
 
 
 MIGRATIONS: list[Migration] = [
     Migration(1, "spans, session index and logs", (SPANS, SESSION_TRACES, LOGS)),
     Migration(3, "session index fed by a materialized view over spans", (SESSION_TRACES_FEED,)),
     Migration(2, "workspaces, agents, keys and tokens", (WORKSPACES, AGENTS, INGEST_KEYS, API_TOKENS)),
+    # Keys made before scopes existed keep what they could do: send spans and read their workspace.
+    Migration(4, "ingest key scopes, token last use", (
+        AddColumn("ingest_keys", "scopes Array(LowCardinality(String)) DEFAULT ['ingest', 'read']"), TOKEN_USES)),
 ]
 
 
@@ -298,6 +332,21 @@ def all_migrations() -> list[Migration]:
     if len(versions) != len(set(versions)):
         raise ValueError(f"two migrations share a version: {sorted(versions)}")
     return sorted(found, key=lambda m: m.version)
+
+
+# The tables an acknowledged export writes: with EVALKIT_FSYNC each part of them is fsynced
+# (files and directory) before the insert returns.
+DURABLE_TABLES = ("spans", "session_traces", "logs")
+
+
+def set_fsync(store: Store, fsync: bool) -> None:
+    """Turn fsync of inserted parts on or off (idempotent, run at every start)."""
+    value = 1 if fsync else 0
+    for table in DURABLE_TABLES:
+        name = f"{store.database}.{table}_local ON CLUSTER {store.cluster}" if store.cluster else \
+            f"{store.database}.{table}"
+        store.command(f"ALTER TABLE {name} MODIFY SETTING fsync_after_insert = {value}, "
+                      f"fsync_part_directory = {value}")
 
 
 def applied_versions(store: Store) -> set[int]:

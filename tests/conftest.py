@@ -75,12 +75,13 @@ class Running:
             return exc.code, json.loads(exc.read() or b"null")
 
     def new_agent(self, name: str = "bot", workspace: str = "acme") -> tuple[str, str]:
-        """Create a workspace (if needed), an agent and an ingest key; returns (agent_id, key)."""
+        """Create a workspace (if needed), an agent and an ingest key that also reads (scopes ingest and
+        read; new keys ingest only unless told); returns (agent_id, key)."""
         status, _ = self.call("POST", "/api/workspaces", {"name": workspace})
         assert status in (201, 409)
         status, body = self.call("POST", "/api/agents", {"name": name, "workspace": workspace})
         assert status == 201, body
-        status, body = self.call("POST", f"/api/agents/{name}@{workspace}/keys", {})
+        status, body = self.call("POST", f"/api/agents/{name}@{workspace}/keys", {"scopes": ["ingest", "read"]})
         assert status == 201, body
         return f"{name}@{workspace}", body["key"]
 

@@ -1,4 +1,4 @@
-"""`evalkit workspaces …` and `evalkit agents …`: the admin side of the service."""
+"""`evalkit workspaces …`, `evalkit agents …` and `evalkit users …`: the admin side of the service."""
 
 from __future__ import annotations
 
@@ -67,15 +67,42 @@ def _agents_set(args: argparse.Namespace) -> int:
 
 
 def _keys_create(args: argparse.Namespace) -> int:
-    data = call(args, "POST", f"/api/agents/{args.agent}/keys", {})
-    _print(args, data, [data["key"], f"(key {data['key_id']}; shown once, evalkit keeps only its hash)"])
+    scopes = sorted(set(args.scope or ["ingest"]), key=["ingest", "read"].index)
+    data = call(args, "POST", f"/api/agents/{args.agent}/keys", {"scopes": scopes})
+    _print(args, data, [data["key"], f"(key {data['key_id']}, scopes {','.join(data['scopes'])}; shown once, "
+                                     "evalkit keeps only its hash)"])
     return 0
 
 
 def _keys_list(args: argparse.Namespace) -> int:
     data = call(args, "GET", f"/api/agents/{args.agent}/keys")
-    _print(args, data, [f"{k['key_id']}  {k['prefix']}…  {'revoked' if k['revoked'] else 'active'}"
-                        for k in data["keys"]])
+    _print(args, data, [f"{k['key_id']}  {k['prefix']}…  {','.join(k['scopes']):12} "
+                        f"{'revoked' if k['revoked'] else 'active'}" for k in data["keys"]])
+    return 0
+
+
+def _when(seconds: float | None) -> str:
+    from datetime import UTC, datetime
+
+    return "never" if seconds is None else datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _tokens_list(args: argparse.Namespace) -> int:
+    data = call(args, "GET", f"/api/users/{args.name}/tokens")
+    _print(args, data, [f"{t['token_id']}  created {_when(t['created_at'])}  last used {_when(t['last_used_at'])}  "
+                        f"{'revoked' if t['revoked'] else 'active'}" for t in data["tokens"]])
+    return 0
+
+
+def _tokens_create(args: argparse.Namespace) -> int:
+    data = call(args, "POST", f"/api/users/{args.name}/tokens", {})
+    _print(args, data, [data["token"], "(shown once, evalkit keeps only its hash)"])
+    return 0
+
+
+def _tokens_revoke(args: argparse.Namespace) -> int:
+    data = call(args, "DELETE", f"/api/users/{args.name}/tokens/{args.token_id}")
+    _print(args, data, [f"token {args.token_id} of {args.name} revoked: it is refused from now on"])
     return 0
 
 
@@ -120,6 +147,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     keys = agents.add_parser("keys", help="ingest keys").add_subparsers(dest="keys_action", required=True)
     p = client(keys.add_parser("create", help="create an ingest key (shown once)"))
     p.add_argument("agent")
+    p.add_argument("--scope", action="append", choices=["ingest", "read"],
+                   help="what the key may do, repeatable: ingest (send spans; the default), read (read the "
+                        "agent's workspace through the API)")
     p.set_defaults(func=_keys_create)
     p = client(keys.add_parser("list", help="list an agent's keys"))
     p.add_argument("agent")
@@ -128,3 +158,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("agent")
     p.add_argument("key_id")
     p.set_defaults(func=_keys_revoke)
+
+    users = sub.add_parser("users", help="users' API tokens").add_subparsers(dest="action", required=True)
+    tokens = users.add_parser("tokens", help="API tokens: list, create, revoke").add_subparsers(
+        dest="tokens_action", required=True)
+    p = client(tokens.add_parser("list", help="list a user's tokens (ids, created, last used; never the secret)"))
+    p.add_argument("name", help="the user (the admin's own tokens: admin)")
+    p.set_defaults(func=_tokens_list)
+    p = client(tokens.add_parser("create", help="create a token for a user (shown once)"))
+    p.add_argument("name")
+    p.set_defaults(func=_tokens_create)
+    p = client(tokens.add_parser("revoke", help="revoke a token: refused from the next request on"))
+    p.add_argument("name")
+    p.add_argument("token_id")
+    p.set_defaults(func=_tokens_revoke)
