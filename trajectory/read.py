@@ -1,7 +1,8 @@
 """Reading a session back from the store: its traces, spans and linked log records.
 
 A session is every span of every trace the session index maps to it, so spans
-that never carried the session id (often all but the root) belong to it too.
+that never carried the session id (often all but the root) belong to it too; a trace
+none of whose spans carried one is a session of its own (trajectory/session_index.py).
 Reads deduplicate with FINAL: a span re-sent by a retrying exporter shows once.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from evalkit.attributes import decode_attributes, decode_value, json_any_value_to_python
 from evalkit.store import Store
+from evalkit.trajectory.session_index import ONE_SESSION, window_rows
 from evalkit.trajectory.span import LogRecord, Span, SpanEvent, SpanLink
 
 _SPAN_SELECT = """
@@ -59,12 +61,8 @@ class SessionWindow:
 
 
 def session_window(store: Store, agent_id: str, session_id: str) -> SessionWindow | None:
-    rows = store.query(
-        "SELECT trace_id, toUnixTimestamp64Nano(min(first_start)), toUnixTimestamp64Nano(max(last_end)), "
-        "toUnixTimestamp64Milli(max(last_received)) FROM session_traces "
-        "WHERE agent_id = {agent:String} AND session_id = {session:String} GROUP BY trace_id ORDER BY trace_id",
-        {"agent": agent_id, "session": session_id},
-    )
+    """The session's traces and times; a trace that carried no session id is the session named by its id."""
+    rows = window_rows(session_id, store.query(ONE_SESSION, {"agent": agent_id, "session": session_id}))
     if not rows:
         return None
     return SessionWindow(

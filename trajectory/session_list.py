@@ -4,7 +4,8 @@ Two queries: the sessions (span count, times, errors, structure, models) and the
 LLM calls' tokens and reported cost per (model, provider), which are priced here with
 the same price book the trajectories use. Counts are those of the typed columns: a
 framework LLM span that wraps a client library's LLM span counts twice here but once
-in the trajectory, which de-duplicates by reading the span tree.
+in the trajectory, which de-duplicates by reading the span tree. A trace that carried no
+session id is listed as a session of its own (trajectory/session_index.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from evalkit.store import Store
 from evalkit.trajectory.prices import PriceBook, TokenCounts
+from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.settle import PARTIAL, VALID
 
 SORTS = {
@@ -30,15 +32,16 @@ SORTS = {
 
 # Sessions overlapping [since, until), then per trace (so structure can be judged), then per session.
 _SESSIONS = """
-WITH in_range AS (
-    SELECT session_id FROM session_traces WHERE agent_id = {agent:String}
+WITH resolved AS (__RESOLVED__),
+in_range AS (
+    SELECT session_id FROM resolved
     GROUP BY session_id
     HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
        AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
 ),
 pairs AS (
-    SELECT DISTINCT session_id, trace_id FROM session_traces
-    WHERE agent_id = {agent:String} AND session_id IN (SELECT session_id FROM in_range)
+    SELECT DISTINCT session_id, trace_id FROM resolved
+    WHERE session_id IN (SELECT session_id FROM in_range)
 ),
 per_trace AS (
     SELECT trace_id, count() AS spans, min(start_time) AS first_start, max(end_time) AS last_end,
@@ -62,7 +65,7 @@ GROUP BY p.session_id
 __HAVING__
 ORDER BY __ORDER__
 __LIMIT__
-"""
+""".replace("__RESOLVED__", RESOLVED)
 
 # Leaf LLM calls per session and (model, provider): what pricing needs. A NaN or infinite reported
 # cost is unknown (NULL): the call is priced from its tokens like one that reported none.
@@ -82,18 +85,18 @@ SELECT p.session_id, s.model, s.provider, count(), countIf(__COST__ IS NOT NULL)
        sum(s.output_tokens), sum(s.cache_read_tokens), sum(s.reasoning_tokens),
        countIf(__COST__ IS NULL AND s.input_tokens = 0 AND s.output_tokens = 0)
 FROM spans AS s FINAL
-INNER JOIN (SELECT DISTINCT session_id, trace_id FROM session_traces
-            WHERE agent_id = {agent:String} AND session_id IN {sessions:Array(String)}) AS p
+INNER JOIN (SELECT DISTINCT session_id, trace_id FROM (__RESOLVED__)
+            WHERE session_id IN {sessions:Array(String)}) AS p
     ON s.trace_id = p.trace_id
 WHERE s.agent_id = {agent:String} AND s.is_llm_call
   -- Leaf calls only: a framework's LLM span wrapping the client library's repeats its usage.
   AND (s.trace_id, s.span_id) NOT IN (
       SELECT trace_id, parent_span_id FROM spans
       WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != ''
-        AND trace_id IN (SELECT trace_id FROM session_traces
-                         WHERE agent_id = {agent:String} AND session_id IN {sessions:Array(String)}))
+        AND trace_id IN (SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)}))
 GROUP BY p.session_id, s.model, s.provider
-""".replace("__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)")
+""".replace("__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)").replace(
+    "__RESOLVED__", RESOLVED)
 
 
 class BadQuery(ValueError):

@@ -2,12 +2,12 @@
 
 `mapping_overrides` keeps every version of an agent's mapping overrides: a new
 version is a new row, never an update, so a trajectory's `mapping_version` can
-always be looked up.
+always be looked up. `sessionless_traces_feed` indexes traces that carry no session id.
 """
 
 from __future__ import annotations
 
-from evalkit.migrations import Migration, Table
+from evalkit.migrations import MaterializedView, Migration, Table
 
 MAPPING_OVERRIDES = Table(
     name="mapping_overrides",
@@ -24,6 +24,19 @@ MAPPING_OVERRIDES = Table(
     sharding_key="cityHash64(agent_id)",
 )
 
+# Traces of spans that carried no session id, indexed under an empty one: a trace that never gets a
+# named row is a session of its own (trajectory/session_index.py). Filled in the same insert as the
+# spans, like the named rows; traces stored before this migration are not indexed.
+SESSIONLESS_TRACES_FEED = MaterializedView(
+    name="sessionless_traces_feed",
+    source="spans",
+    target="session_traces",
+    select="SELECT agent_id, '' AS session_id, trace_id, min(start_time) AS first_start, max(end_time) AS last_end, "
+           "max(received_at) AS last_received FROM {source} WHERE session_id = '' "
+           "GROUP BY agent_id, trace_id",
+)
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
+    Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
 ]

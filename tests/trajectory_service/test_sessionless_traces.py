@@ -1,0 +1,61 @@
+"""A trace with no session attribute is a session of its own, named by its trace id; one whose root
+carrying a session id arrives last joins that session instead."""
+
+from __future__ import annotations
+
+from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid, chat, root, span
+
+TRACE_7 = f"{7:032x}"
+TRACE_8 = f"{8:032x}"
+
+
+async def test_a_trace_without_a_session_id_is_listed_read_and_exported_as_its_own_session(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [chat(7, 71, 70, 1.0, user="no session here", text="still answered")])
+    await svc.send(key, [span(7, 70, None, "workflow", 0.5, 2.0)])
+    await svc.send(key, [chat(1, 11, 10, 1.0, text="named"), root(1, 10, "s-named", 0.5, 2.0)])
+
+    listed = await svc.get(f"/api/agents/{agent}/sessions")
+    assert listed.status == 200, listed.text
+    rows = {row["session_id"]: row for row in listed.body["sessions"]}
+    assert set(rows) == {TRACE_7, "s-named"}
+    assert rows[TRACE_7]["span_count"] == 2 and rows[TRACE_7]["trace_count"] == 1
+    assert rows[TRACE_7]["steps"] == 1 and rows[TRACE_7]["prompt_tokens"] == 100
+    assert rows[TRACE_7]["cost_usd"] == 0.00014
+
+    reply = await svc.trajectory(agent, TRACE_7)
+    assert reply.status == 200, reply.text
+    assert reply.body["session_id"] == TRACE_7
+    assert [(s["source"], s["message"]) for s in reply.body["steps"]] == [
+        ("user", "no session here"), ("agent", "still answered")]
+    assert_schema_and_atif_valid(reply.body)
+
+    detail = await svc.get(f"/api/agents/{agent}/sessions/{TRACE_7}")
+    assert detail.status == 200, detail.text
+    assert {s["span_id"] for s in detail.body["spans"]} == {f"{70:016x}", f"{71:016x}"}
+
+    exported = await svc.get(f"/api/agents/{agent}/trajectories.jsonl")
+    assert exported.status == 200, exported.text
+    assert TRACE_7 in exported.text and "s-named" in exported.text
+
+    # The named session's trace is not a session of its own too; an unknown id is still unknown.
+    assert (await svc.get(f"/api/agents/{agent}/sessions/{1:032x}")).status == 404
+    assert (await svc.get(f"/api/agents/{agent}/sessions/{9:032x}")).status == 404
+
+
+async def test_a_trace_whose_root_with_the_session_id_arrives_last_joins_that_session(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [chat(8, 81, 80, 1.0, user="first", text="answer one")])
+    # Until its root arrives, the trace is listed on its own.
+    early = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    assert [row["session_id"] for row in early] == [TRACE_8]
+
+    await svc.send(key, [root(8, 80, "s-late-root", 0.5, 3.0)])
+    listed = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    assert [(row["session_id"], row["span_count"], row["steps"]) for row in listed] == [("s-late-root", 2, 1)]
+    assert (await svc.get(f"/api/agents/{agent}/sessions/{TRACE_8}")).status == 404
+
+    reply = await svc.trajectory(agent, "s-late-root")
+    assert reply.status == 200, reply.text
+    assert [s["message"] for s in reply.body["steps"]] == ["first", "answer one"]
+    assert reply.body["extra"]["status"] == "valid"
