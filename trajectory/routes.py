@@ -27,7 +27,7 @@ from evalkit.trajectory.assemble import (
     cyclic_gc_paused,
     span_view,
 )
-from evalkit.trajectory.from_spans import trajectory_from_spans
+from evalkit.trajectory.build import build_trajectory
 from evalkit.trajectory.mapping_store import (
     CurrentMappings,
     current_mapping,
@@ -180,8 +180,8 @@ async def _session_detail(request: web.Request) -> web.Response:
         whole = len(spans) == total
         logs = read_trace_logs(context.store, agent.agent_id, window.trace_ids) if whole else []
         overrides = current_mappings(context).get(context.store, agent.agent_id).overrides
-        built = trajectory_from_spans(spans, logs, overrides=overrides, prices=_prices(request),
-                                      session_id=session_id)
+        # The summary needs only what the mappers made of the spans: no prices, no validation.
+        built = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
         summary = {
             "span_count": total,
             "trace_count": len(window.trace_ids),
@@ -203,7 +203,9 @@ async def _session_detail(request: web.Request) -> web.Response:
     body: dict[str, Any] = {"agent": agent.agent_id, "session_id": session_id, "summary": summary, "spans": views}
     if offset + len(views) < total:
         body["next"] = f"?limit={limit}&offset={offset + len(views)}"
-    return json_response(body)
+    # Megabytes for a long session: encoded off the event loop, which serves every other request.
+    encoded = await asyncio.to_thread(dumps_json, body)
+    return web.Response(body=encoded, content_type="application/json")
 
 
 def _unknown_session(agent: Agent, session_id: str) -> str:
