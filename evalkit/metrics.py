@@ -26,6 +26,12 @@ class Metrics:
         self.insert_seconds = Histogram("evalkit_ingest_insert_seconds", "Insert latency", ["table"],
                                         buckets=_LATENCY_BUCKETS, registry=r)
         self.queue_rows = Gauge("evalkit_ingest_queue_rows", "Rows waiting to be written", ["table"], registry=r)
+        self.memory_bytes = Gauge("evalkit_ingest_memory_bytes",
+                                  "Bytes of export requests in flight (read, decoding, queued or being inserted)",
+                                  registry=r)
+        self.memory_limit = Gauge("evalkit_ingest_memory_limit_bytes",
+                                  "Past this many bytes in flight, exports get 429 / RESOURCE_EXHAUSTED",
+                                  registry=r)
         self.http_requests = Counter("evalkit_api_requests", "API requests by route and status",
                                      ["route", "status"], registry=r)
 
@@ -38,6 +44,10 @@ class Metrics:
 
     def watch_queue(self, table: str, depth: Callable[[], int]) -> None:
         self.queue_rows.labels(table).set_function(lambda: float(depth()))
+
+    def watch_memory(self, in_flight: Callable[[], int], limit: int) -> None:
+        self.memory_bytes.set_function(lambda: float(in_flight()))
+        self.memory_limit.set(limit)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

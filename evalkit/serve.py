@@ -11,8 +11,10 @@ import asyncio
 import gc
 import logging
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import grpc
 from aiohttp import web
@@ -28,7 +30,7 @@ from evalkit.ingest.pipeline import Ingest
 from evalkit.ingest.workers import EncodePool
 from evalkit.ingest.writer import BatchWriter
 from evalkit.metrics import Metrics
-from evalkit.migrations import migrate
+from evalkit.migrations import migrate, set_fsync
 from evalkit.settings import Settings
 from evalkit.store import Store, StoreLocked, StoreUnavailable
 
@@ -51,6 +53,25 @@ def default_route_modules() -> list[RouteModule]:
     else:
         modules.append(scoring_routes)
     return modules
+
+
+def keep_private(data_dir: Path) -> None:
+    """The data directory holds every prompt and answer agents sent: only its owner may read it.
+
+    New files get no group or other permissions (umask), and what an older evalkit left
+    readable is closed at start."""
+    os.umask(0o077)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for root, directories, files in os.walk(data_dir):
+        for name in (*directories, *files):
+            path = os.path.join(root, name)
+            try:
+                mode = os.lstat(path).st_mode
+                if mode & 0o077 and not stat.S_ISLNK(mode):
+                    os.chmod(path, stat.S_IMODE(mode) & 0o700)
+            except OSError:  # a file the engine removed meanwhile
+                continue
+    os.chmod(data_dir, 0o700)
 
 
 class Service:
@@ -77,7 +98,8 @@ class Service:
         self.grpc_port = settings.grpc_port
         self.otlp_http_port = settings.otlp_http_port
         self.api_port = settings.api_port
-        self.context = Context(settings, self.store, self.access, self.metrics, {"ready": lambda: self._ready})
+        self.context = Context(settings, self.store, self.access, self.metrics,
+                               {"ready": lambda: self._ready, "problem": self.problem})
         delay = settings.batch_max_delay_ms / 1000
         self.span_writer = BatchWriter(
             # ClickHouse reads the exports' protobuf into spans (ingest/tables.py).
@@ -88,6 +110,7 @@ class Service:
         self.log_writer = BatchWriter(
             self.store, "logs", LOG_COLUMNS, max_rows=settings.batch_max_rows, max_delay=delay,
             queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("logs"))
+        self.writers = (self.span_writer, self.log_writer)
         workers = settings.ingest_workers if settings.ingest_workers >= 0 else (os.cpu_count() or 1)
         self.pool = EncodePool(workers)
         self.metrics.watch_queue("spans", lambda: self.span_writer.queued_rows)
@@ -95,11 +118,19 @@ class Service:
         self.ingest = Ingest(
             self.access, self.span_writer, self.log_writer,
             Limits(settings.max_attribute_bytes, settings.payload_threshold_bytes), self.metrics, self.pool,
-            retry_after=settings.retry_after_seconds, clock=clock)
+            retry_after=settings.retry_after_seconds, memory_limit_bytes=settings.memory_limit_bytes, clock=clock)
 
     @property
     def ready(self) -> bool:
         return self._ready
+
+    def problem(self) -> str | None:
+        """Why the service cannot keep what it is sent right now (health answers 503 with it)."""
+        for writer in self.writers:
+            reason = writer.problem()
+            if reason is not None:
+                return f"{reason}; exports get 503 and are retried by their senders until it clears"
+        return None
 
     async def wait_ready(self, timeout: float) -> None:
         assert self._ready_event is not None
@@ -108,6 +139,7 @@ class Service:
     def _prepare_store(self) -> str | None:
         self.store.connect()
         migrate(self.store)
+        set_fsync(self.store, self.settings.fsync)
         token = self.access.ensure_admin_token(self.settings.data_dir, self.settings.bootstrap_token)
         # The log encoder serialises for the columns as the store has them.
         self.ingest.log_encoder = NativeEncoder("logs", LOG_COLUMNS, self.store.column_types("logs", LOG_COLUMNS))
@@ -151,8 +183,9 @@ class Service:
 
     async def start(self) -> None:
         self._ready_event = asyncio.Event()
+        if self.store.kind == "chdb" or self.settings.data_dir.exists():
+            keep_private(self.settings.data_dir)
         if self.store.kind == "chdb":
-            self.settings.data_dir.mkdir(parents=True, exist_ok=True)
             schema = export_schema.write_schema_file(self.settings.data_dir / "format_schemas")
             self.span_writer.format_settings = export_schema.insert_settings(schema)
             # A locked data directory is a mistake to report now, not something to wait out.

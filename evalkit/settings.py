@@ -35,6 +35,13 @@ class Settings(BaseModel):
     # Rows waiting to be written before new requests get a retryable "overloaded" answer.
     queue_max_rows: int = 400_000
     retry_after_seconds: int = 2
+    # Bytes of export requests in flight (read, decoding, queued, being inserted) past which new
+    # ones get a retryable 429 / RESOURCE_EXHAUSTED before they are decoded (one request alone
+    # is always admitted). Peak memory is a small multiple of it (docs/performance.md).
+    memory_limit_bytes: int = 128 * 1024 * 1024
+    # fsync every part written to spans, session_traces and logs before an export is acknowledged:
+    # acknowledged spans then survive a power loss, not only a crash of the process.
+    fsync: bool = False
     # Processes that check span exports and decode log records; 0 does it in the server process
     # (spans cost ~5 us each there since ClickHouse reads them), -1 uses one per core.
     ingest_workers: int = 0
@@ -84,6 +91,8 @@ _ENV = {
     "batch_max_rows": "EVALKIT_BATCH_MAX_ROWS",
     "batch_max_delay_ms": "EVALKIT_BATCH_MAX_DELAY_MS",
     "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",
+    "memory_limit_bytes": "EVALKIT_MEMORY_LIMIT_BYTES",
+    "fsync": "EVALKIT_FSYNC",
     "insert_concurrency": "EVALKIT_INSERT_CONCURRENCY",
     "ingest_workers": "EVALKIT_INGEST_WORKERS",
     "settle_quiet_seconds": "EVALKIT_SETTLE_QUIET_SECONDS",

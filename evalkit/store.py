@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
+from clickhouse_connect.driver.exceptions import OperationalError
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -238,12 +239,48 @@ class StoreError(Exception):
     """ClickHouse rejected a statement (a bug or a schema mismatch, not a transient failure)."""
 
 
-_TRANSIENT = ("connection", "timed out", "timeout", "refused", "unreachable", "too many", "memory limit",
-              "network", "broken pipe", "reset by peer")
+# What waiting can fix: the store unreachable, busy, short of memory or disk, behind on merges.
+# Everything else ClickHouse refuses (a malformed row, too many partitions in one block, ...)
+# would fail again the same way, so it is a StoreError and its request is not retried.
+_TRANSIENT_CODES = frozenset({
+    159,  # TIMEOUT_EXCEEDED
+    164,  # READONLY
+    202,  # TOO_MANY_SIMULTANEOUS_QUERIES
+    203,  # NO_FREE_CONNECTION
+    209,  # SOCKET_TIMEOUT
+    210,  # NETWORK_ERROR
+    225,  # NO_ZOOKEEPER
+    236,  # ABORTED
+    241,  # MEMORY_LIMIT_EXCEEDED
+    242,  # TABLE_IS_READ_ONLY
+    243,  # NOT_ENOUGH_SPACE
+    319,  # UNKNOWN_STATUS_OF_INSERT
+    394,  # QUERY_WAS_CANCELLED
+    999,  # KEEPER_EXCEPTION
+})
+_TRANSIENT = ("connection", "timed out", "timeout", "refused", "unreachable", "too many parts",
+              "too many simultaneous", "memory limit", "network", "broken pipe", "reset by peer",
+              "no space left", "not enough space", "cannot reserve", "read-only", "readonly",
+              "cannot allocate", "disk quota")
+_PERMANENT = ("too many partitions",)
+_CODE = re.compile(r"Code: (\d+)\.")
+
+
+def is_transient(message: str, exc: BaseException | None = None) -> bool:
+    """Whether a ClickHouse failure is about the store's availability (worth retrying later)."""
+    if isinstance(exc, OperationalError):  # the driver could not talk to the server
+        return True
+    lower = message.lower()
+    if any(phrase in lower for phrase in _PERMANENT):
+        return False
+    match = _CODE.search(message)
+    if match is not None and int(match.group(1)) in _TRANSIENT_CODES:
+        return True
+    return any(phrase in lower for phrase in _TRANSIENT)
 
 
 def _classify(exc: Exception, store: Store) -> Exception:
     message = str(exc)
-    if any(word in message.lower() for word in _TRANSIENT):
+    if is_transient(message, exc):
         return StoreUnavailable(f"ClickHouse at {store.redacted_url} failed: {message}")
     return StoreError(message)

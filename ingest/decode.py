@@ -19,6 +19,7 @@ from typing import Any
 from evalkit.attributes import any_value_json, encode_any_value
 
 _MAX_MESSAGES = 5
+_MAX_TIME_NS = 2**63 - 1
 
 LOG_COLUMNS = (
     "agent_id", "trace_id", "span_id", "log_id", "time", "observed_time", "severity_number",
@@ -100,6 +101,10 @@ def decode_logs(request: Any, agent_id: str, limits: Limits, received_ms: int) -
                 values, types = _plain(record.attributes, limits)
                 event_name = getattr(record, "event_name", "") or values.get("event.name", "")
                 time_ns = record.time_unix_nano or record.observed_time_unix_nano
+                if time_ns > _MAX_TIME_NS or record.observed_time_unix_nano > _MAX_TIME_NS:
+                    # ClickHouse keeps signed 64-bit nanoseconds: later times would wrap to 1969.
+                    out.reject(f"log record: times must be below 2^63 ns (year 2262); got {time_ns}")
+                    continue
                 body = json.dumps(any_value_json(record.body), separators=(",", ":"))
                 # Deterministic identity: a re-sent record replaces itself.
                 log_id = hashlib.blake2b(record.SerializeToString(deterministic=True),

@@ -11,59 +11,118 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from opentelemetry.proto.trace.v1 import trace_pb2
 
-from evalkit.ingest.decode import Limits, decode_logs
-from evalkit.ingest.export_schema import Framing
+from evalkit.ingest.decode import LOG_COLUMNS, Limits, decode_logs
+from evalkit.ingest.export_schema import Framing, NotProtobuf, only_resource_spans
 from evalkit.ingest.native import NativeEncoder
-from evalkit.ingest.span_checks import drop_rejected
+from evalkit.ingest.span_checks import DAY_NS, LightExport, drop_rejected, span_parse_check, split_by_day, too_deep
+
+_LOG_TIME = LOG_COLUMNS.index("time")
 
 
 class MalformedProtobuf(Exception):
     """The body is not a protobuf export request; the client must not retry it."""
 
 
+# ClickHouse's default `max_partitions_per_insert_block`; every insert also sets it (see writer).
+MAX_PARTITIONS_PER_INSERT = 100
+
+
+@dataclass(frozen=True)
+class Part:
+    """Rows the writer inserts together, within one insert."""
+
+    rows: int
+    block: bytes  # in the writer's input format
+    digest: str  # of the content, for the insert deduplication token
+    partitions: frozenset[int]  # the days (partitions of the target table) the rows fall on
+
+
 @dataclass(frozen=True)
 class Encoded:
+    """One request as the writer takes it: usually one part; several when its rows fall on more
+    days than one insert may touch (a backfill, a skewed clock). Acknowledged once all are."""
+
     rows: int
     rejected: int
     message: str
-    block: bytes  # in the writer's input format; b"" when nothing was accepted
-    digest: str  # of the content, for the insert deduplication token
+    parts: tuple[Part, ...]
 
 
-def encode_spans(body: bytes, framing: Framing) -> Encoded:
+def _span_digest(agent_id: str, body: bytes) -> str:
+    # The same spans re-sent by the same agent give the same digest, whenever they arrive.
+    digest = hashlib.blake2b(agent_id.encode(), digest_size=16)
+    digest.update(b"\x1f")
+    digest.update(body)
+    return digest.hexdigest()
+
+
+def _parse_spans(body: bytes) -> tuple[Message, Any]:
+    """The request parsed, and the extra per-span check its messages need (see span_checks)."""
     request = trace_service_pb2.ExportTraceServiceRequest()
     try:
         # Parsing also checks what ClickHouse would not: well-formed protobuf, valid UTF-8 strings.
         request.ParseFromString(body)
+        return request, None
+    except DecodeError as exc:
+        if not too_deep(exc):
+            raise MalformedProtobuf(f"body is not an ExportTraceServiceRequest: {exc}") from exc
+    light = LightExport()
+    try:
+        light.ParseFromString(body)
     except DecodeError as exc:
         raise MalformedProtobuf(f"body is not an ExportTraceServiceRequest: {exc}") from exc
-    kept, rejections = drop_rejected(request)
-    if rejections.rejected:
-        body = request.SerializeToString()
+    return light, span_parse_check(trace_pb2.Span)
+
+
+def encode_spans(body: bytes, framing: Framing, max_partitions: int = MAX_PARTITIONS_PER_INSERT) -> Encoded:
+    try:
+        stripped = only_resource_spans(body)
+    except NotProtobuf as exc:
+        raise MalformedProtobuf(f"body is not an ExportTraceServiceRequest: {exc}") from exc
+    request, extra_check = _parse_spans(stripped)
+    kept, rejections, days = drop_rejected(request, extra_check)
     if not kept:
-        return Encoded(0, rejections.rejected, rejections.error_message, b"", "")
-    # The same spans re-sent by the same agent give the same digest, whenever they arrive.
-    digest = hashlib.blake2b(framing.agent_id.encode(), digest_size=16)
-    digest.update(b"\x1f")
-    digest.update(body)
-    return Encoded(kept, rejections.rejected, rejections.error_message, framing.frame(body), digest.hexdigest())
+        return Encoded(0, rejections.rejected, rejections.error_message, ())
+    if len(days) > max_partitions:
+        parts = tuple(
+            Part(count, framing.frame(data), _span_digest(framing.agent_id, data), chunk)
+            for part, count, chunk in split_by_day(request, days, max_partitions)
+            for data in (part.SerializeToString(),))
+        return Encoded(kept, rejections.rejected, rejections.error_message, parts)
+    if rejections.rejected:
+        stripped = request.SerializeToString()
+    part = Part(kept, framing.frame(stripped), _span_digest(framing.agent_id, stripped), frozenset(days))
+    return Encoded(kept, rejections.rejected, rejections.error_message, (part,))
 
 
-def encode_logs(body: bytes, agent_id: str, limits: Limits, received_ms: int, encoder: NativeEncoder) -> Encoded:
+def encode_logs(body: bytes, agent_id: str, limits: Limits, received_ms: int, encoder: NativeEncoder,
+                max_partitions: int = MAX_PARTITIONS_PER_INSERT) -> Encoded:
     request = logs_service_pb2.ExportLogsServiceRequest()
     try:
         request.ParseFromString(body)
     except DecodeError as exc:
         raise MalformedProtobuf(f"body is not an ExportLogsServiceRequest: {exc}") from exc
     decoded = decode_logs(request, agent_id, limits, received_ms)
-    digest = hashlib.blake2b(digest_size=16)
-    for key in sorted(f"{r[0]}/{r[1]}/{r[2]}/{r[3]}" for r in decoded.rows):
-        digest.update(key.encode())
-        digest.update(b"\x1f")
-    return Encoded(len(decoded.rows), decoded.rejected, decoded.error_message, encoder.encode(decoded.rows),
-                   digest.hexdigest())
+    if not decoded.rows:
+        return Encoded(0, decoded.rejected, decoded.error_message, ())
+    by_day: dict[int, list[tuple[Any, ...]]] = {}
+    for row in decoded.rows:
+        by_day.setdefault(row[_LOG_TIME] // DAY_NS, []).append(row)
+    ordered = sorted(by_day)
+    parts = []
+    for first in range(0, len(ordered), max_partitions):
+        chunk = ordered[first:first + max_partitions]
+        rows = [row for day in chunk for row in by_day[day]]
+        digest = hashlib.blake2b(digest_size=16)
+        for key in sorted(f"{r[0]}/{r[1]}/{r[2]}/{r[3]}" for r in rows):
+            digest.update(key.encode())
+            digest.update(b"\x1f")
+        parts.append(Part(len(rows), encoder.encode(rows), digest.hexdigest(), frozenset(chunk)))
+    return Encoded(len(decoded.rows), decoded.rejected, decoded.error_message, tuple(parts))

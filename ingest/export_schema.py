@@ -131,6 +131,59 @@ def _int_field(number: int, value: int) -> bytes:
     return _varint(number << 3) + _varint(value)
 
 
+class NotProtobuf(ValueError):
+    """The bytes are not a protobuf message."""
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if at >= len(data) or shift > 63:
+            raise NotProtobuf("truncated or overlong varint")
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def only_resource_spans(request: bytes) -> bytes:
+    """The request without top-level fields other than `resource_spans` (1).
+
+    Fields 1001+ are evalkit's framing: a client sending them would otherwise overwrite or
+    shadow the agent and arrival time evalkit appends; other top-level fields are unknown
+    to ClickHouse's schema anyway. Walks only the top level, so it costs a few steps per
+    `ResourceSpans`, and returns the bytes untouched in the common case."""
+    keep: list[tuple[int, int]] = []
+    foreign = False
+    at = 0
+    while at < len(request):
+        start = at
+        tag, at = _read_varint(request, at)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            _, at = _read_varint(request, at)
+        elif wire == 1:
+            at += 8
+        elif wire == 2:
+            length, at = _read_varint(request, at)
+            at += length
+        elif wire == 5:
+            at += 4
+        else:
+            raise NotProtobuf(f"unsupported wire type {wire} for field {number}")
+        if at > len(request) or number == 0:
+            raise NotProtobuf("a field runs past the end of the message")
+        if number == 1 and wire == 2:
+            keep.append((start, at))
+        else:
+            foreign = True
+    if not foreign:
+        return request
+    return b"".join(request[a:b] for a, b in keep)
+
+
 @dataclass(frozen=True)
 class Framing:
     """What evalkit adds to every request of one agent."""

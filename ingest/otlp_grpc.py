@@ -2,8 +2,10 @@
 
 Status codes follow the OTLP/gRPC specification: partial success in the
 response for individually bad spans, INVALID_ARGUMENT (never retried) for a
-malformed request, UNAUTHENTICATED for a missing or bad key, UNAVAILABLE or
-RESOURCE_EXHAUSTED with RetryInfo when the store is down or the queue is full.
+malformed request or one the store refuses for what it is, UNAUTHENTICATED for a
+missing or bad key, PERMISSION_DENIED for an archived agent's key, UNAVAILABLE or
+RESOURCE_EXHAUSTED with RetryInfo when the store is down, the queue is full or the
+memory limit is reached.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
+from evalkit.access import Agent
 from evalkit.ingest.encode import MalformedProtobuf
-from evalkit.ingest.pipeline import Exhausted, Ingest, Outcome, Unauthenticated, Unavailable
+from evalkit.ingest.pipeline import Exhausted, Forbidden, Ingest, Outcome, Refused, Unauthenticated, Unavailable
 
 
 def _authorization(context: grpc.aio.ServicerContext) -> str | None:
@@ -45,15 +48,20 @@ async def _refuse_retryable(context: grpc.aio.ServicerContext, exc: Unavailable)
     await context.abort(code, str(exc))
 
 
-def _export_handler(ingest_call: Callable[[bytes, str | None], Awaitable[Outcome]],
+def _export_handler(ingest: Ingest, ingest_call: Callable[[bytes, Agent], Awaitable[Outcome]],
                     respond: Callable[[Outcome], Message]) -> grpc.RpcMethodHandler:
-    # The request stays bytes here: decoding happens in the encode workers, not on the event loop.
+    # The request stays bytes here: decoding happens on the decode threads or workers, not on the
+    # event loop, and only once the key is known and the memory limit admits the request.
     async def export(body: bytes, context: grpc.aio.ServicerContext) -> Message:
         try:
-            outcome = await ingest_call(body, _authorization(context))
+            agent = await ingest.authenticate(_authorization(context))
+            with ingest.admit(len(body)):
+                outcome = await ingest_call(body, agent)
         except Unauthenticated as exc:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
-        except MalformedProtobuf as exc:
+        except Forbidden as exc:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
+        except (MalformedProtobuf, Refused) as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except Unavailable as exc:
             await _refuse_retryable(context, exc)
@@ -88,9 +96,9 @@ async def start_grpc_server(ingest: Ingest, host: str, port: int,
     ])
     server.add_generic_rpc_handlers((
         grpc.method_handlers_generic_handler("opentelemetry.proto.collector.trace.v1.TraceService",
-                                             {"Export": _export_handler(ingest.traces, trace_response)}),
+                                             {"Export": _export_handler(ingest, ingest.traces, trace_response)}),
         grpc.method_handlers_generic_handler("opentelemetry.proto.collector.logs.v1.LogsService",
-                                             {"Export": _export_handler(ingest.logs_export, logs_response)}),
+                                             {"Export": _export_handler(ingest, ingest.logs_export, logs_response)}),
     ))
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:

@@ -1,30 +1,47 @@
 """OTLP/HTTP receiver: `POST /v1/traces` and `POST /v1/logs`, protobuf or JSON, gzip or not.
 
 Answers follow the OTLP/HTTP specification: 200 with partial success, 400 for a
-malformed body (never retried), 401 for a missing or bad key, 413 past the size
-limit, 415 for another content type, 429/503 with Retry-After when the client
-should retry. Error bodies are `google.rpc.Status` in the request's encoding.
+malformed body or one the store refuses for what it is (never retried), 401 for a
+missing or bad key (checked before the body is read), 403 for an archived agent's
+key, 413 past the size limit, 415 for another content type or encoding, 429/503
+with Retry-After when the client should retry (the memory limit, a full queue, the
+store unavailable). Error bodies are `google.rpc.Status` in the request's encoding.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from aiohttp.compression_utils import HAS_ZSTD
+from aiohttp.http_exceptions import ContentEncodingError
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
-from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
+from evalkit.access import Agent
+from evalkit.ingest.decode import Rejections
 from evalkit.ingest.encode import MalformedProtobuf
 from evalkit.ingest.otlp_grpc import logs_response, trace_response
 from evalkit.ingest.otlp_json import MalformedRequest, parse_json
-from evalkit.ingest.pipeline import Exhausted, Ingest, Outcome, Unauthenticated, Unavailable
+from evalkit.ingest.pipeline import (
+    Exhausted,
+    Forbidden,
+    Ingest,
+    Outcome,
+    Refused,
+    Unauthenticated,
+    Unavailable,
+)
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
+# aiohttp decompresses these itself; zstd needs the zstd module (backports.zstd before Python 3.14).
+_ENCODINGS = frozenset({"identity", "gzip", "deflate"} | ({"zstd"} if HAS_ZSTD else set()))
+# What aiohttp raises for a body that does not decompress.
+_BAD_BODY = (ContentEncodingError, ValueError, OSError, EOFError, zlib.error)
 
 
 def _reply(message: Message, content_type: str, status: int = 200,
@@ -41,10 +58,10 @@ def _error(status: int, code: int, message: str, content_type: str,
     return _reply(status_pb2.Status(code=code, message=message), content_type, status, headers)
 
 
-Handler = Callable[[bytes, str | None], Awaitable[Outcome]]
+Handler = Callable[[bytes, Agent, Rejections | None], Awaitable[Outcome]]
 
 
-def _endpoint(new_request: Callable[[], Message], handle: Handler,
+def _endpoint(ingest: Ingest, kind: str, handle: Handler,
               respond: Callable[[Outcome], Message]) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def endpoint(request: web.Request) -> web.Response:
         media = request.content_type
@@ -52,23 +69,38 @@ def _endpoint(new_request: Callable[[], Message], handle: Handler,
         if media not in (PROTOBUF, JSON):
             return _error(415, code_pb2.INVALID_ARGUMENT,
                           f"content type {media!r} is not OTLP; send {PROTOBUF} or {JSON}", PROTOBUF)
+        encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+        if encoding not in _ENCODINGS:
+            return _error(415, code_pb2.INVALID_ARGUMENT,
+                          f"Content-Encoding {encoding!r} is not supported; send one of "
+                          f"{', '.join(sorted(_ENCODINGS))} (OTEL_EXPORTER_OTLP_COMPRESSION=gzip)", reply_as)
         try:
-            body = await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            return _error(413, code_pb2.INVALID_ARGUMENT,
-                          f"request is over the limit of {request.app['max_request_bytes']} bytes; "
-                          "export smaller batches (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", reply_as)
-        if media == JSON:
-            try:
-                body = parse_json(body, new_request()).SerializeToString()
-            except MalformedRequest as exc:
-                return _error(400, code_pb2.INVALID_ARGUMENT, f"malformed OTLP request: {exc}", reply_as)
-        try:
-            outcome = await handle(body, request.headers.get("Authorization"))
-        except MalformedProtobuf as exc:
+            # The key first: nothing of the body is read for a request that may not write.
+            agent = await ingest.authenticate(request.headers.get("Authorization"))
+            with ingest.admit(request.content_length or 0) as reservation:
+                try:
+                    body = await request.read()
+                except web.HTTPRequestEntityTooLarge:
+                    return _error(413, code_pb2.INVALID_ARGUMENT,
+                                  f"request is over the limit of {request.app['max_request_bytes']} bytes; "
+                                  "export smaller batches (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", reply_as)
+                except _BAD_BODY as exc:
+                    return _error(400, code_pb2.INVALID_ARGUMENT,
+                                  f"the body could not be read as {encoding} ({exc}); send it compressed as "
+                                  "its Content-Encoding says, or uncompressed without one", reply_as)
+                reservation.resize(len(body))
+                before = None
+                if media == JSON:
+                    body, before = await ingest.pool.run(parse_json, body, kind)
+                outcome = await handle(body, agent, before)
+        except (MalformedProtobuf, MalformedRequest) as exc:
             return _error(400, code_pb2.INVALID_ARGUMENT, f"malformed OTLP request: {exc}", reply_as)
         except Unauthenticated as exc:
             return _error(401, code_pb2.UNAUTHENTICATED, str(exc), reply_as)
+        except Forbidden as exc:
+            return _error(403, code_pb2.PERMISSION_DENIED, str(exc), reply_as)
+        except Refused as exc:
+            return _error(400, code_pb2.INVALID_ARGUMENT, str(exc), reply_as)
         except Unavailable as exc:
             status = 429 if isinstance(exc, Exhausted) else 503
             code = code_pb2.RESOURCE_EXHAUSTED if isinstance(exc, Exhausted) else code_pb2.UNAVAILABLE
@@ -89,8 +121,6 @@ def otlp_http_app(ingest: Ingest, max_request_bytes: int) -> web.Application:
 
     app = web.Application(client_max_size=max_request_bytes, middlewares=[web.middleware(too_large)])
     app["max_request_bytes"] = max_request_bytes
-    app.router.add_post("/v1/traces", _endpoint(trace_service_pb2.ExportTraceServiceRequest,
-                                                ingest.traces, trace_response))
-    app.router.add_post("/v1/logs", _endpoint(logs_service_pb2.ExportLogsServiceRequest,
-                                              ingest.logs_export, logs_response))
+    app.router.add_post("/v1/traces", _endpoint(ingest, "traces", ingest.traces, trace_response))
+    app.router.add_post("/v1/logs", _endpoint(ingest, "logs", ingest.logs_export, logs_response))
     return app

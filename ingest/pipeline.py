@@ -13,18 +13,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from evalkit.access import Access, Agent
-from evalkit.ingest.decode import Limits
+from evalkit.ingest.decode import Limits, Rejections
 from evalkit.ingest.encode import Encoded, encode_logs, encode_spans
 from evalkit.ingest.export_schema import Framing
 from evalkit.ingest.native import NativeEncoder
 from evalkit.ingest.workers import EncodePool
-from evalkit.ingest.writer import BatchWriter, Overloaded, WriteFailed
+from evalkit.ingest.writer import BatchWriter, Overloaded, WriteFailed, WriteRefused
 from evalkit.metrics import Metrics
 from evalkit.store import StoreError, StoreUnavailable
 
 
 class Unauthenticated(Exception):
     """No key, or an unknown or revoked one: nothing is stored."""
+
+
+class Forbidden(Exception):
+    """The key is known but may not write now (its agent is archived): nothing is stored."""
 
 
 class Unavailable(Exception):
@@ -36,7 +40,11 @@ class Unavailable(Exception):
 
 
 class Exhausted(Unavailable):
-    """Too much is queued; the client should slow down and retry."""
+    """Too much is queued or in flight; the client should slow down and retry."""
+
+
+class Refused(Exception):
+    """The store refuses this request's data for what it is; re-sending it would fail again."""
 
 
 @dataclass(frozen=True)
@@ -58,9 +66,51 @@ def bearer_key(authorization: str | None) -> str:
     return key.strip()
 
 
+class MemoryLimiter:
+    """Bytes of export requests in flight (read, decoding, queued or being inserted), bounded
+    like the OpenTelemetry Collector's memory_limiter: a request that would pass the limit is
+    refused before it is decoded. One request alone is always admitted (the request size
+    limit bounds it), so a limit below the largest request never blocks a client for good."""
+
+    def __init__(self, limit_bytes: int) -> None:
+        self.limit_bytes = limit_bytes
+        self.in_flight_bytes = 0
+
+    def reserve(self, size: int, retry_after: int) -> Reservation:
+        """Hold `size` bytes until the returned reservation is released (it is a context manager)."""
+        if self.in_flight_bytes and self.in_flight_bytes + size > self.limit_bytes:
+            raise Exhausted(
+                f"evalkit is over its memory limit ({self.in_flight_bytes} bytes of requests in flight, "
+                f"limit {self.limit_bytes}, EVALKIT_MEMORY_LIMIT_BYTES); retry later", retry_after)
+        self.in_flight_bytes += size
+        return Reservation(self, size)
+
+
+class Reservation:
+    def __init__(self, limiter: MemoryLimiter, size: int) -> None:
+        self._limiter = limiter
+        self.size = size
+
+    def resize(self, size: int) -> None:
+        """Count what the request turned out to be (a body larger once decompressed)."""
+        self._limiter.in_flight_bytes += size - self.size
+        self.size = size
+
+    def release(self) -> None:
+        self._limiter.in_flight_bytes -= self.size
+        self.size = 0
+
+    def __enter__(self) -> Reservation:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+
 class Ingest:
     def __init__(self, access: Access, spans: BatchWriter, logs: BatchWriter, limits: Limits,
                  metrics: Metrics, pool: EncodePool, *, retry_after: int = 2,
+                 memory_limit_bytes: int = 128 * 1024 * 1024,
                  clock: Callable[[], float] = time.time) -> None:
         self.access = access
         self.spans = spans
@@ -70,6 +120,8 @@ class Ingest:
         self.pool = pool
         self.retry_after = retry_after
         self.clock = clock
+        self.memory = MemoryLimiter(memory_limit_bytes)
+        metrics.watch_memory(lambda: self.memory.in_flight_bytes, memory_limit_bytes)
         # Key lookups get threads of their own, never queued behind other work on the default executor.
         self._lookups = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalkit-ingest-keys")
         # Set once the store is migrated; until then every request is answered "retry later".
@@ -78,7 +130,8 @@ class Ingest:
     def ready(self) -> bool:
         return self.log_encoder is not None
 
-    async def _agent(self, authorization: str | None) -> Agent:
+    async def authenticate(self, authorization: str | None) -> Agent:
+        """The agent the request's key writes for; checked before the body is read or decoded."""
         key = bearer_key(authorization)
         if not self.ready():
             raise Unavailable("evalkit's store is not ready yet", self.retry_after)
@@ -89,12 +142,27 @@ class Ingest:
         if agent is None:
             raise Unauthenticated("the ingest key is unknown or revoked; create a new one with "
                                   "`evalkit agents keys create AGENT`")
+        if agent.archived:
+            self.metrics.refused.labels("archived").inc()
+            raise Forbidden(f"agent {agent.agent_id} is archived, so its keys no longer ingest; unarchive it "
+                            f"(PATCH /api/agents/{agent.agent_id} with {{\"archived\": false}}) or send with "
+                            "another agent's key")
         return agent
 
-    async def _write(self, signal: str, writer: BatchWriter, encoded: Encoded) -> Outcome:
-        self.metrics.received.labels(signal).inc(encoded.rows + encoded.rejected)
-        if encoded.rejected:
-            self.metrics.rejected.labels(signal).inc(encoded.rejected)
+    def admit(self, size: int) -> Reservation:
+        """Hold `size` bytes of the memory limit while a request is handled (`with` the result);
+        raises Exhausted (retryable) when the limit is reached."""
+        try:
+            return self.memory.reserve(size, self.retry_after)
+        except Exhausted:
+            self.metrics.refused.labels("memory").inc()
+            raise
+
+    async def _write(self, signal: str, writer: BatchWriter, encoded: Encoded, before: Rejections) -> Outcome:
+        rejected = encoded.rejected + before.rejected
+        self.metrics.received.labels(signal).inc(encoded.rows + rejected)
+        if rejected:
+            self.metrics.rejected.labels(signal).inc(rejected)
         try:
             await writer.write(encoded)
         except Overloaded as exc:
@@ -104,24 +172,28 @@ class Ingest:
             self.metrics.refused.labels("store").inc()
             raise Unavailable(f"the data could not be stored ({exc}); nothing was kept, retry later",
                               self.retry_after) from exc
+        except WriteRefused as exc:
+            self.metrics.refused.labels("refused").inc()
+            raise Refused(f"the store refused this request's {signal} ({exc}); nothing of it was kept and "
+                          "sending it again will fail the same way") from exc
         self.metrics.accepted.labels(signal).inc(encoded.rows)
-        return Outcome(encoded.rows, encoded.rejected, encoded.message)
+        messages = "; ".join(m for m in (before.error_message, encoded.message) if m)
+        return Outcome(encoded.rows, rejected, messages)
 
     def close(self) -> None:
         self._lookups.shutdown(wait=False)
 
-    async def traces(self, body: bytes, authorization: str | None) -> Outcome:
-        """An `ExportTraceServiceRequest` in protobuf bytes."""
-        agent = await self._agent(authorization)
+    async def traces(self, body: bytes, agent: Agent, before: Rejections | None = None) -> Outcome:
+        """An `ExportTraceServiceRequest` in protobuf bytes, from an authenticated agent;
+        `before` counts spans rejected while the body was decoded (OTLP/JSON)."""
         framing = Framing(agent.agent_id, int(self.clock() * 1000), agent.session_attribute,
                           self.limits.max_attribute_bytes, self.limits.payload_threshold_bytes)
         encoded = await self.pool.run(encode_spans, body, framing)
-        return await self._write("spans", self.spans, encoded)
+        return await self._write("spans", self.spans, encoded, before or Rejections())
 
-    async def logs_export(self, body: bytes, authorization: str | None) -> Outcome:
-        """An `ExportLogsServiceRequest` in protobuf bytes."""
-        agent = await self._agent(authorization)
+    async def logs_export(self, body: bytes, agent: Agent, before: Rejections | None = None) -> Outcome:
+        """An `ExportLogsServiceRequest` in protobuf bytes, from an authenticated agent."""
         assert self.log_encoder is not None
         encoded = await self.pool.run(encode_logs, body, agent.agent_id, self.limits, int(self.clock() * 1000),
                                       self.log_encoder)
-        return await self._write("logs", self.logs, encoded)
+        return await self._write("logs", self.logs, encoded, before or Rejections())

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from evalkit.ingest.encode import Encoded
-from evalkit.store import Store
+from evalkit.ingest.encode import MAX_PARTITIONS_PER_INSERT, Encoded, Part
+from evalkit.store import Store, StoreError
 
 log = logging.getLogger("evalkit.ingest.writer")
 
@@ -30,7 +30,12 @@ class Overloaded(Exception):
 
 
 class WriteFailed(Exception):
-    """The insert holding these rows failed; nothing of them is acknowledged."""
+    """The store could not take these rows now (unreachable, out of disk or memory); nothing of
+    them is acknowledged and the client should retry."""
+
+
+class WriteRefused(Exception):
+    """The store refuses these rows, alone: sending them again would fail the same way."""
 
 
 def batch_token(table: str, digests: Sequence[str]) -> str:
@@ -39,6 +44,9 @@ def batch_token(table: str, digests: Sequence[str]) -> str:
     for item in sorted(digests):
         digest.update(item.encode())
     return digest.hexdigest()
+
+
+Entry = tuple[Part, "asyncio.Future[None]"]
 
 
 class BatchWriter:
@@ -54,7 +62,10 @@ class BatchWriter:
         max_delay: float = 0.05,
         queue_max_rows: int = 400_000,
         concurrency: int = 1,
+        max_partitions: int = MAX_PARTITIONS_PER_INSERT,
         on_batch: Callable[[int, float], None] | None = None,
+        on_refused: Callable[[int], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.table = table
@@ -64,12 +75,18 @@ class BatchWriter:
         self.max_rows = max_rows
         self.max_delay = max_delay
         self.queue_max_rows = queue_max_rows
+        # One insert block may touch this many partitions of the table (ClickHouse refuses more).
+        self.max_partitions = max_partitions
         self._on_batch = on_batch
-        self._pending: list[tuple[Encoded, asyncio.Future[None]]] = []
+        self._on_refused = on_refused
+        self._clock = clock
+        self._pending: list[Entry] = []
         self._pending_rows = 0
         self._oldest = 0.0
         self._last_commit_end = 0.0
         self._last_batch_requests = 0
+        # The last insert that failed for the store's sake, while no insert has succeeded since.
+        self._failing: tuple[float, str] | None = None
         self._wake = asyncio.Event()
         self._closing = False
         self._task: asyncio.Task[None] | None = None
@@ -82,25 +99,42 @@ class BatchWriter:
     def queued_rows(self) -> int:
         return self._pending_rows
 
+    def problem(self, within: float = 60.0) -> str | None:
+        """Why the store is not taking rows, if the latest insert failed for that reason within
+        `within` seconds; None when inserts succeed (or none was tried lately)."""
+        if self._failing is None:
+            return None
+        when, reason = self._failing
+        if self._clock() - when > within:
+            return None
+        return f"inserts into {self.table} are failing: {reason}"
+
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=f"writer:{self.table}")
 
     async def write(self, item: Encoded) -> None:
-        """Returns once the rows are durable; raises Overloaded or WriteFailed otherwise."""
-        if not item.rows:
+        """Returns once the rows are durable; raises Overloaded, WriteFailed or WriteRefused otherwise."""
+        if not item.parts:
             return
         if self._closing:
             raise WriteFailed("evalkit is shutting down; retry against a running server")
         if self._pending_rows and self._pending_rows + item.rows > self.queue_max_rows:
             raise Overloaded(f"{self._pending_rows} rows are waiting to be written")
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
         if not self._pending:
             self._oldest = time.monotonic()
-        self._pending.append((item, future))
-        self._pending_rows += item.rows
+        futures: list[asyncio.Future[None]] = []
+        for part in item.parts:
+            future: asyncio.Future[None] = loop.create_future()
+            self._pending.append((part, future))
+            self._pending_rows += part.rows
+            futures.append(future)
         self._wake.set()
-        await future
+        outcomes = await asyncio.gather(*futures, return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     async def close(self) -> None:
         """Write everything queued, then stop."""
@@ -145,41 +179,85 @@ class BatchWriter:
             in_flight.add(task)
             task.add_done_callback(in_flight.discard)
 
-    async def _commit(self, batch: list[tuple[Encoded, asyncio.Future[None]]]) -> None:
-        """Insert one batch, then answer each of its requests."""
-        items = [item for item, _ in batch]
+    async def _commit(self, batch: list[Entry]) -> None:
+        """Insert one batch, then answer each of its requests.
+
+        When the store refuses the batch for its content (not its availability), the batch is
+        split in halves and each retried on its own, down to single requests: only the rows
+        that cannot be stored are refused, and a request sharing a batch with them is not."""
+        parts = [part for part, _ in batch]
+        rows = sum(part.rows for part in parts)
         started = time.monotonic()
         try:
-            await asyncio.get_running_loop().run_in_executor(self._executor, self._insert, items)
-        except Exception as exc:  # every failure means: not acknowledged
-            log.warning("insert of %d rows into %s failed: %s", sum(i.rows for i in items), self.table, exc)
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(WriteFailed(str(exc)))
+            await asyncio.get_running_loop().run_in_executor(self._executor, self._insert, parts)
+        except StoreError as exc:
+            if len(batch) > 1:
+                log.warning("insert of %d rows into %s refused (%s); retrying its %d requests apart",
+                            rows, self.table, _first_line(exc), len(batch))
+                middle = len(batch) // 2
+                await self._commit(batch[:middle])
+                await self._commit(batch[middle:])
+                return
+            log.warning("insert of %d rows into %s refused: %s", rows, self.table, _first_line(exc))
+            if self._on_refused is not None:
+                self._on_refused(rows)
+            self._answer(batch, WriteRefused(_first_line(exc)))
+        except Exception as exc:  # the store's availability: not acknowledged, worth retrying
+            log.warning("insert of %d rows into %s failed: %s", rows, self.table, exc)
+            self._failing = (self._clock(), _first_line(exc))
+            self._answer(batch, WriteFailed(_first_line(exc)))
         else:
-            for _, future in batch:
-                if not future.done():
-                    future.set_result(None)
+            self._failing = None
+            self._answer(batch, None)
             self._last_commit_end = time.monotonic()
             self._last_batch_requests = len(batch)
             if self._on_batch is not None:
-                self._on_batch(sum(i.rows for i in items), time.monotonic() - started)
+                self._on_batch(rows, time.monotonic() - started)
 
-    def _take(self) -> list[tuple[Encoded, asyncio.Future[None]]]:
-        taken: list[tuple[Encoded, asyncio.Future[None]]] = []
+    @staticmethod
+    def _answer(batch: list[Entry], error: Exception | None) -> None:
+        for _, future in batch:
+            if future.done():
+                continue
+            if error is None:
+                future.set_result(None)
+            else:
+                future.set_exception(error)
+
+    def _take(self) -> list[Entry]:
+        """The next batch: queued parts in arrival order, up to `max_rows` rows and
+        `max_partitions` partitions; a part that would pass either waits for the next batch."""
+        taken: list[Entry] = []
+        left: list[Entry] = []
         count = 0
-        while self._pending and (not taken or count + self._pending[0][0].rows <= self.max_rows):
-            item = self._pending.pop(0)
-            taken.append(item)
-            count += item[0].rows
+        partitions: set[int] = set()
+        for entry in self._pending:
+            part = entry[0]
+            if taken and (count + part.rows > self.max_rows or count >= self.max_rows):
+                left.append(entry)
+                continue
+            if taken and len(partitions | part.partitions) > self.max_partitions:
+                left.append(entry)
+                continue
+            taken.append(entry)
+            count += part.rows
+            partitions |= part.partitions
+        self._pending = left
         self._pending_rows -= count
         if self._pending:
             self._oldest = time.monotonic()
         return taken
 
-    def _insert(self, items: list[Encoded]) -> None:
-        token = batch_token(self.table, [item.digest for item in items])
+    def _insert(self, parts: list[Part]) -> None:
+        token = batch_token(self.table, [part.digest for part in parts])
         # The token reaches the tables written by materialized views too (spans behind span_exports).
         settings = {**self.format_settings, "insert_deduplicate": 1, "insert_deduplication_token": token,
-                    "deduplicate_blocks_in_dependent_materialized_views": 1}
-        self.store.insert_raw(self.table, self.columns, b"".join(item.block for item in items), self.fmt, settings)
+                    "deduplicate_blocks_in_dependent_materialized_views": 1,
+                    "max_partitions_per_insert_block": self.max_partitions}
+        self.store.insert_raw(self.table, self.columns, b"".join(part.block for part in parts), self.fmt, settings)
+
+
+def _first_line(exc: BaseException) -> str:
+    """What went wrong, without the statement ClickHouse quotes after it."""
+    text = str(exc).split(". In scope")[0].strip()
+    return (text.splitlines() or [type(exc).__name__])[0][:500]
