@@ -10,7 +10,11 @@ The test per evaluator:
   discordant cases (passed → failed, failed → passed);
 - anything else (scores, or pass rates over repetitions, which are no longer one
   binary outcome per case): a paired bootstrap of the per-case deltas.
-The delta's interval is always the paired bootstrap's, at confidence 1 − alpha.
+The delta's interval comes from the same method as the verdict, at confidence
+1 − alpha, so the two always agree (the interval excludes 0 exactly when the
+verdict is "better" or "worse"): for McNemar, the exact conditional interval
+(Clopper-Pearson on the discordant pairs); for the bootstrap, its percentile
+interval, whose p-value is counted on the same resamples.
 """
 
 from __future__ import annotations
@@ -94,6 +98,8 @@ class Comparison(_Model):
     cases_only_in_baseline: list[str]
     evaluators_only_in_candidate: list[str]
     evaluators_only_in_baseline: list[str]
+    warnings: list[str] = Field(default_factory=list,
+                                description="why the two may not be comparable (other dataset or version)")
 
     def evaluator(self, name: str) -> EvaluatorComparison:
         for e in self.evaluators:
@@ -170,41 +176,43 @@ def _compare_evaluator(
             p_value=None,
             verdict="no significant difference",
         )
-    boot = stats.paired_bootstrap(
-        deltas,
-        seed=stats_seed(seed, name),
-        n_resamples=n_resamples,
-        confidence=1.0 - alpha,
-    )
     single_runs = all(len(cand.cases[c]) == 1 and len(base.cases[c]) == 1 for c in shared)
+    test: Literal["mcnemar-exact", "paired-bootstrap"]
     if kind == "pass_fail" and single_runs:
         # Discordant pairs: b passed only in the baseline, c only in the candidate.
         b = sum(1 for d in deltas if d < 0)
         c = sum(1 for d in deltas if d > 0)
         p = stats.mcnemar_exact(b, c)
-        test: Literal["mcnemar-exact", "paired-bootstrap"] = "mcnemar-exact"
-        direction = c - b
+        interval = stats.mcnemar_interval(b, c, len(shared), 1.0 - alpha)
+        estimate = (c - b) / len(shared)
+        test = "mcnemar-exact"
     else:
-        p = boot.p_value
+        boot = stats.paired_bootstrap(
+            deltas,
+            seed=stats_seed(seed),
+            n_resamples=n_resamples,
+            confidence=1.0 - alpha,
+        )
+        p, interval, estimate = boot.p_value, boot.interval, boot.estimate
         test = "paired-bootstrap"
-        direction = 1 if boot.estimate > 0 else -1 if boot.estimate < 0 else 0
     verdict: Verdict = "no significant difference"
-    if p < alpha and direction != 0:
-        verdict = "better" if direction > 0 else "worse"
+    if p < alpha and (interval.low > 0 or interval.high < 0):
+        verdict = "better" if interval.low > 0 else "worse"
     return EvaluatorComparison(
         **common,  # type: ignore[arg-type]
-        delta=boot.estimate,
-        ci_low=boot.interval.low,
-        ci_high=boot.interval.high,
+        delta=estimate,
+        ci_low=interval.low,
+        ci_high=interval.high,
         test=test,
         p_value=p,
         verdict=verdict,
     )
 
 
-def stats_seed(seed: int, evaluator: str) -> random.Random:
-    # Derived per evaluator so that adding an evaluator leaves the others' intervals alone.
-    return random.Random(f"compare:{seed}:{evaluator}")
+def stats_seed(seed: int) -> random.Random:
+    # A fresh generator from the comparison's seed for every evaluator, never derived from its name: identical
+    # deltas under two evaluators get the identical interval, and adding an evaluator changes no other one.
+    return random.Random(f"compare:{seed}")
 
 
 def compare(
@@ -251,6 +259,7 @@ def compare(
         )
     cand_cases = set(candidate.runs_by_case)
     base_cases = set(baseline.runs_by_case)
+    warnings = _warnings(candidate, baseline, results)
     return Comparison(
         candidate_id=candidate.experiment_id,
         baseline_id=baseline.experiment_id,
@@ -264,7 +273,24 @@ def compare(
         cases_only_in_baseline=sorted(base_cases - cand_cases),
         evaluators_only_in_candidate=[n for n in cand_names if n not in base_names],
         evaluators_only_in_baseline=[n for n in baseline.evaluator_names if n not in set(cand_names)],
+        warnings=warnings,
     )
+
+
+def _warnings(candidate: ExperimentRecords, baseline: ExperimentRecords,
+              results: Sequence[EvaluatorComparison]) -> list[str]:
+    out: list[str] = []
+    if candidate.dataset and baseline.dataset and candidate.dataset != baseline.dataset:
+        out.append(f"the experiments ran different datasets (candidate {candidate.dataset}, baseline "
+                   f"{baseline.dataset}); only cases with the same id are paired, and they may not be the same task")
+    elif candidate.dataset_version and baseline.dataset_version \
+            and candidate.dataset_version != baseline.dataset_version:
+        out.append(f"the experiments ran different versions of dataset {candidate.dataset or ''} (candidate "
+                   f"{candidate.dataset_version}, baseline {baseline.dataset_version}); a case with the same id may "
+                   "have changed")
+    if results and all(e.paired_cases == 0 for e in results):
+        out.append("no case is scored in both experiments: nothing is compared")
+    return out
 
 
 # --- the gate ---------------------------------------------------------------------------
@@ -280,6 +306,9 @@ class GateConfig(_Model):
     `allow_incomplete`: pass even when candidate runs are unscored or their
     evaluator errored; off by default, since a gate on missing data proves nothing.
     `evaluators`: the evaluators to gate; default, all compared ones.
+    `min_pairs`: the fewest paired cases a gated evaluator needs; default, the fewest with which any
+    paired test can reach the comparison's alpha (6 at 0.05: 2/2^5 > 0.05). Fewer is a failure: a gate
+    that cannot see a regression proves nothing.
     """
 
     min_score: float | dict[str, float] | None = None
@@ -287,11 +316,12 @@ class GateConfig(_Model):
     fail_on_significant_regression: bool = True
     allow_incomplete: bool = False
     evaluators: list[str] | None = None
+    min_pairs: int | None = Field(default=None, ge=1)
 
 
 class GateCheck(_Model):
     evaluator: str
-    check: Literal["min_score", "max_regressions", "significant_regression", "complete", "present"]
+    check: Literal["min_score", "max_regressions", "significant_regression", "complete", "present", "pairs"]
     passed: bool
     detail: str
 
@@ -303,9 +333,22 @@ class GateResult(_Model):
     comparison: Comparison
 
 
-def _gate_one(e: EvaluatorComparison, config: GateConfig) -> list[GateCheck]:
+def _gate_one(e: EvaluatorComparison, config: GateConfig, min_pairs: int) -> list[GateCheck]:
     checks: list[GateCheck] = []
     name = e.evaluator
+    enough = e.paired_cases >= min_pairs
+    checks.append(
+        GateCheck(
+            evaluator=name,
+            check="pairs",
+            passed=enough,
+            detail=(
+                f"{name}: {e.paired_cases} paired case(s), at least {min_pairs} needed"
+                + ("" if enough else "; compare experiments over the same dataset (the same case ids), "
+                   "or lower min_pairs")
+            ),
+        )
+    )
     floor = config.min_score.get(name) if isinstance(config.min_score, dict) else config.min_score
     if floor is not None:
         value = e.candidate_mean
@@ -366,6 +409,10 @@ def gate(comparison: Comparison, config: GateConfig) -> GateResult:
     if isinstance(config.min_score, dict):
         wanted += [n for n in config.min_score if n not in wanted]
     checks: list[GateCheck] = []
+    min_pairs = config.min_pairs if config.min_pairs is not None else stats.min_pairs_for(comparison.alpha)
+    if not wanted:
+        checks.append(GateCheck(evaluator="", check="present", passed=False,
+                                detail="no evaluator scores both experiments: there is nothing to gate on"))
     for name in wanted:
         e = compared.get(name)
         if e is None:
@@ -385,7 +432,7 @@ def gate(comparison: Comparison, config: GateConfig) -> GateResult:
                 )
             )
             continue
-        checks.extend(_gate_one(e, config))
+        checks.extend(_gate_one(e, config, min_pairs))
     reasons = [c.detail for c in checks if not c.passed]
     return GateResult(passed=not reasons, reasons=reasons, checks=checks, comparison=comparison)
 
@@ -448,6 +495,8 @@ def render_comparison_markdown(comparison: Comparison, *, case_limit: int = 20) 
         f"Paired per case (mean over repetitions); significance at alpha = {c.alpha}; "
         f"bootstrap {c.n_resamples} resamples, seed {c.seed}.",
     ]
+    if c.warnings:
+        parts += ["", *(f"⚠ {w}" for w in c.warnings)]
     for e in c.evaluators:
         if e.regressed:
             shown = _case_list(e.regressed, e.regressed_count, e.kind, case_limit)

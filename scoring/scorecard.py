@@ -127,6 +127,8 @@ class ExperimentRecords:
     experiment_id: str | None = None
     evaluators: Sequence[str] | None = None
     case_evaluators: Mapping[str, Collection[str]] | None = None
+    dataset: str | None = None
+    dataset_version: str | None = None
 
     @functools.cached_property
     def evaluation_index(self) -> dict[str, dict[str, EvaluationRecord]]:
@@ -295,7 +297,10 @@ class EvaluatorScorecard(_Model):
     std_error: float | None = Field(description="cluster-robust (by case) standard error of the mean")
     ci_low: float | None
     ci_high: float | None
-    ci_method: Literal["wilson", "bootstrap-clustered", "none"]
+    ci_method: Literal["wilson", "wilson-design-effect", "bootstrap-clustered", "none"] = Field(
+        description="wilson: pass/fail, one run per case; wilson-design-effect: pass/fail with repetitions, or "
+        "scores in [0, 1], Wilson on n / design effect; bootstrap-clustered: scores outside [0, 1]"
+    )
     pass_at_k: dict[int, float] = Field(description="unbiased pass@k averaged over cases (pass/fail only)")
     pass_hat_k: dict[int, float] = Field(description="pass^k averaged over cases (pass/fail only)")
     imputed_failures: int = Field(
@@ -360,11 +365,25 @@ def summarize_metric(values: Sequence[float | None]) -> MetricSummary:
     )
 
 
-def _evaluator_seed(seed: int, evaluator: str) -> random.Random:
-    # One generator per evaluator, derived from its name: an evaluator's interval
-    # does not change when another evaluator is added. str seeds are hashed with
-    # SHA-512 by `random`, independent of PYTHONHASHSEED.
-    return random.Random(f"{seed}:{evaluator}")
+CiMethod = Literal["wilson", "wilson-design-effect", "bootstrap-clustered", "none"]
+
+
+def _interval(
+    values: EvaluatorValues, groups: list[list[float]], sums: list[float], sizes: list[int], reps: int, *,
+    confidence: float, seed: int, n_resamples: int,
+) -> tuple[stats.Interval, CiMethod]:
+    """The mean's interval, by a method that never collapses to a point for finite n where the values are
+    bounded: a clustered bootstrap gives [100%, 100%] when every run agrees, Wilson does not."""
+    if values.kind == "pass_fail" and reps == 1:
+        return stats.wilson_interval(round(math.fsum(sums)), values.n, confidence), "wilson"
+    if values.kind == "pass_fail" or all(0.0 <= v <= 1.0 for g in groups for v in g):
+        return stats.design_effect_wilson(sums, sizes, confidence), "wilson-design-effect"
+    # Unbounded scores: no binomial bound exists, so the clustered bootstrap (cases resampled whole). The
+    # seed is the scorecard's, not derived from the evaluator's name: identical values under two evaluators
+    # get the identical interval, and adding an evaluator changes no other one.
+    boot = stats.bootstrap_clustered_mean(groups, seed=random.Random(seed), n_resamples=n_resamples,
+                                          confidence=confidence)
+    return boot.interval, "bootstrap-clustered"
 
 
 def _score_evaluator(
@@ -375,7 +394,7 @@ def _score_evaluator(
     mean: float | None = None
     se: float | None = None
     interval: stats.Interval | None = None
-    method: Literal["wilson", "bootstrap-clustered", "none"] = "none"
+    method: CiMethod = "none"
     pass_at: dict[int, float] = {}
     pass_hat: dict[int, float] = {}
     passed: int | None = None
@@ -393,19 +412,8 @@ def _score_evaluator(
             for k in range(1, min(sizes) + 1):
                 pass_at[k] = stats.mean_pass_at_k(counts, k)
                 pass_hat[k] = stats.mean_pass_hat_k(counts, k)
-        if values.kind == "pass_fail" and reps == 1:
-            interval = stats.wilson_interval(passed or 0, n, confidence)
-            method = "wilson"
-        else:
-            # Scores (bounded, often skewed) and repeated runs both get the clustered
-            # bootstrap; with one run per case it is the ordinary bootstrap.
-            interval = stats.bootstrap_clustered_mean(
-                groups,
-                seed=_evaluator_seed(seed, values.evaluator),
-                n_resamples=n_resamples,
-                confidence=confidence,
-            ).interval
-            method = "bootstrap-clustered"
+        interval, method = _interval(values, groups, sums, sizes, reps, confidence=confidence, seed=seed,
+                                     n_resamples=n_resamples)
     return EvaluatorScorecard(
         evaluator=values.evaluator,
         kind=values.kind,
@@ -547,6 +555,17 @@ def _money(m: MetricSummary) -> str:
     return f"${m.total:.4f}"
 
 
+def _evaluator_money(sc: Scorecard) -> str:
+    """What the evaluators (an LLM judge) spent, beside what the runs spent: judge spend is part of the bill."""
+    unpriced = sum(e.unpriced_evaluations for e in sc.evaluators)
+    known = math.fsum(e.cost_usd or 0.0 for e in sc.evaluators)
+    parts = [f"{e.evaluator} ${e.cost_usd:.4f}" for e in sc.evaluators if e.cost_usd]
+    detail = f" ({', '.join(parts)})" if len(parts) > 1 else ""
+    if unpriced:
+        return f"unknown (≥ ${known:.4f}, {unpriced} unpriced)"
+    return f"${known:.4f}{detail}"
+
+
 def _num(v: float | None, digits: int = 0) -> str:
     if v is None:
         return "–"
@@ -563,8 +582,10 @@ def _metric_rows(sc: Scorecard) -> list[tuple[str, str, str, str]]:
             )
         return (name, total, _num(m.p50, digits), _num(m.p90, digits))
 
+    spent = any(e.cost_usd or e.unpriced_evaluations for e in sc.evaluators)
     return [
         row("cost (USD)", sc.cost_usd, 4, _money(sc.cost_usd)),
+        *([("evaluator cost (USD)", _evaluator_money(sc), "–", "–")] if spent else []),
         row("tokens", sc.tokens, 0),
         row("duration (s)", sc.duration_seconds, 1),
         row("steps", sc.steps, 0),
@@ -590,6 +611,7 @@ def _evaluator_row(e: EvaluatorScorecard) -> list[str]:
         str(e.n),
         format_value(e.kind, e.mean),
         _ci(e),
+        e.ci_method,
         format_value(e.kind, e.std_error),
         _ks(e.pass_at_k),
         _ks(e.pass_hat_k),
@@ -597,7 +619,10 @@ def _evaluator_row(e: EvaluatorScorecard) -> list[str]:
     ]
 
 
-_EVALUATOR_HEADERS = ["evaluator", "measure", "n", "value", "CI", "± SE", "pass@k", "pass^k", "notes"]
+_EVALUATOR_HEADERS = ["evaluator", "measure", "n", "value", "CI", "CI method", "± SE", "pass@k", "pass^k",
+                      "notes"]
+_METHODS_TEXT = ("wilson: one pass/fail run per case; wilson-design-effect: Wilson on n / design effect, for "
+                 "repetitions and scores in [0, 1]; bootstrap-clustered: cases resampled whole")
 
 
 def render_rich(sc: Scorecard) -> Group:
@@ -616,8 +641,8 @@ def render_rich(sc: Scorecard) -> Group:
     lines = [
         f"run status: {_status_line(sc.status_counts)}",
         f"trajectories: {_status_line(sc.trajectory_status_counts)}",
-        f"intervals: {sc.confidence:.0%} (Wilson for single pass/fail runs, otherwise bootstrap "
-        f"clustered by case, {sc.n_resamples} resamples, seed {sc.seed})",
+        f"intervals: {sc.confidence:.0%}, method in the table ({_METHODS_TEXT}; bootstrap: "
+        f"{sc.n_resamples} resamples, seed {sc.seed})",
         *sc.notes,
     ]
     return Group(scores, metrics, *lines)
@@ -653,8 +678,8 @@ def render_markdown(sc: Scorecard) -> str:
         "",
         markdown_table(["metric", "total", "p50", "p90"], _metric_rows(sc)),
         "",
-        f"Intervals are {sc.confidence:.0%}: Wilson for single pass/fail runs, otherwise a bootstrap "
-        f"clustered by case ({sc.n_resamples} resamples, seed {sc.seed}).",
+        f"Intervals are {sc.confidence:.0%}, method in the table ({_METHODS_TEXT}; bootstrap: "
+        f"{sc.n_resamples} resamples, seed {sc.seed}).",
     ]
     if sc.notes:
         parts += ["", *(f"- {n}" for n in sc.notes)]

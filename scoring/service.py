@@ -204,6 +204,7 @@ class ScoringService:
             "case_evaluators": case_evaluators, "capabilities": capabilities or req.capabilities,
             "evalkit_version": req.evalkit_version or evalkit_version, "server_version": evalkit_version,
             "budget_usd": req.budget_usd, "name": req.name, "description": req.description, "metadata": req.metadata,
+            "run_settings": req.run_settings.model_dump(exclude_none=True) if req.run_settings else {},
         }
         experiment = Experiment(0, agent.workspace, agent.agent_id, version.dataset, version.version, caller.name, now,
                                 config, [c.id for c in kept], dropped, "pending", "", req.model or "", now)
@@ -501,6 +502,11 @@ class ScoringService:
         if req.model is not None and req.model != e.model:
             e = dataclasses.replace(e, model=req.model, config={**e.config, "model": req.model})
             self.experiments.save(e)
+        renamed = {k: v for k, v in (("name", req.name), ("description", req.description))
+                   if v is not None and v != e.config.get(k)}
+        if renamed:
+            e = dataclasses.replace(e, config={**e.config, **renamed}, updated_at=now)
+            self.experiments.save(e)
         if req.status is not None and req.status != e.status:
             allowed = TRANSITIONS.get(e.status, ())
             if req.status not in allowed:
@@ -584,7 +590,8 @@ class ScoringService:
                                  evaluations=self.evaluations.latest(e.experiment_id),
                                  experiment_id=str(e.experiment_id),
                                  evaluators=e.evaluator_names if evaluators is None else evaluators,
-                                 case_evaluators=e.case_evaluators if case_evaluators is None else case_evaluators)
+                                 case_evaluators=e.case_evaluators if case_evaluators is None else case_evaluators,
+                                 dataset=e.dataset, dataset_version=e.dataset_version)
 
     def scorecard(self, e: Experiment) -> tuple[Scorecard, ExperimentRecords]:
         entry = self._cached(e)

@@ -23,12 +23,17 @@ __all__ = [
     "BootstrapResult",
     "Interval",
     "bootstrap_clustered_mean",
+    "clopper_pearson_interval",
     "clustered_standard_error",
     "clustered_standard_error_from_sums",
+    "design_effect",
+    "design_effect_wilson",
     "mcnemar_exact",
+    "mcnemar_interval",
     "mean",
     "mean_pass_at_k",
     "mean_pass_hat_k",
+    "min_pairs_for",
     "normal_interval",
     "paired_bootstrap",
     "pass_at_k",
@@ -119,26 +124,127 @@ def clustered_standard_error_from_sums(sums: Sequence[float], counts: Sequence[i
 # --- intervals ---------------------------------------------------------------------------
 
 
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interval:
+def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> Interval:
     """Wilson score interval for a binomial proportion.
 
     Chosen over the normal (Wald) interval because it stays inside [0, 1] and keeps
-    its coverage at 0/n and n/n, which agent pass rates hit often.
+    its coverage at 0/n and n/n, which agent pass rates hit often: it never has zero
+    width for a finite n. `successes` and `n` may be fractional (an effective sample
+    size, see `design_effect_wilson`).
     """
-    if n < 0 or successes < 0 or successes > n:
+    if n < 0 or successes < 0 or successes > n * (1 + 1e-12):
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
     if n == 0:
         return Interval(0.0, 1.0)
     z = z_value(confidence)
-    p = successes / n
+    p = min(1.0, successes / n)
     z2 = z * z
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
     # At 0/n and n/n the bound is exactly 0 (or 1); rounding would leave 1e-17.
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
+    low = 0.0 if p <= 0.0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1.0 else min(1.0, centre + half)
     return Interval(low, high)
+
+
+def design_effect(sums: Sequence[float], counts: Sequence[int]) -> float:
+    """Kish's design effect of the overall mean of values in [0, 1] grouped by case:
+    the cluster-robust variance over the variance of as many independent Bernoulli trials,
+    p(1-p)/n, never below 1.
+
+    Below 1 is impossible for pass/fail outcomes except by chance, and for scores in [0, 1]
+    the Bernoulli variance is the largest there is, so 1 is the honest floor. When the
+    data cannot estimate it (every value 0 or every value 1, or a single case) it is 1:
+    the interval is then the plain Wilson interval over the runs.
+    """
+    n = float(sum(counts))
+    if n <= 0:
+        return 1.0
+    p = math.fsum(sums) / n
+    binomial = p * (1.0 - p) / n
+    if binomial <= 1e-15:
+        return 1.0
+    clustered = clustered_standard_error_from_sums(sums, counts) ** 2
+    return max(1.0, clustered / binomial)
+
+
+def design_effect_wilson(sums: Sequence[float], counts: Sequence[int], confidence: float = 0.95) -> Interval:
+    """Wilson interval of the overall mean of [0, 1] values with repetitions per case, on the
+    effective sample size n / design effect (Korn & Graubard's adjustment).
+
+    Repetitions of one case are correlated, so n runs carry less information than n
+    independent trials; dividing n by the design effect widens the interval by exactly the
+    cluster-robust factor in the interior, and unlike a clustered bootstrap it keeps a
+    width at 0/n and n/n (every run agreeing), where the bootstrap collapses to a point.
+    """
+    n = float(sum(counts))
+    if n == 0:
+        return Interval(0.0, 1.0)
+    p = math.fsum(sums) / n
+    n_eff = n / design_effect(sums, counts)
+    return wilson_interval(p * n_eff, n_eff, confidence)
+
+
+def clopper_pearson_interval(successes: int, n: int, confidence: float = 0.95) -> Interval:
+    """The exact (Clopper-Pearson) interval of a binomial proportion: the proportions that the
+    two one-sided exact binomial tests at (1-confidence)/2 each do not reject. It excludes π0
+    exactly when the two-sided exact test p = min(1, 2·min tail) is below 1 - confidence.
+    Found by bisection on the exact binomial tails (no scipy needed)."""
+    _check_confidence(confidence)
+    if not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    if n == 0:
+        return Interval(0.0, 1.0)
+    tail = (1.0 - confidence) / 2.0
+
+    def upper_tail(p: float) -> float:  # P(X >= successes | p)
+        return math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(successes, n + 1))
+
+    def lower_tail(p: float) -> float:  # P(X <= successes | p)
+        return math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(0, successes + 1))
+
+    def solve(f: Callable[[float], float], increasing: bool) -> float:
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if (f(mid) < tail) == increasing:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    low = 0.0 if successes == 0 else solve(upper_tail, increasing=True)
+    high = 1.0 if successes == n else solve(lower_tail, increasing=False)
+    return Interval(low, high)
+
+
+def mcnemar_interval(b: int, c: int, pairs: int, confidence: float = 0.95) -> Interval:
+    """Interval of the paired difference in pass rates (candidate − baseline) that agrees with
+    `mcnemar_exact`: conditional on the b + c discordant pairs, c ~ Binomial(b + c, π) and the
+    difference is (b + c)/pairs · (2π − 1); the Clopper-Pearson interval of π maps onto it. It
+    excludes 0 exactly when the exact McNemar test rejects at 1 - confidence."""
+    if pairs <= 0:
+        raise ValueError("an interval of a paired difference needs at least one pair")
+    d = b + c
+    if d == 0:
+        # No discordant pair: the data cannot tell the two apart; the difference may be anything
+        # a single discordant pair more would show.
+        return Interval(-1.0 / pairs, 1.0 / pairs)
+    pi = clopper_pearson_interval(c, d, confidence)
+    scale = d / pairs
+    return Interval(scale * (2 * pi.low - 1), scale * (2 * pi.high - 1))
+
+
+def min_pairs_for(alpha: float) -> int:
+    """The fewest paired cases with which any two-sided paired test can reach `alpha`: with n
+    pairs the smallest exact p-value is 2/2^n (every pair moving the same way)."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
+    n = 1
+    while 2.0 ** (1 - n) >= alpha:
+        n += 1
+    return n
 
 
 def normal_interval(estimate: float, std_error: float, confidence: float = 0.95) -> Interval:
@@ -232,10 +338,17 @@ def paired_bootstrap(
 ) -> BootstrapResult:
     """Paired bootstrap of the mean of per-case deltas (candidate - baseline).
 
-    Interval: percentile interval of the resampled means. p-value: two-sided,
-    2·min(P*(mean ≤ 0), P*(mean ≥ 0)) with the +1 correction, so it never reports
-    p = 0 from a finite number of resamples and agrees with the interval (the
-    1-α interval excludes 0 roughly when p < α).
+    The interval and the p-value come from the same resampled means and agree by
+    construction: with α = 1 - confidence and j = ⌈α·B/2⌉, the interval is the j-th
+    smallest and j-th largest resampled mean, and the two-sided p-value is
+    2·min(#means ≤ 0, #means ≥ 0)/B, so p < α exactly when the interval excludes 0.
+    Resampled means within rounding of 0 (sums of deltas like 1/3 - 1/3) are 0, so ties
+    at 0 count on both sides (left as 1e-17 they biased p low).
+
+    The bootstrap is anti-conservative with few pairs (two cases both +1 would give
+    p ≈ 0): no exact paired test can do better than 2/2^n with n pairs, so p is never
+    reported below that; when that floor is ≥ α the interval is widened to reach 0,
+    keeping the agreement (with so few pairs no test can tell).
     """
     _check_confidence(confidence)
     if not deltas:
@@ -245,21 +358,24 @@ def paired_bootstrap(
     values = np.asarray(deltas, dtype=float)
     n = len(values)
     estimate = float(values.mean())
-    # The bootstrap is anti-conservative with few pairs (two cases both +1 would give
-    # p ≈ 0.001). No exact paired test can do better than 2/2^n with n pairs (all
-    # signs agreeing), so the p-value is never reported below that.
     floor = min(1.0, 2.0 ** (1 - n))
-    if bool(np.all(values == values[0])):
-        p = 1.0 if estimate == 0.0 else max(floor, 2.0 / (n_resamples + 1))
-        return BootstrapResult(estimate, Interval(estimate, estimate), p, n_resamples)
-    (sums,) = _resampled_sums([values], n_resamples, _rng(seed))
-    means = sums / n
     alpha = 1.0 - confidence
-    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    le = int(np.count_nonzero(means <= 0.0))
-    ge = int(np.count_nonzero(means >= 0.0))
-    p = min(1.0, max(floor, 2.0 * (min(le, ge) + 1) / (n_resamples + 1)))
-    return BootstrapResult(estimate, Interval(float(low), float(high)), p, n_resamples)
+    if bool(np.all(values == values[0])):
+        means = np.full(n_resamples, estimate)
+    else:
+        (sums,) = _resampled_sums([values], n_resamples, _rng(seed))
+        means = sums / n
+        tolerance = 1e-9 * max(1.0, float(np.abs(values).max()))
+        means[np.abs(means) <= tolerance] = 0.0
+    means.sort()
+    j = max(1, math.ceil(alpha * n_resamples / 2))
+    low, high = float(means[j - 1]), float(means[n_resamples - j])
+    le = int(np.searchsorted(means, 0.0, side="right"))
+    ge = n_resamples - int(np.searchsorted(means, 0.0, side="left"))
+    p = min(1.0, max(floor, 2.0 * min(le, ge) / n_resamples))
+    if p >= alpha:
+        low, high = min(low, 0.0), max(high, 0.0)
+    return BootstrapResult(estimate, Interval(low, high), p, n_resamples)
 
 
 # --- pass@k and pass^k --------------------------------------------------------------------

@@ -155,7 +155,7 @@ def test_gate_fails_with_reasons():
 
 
 def test_gate_refuses_incomplete_candidates_unless_allowed():
-    cand, base = mcnemar_pair(0, 0, same=5)
+    cand, base = mcnemar_pair(0, 0, same=6)
     cand = ExperimentRecords(
         [*cand.runs, RunRecord("cand:extra#0", "extra", 0, "completed")],
         cand.evaluations,
@@ -186,3 +186,70 @@ def test_case_lists_are_capped_but_counts_are_complete():
     assert "8 regressed case(s), at most 5 allowed" in result.reasons[0]
     md = render_comparison_markdown(compare(cand, base, case_limit=3), case_limit=2)
     assert "and 6 more" in md
+
+
+def test_the_gate_fails_with_no_pairs_or_too_few_saying_why():
+    # Two experiments over unrelated datasets: no case id in common.
+    cand = experiment({f"a{i}": [True] for i in range(8)}, eid="cand")
+    base = experiment({f"b{i}": [True] for i in range(8)}, eid="base")
+    cand = ExperimentRecords(cand.runs, cand.evaluations, experiment_id="cand", dataset="faq@w", dataset_version="1")
+    base = ExperimentRecords(base.runs, base.evaluations, experiment_id="base", dataset="math@w", dataset_version="1")
+    c = compare(cand, base)
+    result = gate(c, GateConfig())
+    assert not result.passed
+    assert result.reasons[0].startswith("exact: 0 paired case(s), at least 6 needed")
+    assert any("different datasets" in w for w in c.warnings)
+    assert any("nothing is compared" in w for w in c.warnings)
+    assert "⚠ the experiments ran different datasets" in render_gate_markdown(result)
+    # 5 pairs: no paired test can reach 0.05 (2/2^5 = 0.0625), so 5 is below the default minimum; 6 is not.
+    cand5, base5 = mcnemar_pair(0, 0, same=5)
+    assert [c.check for c in gate(compare(cand5, base5), GateConfig()).checks if not c.passed] == ["pairs"]
+    assert gate(compare(cand5, base5), GateConfig(min_pairs=5)).passed
+    cand6, base6 = mcnemar_pair(0, 0, same=6)
+    assert gate(compare(cand6, base6), GateConfig()).passed
+
+
+def test_a_new_dataset_version_is_warned_about():
+    cand, base = mcnemar_pair(1, 2)
+    cand = ExperimentRecords(cand.runs, cand.evaluations, dataset="faq@w", dataset_version="2")
+    base = ExperimentRecords(base.runs, base.evaluations, dataset="faq@w", dataset_version="1")
+    assert compare(cand, base).warnings[0].startswith("the experiments ran different versions of dataset faq@w")
+    assert compare(cand, cand).warnings == []
+
+
+def test_mcnemar_interval_and_verdict_agree():
+    # b=0, c=5 of 8: exact p = 2/32 = 0.0625, not significant at 0.05, so the interval must hold 0, where the
+    # bootstrap interval of the same deltas was [+25, +87.5] pp.
+    cand, base = mcnemar_pair(0, 5, same=3)
+    e = compare(cand, base).evaluator("exact")
+    assert e.p_value == 0.0625 and e.verdict == "no significant difference"
+    assert e.ci_low is not None and e.ci_high is not None and e.ci_low <= 0 <= e.ci_high
+    # Hand-computed: Clopper-Pearson 95% of 5/5 is [0.025^(1/5), 1] = [0.478176, 1]; the difference is
+    # 5/8 · (2π − 1) → [5/8 · (2·0.478176 − 1), 5/8] = [−0.027280, 0.625].
+    assert (e.ci_low, e.ci_high) == (pytest.approx(-0.027280, abs=1e-5), pytest.approx(0.625))
+    # b=0, c=6 of 8: p = 2/64, significant, and the interval excludes 0: 0.025^(1/6) = 0.540719.
+    cand, base = mcnemar_pair(0, 6, same=2)
+    e = compare(cand, base).evaluator("exact")
+    assert e.p_value == 0.03125 and e.verdict == "better"
+    assert e.ci_low == pytest.approx(6 / 8 * (2 * 0.025 ** (1 / 6) - 1), abs=1e-6) and e.ci_low > 0
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.05, 0.1, 0.15, 0.2, 0.3])
+def test_bootstrap_interval_and_verdict_agree(shift: float):
+    rng = random.Random(int(shift * 100))
+    base = {f"c{i}": [rng.random() for _ in range(2)] for i in range(12)}
+    cand = {c: [min(1.0, max(0.0, v + rng.gauss(shift, 0.3))) for v in vs] for c, vs in base.items()}
+    for alpha in (0.05, 0.2):
+        e = compare(experiment(cand, "j", "cand"), experiment(base, "j", "base"), alpha=alpha).evaluator("j")
+        assert e.ci_low is not None and e.ci_high is not None and e.p_value is not None
+        excludes_zero = e.ci_low > 0 or e.ci_high < 0
+        assert excludes_zero == (e.verdict != "no significant difference") == (e.p_value < alpha)
+
+
+def test_identical_deltas_under_two_evaluators_get_the_same_interval():
+    rng = random.Random(4)
+    base = {f"c{i}": [rng.random() for _ in range(2)] for i in range(15)}
+    cand = {c: [v + rng.gauss(0.05, 0.1) for v in vs] for c, vs in base.items()}
+    one = compare(experiment(cand, "j", "cand"), experiment(base, "j", "base")).evaluator("j")
+    two = compare(experiment(cand, "k", "cand"), experiment(base, "k", "base")).evaluator("k")
+    assert (one.ci_low, one.ci_high, one.p_value) == (two.ci_low, two.ci_high, two.p_value)

@@ -86,15 +86,17 @@ def test_pass_at_k_and_pass_hat_k_over_repetitions():
     assert e.pass_at_k[3] == pytest.approx(2 / 3)
     # pass^2: A 1, B 0, C 0 → 1/3
     assert e.pass_hat_k[2] == pytest.approx(1 / 3)
-    assert e.ci_method == "bootstrap-clustered"
-    assert e.ci_low is not None and e.ci_high is not None
-    assert e.ci_low <= e.mean <= e.ci_high
+    # Wilson on the effective sample size: SE² = 7/81 (below), p(1-p)/n = (4/9)(5/9)/9 = 20/729, so the
+    # design effect is (7/81)/(20/729) = 3.15, n_eff = 9/3.15 = 20/7, successes 4/9 · 20/7 = 80/63;
+    # Wilson(80/63, 20/7): centre 0.476302, half 0.377643 → [0.098663, 0.853945]
+    assert e.ci_method == "wilson-design-effect"
+    assert (e.ci_low, e.ci_high) == (pytest.approx(0.098663, abs=1e-5), pytest.approx(0.853945, abs=1e-5))
     # clustered SE: sums 3, 1, 0 vs 3·4/9 = 4/3 each → residuals 5/3, -1/3, -4/3;
     # ss = (25 + 1 + 16)/9 = 42/9; sqrt(3/2 · 42/9)/9 = sqrt(7)/9 = 0.293972
     assert e.std_error == pytest.approx(0.293972, abs=1e-6)
 
 
-def test_scores_get_the_mean_and_a_bootstrap_interval():
+def test_scores_in_the_unit_interval_get_a_wilson_interval_never_narrower_than_bernoulli():
     runs = [run(c) for c in "abcd"]
     evals = [
         EvaluationRecord(run_id=f"{c}#0", evaluator="judge", score=s, cost_usd=0.01)
@@ -104,9 +106,52 @@ def test_scores_get_the_mean_and_a_bootstrap_interval():
     assert e.kind == "score"
     assert e.mean == pytest.approx(0.55)
     assert e.passed is None and e.pass_at_k == {}
-    assert e.ci_method == "bootstrap-clustered"
-    assert 0.2 <= e.ci_low <= 0.55 <= e.ci_high <= 1.0  # type: ignore[operator]
+    # SE² = 4/3 · 0.35/16 = 0.029167 < p(1-p)/n = 0.061875: the design effect is floored at 1 (a score in
+    # [0, 1] varies at most like a Bernoulli trial), so the interval is Wilson(2.2 of 4): denominator
+    # 1 + z²/4 = 1.960365, centre (0.55 + z²/8)/1.960365 = 0.525505, half 0.349067 → [0.176438, 0.874572].
+    assert e.ci_method == "wilson-design-effect"
+    assert (e.ci_low, e.ci_high) == (pytest.approx(0.176438, abs=1e-5), pytest.approx(0.874572, abs=1e-5))
     assert e.cost_usd == pytest.approx(0.04)
+    # The judge's spend is in the terminal table, not only in the JSON.
+    text = render_text(build_scorecard(ExperimentRecords(runs, evals)))
+    assert "evaluator cost (USD)" in text and "$0.0400" in text
+
+
+def test_unbounded_scores_get_the_clustered_bootstrap():
+    runs = [run(c) for c in "abcd"]
+    evals = [EvaluationRecord(run_id=f"{c}#0", evaluator="latency", score=s)
+             for c, s in zip("abcd", [2.0, 4.0, 6.0, 10.0], strict=True)]
+    e = build_scorecard(ExperimentRecords(runs, evals)).evaluator("latency")
+    assert e.ci_method == "bootstrap-clustered"
+    assert 2.0 <= e.ci_low <= 5.5 <= e.ci_high <= 10.0  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(("cases", "reps", "ok", "low", "high"), [
+    # Hand-computed Wilson bounds (z = 1.959964): every run agreeing leaves the design effect at 1.
+    (1, 2, True, 0.342380, 1.0),   # 2/2
+    (2, 3, True, 0.609666, 1.0),   # 6/6
+    (3, 3, True, 0.700855, 1.0),   # 9/9
+    (2, 3, False, 0.0, 0.390334),  # 0/6
+])
+def test_intervals_at_the_boundaries_never_collapse(cases: int, reps: int, ok: bool, low: float, high: float):
+    runs = [run(f"c{i}", r) for i in range(cases) for r in range(reps)]
+    evals = [passed(f"c{i}", r, ok) for i in range(cases) for r in range(reps)]
+    e = build_scorecard(ExperimentRecords(runs, evals)).evaluator("exact")
+    assert e.ci_method == ("wilson" if reps == 1 else "wilson-design-effect")
+    assert (e.ci_low, e.ci_high) == (pytest.approx(low, abs=1e-6), pytest.approx(high, abs=1e-6))
+    assert e.ci_high - e.ci_low > 0.25  # type: ignore[operator]
+
+
+def test_identical_data_under_two_evaluators_gets_the_same_interval():
+    outcomes = {"a": [True, True], "b": [True, False], "c": [True, True], "d": [False, True]}
+    runs = [run(c, r) for c, reps in outcomes.items() for r in range(2)]
+    evals = [passed(c, r, ok, evaluator=name) for name in ("exact", "judge")
+             for c, reps in outcomes.items() for r, ok in enumerate(reps)]
+    sc = build_scorecard(ExperimentRecords(runs, evals))
+    one, two = sc.evaluator("exact"), sc.evaluator("judge")
+    assert (one.ci_low, one.ci_high, one.ci_method) == (two.ci_low, two.ci_high, two.ci_method)
+    text = render_text(sc)
+    assert "wilson-design-effect" in text
 
 
 def test_cost_is_unknown_when_any_run_is_unpriced():
@@ -174,8 +219,9 @@ def test_deterministic_and_json_round_trip():
     records = ExperimentRecords(runs, evals + scores, experiment_id="42")
     a = build_scorecard(records, seed=5)
     assert a == build_scorecard(ExperimentRecords(runs, evals + scores, experiment_id="42"), seed=5)
+    # Scores in [0, 1] get a Wilson interval: no resampling, so the seed does not move it.
     other = build_scorecard(records, seed=6).evaluator("judge")
-    assert (other.ci_low, other.ci_high) != (a.evaluator("judge").ci_low, a.evaluator("judge").ci_high)
+    assert (other.ci_low, other.ci_high) == (a.evaluator("judge").ci_low, a.evaluator("judge").ci_high)
     assert Scorecard.model_validate_json(a.model_dump_json()) == a
     md = render_markdown(a)
     assert md.startswith("## Scorecard 42")

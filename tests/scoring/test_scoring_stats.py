@@ -149,3 +149,40 @@ def test_empty_inputs_are_refused_with_a_reason():
         stats.bootstrap_clustered_mean([], seed=0)
     with pytest.raises(ValueError, match="no values"):
         stats.percentile([], 50)
+
+
+def test_paired_bootstrap_p_value_has_no_float_tie_bias():
+    """Against the exact bootstrap distribution, enumerated with fractions: every multiset of 4 draws from
+    4 deltas, weighted by its multinomial probability. Deltas of ±1/3 and 2/3 make many resampled means
+    exactly 0 in rationals and ±1e-17 in floats, which biased the old p-value low."""
+    import itertools
+    from fractions import Fraction
+
+    deltas = [Fraction(1, 3), Fraction(-1, 3), Fraction(2, 3), Fraction(-2, 3), Fraction(1, 3)]
+    n = len(deltas)
+    le = ge = Fraction(0)
+    for counts in itertools.product(range(n + 1), repeat=n):
+        if sum(counts) != n:
+            continue
+        weight = Fraction(math.factorial(n), math.prod(math.factorial(c) for c in counts)) / n**n
+        total = sum(c * d for c, d in zip(counts, deltas, strict=True))
+        le += weight if total <= 0 else 0
+        ge += weight if total >= 0 else 0
+    exact = float(min(1, 2 * min(le, ge)))
+    got = stats.paired_bootstrap([float(d) for d in deltas], seed=3, n_resamples=200_000).p_value
+    assert got == pytest.approx(exact, abs=0.01)
+
+
+def test_min_pairs_for_alpha():
+    # 2/2^5 = 0.0625 ≥ 0.05, 2/2^6 = 0.03125 < 0.05; 2/2^7 = 0.0156 ≥ 0.01, 2/2^8 < 0.01
+    assert stats.min_pairs_for(0.05) == 6
+    assert stats.min_pairs_for(0.01) == 8
+
+
+def test_clopper_pearson_against_hand_computed_bounds():
+    # 0 of 10: upper = 1 - 0.025^(1/10) = 0.308497; 10 of 10: lower = 0.025^(1/10) = 0.691503
+    assert stats.clopper_pearson_interval(0, 10).high == pytest.approx(1 - 0.025 ** 0.1, abs=1e-9)
+    assert stats.clopper_pearson_interval(10, 10).low == pytest.approx(0.025 ** 0.1, abs=1e-9)
+    # 3 of 10 (textbook value, e.g. R's binom.test): [0.066739, 0.652453]
+    ci = stats.clopper_pearson_interval(3, 10)
+    assert (ci.low, ci.high) == (pytest.approx(0.066739, abs=1e-6), pytest.approx(0.652453, abs=1e-6))
