@@ -212,11 +212,19 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, help="cProfile the server for this size")
     parser.add_argument("--history", type=int, default=0,
                         help="an agent loop whose every call re-sends the task and the last N messages")
+    parser.add_argument("--work-dir", type=Path, default=None,
+                        help="where the service keeps its data (a new temporary folder, removed after, by default)")
+    parser.add_argument("--api-port", type=int, default=0, help="0: any free port")
+    parser.add_argument("--otlp-http-port", type=int, default=0, help="0: any free port")
+    parser.add_argument("--grpc-port", type=int, default=0, help="0: any free port")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-"))
-    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=0, api_port=0, bootstrap_token=TOKEN,
-                        settle_quiet_seconds=0.0, batch_max_delay_ms=5)
+    if args.work_dir is not None:
+        args.work_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=args.work_dir))
+    settings = Settings(data_dir=data_dir, grpc_port=args.grpc_port, otlp_http_port=args.otlp_http_port,
+                        api_port=args.api_port, bootstrap_token=TOKEN, settle_quiet_seconds=0.0,
+                        batch_max_delay_ms=5)
     server = InThread(settings)
     api = f"http://127.0.0.1:{server.service.api_port}"
     otlp = f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces"
@@ -258,6 +266,14 @@ def main() -> None:
             print(f"{size:>6} spans ({steps} steps, loaded in {loaded:.2f}s) {label}: "
                   f"wall p50 {statistics.median(times):7.1f} ms  p99 {p99(times):7.1f} ms  max {max(times):7.1f} ms"
                   f" | cpu p50 {statistics.median(cpu):7.1f} ms  p99 {p99(cpu):7.1f} ms")
+        # The raw spans and their summary (GET /sessions/{id}); the goal: no slower than a cold trajectory.
+        times = []
+        for _ in range(max(1, args.repeat // 3)):
+            t0 = time.perf_counter()
+            get(f"{api}/api/agents/bot@bench/sessions/bench-{size}")
+            times.append((time.perf_counter() - t0) * 1000)
+        print(f"{size:>6} spans session spans+summary: wall p50 {statistics.median(times):7.1f} ms  "
+              f"max {max(times):7.1f} ms")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS (server + bench client, one process): {peak_mb:.0f} MB")
     server.stop()
