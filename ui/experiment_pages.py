@@ -1,0 +1,277 @@
+"""Experiments: the list, one experiment (scorecard, charts, runs matrix), a run, and a comparison."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Any
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from evalkit.api import ApiError, Caller
+from evalkit.scoring.compare import GateConfig, gate
+from evalkit.scoring.scorecard import ExperimentRecords
+from evalkit.scoring.service import ScoringService
+from evalkit.ui.charts import histogram, interval_bar
+from evalkit.ui.page import Page, page, query_int, with_query
+from evalkit.ui.session_pages import steps_page, subagents_of, trajectory_summary
+from evalkit.ui.twin import twin
+
+CASES_PER_PAGE = 50
+STATUSES = ("pending", "running", "scoring", "completed", "failed", "cancelled")
+
+
+def _service(request: web.Request) -> ScoringService:
+    service = request.app["context"].extras.get("scoring")
+    if not isinstance(service, ScoringService):
+        raise ApiError(503, "the scoring part is not installed in this server; install evalkit[server]")
+    return service
+
+
+def _experiment_id(raw: str, what: str = "experiment id") -> int:
+    if not raw.isdigit():
+        raise ApiError(400, f"{what} {raw!r} must be a whole number, as in /experiments/12")
+    return int(raw)
+
+
+@page
+async def experiments(request: web.Request) -> Page:
+    q = request.query
+    status = q.get("status", "")
+    if status and status not in STATUSES:
+        raise ApiError(400, f"status={status!r} is not known; use one of {', '.join(STATUSES)}")
+    limit = query_int(request, "limit", 50, low=1, high=500)
+    listing = await twin(request, "/api/experiments", {"workspace": q.get("workspace"), "agent": q.get("agent"),
+                                                        "status": status, "limit": limit})
+    rows = listing["experiments"]
+    if q.get("dataset"):
+        rows = [e for e in rows if q["dataset"] in e["dataset"]]
+    context = {"experiments": rows, "query": dict(q), "statuses": STATUSES, "limit": limit,
+               "live": any(e["status"] in ("running", "scoring", "pending") for e in rows)}
+    return Page("experiments.html", context, {"experiments": rows}, api="/api/experiments", title="Experiments")
+
+
+def _outcome(records: ExperimentRecords, evaluator: str | None, run: Any) -> tuple[str, str]:
+    """(css class, text) of one run's cell: its evaluator's verdict when it has one, else its status."""
+    if run.status != "completed":
+        return f"run-{run.status}", run.status
+    if evaluator:
+        ev = records.evaluation_index.get(evaluator, {}).get(run.run_id)
+        if ev is not None:
+            if ev.error:
+                return "eval-error", "evaluator error"
+            if ev.passed is not None:
+                return ("pass", "passed") if ev.passed else ("fail", "failed")
+            if ev.score is not None:
+                band = min(4, int(float(ev.score) * 5)) if 0 <= ev.score <= 1 else 2
+                return f"score-{band}", f"{ev.score:.3g}"
+        if records.applies(run.case_id, evaluator):
+            return "unscored", "not scored yet"
+    return "run-completed", "completed"
+
+
+def _matrix(request: web.Request, cases: list[str], records: ExperimentRecords, evaluator: str | None,
+            repetitions: int) -> dict[str, Any]:
+    pages = max(1, math.ceil(len(cases) / CASES_PER_PAGE))
+    number = query_int(request, "page", 1, low=1, high=pages)
+    shown = cases[(number - 1) * CASES_PER_PAGE:number * CASES_PER_PAGE]
+    by_case = records.runs_by_case
+    rows = []
+    for case_id in shown:
+        runs = {r.repetition: r for r in by_case.get(case_id, [])}
+        cells = []
+        for rep in range(repetitions):
+            run = runs.get(rep)
+            if run is None:
+                cells.append({"repetition": rep, "run_id": None, "class": "pending", "text": "not run yet"})
+            else:
+                css, text = _outcome(records, evaluator, run)
+                cells.append({"repetition": rep, "run_id": run.run_id, "class": css, "text": text})
+        rows.append({"case_id": case_id, "cells": cells})
+    return {"rows": rows, "page": number, "pages": pages, "cases": len(cases),
+            "prev_url": with_query(request, page=number - 1) if number > 1 else None,
+            "next_url": with_query(request, page=number + 1) if number < pages else None}
+
+
+@page
+async def experiment(request: web.Request) -> Page:
+    caller: Caller = request["caller"]
+    s = _service(request)
+    experiment_id = _experiment_id(request.match_info["id"])
+
+    def load() -> dict[str, Any]:
+        e = s.experiment(caller, experiment_id)
+        progress = s.runs.progress([e.experiment_id]).get(e.experiment_id)
+        scorecard, records = s.scorecard(e)
+        summary = s.summary(e, progress, s.scores(e))
+        names = [ev.evaluator for ev in scorecard.evaluators]
+        chosen = request.query.get("evaluator") or (names[0] if names else None)
+        if chosen and chosen not in names:
+            raise ApiError(400, f"evaluator={chosen!r} is not one of this experiment's ({', '.join(names)})")
+        metrics = [r.metrics for r in records.runs if r.status != "cancelled"]
+        charts = [histogram([m.cost_usd for m in metrics], title="Cost per run", unit=" $"),
+                  histogram([(m.input_tokens or 0) + (m.output_tokens or 0)
+                             if m.input_tokens is not None or m.output_tokens is not None else None
+                             for m in metrics], title="Tokens per run"),
+                  histogram([m.duration_seconds for m in metrics], title="Duration per run", unit=" s")]
+        bars = {ev.evaluator: interval_bar(ev.mean, ev.ci_low, ev.ci_high, label=ev.evaluator,
+                                           lo=0.0, hi=1.0 if ev.kind == "pass_fail" else max(1.0, ev.ci_high or 1.0))
+                for ev in scorecard.evaluators}
+        matrix = _matrix(request, e.cases, records, chosen, e.repetitions)
+        return {"e": e, "summary": summary, "scorecard": scorecard, "charts": charts, "bars": bars,
+                "matrix": matrix, "evaluator": chosen, "config": {k: v for k, v in e.config.items()
+                                                                  if k not in ("dataset_workspace", "dataset_name")},
+                "unscored": s.unscored(e), "repetitions": e.repetitions}
+
+    context = await asyncio.to_thread(load)
+    e = context.pop("e")
+    context["live"] = e.status in ("pending", "running", "scoring")
+    context["experiment_id"] = e.experiment_id
+    data = {**context["summary"], "config": context["config"],
+            "scorecard": context["scorecard"].model_dump(mode="json"),
+            "matrix": {k: v for k, v in context["matrix"].items() if k != "rows"} | {"rows": context["matrix"]["rows"]}}
+    return Page("experiment.html", context, data, api=f"/api/experiments/{e.experiment_id}",
+                title=f"Experiment {e.experiment_id}")
+
+
+@page
+async def run(request: web.Request) -> Page:
+    caller: Caller = request["caller"]
+    s = _service(request)
+    experiment_id = _experiment_id(request.match_info["id"])
+    run_id = request.match_info["run_id"]
+
+    def load() -> dict[str, Any]:
+        e = s.experiment(caller, experiment_id)
+        found = s.runs.by_id(e.experiment_id, run_id, True)
+        if found is None:
+            raise ApiError(404, f"experiment {e.experiment_id} has no run {run_id!r}; open /experiments/"
+                                f"{e.experiment_id} and pick a cell of the runs matrix")
+        case = next((c for c in s.pinned_cases(e) if c.id == found.case_id), None)
+        return {"e": e, "run": found, "case": case, "evaluations": s.evaluations.detail(e.experiment_id, run_id)}
+
+    loaded = await asyncio.to_thread(load)
+    e, found = loaded["e"], loaded["run"]
+    document = found.trajectory
+    context: dict[str, Any] = {"experiment_id": e.experiment_id, "agent_id": e.agent_id, "run": found.view(),
+                               "case": loaded["case"].model_dump(mode="json") if loaded["case"] else None,
+                               "evaluations": loaded["evaluations"], "document": document,
+                               "problems": found.problems, "live": False}
+    if document:
+        context.update(summary=trajectory_summary(document), subagents=subagents_of(document),
+                       **steps_page(request, document))
+    data = {"run": found.view(), "case": context["case"], "evaluations": loaded["evaluations"],
+            "trajectory": document}
+    return Page("run.html", context, data, api=f"/api/experiments/{e.experiment_id}/runs/{run_id}/trajectory",
+                title=f"Run {found.case_id} #{found.repetition}")
+
+
+def _gate_config(request: web.Request) -> GateConfig | None:
+    q = request.query
+    wanted = {k: q[k] for k in ("min_score", "max_regressions") if q.get(k)}
+    if not wanted and not q.get("gate"):
+        return None
+    try:
+        return GateConfig.model_validate({
+            **({"min_score": float(wanted["min_score"])} if "min_score" in wanted else {}),
+            **({"max_regressions": int(wanted["max_regressions"])} if "max_regressions" in wanted else {}),
+            "allow_incomplete": bool(q.get("allow_incomplete"))})
+    except (ValueError, ValidationError) as exc:
+        raise ApiError(400, f"gate thresholds: min_score must be a number and max_regressions a whole number "
+                            f"≥ 0 ({exc.__class__.__name__})") from exc
+
+
+def _case_means(runs: list[Any], field: str) -> float | None:
+    values = [getattr(r.metrics, field) for r in runs if getattr(r.metrics, field) is not None]
+    return sum(values) / len(values) if values else None
+
+
+@page
+async def compare(request: web.Request) -> Page:
+    caller: Caller = request["caller"]
+    s = _service(request)
+    experiment_id = _experiment_id(request.match_info["id"])
+    raw = request.query.get("baseline", "") or request.query.get("baseline_id", "")
+    if not raw:
+        raise ApiError(400, f"say which experiment to compare with: /experiments/{experiment_id}/compare?baseline=N")
+    baseline_id = _experiment_id(raw, "baseline")
+    try:
+        alpha = float(request.query.get("alpha", "0.05"))
+    except ValueError as exc:
+        raise ApiError(400, "alpha must be a number between 0 and 1, e.g. alpha=0.05") from exc
+    if not 0 < alpha < 1:
+        raise ApiError(400, "alpha must be between 0 and 1, e.g. alpha=0.05")
+    config = _gate_config(request)
+
+    def load() -> dict[str, Any]:
+        e = s.experiment(caller, experiment_id)
+        base = s.experiment(caller, baseline_id)
+        comparison = s.comparison(e, base, alpha=alpha, allow_incomplete=True)
+        cand_records, base_records = s.records(e), s.records(base)
+        cand_sc, _ = s.scorecard(e)
+        base_sc, _ = s.scorecard(base)
+        order: dict[str, int] = {}
+        for ev in comparison.evaluators:
+            for d in ev.regressed:
+                order.setdefault(d.case_id, 0)
+            for d in ev.improved:
+                order.setdefault(d.case_id, 1)
+        every = list(dict.fromkeys([*e.cases, *base.cases]))
+        every.sort(key=lambda c: order.get(c, 2))
+        pages = max(1, math.ceil(len(every) / CASES_PER_PAGE))
+        number = query_int(request, "page", 1, low=1, high=pages)
+        shown = every[(number - 1) * CASES_PER_PAGE:number * CASES_PER_PAGE]
+        wanted = set(shown)
+        answers: dict[tuple[str, str], str] = {}
+        for side, x in (("candidate", e), ("baseline", base)):
+            for r in s.runs.finals(x.experiment_id):
+                if r.case_id in wanted and (side, r.case_id) not in answers and r.answer is not None:
+                    answers[(side, r.case_id)] = r.answer
+        names = [ev.evaluator for ev in comparison.evaluators]
+        cand_means = {n: _means(cand_records, n) for n in names}
+        base_means = {n: _means(base_records, n) for n in names}
+        rows = []
+        for case_id in shown:
+            c_runs = cand_records.runs_by_case.get(case_id, [])
+            b_runs = base_records.runs_by_case.get(case_id, [])
+            rows.append({
+                "case_id": case_id, "kind": ("regressed", "improved", "same")[order.get(case_id, 2)],
+                "scores": [{"evaluator": n, "baseline": base_means[n].get(case_id),
+                            "candidate": cand_means[n].get(case_id)} for n in names],
+                "baseline_answer": answers.get(("baseline", case_id)),
+                "candidate_answer": answers.get(("candidate", case_id)),
+                "baseline_cost": _case_means(b_runs, "cost_usd"), "candidate_cost": _case_means(c_runs, "cost_usd"),
+                "baseline_seconds": _case_means(b_runs, "duration_seconds"),
+                "candidate_seconds": _case_means(c_runs, "duration_seconds")})
+        bars = {}
+        for ev in comparison.evaluators:
+            reach = max(abs(ev.ci_low or 0), abs(ev.ci_high or 0), abs(ev.delta or 0), 0.05)
+            bars[ev.evaluator] = interval_bar(ev.delta, ev.ci_low, ev.ci_high, lo=-reach, hi=reach,
+                                              label=f"{ev.evaluator} delta", zero_line=True)
+        result = gate(comparison, config) if config is not None else None
+        return {"e": e, "base": base, "comparison": comparison, "rows": rows, "bars": bars, "gate": result,
+                "cand_sc": cand_sc, "base_sc": base_sc, "page": number, "pages": pages, "total_cases": len(every)}
+
+    ctx = await asyncio.to_thread(load)
+    number, pages = ctx["page"], ctx["pages"]
+    ctx.update(experiment_id=experiment_id, baseline_id=baseline_id, alpha=alpha, query=dict(request.query),
+               prev_url=with_query(request, page=number - 1) if number > 1 else None,
+               next_url=with_query(request, page=number + 1) if number < pages else None)
+    data = {"comparison": ctx["comparison"].model_dump(mode="json"),
+            "gate": ctx["gate"].model_dump(mode="json", exclude={"comparison"}) if ctx["gate"] else None,
+            "cases": ctx["rows"]}
+    return Page("compare.html", ctx, data, api=f"/api/experiments/{experiment_id}/compare?baseline_id={baseline_id}",
+                title=f"Experiment {experiment_id} vs {baseline_id}")
+
+
+def _means(records: ExperimentRecords, evaluator: str) -> dict[str, float]:
+    values = records.values(evaluator)
+    return {case: sum(v) / len(v) for case, v in values.cases.items() if v}
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/experiments", experiments)
+    app.router.add_get("/experiments/{id}", experiment)
+    app.router.add_get("/experiments/{id}/runs/{run_id}", run)
+    app.router.add_get("/experiments/{id}/compare", compare)

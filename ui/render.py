@@ -1,0 +1,137 @@
+"""HTML rendering: the Jinja2 environment (autoescape on), Markdown of untrusted agent text, formatting.
+
+Agent content is anyone's input. Markdown goes through markdown-it-py with raw HTML off (a `<script>`
+in a message is shown as text) and its link check on (`javascript:`, `vbscript:`, `file:` and
+non-image `data:` links are left as text); the result is the only string marked safe. Everything
+else is autoescaped by Jinja2.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
+_SAFE_SCHEMES = ("http://", "https://", "mailto:", "#", "/")
+
+
+def _safe_link(url: str) -> bool:
+    # markdown-it's own check refuses javascript:/vbscript:/file:/data:; this keeps only plain web links.
+    lowered = url.strip().lower()
+    return lowered.startswith(_SAFE_SCHEMES) or ":" not in lowered.split("/", 1)[0]
+
+
+_markdown.validateLink = _safe_link  # type: ignore[method-assign]
+
+
+def markdown(text: Any) -> Markup:
+    if text is None:
+        return Markup("")
+    if not isinstance(text, str):
+        text = content_text(text)
+    html = _markdown.render(text)
+    # Links open outside the app and tell the target nothing.
+    html = html.replace("<a href=", '<a rel="nofollow noopener noreferrer" href=')
+    return Markup(html)
+
+
+def content_text(content: Any) -> str:
+    """ATIF message content (a string or content parts) as text."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                if part.get("type") == "text":
+                    parts.append(str(part.get("text") or ""))
+                else:
+                    source = part.get("source") or {}
+                    parts.append(f"[{part.get('type')}: {source.get('path', '')}]")
+            else:
+                parts.append(str(part))
+        return "\n\n".join(parts)
+    return json.dumps(content, indent=2, default=str)
+
+
+def pretty_json(value: Any) -> str:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str, sort_keys=False)
+
+
+def money(value: Any) -> str:
+    """Cost: None is unknown (unpriced), never $0."""
+    if value is None:
+        return "unknown"
+    value = float(value)
+    if value == 0:
+        return "$0"
+    if abs(value) < 0.01:
+        return f"${value:.6f}".rstrip("0")
+    return f"${value:,.4f}"
+
+
+def number(value: Any, digits: int = 0) -> str:
+    if value is None:
+        return "–"
+    if digits == 0 and float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{float(value):,.{digits or 2}f}"
+
+
+def seconds(value: Any) -> str:
+    if value is None:
+        return "–"
+    value = float(value)
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
+    if value < 120:
+        return f"{value:.2f} s"
+    return f"{value / 60:.1f} min"
+
+
+def percent(value: Any) -> str:
+    return "–" if value is None else f"{float(value) * 100:.1f}%"
+
+
+def when(value: Any) -> str:
+    """Unix seconds or ISO text as a short UTC time."""
+    if value is None or value == "":
+        return "–"
+    if isinstance(value, int | float):
+        moment = datetime.fromtimestamp(float(value), UTC)
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            return str(value)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def path_part(value: Any) -> str:
+    """One path segment: a session id may hold '/', '?' or '#'."""
+    return quote(str(value), safe="@")
+
+
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
+                      trim_blocks=True, lstrip_blocks=True, auto_reload=False)
+    env.filters.update(markdown=markdown, pretty_json=pretty_json, money=money, number=number, seconds=seconds,
+                       percent=percent, when=when, content_text=content_text,
+                       pathpart=path_part)
+    return env

@@ -1,0 +1,189 @@
+"""An agent's sessions, and one session: its trajectory (steps, paged) and its raw spans (tree, waterfall)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from urllib.parse import quote
+
+from aiohttp import web
+
+from evalkit.api import ApiError
+from evalkit.ui.page import Page, page, query_int, with_query
+from evalkit.ui.twin import call_route, parse_body, twin
+
+PAGE_SIZE = 50
+STEPS_PER_PAGE = 100
+SPANS_PER_PAGE = 200
+_SCAN = 1000  # rows a session-id search or status filter looks through (the API's largest page)
+SORTS = {"last_seen": "last seen", "cost": "cost", "spans": "spans", "first_seen": "first seen"}
+STATUSES = ("valid", "partial", "invalid")
+
+
+def _path(agent: str, session_id: str | None = None) -> str:
+    base = f"/api/agents/{quote(agent, safe='@')}/sessions"
+    return base if session_id is None else f"{base}/{quote(session_id, safe='')}"
+
+
+@page
+async def sessions(request: web.Request) -> Page:
+    agent_id = request.match_info["agent"]
+    q = request.query
+    search, status = q.get("q", "").strip(), q.get("status", "")
+    if status and status not in STATUSES:
+        raise ApiError(400, f"status={status!r} is not known; use one of {', '.join(STATUSES)}")
+    sort = q.get("sort", "last_seen")
+    offset = query_int(request, "offset", 0)
+    filtered = bool(search or status)
+    query = {"since": q.get("since"), "until": q.get("until"), "errors": "true" if q.get("errors") else None,
+             "model": q.get("model"), "min_cost": q.get("min_cost"), "sort": sort,
+             "limit": _SCAN if filtered else PAGE_SIZE, "offset": 0 if filtered else offset}
+    agent, listing = await asyncio.gather(twin(request, f"/api/agents/{quote(agent_id, safe='@')}"),
+                                          twin(request, _path(agent_id), query))
+    rows = listing["sessions"]
+    scanned = len(rows)
+    if filtered:
+        rows = [s for s in rows if (not search or search.lower() in s["session_id"].lower())
+                and (not status or s["status"] == status)]
+        has_more = offset + PAGE_SIZE < len(rows)
+        rows = rows[offset:offset + PAGE_SIZE]
+    else:
+        has_more = listing["has_more"]
+    live = offset == 0 and sort in ("last_seen", "first_seen")
+    context = {"agent": agent, "sessions": rows, "sort": sort, "sorts": SORTS, "statuses": STATUSES,
+               "query": dict(q), "offset": offset, "page_size": PAGE_SIZE, "filtered": filtered, "scanned": scanned,
+               "scan_limit": _SCAN, "live": live,
+               "next_url": with_query(request, offset=offset + PAGE_SIZE) if has_more else None,
+               "prev_url": with_query(request, offset=max(0, offset - PAGE_SIZE) or None) if offset else None,
+               "models": sorted({m for s in rows for m in s["models"]})}
+    data = {**listing, "sessions": rows, "has_more": has_more}
+    return Page("sessions.html", context, data, api=_path(agent_id), title=f"Sessions of {agent_id}")
+
+
+def step_view(step: dict[str, Any]) -> dict[str, Any]:
+    """A step with its observation results paired to its tool calls (by call id, else in order)."""
+    calls = step.get("tool_calls") or []
+    results = list((step.get("observation") or {}).get("results") or [])
+    by_id = {r.get("source_call_id"): r for r in results if r.get("source_call_id")}
+    paired, used = [], set()
+    for i, call in enumerate(calls):
+        result = by_id.get(call.get("tool_call_id"))
+        if result is None and i < len(results) and not results[i].get("source_call_id"):
+            result = results[i]
+        if result is not None:
+            used.add(id(result))
+        paired.append({"call": call, "result": result,
+                       "error": bool(result and (result.get("extra") or {}).get("is_error"))})
+    extra = step.get("extra") or {}
+    metrics = step.get("metrics") or {}
+    return {"step": step, "calls": paired, "orphans": [r for r in results if id(r) not in used],
+            "error": extra.get("error") or (metrics.get("extra") or {}).get("error"),
+            "has_error": bool(extra.get("error") or extra.get("is_error") or any(p["error"] for p in paired)),
+            "duration_ms": extra.get("duration_ms"), "price_source": (metrics.get("extra") or {}).get("price_source")}
+
+
+def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
+    steps = document.get("steps") or []
+    final = document.get("final_metrics") or {}
+    extra = document.get("extra") or {}
+    prompt = final.get("total_prompt_tokens")
+    completion = final.get("total_completion_tokens")
+    times = [s.get("timestamp") for s in steps if s.get("timestamp")]
+    duration = sum(float((s.get("extra") or {}).get("duration_ms") or 0) for s in steps) / 1000 if steps else None
+    priced = [((s.get("metrics") or {}).get("extra") or {}).get("price_source") for s in steps
+              if s.get("source") == "agent" and s.get("metrics")]
+    return {"steps": len(steps), "tool_calls": sum(len(s.get("tool_calls") or []) for s in steps),
+            "prompt_tokens": prompt, "completion_tokens": completion,
+            "cached_tokens": final.get("total_cached_tokens"),
+            "cost_usd": final.get("total_cost_usd"), "status": extra.get("status"),
+            "settled": extra.get("settled"), "mapping_version": extra.get("mapping_version"),
+            "unmapped_attributes": extra.get("unmapped_attributes") or [], "emitters": extra.get("emitters") or [],
+            "first": times[0] if times else None, "last": times[-1] if times else None,
+            "busy_seconds": duration, "price_sources": sorted({p for p in priced if p}),
+            "errors": sum(1 for s in steps if step_view(s)["has_error"]),
+            "issues": extra.get("validation_issues") or [], "reasons": (extra.get("settlement") or {}).get("reasons")
+            or []}
+
+
+def steps_page(request: web.Request, document: dict[str, Any]) -> dict[str, Any]:
+    steps = document.get("steps") or []
+    pages = max(1, -(-len(steps) // STEPS_PER_PAGE))
+    number = query_int(request, "page", 1, low=1, high=pages)
+    start = (number - 1) * STEPS_PER_PAGE
+    return {"views": [step_view(s) for s in steps[start:start + STEPS_PER_PAGE]], "page": number, "pages": pages,
+            "first_step": start + 1,
+            "page_urls": {n: with_query(request, page=n) for n in _page_numbers(number, pages)}}
+
+
+def _page_numbers(current: int, pages: int) -> list[int]:
+    wanted = {1, pages, current - 1, current, current + 1, current - 10, current + 10}
+    return sorted(n for n in wanted if 1 <= n <= pages)
+
+
+def subagents_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Embedded subagent trajectories by trajectory id, so a reference can open one in place."""
+    return {str(t.get("trajectory_id")): t for t in document.get("subagent_trajectories") or []}
+
+
+@page
+async def session(request: web.Request) -> Page | web.StreamResponse:
+    agent_id, session_id = request.match_info["agent"], request.match_info["session_id"]
+    tab = request.query.get("tab", "steps")
+    if tab == "spans":
+        return await _spans_tab(request, agent_id, session_id)
+    if tab != "steps":
+        raise ApiError(400, f"tab={tab!r} is not known; use tab=steps or tab=spans")
+    response = await call_route(request, _path(agent_id, session_id) + "/trajectory")
+    document = parse_body(response)
+    if response.status >= 400:
+        raise ApiError(response.status, str(document.get("error", {}).get("message")))
+    if request.query.get("download"):
+        disposition = f'attachment; filename="{quote(session_id, safe="")}.atif.json"'
+        return web.Response(body=response.body, content_type="application/json",
+                            headers={"Content-Disposition": disposition})
+    summary = trajectory_summary(document)
+    context = {"agent_id": agent_id, "session_id": session_id, "document": document, "summary": summary,
+               "subagents": subagents_of(document), "live": not summary["settled"], **steps_page(request, document)}
+    return Page("session.html", context, document, api=_path(agent_id, session_id) + "/trajectory",
+                title=f"Session {session_id}")
+
+
+def span_rows(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Spans as a tree in start order (children under their parent), with waterfall offsets in percent."""
+    by_id = {s["span_id"]: s for s in spans}
+    children: dict[str | None, list[dict[str, Any]]] = {}
+    for s in spans:
+        parent = s.get("parent_span_id") or None
+        children.setdefault(parent if parent in by_id else None, []).append(s)
+    for group in children.values():
+        group.sort(key=lambda s: s.get("start_time_unix_nano") or 0)
+    starts = [int(s.get("start_time_unix_nano") or 0) for s in spans]
+    ends = [int(s.get("end_time_unix_nano") or 0) for s in spans]
+    t0, t1 = (min(starts), max(ends)) if spans else (0, 1)
+    width = max(t1 - t0, 1)
+    rows: list[dict[str, Any]] = []
+    stack = [(s, 0) for s in reversed(children.get(None, []))]
+    while stack:
+        s, depth = stack.pop()
+        start, end = int(s.get("start_time_unix_nano") or 0), int(s.get("end_time_unix_nano") or 0)
+        rows.append({"span": s, "depth": min(depth, 30), "left": round((start - t0) / width * 100, 2),
+                     "width": round(max(end - start, 0) / width * 100, 2), "duration_ms": (end - start) / 1e6})
+        stack.extend((c, depth + 1) for c in reversed(children.get(s["span_id"], [])))
+    return rows
+
+
+async def _spans_tab(request: web.Request, agent_id: str, session_id: str) -> Page:
+    offset = query_int(request, "offset", 0)
+    detail = await twin(request, _path(agent_id, session_id), {"limit": SPANS_PER_PAGE, "offset": offset})
+    total = detail["summary"]["span_count"]
+    context = {"agent_id": agent_id, "session_id": session_id, "detail": detail, "rows": span_rows(detail["spans"]),
+               "offset": offset, "total": total,
+               "next_url": with_query(request, offset=offset + SPANS_PER_PAGE) if offset + SPANS_PER_PAGE < total
+               else None,
+               "prev_url": with_query(request, offset=max(0, offset - SPANS_PER_PAGE)) if offset else None}
+    return Page("spans.html", context, detail, api=_path(agent_id, session_id), title=f"Spans of {session_id}")
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/agents/{agent}/sessions", sessions)
+    app.router.add_get("/agents/{agent}/sessions/{session_id}", session)
