@@ -158,7 +158,11 @@ async def test_experiment_life(scoring: Scoring) -> None:
     status, comparison = await call(s, "GET", f"/api/experiments/{eid}/compare?baseline_id={eid}")
     assert status == 200 and comparison["evaluators"][0]["verdict"] == "no significant difference"
     status, gate = await call(s, "POST", f"/api/experiments/{eid}/gate", {"baseline_id": eid, "min_score": 0.9})
-    assert status == 200 and gate["passed"] is False and "< minimum 90.0%" in gate["reasons"][0]
+    assert status == 200 and gate["passed"] is False and any("< minimum 90.0%" in r for r in gate["reasons"])
+    # 3 paired cases: no paired test can reach alpha 0.05 with fewer than 6, so the gate says so.
+    assert any(r.startswith("exact: 3 paired case(s), at least 6 needed") for r in gate["reasons"])
+    status, gate = await call(s, "POST", f"/api/experiments/{eid}/gate", {"baseline_id": eid, "min_pairs": 3})
+    assert status == 200 and gate["passed"] is True, gate["reasons"]
     status, text = await asyncio.to_thread(s.raw, "GET", f"/api/experiments/{eid}/scorecard?format=markdown", None)
     assert status == 200 and b"exact" in text
 
