@@ -35,6 +35,7 @@ _SESSIONS = """
 WITH resolved AS (__RESOLVED__),
 in_range AS (
     SELECT session_id FROM resolved
+    __PAGE__
     GROUP BY session_id
     HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
        AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
@@ -67,6 +68,20 @@ ORDER BY __ORDER__
 __LIMIT__
 """.replace("__RESOLVED__", RESOLVED)
 
+# A page of sessions by time, from the session index alone (a row per session and trace, times
+# kept by ingest): the spans are then read for that page only, so a page costs the page, not the
+# agent's every span. Sorts and filters that need the spans (span count, errors, model, cost) scan them.
+_PAGE_BY_TIME = """
+WITH resolved AS (__RESOLVED__)
+SELECT session_id FROM resolved
+GROUP BY session_id
+HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
+   AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
+ORDER BY __ORDER__, session_id
+LIMIT {limit:UInt64} OFFSET {offset:UInt64}
+""".replace("__RESOLVED__", RESOLVED)
+_INDEX_ORDER = {"last_seen": "max(last_end) DESC", "first_seen": "min(first_start) DESC"}
+
 # Leaf LLM calls per session and (model, provider): what pricing needs. A NaN or infinite reported
 # cost is unknown (NULL): the call is priced from its tokens like one that reported none.
 _LLM_CALLS = """
@@ -89,6 +104,13 @@ INNER JOIN (SELECT DISTINCT session_id, trace_id FROM (__RESOLVED__)
             WHERE session_id IN {sessions:Array(String)}) AS p
     ON s.trace_id = p.trace_id
 WHERE s.agent_id = {agent:String} AND s.is_llm_call
+  -- An OpenInference LLM span with no messages, token counts or cost is a step preparing a call,
+  -- not a call (LlamaIndex's `_prepare_chat_with_tools`): the trajectory reads it so too
+  -- (`mappers.openinference.is_preprocessing`).
+  AND NOT (mapContains(s.attribute_types, 'openinference.span.kind')
+           AND NOT arrayExists(k -> startsWith(k, 'llm.input_messages.') OR startsWith(k, 'llm.output_messages.')
+                                    OR startsWith(k, 'llm.token_count.') OR startsWith(k, 'llm.cost.'),
+                               mapKeys(s.attribute_types)))
   -- Leaf calls only: a framework's LLM span wrapping the client library's repeats its usage.
   AND (s.trace_id, s.span_id) NOT IN (
       SELECT trace_id, parent_span_id FROM spans
@@ -224,8 +246,15 @@ def _sessions(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) 
         params["model"] = q.model
     order = SORTS[q.sort] if paged_in_sql else "sid"
     limit = f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}" if paged_in_sql else ""
+    page_filter = ""
+    if paged_in_sql and not having and q.sort in _INDEX_ORDER:
+        page = [str(r[0]) for r in store.query(_PAGE_BY_TIME.replace("__ORDER__", _INDEX_ORDER[q.sort]),
+                                               {**params, "limit": q.limit, "offset": q.offset})]
+        if not page:
+            return []
+        page_filter, limit, params["page"] = "WHERE session_id IN {page:Array(String)}", "", page
     sql = (_SESSIONS.replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having else "")
-           .replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
+           .replace("__PAGE__", page_filter).replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
     rows = store.query(sql, params)
     return [SessionRow(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7]),
                        int(r[8]), list(r[9])) for r in rows]
