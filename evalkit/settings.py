@@ -24,6 +24,9 @@ class Settings(BaseModel):
     max_attribute_bytes: int = 16 * 1024 * 1024
     # The largest API request body (a dataset push, a blob): past it, 413 before it is read.
     max_api_body_bytes: int = 32 * 1024 * 1024
+    # Internal addresses (loopback, private, link-local, metadata) the server may call on a workspace
+    # writer's behalf (HTTP evaluators, judges, harnesses): host names and CIDRs, comma-separated.
+    outbound_allow: str = ""
     # Values at least this long are kept in the compressed payload column.
     payload_threshold_bytes: int = 1024
     # Group commit: one insert per this many rows or this many milliseconds, whichever comes first.
@@ -88,6 +91,7 @@ _ENV = {
     "max_request_bytes": "EVALKIT_MAX_REQUEST_BYTES",
     "max_attribute_bytes": "EVALKIT_MAX_ATTRIBUTE_BYTES",
     "max_api_body_bytes": "EVALKIT_MAX_API_BODY_BYTES",
+    "outbound_allow": "EVALKIT_OUTBOUND_ALLOW",
     "batch_max_rows": "EVALKIT_BATCH_MAX_ROWS",
     "batch_max_delay_ms": "EVALKIT_BATCH_MAX_DELAY_MS",
     "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",

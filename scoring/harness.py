@@ -21,6 +21,7 @@ import aiohttp
 
 from evalkit.access import Agent
 from evalkit.api import Caller
+from evalkit.outbound import OutboundPolicy
 
 from .datasets import Case
 from .experiments import Experiment
@@ -35,10 +36,10 @@ SERVER = Caller("evalkit-server", "admin")
 INLINE_FILE_LIMIT = 8 * 1024 * 1024
 
 
-async def capabilities(url: str, timeout: float = 10.0) -> dict[str, Any]:
+async def capabilities(url: str, outbound: OutboundPolicy, timeout: float = 10.0) -> dict[str, Any]:
     """`GET {harness}/capabilities`; raises ValueError saying what went wrong."""
     try:
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as http, \
+        async with outbound.session(timeout=aiohttp.ClientTimeout(total=timeout)) as http, \
                 http.get(url.rstrip("/") + "/capabilities") as response:
             if response.status != 200:
                 raise ValueError(f"GET {url}/capabilities answered {response.status}")
@@ -83,7 +84,7 @@ class HarnessRunner:
             pending = await asyncio.to_thread(s.pending, e)
             cases = {c.id: c for c in await asyncio.to_thread(s.pinned_cases, e)}
             gate = asyncio.Semaphore(max(1, driver.agent.max_concurrent_runs))
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout_seconds)) as http:
+            async with s.outbound.session(timeout=aiohttp.ClientTimeout(total=self.timeout_seconds)) as http:
                 await asyncio.gather(*(self._one(driver, http, gate, slot, cases[slot["case_id"]])
                                        for slot in pending))
             # The pass is over: the service moves its experiment on (a record never does it for a harness,

@@ -11,6 +11,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from evalkit.api import ApiError, Caller, Context, caller_of, json_response, read_json
+from evalkit.outbound import OutboundPolicy
 from evalkit.query_params import MAX_INT, float_param, int_param, whole_number
 
 from .blob_settings import blob_store_from
@@ -240,7 +241,7 @@ async def create_experiment(request: web.Request) -> web.Response:
     if agent is not None and agent.kind == "harness" and not agent.archived:
         caller.require_role(agent.workspace, "writer", "start experiments")
         try:
-            caps = await capabilities(agent.harness_url)
+            caps = await capabilities(agent.harness_url, s.outbound)
         except ValueError as exc:
             raise ApiError(400, str(exc)) from exc
     e = await asyncio.to_thread(s.create_experiment, caller, req, caps)
@@ -574,9 +575,12 @@ def add_routes(app: web.Application, context: Context) -> None:
         prices = None
     # The one place the blob settings are read (scoring/blob_settings.py); a URL naming no store stops the start.
     blob_store = blob_store_from(os.environ, settings.data_dir, settings.extra)
+    judge = server_judge(settings.extra)
+    # The server's own judge is the operator's choice: its host may be internal without being listed.
+    outbound = OutboundPolicy.from_setting(settings.outbound_allow, *([judge.base_url] if judge else []))
     service = ScoringService(context.store, context.access, data_dir=settings.data_dir, clock=context.access.clock,
-                             judge=server_judge(settings.extra), quiet_period=settings.settle_quiet_seconds,
-                             prices=prices, blob_store=blob_store)
+                             judge=judge, quiet_period=settings.settle_quiet_seconds,
+                             prices=prices, blob_store=blob_store, outbound=outbound)
     runner = HarnessRunner(service)
     app[_KEY] = service
     app[_RUNNER] = runner

@@ -16,10 +16,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-
 from evalkit.access import Access, Agent, NotFound
 from evalkit.api import ApiError, Caller
+from evalkit.outbound import OutboundPolicy
 from evalkit.store import Store
 from evalkit.trajectory.prices import PriceBook
 
@@ -67,8 +66,11 @@ def evaluate_hint(experiment_id: int) -> str:
 class ScoringService:
     def __init__(self, store: Store, access: Access, *, data_dir: Path, clock: Callable[[], float] = time.time,
                  judge: scoring_eval.ServerJudge | None = None, quiet_period: float = 5.0,
-                 prices: PriceBook | None = None, blob_store: BlobStore | None = None) -> None:
+                 prices: PriceBook | None = None, blob_store: BlobStore | None = None,
+                 outbound: OutboundPolicy | None = None) -> None:
         self.store = store
+        # What the server may call for a workspace writer (HTTP evaluators, judges, harnesses).
+        self.outbound = outbound or OutboundPolicy()
         self.access = access
         self.clock = clock
         self.judge = judge
@@ -467,7 +469,7 @@ class ScoringService:
         runs = await asyncio.to_thread(self.runs.finals, e.experiment_id, with_trajectory=True)
         cases = {c.id: c for c in await asyncio.to_thread(self.pinned_cases, e)}
         skip = set() if req.rescore else await asyncio.to_thread(self.evaluations.scored_pairs, e.experiment_id)
-        async with aiohttp.ClientSession() as session:
+        async with self.outbound.session() as session:
             evaluators, broken = scoring_eval.build_all(specs, credentials, session)
             results = await scoring_eval.score(e.experiment_id, runs, cases, e.case_evaluators, evaluators, broken,
                                                skip=skip)

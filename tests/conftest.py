@@ -93,6 +93,9 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "batch_max_delay_ms": 5,
         # Decode on the event loop; tests/ingest/test_workers.py covers the process pool.
         "ingest_workers": 0,
+        # Test evaluators, judges and harnesses listen on loopback, which the server refuses to call
+        # unless allowed (tests/api/test_outbound.py runs without this).
+        "outbound_allow": "127.0.0.0/8,::1,localhost",
     }
     values.update(overrides)
     return Settings.model_validate(values)

@@ -62,7 +62,9 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     data_dir = tmp_path_factory.mktemp("evalkit-serve")
     api, otlp, grpc = free_port(), free_port(), free_port()
-    env = dict(os.environ, EVALKIT_BOOTSTRAP_TOKEN=ADMIN, EVALKIT_SETTLE_QUIET_SECONDS="0.3")
+    # The tests' HTTP evaluators and judges listen on loopback: allowed for outbound calls.
+    env = dict(os.environ, EVALKIT_BOOTSTRAP_TOKEN=ADMIN, EVALKIT_SETTLE_QUIET_SECONDS="0.3",
+               EVALKIT_OUTBOUND_ALLOW="127.0.0.0/8,::1,localhost")
     log = data_dir / "serve.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
