@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -143,10 +144,10 @@ def _many_sessions(count: int) -> list[Any]:
 
 
 CASES = {
-    "capital": "input: {q: 'capital of France'}\nexpected: Paris\n",
-    "sum": "input: {q: '2+2'}\nexpected: '4'\n",
-    "color": "input: {q: 'sky colour'}\nexpected: blue\n",
-    "xss": "input: {q: 'say hi'}\nexpected: hi\n",
+    "capital": "input: {q: 'capital of France'}\nexpected: Paris\nevaluators: [same_answer]\n",
+    "sum": "input: {q: '2+2'}\nexpected: '4'\nevaluators: [same_answer]\n",
+    "color": "input: {q: 'sky colour'}\nexpected: blue\nevaluators: [same_answer]\n",
+    "xss": "input: {q: 'say hi'}\nexpected: hi\nevaluators: [same_answer]\n",
 }
 
 
@@ -233,7 +234,9 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def browser(world: World) -> Iterator[Any]:
+    # After `world`: Playwright's sync API keeps an event loop running, and the SDK's run_experiment
+    # (which builds the world) refuses to start inside one.
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         pytest.fail(f"the UI tests need Debian's Chromium at {CHROMIUM}: run `apt-get install chromium` "
                     "(as root; .ci/run does it in CI)", pytrace=False)
@@ -261,7 +264,7 @@ class Tab:
         return response
 
     def login(self, token: str, next_path: str = "/") -> None:
-        self.go("/login?next=" + urllib.request.quote(next_path, safe=""))
+        self.go("/login?next=" + urllib.parse.quote(next_path, safe=""))
         self.page.fill("#token", token)
         self.page.click("form.login button[type=submit]")
         self.page.wait_for_load_state()

@@ -1,0 +1,213 @@
+"""The UI in a real browser: login, every page a user reaches from the URL the SDK printed, paging, live
+refresh, untrusted content that must not run, and another workspace's pages answering 404."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.parse
+import urllib.request
+from http.cookiejar import CookieJar
+from typing import Any
+
+from tests.trajectory_service.conftest import chat, http, root
+from tests.ui.conftest import Tab, World
+
+
+def test_login_is_required_and_keeps_the_token_out_of_urls(tab: Tab, world: World) -> None:
+    tab.go("/experiments")
+    assert tab.page.url.startswith(world.served.api + "/login?next=")
+    tab.page.fill("#token", "evk_not_a_token")
+    tab.page.click("form.login button[type=submit]")
+    assert "unknown or revoked" in tab.page.inner_text("#error-message")
+    tab.shot("login-refused")
+
+    tab.page.fill("#token", world.token)
+    tab.page.click("form.login button[type=submit]")
+    tab.page.wait_for_load_state()
+    assert tab.page.url == world.served.api + "/experiments"  # back where the login was asked for
+    assert world.token not in tab.page.url and world.token not in tab.page.content()
+    cookies = {c["name"]: c for c in tab.page.context.cookies()}
+    session = cookies["evalkit_session"]
+    assert session["httpOnly"] and session["sameSite"] == "Lax" and world.token not in session["value"]
+    assert tab.page.evaluate("document.cookie") == ""  # nothing readable by script
+    tab.shot("experiments")
+
+    tab.page.click("header .who button")  # log out (a POST with the CSRF token)
+    tab.page.wait_for_load_state()
+    assert tab.page.url == world.served.api + "/login"
+    tab.go("/")
+    assert "/login" in tab.page.url
+
+
+def test_forms_without_the_csrf_token_are_refused(world: World) -> None:
+    jar = CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(world.served.api + "/login").read()  # sets the CSRF cookie
+    body = urllib.parse.urlencode({"token": world.token, "csrf": "forged", "next": "/"}).encode()
+    try:
+        opener.open(world.served.api + "/login", data=body)
+        raise AssertionError("a login without the right CSRF token was accepted")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 403 and "CSRF" in exc.read().decode()
+    assert "evalkit_session" not in {c.name for c in jar}
+
+
+def test_experiment_from_the_printed_url_then_a_run_and_its_trajectory(tab: Tab, world: World) -> None:
+    assert world.printed_url == f"{world.served.api}/experiments/{world.experiment_id}"
+    tab.login(world.token, next_path="/")
+    response = tab.go(world.printed_url)
+    assert response.status == 200
+    page = tab.page
+    assert page.inner_text("h1").startswith(f"Experiment #{world.experiment_id}")
+    row = page.locator("tr.evaluator[data-evaluator=same_answer]")
+    # Candidate: capital 2/2, sum 1/2, colour 0/2, xss 0/2 -> 3 of 8 passed.
+    assert "37.5%" in row.inner_text() and "(3/8)" in row.inner_text()
+    assert row.locator("svg.interval circle.point").count() == 1  # the interval drawn as an error bar
+    assert page.locator("figure.histogram svg").count() == 3  # cost, tokens, duration
+    assert page.locator("table.matrix td.cell.pass").count() == 3
+    assert page.locator("table.matrix td.cell.fail").count() == 5
+    tab.shot("experiment")
+
+    page.locator("table.matrix tr", has_text="xss").locator("td.cell a").first.click()
+    page.wait_for_load_state()
+    assert "/runs/" in page.url and page.inner_text("h1").startswith("Case xss")
+    assert "'hi'" in page.inner_text("table.evaluations")  # the evaluator's explanation
+    assert page.locator(".answer").inner_text().startswith("<script>")  # shown as text, never run
+    assert tab.xss_ran() is None and tab.dialogs == []
+    tab.shot("run")
+
+    page.click("#session-link")
+    page.wait_for_load_state()
+    assert page.url.startswith(f"{world.served.api}/agents/{world.agent}/sessions/")
+    assert page.locator("dl.summary-bar").count() == 1 and page.locator("article.step").count() >= 1
+    tab.shot("run-session")
+
+
+def test_compare_page_puts_regressions_first_with_the_gate(tab: Tab, world: World) -> None:
+    tab.login(world.token)
+    tab.go(f"/experiments/{world.experiment_id}/compare?baseline={world.baseline_id}&max_regressions=0")
+    page = tab.page
+    assert "Gate: failed" in page.inner_text("#gate")
+    row = page.locator("table.comparison tbody tr").first
+    assert "same_answer" in row.inner_text() and row.locator("svg.interval").count() == 1
+    kinds = page.locator("details.case-diff .badge").all_inner_texts()
+    assert kinds[:3] == ["regressed"] * 3 and set(kinds[3:]) == {"same"}  # colour, sum, xss got worse
+    xss = page.locator("details.case-diff", has_text="xss")
+    # jsdiff marked the words that changed: baseline said "hi", the candidate the payload.
+    assert xss.locator("pre.diff-old del").first.inner_text().strip() == "hi"
+    assert xss.locator("pre.diff-new ins").count() >= 1
+    assert tab.xss_ran() is None and tab.dialogs == []
+    tab.shot("compare")
+
+    twin = json.loads(http("GET", f"{world.served.api}/api/experiments/{world.experiment_id}/compare"
+                                   f"?baseline_id={world.baseline_id}&allow_incomplete=true", token=world.token).text)
+    assert twin["evaluators"][0]["regressed_count"] == 3
+
+
+def test_sessions_page_through_filter_and_refresh_while_sessions_arrive(tab: Tab, world: World) -> None:
+    tab.login(world.token)
+    tab.go(f"/agents/{world.agent}/sessions")
+    page = tab.page
+    first = page.locator("a.session-link").all_inner_texts()
+    assert len(first) == 50
+    tab.shot("sessions")
+    page.click("nav.pager a.next")
+    page.wait_for_load_state()
+    second = page.locator("a.session-link").all_inner_texts()
+    assert second and not set(first) & set(second)
+    assert page.locator("nav.pager a.prev").count() == 1
+    api = json.loads(http("GET", f"{world.served.api}/api/agents/{world.agent}/sessions?limit=1000",
+                          token=world.token).text)
+    assert set(first + second) == {s["session_id"] for s in api["sessions"]}
+
+    tab.go(f"/agents/{world.agent}/sessions?q=paged-00&sort=spans")
+    assert sorted(page.locator("a.session-link").all_inner_texts()) == [f"paged-00{i}" for i in range(10)]
+
+    # Live: the first page re-reads itself; a session that arrives now shows up without a reload.
+    tab.go(f"/agents/{world.agent}/sessions")
+    assert page.locator("body[data-live]").count() == 1
+    world.served.send(world.key, [root(900, 1, "arrived-live", 5000, 5001), chat(900, 2, 1, 5000.2)])
+    page.wait_for_selector("a.session-link:text-is('arrived-live')", timeout=15_000)
+
+
+def test_trajectory_viewer_pages_steps_and_shows_raw_spans(tab: Tab, world: World) -> None:
+    tab.login(world.token)
+    tab.go(f"/agents/{world.agent}/sessions/{world.long_session}")
+    page = tab.page
+    assert page.locator("article.step").count() == 100
+    assert "460" in page.inner_text("dl.summary-bar")  # 230 user + 230 agent steps
+    page.locator("nav.steps-pager a.page-2").first.click()
+    page.wait_for_load_state()
+    assert page.locator("article.step").first.get_attribute("id") == "step-101"
+
+    tab.go(f"/agents/{world.agent}/sessions/{world.xss_session}")
+    assert page.locator("article.step.has-error").count() == 1 and page.locator(".tool.has-error").count() == 1
+    assert '"query"' in page.locator(".tool-call pre.json").inner_text()
+    tab.shot("trajectory")
+    with page.expect_download() as download:
+        page.click("#download")
+    document = json.loads(open(download.value.path()).read())
+    assert document["session_id"] == world.xss_session and len(document["steps"]) == 5
+
+    page.click("#tab-spans")
+    page.wait_for_load_state()
+    assert page.locator("table.spans > tbody > tr").count() == 4
+    assert page.locator("svg.waterfall rect.bar-error").count() == 1
+    page.locator("table.spans summary", has_text="execute_tool search").click()
+    assert "gen_ai.tool.call.id" in page.inner_text("table.spans")
+    tab.shot("spans")
+
+
+def test_untrusted_content_never_runs(tab: Tab, world: World) -> None:
+    tab.login(world.token)
+    page = tab.page
+    response = tab.go(f"/agents/{world.agent}/sessions/{world.xss_session}")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    message = page.locator("article#step-2 .message")
+    assert "<script>window.__xss" in message.inner_text()  # the payload is there, as text
+    assert message.locator("script, img, iframe, b[onmouseover]").count() == 0
+    assert page.locator("a[href^='javascript' i], [onerror], [onmouseover], iframe").count() == 0
+    page.hover("article#step-2 .message")
+    assert tab.xss_ran() is None and tab.dialogs == []
+    # Every script on the page is one of ours, from /static.
+    sources = page.eval_on_selector_all("script", "els => els.map(e => e.getAttribute('src'))")
+    assert sources and all(s and s.startswith("/static/") for s in sources)
+    for path in (f"/agents/{world.agent}/sessions/{world.xss_session}?tab=spans",
+                 f"/experiments/{world.experiment_id}"):
+        tab.go(path)
+        assert tab.xss_ran() is None and tab.dialogs == []
+
+
+def test_a_reader_of_another_workspace_gets_404(tab: Tab, world: World) -> None:
+    tab.login(world.other_token)
+    page = tab.page
+    assert world.agent not in page.inner_text("main")  # the home page lists only mallory's workspaces
+    for path in (f"/agents/{world.agent}/sessions", f"/agents/{world.agent}/sessions/{world.xss_session}",
+                 f"/experiments/{world.experiment_id}", f"/experiments/{world.experiment_id}/runs/{world.run_ids[0]}",
+                 f"/experiments/{world.experiment_id}/compare?baseline={world.baseline_id}",
+                 f"/datasets/{world.dataset}", f"/experiments/{world.experiment_id}?format=json"):
+        response = tab.go(path)
+        assert response.status == 404, (path, response.status)
+        assert "Not found" in page.inner_text("h1") or "not visible" in page.content()
+    tab.go(f"/agents/{world.agent}/sessions/{world.xss_session}")
+    assert "not visible to this token" in page.inner_text("#error-message")
+    tab.shot("not-found")
+
+
+def test_home_dataset_and_json_twins(tab: Tab, world: World) -> None:
+    tab.login(world.token)
+    page = tab.page
+    assert world.agent in page.inner_text("main") and f"#{world.experiment_id}" in page.inner_text("main")
+    tab.shot("home")
+    tab.go(f"/datasets/{world.dataset}")
+    assert page.locator("table.cases tbody tr").count() == 4
+    tab.shot("dataset")
+    twin: dict[str, Any] = tab.go(f"/experiments/{world.experiment_id}?format=json").json()
+    api = json.loads(http("GET", f"{world.served.api}/api/experiments/{world.experiment_id}", token=world.token).text)
+    assert twin["experiment_id"] == api["experiment_id"] and twin["progress"] == api["progress"]
+    assert twin["scores"] == api["scores"]
+    sessions = tab.go(f"/agents/{world.agent}/sessions?format=json").json()
+    assert len(sessions["sessions"]) == 50 and re.fullmatch(r"[\w-]+", sessions["sessions"][0]["session_id"])
+    assert time.time() > 0
