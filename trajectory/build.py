@@ -202,6 +202,16 @@ class _Context:
         self.tool_definitions: dict[str, dict[str, Any]] = {}
         self.models: Counter[str] = Counter()
         self.result_of_tool_span: dict[SpanKey, Json] = {}
+        # What this trajectory's calls produced, item by item: the Responses API re-sends one
+        # answer's text and each of its tool calls as separate input items, which no
+        # fingerprint of the whole answer matches.
+        self.produced_ids: set[str] = set()
+        self.produced_texts: set[str] = set()
+        self.parent: _Context | None = None  # the trajectory that delegated to this one
+        # A handoff's receiving agent carries on the delegating agent's conversation: what that
+        # one had seen when this one first calls a model is not new here.
+        self.inherits: _Context | None = None
+
 
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
         self.seq += 1
@@ -231,11 +241,32 @@ class _Context:
                 call["extra"] = extra
             draft.tool_calls.append(call)
             self.calls_by_id.setdefault(call_id, (draft, call))
+            self.produced_ids.add(call_id)
+
+    def _already_produced(self, fingerprint: tuple[Any, ...]) -> bool:
+        """An assistant message in a call's input made only of text and tool calls this
+        trajectory's calls already produced (one answer re-sent split into items)."""
+        role, text, calls, results = fingerprint
+        if role != "assistant" or results or not (text or calls):
+            return False
+        return (not text or text in self.produced_texts) and all(c in self.produced_ids for c in calls)
+
+    def _inherit(self) -> None:
+        source = self.inherits
+        assert source is not None
+        self.inherits = None
+        for fingerprint, count in source.known.items():
+            if count > self.known.get(fingerprint, 0):
+                self.known[fingerprint] = count
+        self.produced_ids |= source.produced_ids
+        self.produced_texts |= source.produced_texts
 
     def llm_call(self, call: LlmCall, overrides: dict[str, Any]) -> None:
         span = call.span
         start = span.start_time_unix_nano
         system = list(call.system_instructions)
+        if self.inherits is not None:
+            self._inherit()
         # The n-th copy of a message in this call is new if fewer than n were seen before. Runs once
         # per message of every call, i.e. over the whole re-sent history: plain dicts, not Counters.
         known = self.known
@@ -250,6 +281,8 @@ class _Context:
             fingerprint = self.fingerprint(message)
             count = seen[fingerprint] = seen.get(fingerprint, 0) + 1
             if count > known.get(fingerprint, 0):
+                if role != "user" and self._already_produced(fingerprint):
+                    continue
                 known[fingerprint] = count
                 new.append(message)
         self.system(system, start)
@@ -294,6 +327,8 @@ class _Context:
         for message in call.output_messages:
             fingerprint = self.fingerprint(message)
             self.known[fingerprint] = self.known.get(fingerprint, 0) + 1
+            if fingerprint[1]:
+                self.produced_texts.add(fingerprint[1])
 
     def _new_input(self, message: Message, time_ns: int, span: Span) -> None:
         role = _normal_role(message.role)
@@ -329,7 +364,13 @@ class _Context:
         for target, value in overrides.items():
             if target.startswith("step.extra."):
                 extra[target.removeprefix("step.extra.")] = value
-        found = self._find_call(execution.call_id, execution.name, span.start_time_unix_nano)
+        if execution.handoff_to is not None and execution.call_id is None:
+            found = self._find_handoff_call(execution.handoff_to, span.start_time_unix_nano)
+            extra["handoff_to"] = execution.handoff_to
+        else:
+            found = self._find_call(
+                execution.call_id, execution.name, span.start_time_unix_nano, execution.arguments
+            )
         if found is None:
             draft = self.draft(
                 span.start_time_unix_nano,
@@ -353,8 +394,22 @@ class _Context:
         self.answered.add(call["tool_call_id"])
         self.result_of_tool_span[(span.trace_id, span.span_id)] = result
 
+    def _find_handoff_call(self, target: str, time_ns: int) -> tuple[_Draft, Json] | None:
+        """The model's call a handoff span carries out: the latest unanswered call before it named
+        for the receiving agent (openai-agents' `transfer_to_<agent>`), else any `transfer_to_…`."""
+        snake = "".join(c if c.isalnum() else "_" for c in target.lower())
+        best: tuple[int, int, int, tuple[_Draft, Json]] | None = None
+        for draft, call in self.calls_by_id.values():
+            if call["tool_call_id"] in self.answered or draft.time_ns > time_ns or draft.is_copied_context:
+                continue
+            name = call["function_name"].lower()
+            fit = 2 if snake and snake in name else 1 if name.startswith("transfer_to") else 0
+            if fit and (best is None or (fit, draft.time_ns, draft.seq) > best[:3]):
+                best = (fit, draft.time_ns, draft.seq, (draft, call))
+        return best[3] if best is not None else None
+
     def _find_call(
-        self, call_id: str | None, name: str | None, time_ns: int
+        self, call_id: str | None, name: str | None, time_ns: int, arguments: Any = None
     ) -> tuple[_Draft, Json] | None:
         if call_id is not None:
             found = self.calls_by_id.get(call_id)
@@ -371,9 +426,30 @@ class _Context:
             and draft.time_ns <= time_ns
             and (call_id is None or call.get("extra", {}).get("synthesized_id"))
         ]
+        if len(candidates) > 1 or (candidates and arguments is not None):
+            # A tool span answers the call that asked for its arguments, made by a call we received;
+            # a call copied from history only when no received call asked for them, and never
+            # one that asked for other arguments.
+            wanted = _tool_arguments(arguments)[0] if arguments is not None else None
+
+            def fits(item: tuple[_Draft, Json]) -> bool:
+                return not (item[0].is_copied_context and wanted is not None and item[1]["arguments"] != wanted)
+
+            candidates = [item for item in candidates if fits(item)]
+            return min(
+                candidates,
+                key=lambda item: (
+                    wanted is not None and item[1]["arguments"] != wanted,
+                    bool(item[0].is_copied_context),
+                    item[0].time_ns,
+                    item[0].seq,
+                ),
+                default=None,
+            )
         if candidates:
-            return min(candidates, key=lambda item: (item[0].time_ns, item[0].seq))
+            return candidates[0]
         return None
+
 
     def settle_history_results(self) -> None:
         """Tool results seen only in a later call's input answer the calls no tool span answered."""
@@ -384,7 +460,7 @@ class _Context:
             if found is None and part.call_id is not None and part.call_id not in self.calls_by_id:
                 found = self._find_call(None, part.name, time_ns)
             if found is None:
-                if part.call_id not in self.answered:
+                if part.call_id not in self.answered and not self._fill_delegator(part):
                     self.warnings.append(
                         f"tool result for call {part.call_id!r} matches no tool call; dropped"
                     )
@@ -394,6 +470,26 @@ class _Context:
                 {"source_call_id": call["tool_call_id"], "content": part.text or "", "extra": {"from": "input history"}}
             )
             self.answered.add(call["tool_call_id"])
+
+    def _fill_delegator(self, part: Part) -> bool:
+        """A result in this trajectory's input for a call the delegating agent made (the handoff
+        call itself, re-sent to the agent taking over): what the model was shown for it."""
+        context = self.parent
+        while context is not None and part.call_id is not None:
+            found = context.calls_by_id.get(part.call_id)
+            if found is not None:
+                draft = found[0]
+                result = next((r for r in draft.results if r.get("source_call_id") == part.call_id), None)
+                if result is None:
+                    draft.results.append(
+                        {"source_call_id": part.call_id, "content": part.text or "", "extra": {"from": "input history"}}
+                    )
+                    context.answered.add(part.call_id)
+                elif not result.get("content"):
+                    result["content"] = part.text or ""
+                return True
+            context = context.parent
+        return False
 
     def attach_subagent(self, ref: Json, tool_span: SpanKey | None, run: AgentRun) -> None:
         if tool_span is not None and tool_span in self.result_of_tool_span:
@@ -567,28 +663,87 @@ def build_trajectory(
     if wrappers:
         warnings.append(f"{len(wrappers)} LLM span(s) wrapping another LLM span were not counted again")
 
+    nearest_runs: dict[SpanKey, SpanKey | None] = {}
+
+    def nearest_run(key: SpanKey) -> SpanKey | None:
+        # Asked several times per span (context, LLM owners, nesting): walk the ancestors once.
+        if key not in nearest_runs:
+            nearest_runs[key] = tree.nearest(key, AgentRun)
+        return nearest_runs[key]
+
+    all_runs: list[tuple[SpanKey, AgentRun]] = []
+    handoffs: list[tuple[SpanKey, ToolExecution]] = []
+    working: set[SpanKey | None] = set()  # runs with an LLM call or a tool execution of their own
+    holding: set[SpanKey | None] = set()  # runs with an agent run inside
+    for key, item in tree.by_key.items():
+        operation = item.operation
+        if isinstance(operation, AgentRun):
+            all_runs.append((key, operation))
+            holding.add(nearest_run(key))
+        elif operation is not None:
+            working.add(nearest_run(key))
+            if isinstance(operation, ToolExecution) and operation.handoff_to:
+                handoffs.append((key, operation))
+    # A synthetic root (OpenInference's AGENT span named after the openai-agents workflow, one per
+    # turn) groups agent runs and does nothing itself: not an agent, its runs are its parent's.
+    synthetic = {
+        key
+        for key, run in all_runs
+        if key in holding and key not in working and not run.input_text and not run.output_text
+    }
+    runs = [(key, run) for key, run in all_runs if key not in synthetic]
     owners: dict[SpanKey, SpanKey | None] = {}
 
     def owner(key: SpanKey) -> SpanKey | None:
-        # Asked several times per span (context, LLM owners, nesting): walk the ancestors once.
         if key not in owners:
-            owners[key] = tree.nearest(key, AgentRun)
+            run = nearest_run(key)
+            while run in synthetic:
+                run = nearest_run(run)  # type: ignore[arg-type]
+            owners[key] = run
         return owners[key]
+
+    # A handoff hands the conversation to another agent, whose run follows the handoff span in
+    # its trace (a sibling, not a child): that run is a subagent started by the handoff call.
+    handed_off: dict[SpanKey, SpanKey] = {}  # receiving run -> handoff tool span
+    for tool_key, handoff in handoffs:
+        start = handoff.span.start_time_unix_nano
+        receiver = next(
+            (
+                key
+                for key, run in runs
+                if key[0] == tool_key[0]
+                and key not in handed_off
+                and run.name == handoff.handoff_to
+                and run.span.start_time_unix_nano >= start
+                and key != owner(tool_key)
+            ),
+            None,
+        )
+        if receiver is not None:
+            handed_off[receiver] = tool_key
 
     fingerprint = _Fingerprints()
     contexts: dict[SpanKey | None, _Context] = {None: _Context(None, warnings, fingerprint)}
-    runs: list[tuple[SpanKey, AgentRun]] = []
-    for key, item in tree.by_key.items():
-        if isinstance(item.operation, AgentRun):
-            runs.append((key, item.operation))
-            if owner(key) is not None:
-                contexts[key] = _Context(key, warnings, fingerprint)
+    for key, _run in runs:
+        if owner(key) is not None or key in handed_off:
+            contexts[key] = _Context(key, warnings, fingerprint)
 
     def context_of(key: SpanKey) -> _Context:
         run = owner(key)
         while run is not None and run not in contexts:
             run = owner(run)
         return contexts[run]
+
+    def delegator(key: SpanKey) -> _Context:
+        """The trajectory a nested run was started from: its handoff's, else its enclosing run's."""
+        tool_key = handed_off.get(key)
+        return context_of(tool_key if tool_key is not None else key)
+
+    for run_key, context in contexts.items():
+        if run_key is not None:
+            context.parent = delegator(run_key)
+            if run_key in handed_off:
+                context.inherits = context.parent
 
     llm_owners: set[SpanKey | None] = set()
     for item in mapped:
@@ -625,19 +780,28 @@ def build_trajectory(
         or next((run.version for run in top_runs if run.version), None)
     )
 
+    def depth(key: SpanKey | None) -> int:
+        levels = 0
+        while key is not None:
+            levels += 1
+            key = contexts[key].parent.key  # type: ignore[union-attr]
+        return levels
+
     # Nested runs innermost first, so a subagent's own subagents are embedded before it is.
     subagents: dict[SpanKey, Json] = {}
-    nested = sorted((key for key in contexts if key is not None), key=lambda k: -len(list(tree.ancestors(k))))
+    nested = sorted((key for key in contexts if key is not None), key=lambda k: -depth(k))
     for key in nested:
         nested_run = tree.by_key[key].operation
         assert isinstance(nested_run, AgentRun)
-        sub_id = f"{nested_run.name or 'subagent'}:{key[1]}"
-        children = [subagents.pop(child) for child in list(subagents) if owner(child) == key]
+        label = nested_run.name or nested_run.span.name or "subagent"
+        sub_id = f"{label}:{key[1]}"
+        parent_context = contexts[key].parent
+        assert parent_context is not None
+        children = [subagents.pop(child) for child in list(subagents) if contexts[child].parent is contexts[key]]
         subagents[key] = _trajectory(
-            contexts[key], nested_run.name or "subagent", nested_run.version, session, sub_id, children, warnings
+            contexts[key], label, nested_run.version, session, sub_id, children, warnings
         )
-        parent_context = context_of(key)
-        tool_span = tree.nearest(key, ToolExecution, stop=AgentRun)
+        tool_span = handed_off.get(key) or tree.nearest(key, ToolExecution, stop=AgentRun)
         ref: Json = {"trajectory_id": sub_id} if session is None else {"trajectory_id": sub_id, "session_id": session}
         parent_context.attach_subagent(ref, tool_span, nested_run)
 

@@ -110,6 +110,8 @@ class ToolExecution:
     arguments: Any = None
     result: Any = None
     error: ErrorInfo | None = None
+    # A handoff: the agent this call hands the conversation to (openai-agents' `transfer_to_…`).
+    handoff_to: str | None = None
 
 
 @dataclass

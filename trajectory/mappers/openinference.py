@@ -168,7 +168,22 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     return call
 
 
+_HANDOFF_PREFIX = "handoff to "
+
+
 def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
+    span = reader.span
+    if span.name.startswith(_HANDOFF_PREFIX) and not reader.has("tool.name"):
+        # openai-agents' handoff: a TOOL span with the agents it moves between (input.value the
+        # one handing over, output.value the one taking over) and nothing of the model's call.
+        # Its output is not a tool result: what the model was shown comes from the next call.
+        reader.consume("input.value")
+        return ToolExecution(
+            span=span,
+            emitter=emitter,
+            handoff_to=reader.text("output.value") or span.name.removeprefix(_HANDOFF_PREFIX),
+            error=span_error(reader),
+        )
     arguments = reader.get("input.value")
     parameters = reader.get("tool.parameters")
     if arguments is None:
@@ -188,12 +203,15 @@ def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
 
 def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
     reader.consume_prefix("llm.token_count.", "llm.cost.")
+    reader.consume("graph.node.parent_id")  # who handed off to it: the handoff span says so too
     input_value = reader.get("input.value")
     output_value = reader.get("output.value")
     return AgentRun(
         span=reader.span,
         emitter=emitter,
-        name=reader.text("agent.name", "graph.node.name") or reader.span.name,
+        # Only a name the emitter gives the agent: a span name is no agent's name (the builder
+        # labels an unnamed subagent by its span).
+        name=reader.text("agent.name", "graph.node.name", "graph.node.id"),
         input_text=render(input_value) if input_value is not None else None,
         output_text=render(output_value) if output_value is not None else None,
         error=span_error(reader),
