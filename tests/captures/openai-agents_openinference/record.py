@@ -76,7 +76,8 @@ def main() -> None:
         async def run() -> None:
             with using_session(SESSION):
                 first = await Runner.run(triage, "Weather in Paris and Oslo?")
-                second = Runner.run_streamed(triage, first.to_input_list() + [
+                second = Runner.run_streamed(triage, [
+                    *first.to_input_list(),
                     {"role": "user", "content": "Is Bergen warmer? If not, book me a hotel in Oslo."}])
                 async for _event in second.stream_events():
                     pass

@@ -133,7 +133,7 @@ def _chat_stream(model: str, r: dict[str, Any], include_usage: bool) -> Iterator
                                                 "total_tokens": usage["input_tokens"] + usage["output_tokens"]}}
 
 
-def _responses_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
+def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | None = None) -> dict[str, Any]:
     output: list[dict[str, Any]] = []
     if r["reasoning"]:
         output.append({"type": "reasoning", "id": f"rs_{r['id']}",
@@ -145,16 +145,19 @@ def _responses_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
         output.append({"type": "function_call", "id": c["id"], "call_id": c["id"], "name": c["name"],
                        "arguments": json.dumps(c["arguments"]), "status": "completed"})
     usage = r["usage"]
+    # The real API echoes the request's instructions and tools in the response (instrumentations
+    # read the system prompt from there).
+    echoed = {key: (request or {})[key] for key in ("instructions", "tools") if (request or {}).get(key) is not None}
     return {"id": r["id"], "object": "response", "created_at": CREATED, "status": "completed", "model": model,
-            "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+            "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **echoed,
             "usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
                       "total_tokens": usage["input_tokens"] + usage["output_tokens"],
                       "input_tokens_details": {"cached_tokens": 0},
                       "output_tokens_details": {"reasoning_tokens": 0}}}
 
 
-def _responses_stream(model: str, r: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    done = _responses_body(model, r)
+def _responses_stream(model: str, r: dict[str, Any], request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    done = _responses_body(model, r, request)
     started = {**done, "status": "in_progress", "output": []}
     seq = 0
 
@@ -268,8 +271,8 @@ class FakeLLM:
                     return
                 model = str(body.get("model") or "gpt-4o")
                 if not body.get("stream"):
-                    answer = {"openai.chat": _chat_body, "openai.responses": _responses_body,
-                              "anthropic.messages": _anthropic_body}[api](model, r)
+                    answer = (_responses_body(model, r, body) if api == "openai.responses" else
+                              {"openai.chat": _chat_body, "anthropic.messages": _anthropic_body}[api](model, r))
                     self._json(200, answer)
                     return
                 self.send_response(200)
@@ -283,7 +286,7 @@ class FakeLLM:
                         self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
                     self.wfile.write(b"data: [DONE]\n\n")
                 elif api == "openai.responses":
-                    for data in _responses_stream(model, r):
+                    for data in _responses_stream(model, r, body):
                         self.wfile.write(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode())
                 else:
                     for name, data in _anthropic_stream(model, r):
