@@ -17,13 +17,13 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import orjson
 from aiohttp import web
+from pydantic import BaseModel, ValidationError
 
 from evalkit.access import (
-    DEFAULT_SCOPES,
     ROLES,
     SCOPES,
     Access,
@@ -34,6 +34,7 @@ from evalkit.access import (
     role_rank,
     split_agent_id,
 )
+from evalkit.api_bodies import AgentSettings, CreateAgentBody, CreateKeyBody, NamedBody
 from evalkit.attributes import json_safe
 from evalkit.metrics import Metrics
 from evalkit.settings import Settings
@@ -164,6 +165,22 @@ def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not a JSON number; send null for an unknown number")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 parses as infinity: no store column can keep it
+        raise ValueError(f"the number {text[:40]} is too large; numbers must be finite doubles")
+    return value
+
+
+_INT_LIMIT = 2**64
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > 21 or not -_INT_LIMIT // 2 <= (value := int(text)) < _INT_LIMIT:
+        raise ValueError(f"the integer {text[:40]} does not fit in 64 bits")
+    return value
+
+
 async def read_json(request: web.Request) -> dict[str, Any]:
     """The request body as a JSON object, or a 400 that says what is wrong with it."""
     data = await request.read()
@@ -172,13 +189,27 @@ async def read_json(request: web.Request) -> dict[str, Any]:
     try:
         # The standard library keeps integers exact (orjson makes those past 64 bits floats);
         # NaN and Infinity are not JSON, and nesting deep enough to exhaust the stack is refused.
-        body = json.loads(data, parse_constant=_not_json)
+        body = json.loads(data, parse_constant=_not_json, parse_float=_finite_float, parse_int=_bounded_int)
     except (ValueError, RecursionError) as exc:
         why = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise ApiError(400, f"the body is not valid JSON ({why}); send a JSON object") from exc
     if not isinstance(body, dict):
         raise ApiError(400, f"the body must be a JSON object ({{...}}), not {type(body).__name__}")
     return body
+
+
+B = TypeVar("B", bound=BaseModel)
+
+
+async def parse_body(request: web.Request, model: type[B]) -> B:
+    """The JSON body as `model`, or a 400 naming each wrong field."""
+    body = await read_json(request)
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}"
+                             for e in exc.errors(include_url=False))
+        raise ApiError(400, f"bad request body: {problems} (see docs/api.md or GET /api/openapi.json)") from exc
 
 
 async def caller_of(request: web.Request) -> Caller:
@@ -275,8 +306,7 @@ async def _create_workspace(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     if caller.role not in ("admin", "user"):
         raise ApiError(403, "an ingest key cannot create workspaces; use a user or admin token")
-    body = await read_json(request)
-    name = str(body.get("name", ""))
+    name = (await parse_body(request, NamedBody)).name
     context: Context = request.app["context"]
 
     def create() -> None:
@@ -298,8 +328,7 @@ async def _list_workspaces(request: web.Request) -> web.Response:
 
 async def _create_user(request: web.Request) -> web.Response:
     (await caller_of(request)).require_admin()
-    body = await read_json(request)
-    name = str(body.get("name", ""))
+    name = (await parse_body(request, NamedBody)).name
     context: Context = request.app["context"]
     token = await asyncio.to_thread(context.access.create_user, name)
     return json_response({"name": name, "workspace": name, "token": token,
@@ -376,7 +405,7 @@ async def _set_member(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     workspace, user = request.match_info["workspace"], request.match_info["user"]
     body = await read_json(request)
-    role = str(body.get("role", ""))
+    role = body.get("role")
     if role not in ROLES:
         raise ApiError(400, f"role {role!r} is not known; use one of {', '.join(ROLES)}")
     context: Context = request.app["context"]
@@ -421,8 +450,8 @@ async def _remove_member(request: web.Request) -> web.Response:
 
 async def _create_agent(request: web.Request) -> web.Response:
     caller = await caller_of(request)
-    body = await read_json(request)
-    name, workspace = str(body.get("name", "")), str(body.get("workspace", ""))
+    body = await parse_body(request, CreateAgentBody)
+    name, workspace = body.name, body.workspace
     if "@" in name and not workspace:
         name, workspace = split_agent_id(name)
     if not workspace:
@@ -432,8 +461,8 @@ async def _create_agent(request: web.Request) -> web.Response:
         raise ApiError(403, "an ingest key cannot create agents; use a user or admin token")
     caller.require_role(workspace, "admin", "create agents")
     context: Context = request.app["context"]
-    options = {k: body[k] for k in ("kind", "description", "harness_url", "max_concurrent_runs",
-                                    "trajectory_wait_seconds", "session_attribute") if k in body}
+    options = body.model_dump(include={"kind", "description", "harness_url", "max_concurrent_runs",
+                                       "trajectory_wait_seconds", "session_attribute"})
     agent = await asyncio.to_thread(lambda: context.access.create_agent(name, workspace, **options))
     return json_response(agent_view(agent), status=201)
 
@@ -465,35 +494,19 @@ async def _get_agent(request: web.Request) -> web.Response:
     return json_response(agent_view(await agent_of(request)))
 
 
-_AGENT_SETTINGS = ("description", "harness_url", "max_concurrent_runs", "trajectory_wait_seconds",
-                   "session_attribute", "archived")
-
-
 async def _update_agent(request: web.Request) -> web.Response:
     agent = await agent_of(request, write=True)
     body = await read_json(request)
-    unknown = sorted(set(body) - set(_AGENT_SETTINGS))
+    unknown = sorted(set(body) - set(AgentSettings.model_fields))
     if unknown:
-        raise ApiError(400, f"unknown agent settings {unknown}; the settings are {', '.join(_AGENT_SETTINGS)}")
-    changes: dict[str, Any] = {}
+        raise ApiError(400, f"unknown agent settings {unknown}; the settings are "
+                            f"{', '.join(AgentSettings.model_fields)}")
     try:
-        for key in ("description", "harness_url", "session_attribute"):
-            if key in body:
-                changes[key] = str(body[key])
-        if "max_concurrent_runs" in body:
-            changes["max_concurrent_runs"] = int(body["max_concurrent_runs"])
-            if changes["max_concurrent_runs"] < 1:
-                raise ValueError("max_concurrent_runs must be at least 1")
-        if "trajectory_wait_seconds" in body:
-            changes["trajectory_wait_seconds"] = float(body["trajectory_wait_seconds"])
-            if changes["trajectory_wait_seconds"] < 0:
-                raise ValueError("trajectory_wait_seconds must be >= 0")
-        if "archived" in body:
-            if not isinstance(body["archived"], bool):
-                raise ValueError("archived must be true or false")
-            changes["archived"] = body["archived"]
-    except (TypeError, ValueError) as exc:
-        raise ApiError(400, f"bad agent setting: {exc}") from exc
+        settings = AgentSettings.model_validate(body)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
+        raise ApiError(400, f"bad agent setting: {problems}") from exc
+    changes = {k: v for k, v in settings.model_dump().items() if k in body and v is not None}
     if agent.kind == "harness" and changes.get("harness_url", agent.harness_url) == "":
         raise ApiError(400, "a harness agent needs harness_url, the address the service calls to start runs")
     return await _save_agent(request, dataclasses.replace(agent, **changes))
@@ -513,10 +526,12 @@ async def _save_agent(request: web.Request, agent: Agent) -> web.Response:
 async def _create_key(request: web.Request) -> web.Response:
     agent = await agent_of(request, write=True)
     body = await read_json(request) if request.can_read_body else {}
-    scopes = body.get("scopes", list(DEFAULT_SCOPES))
-    if not isinstance(scopes, list) or not scopes or not all(isinstance(x, str) and x in SCOPES for x in scopes):
-        raise ApiError(400, f"scopes={scopes!r} is not valid: give a non-empty list of {', '.join(SCOPES)}, "
-                            "e.g. {\"scopes\": [\"ingest\", \"read\"]} (default [\"ingest\"])")
+    try:
+        scopes = CreateKeyBody.model_validate(body).scopes
+    except ValidationError as exc:
+        raise ApiError(400, f"scopes={body.get('scopes')!r} is not valid: give a non-empty list of "
+                            f"{', '.join(SCOPES)}, e.g. {{\"scopes\": [\"ingest\", \"read\"]}} "
+                            "(default [\"ingest\"])") from exc
     context: Context = request.app["context"]
     secret, key = await asyncio.to_thread(context.access.create_key, agent.agent_id, tuple(scopes))
     return json_response({"key": secret, **key_view(key),
