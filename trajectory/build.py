@@ -30,6 +30,7 @@ from typing import Any
 
 from evalkit.attributes import json_safe
 from evalkit.trajectory.atif import EMITTED_VERSION
+from evalkit.trajectory.mappers import tool_results
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import Detector
@@ -356,11 +357,18 @@ class _Context:
 
     def tool_execution(self, execution: ToolExecution, overrides: dict[str, Any]) -> None:
         span = execution.span
-        content = render(execution.result)
+        # A framework's wrapper (LangChain ToolMessage, LlamaIndex ToolOutput) taken off: its
+        # content is what the model was shown; its call id and error flag count as the span's.
+        output = tool_results.unwrap(execution.result)
+        content = render(output.value)
+        call_id = execution.call_id or output.call_id
         extra: dict[str, Any] = dict(_span_extra(span, execution.emitter))
         if execution.error is not None:
             extra["is_error"] = True
             extra["error"] = json_safe(execution.error.as_extra())
+        elif output.is_error:
+            extra["is_error"] = True
+            extra["error"] = {"status": "error", "from": output.wrapper}
         for target, value in overrides.items():
             if target.startswith("step.extra."):
                 extra[target.removeprefix("step.extra.")] = value
@@ -368,9 +376,7 @@ class _Context:
             found = self._find_handoff_call(execution.handoff_to, span.start_time_unix_nano)
             extra["handoff_to"] = execution.handoff_to
         else:
-            found = self._find_call(
-                execution.call_id, execution.name, span.start_time_unix_nano, execution.arguments
-            )
+            found = self._find_call(call_id, execution.name, span.start_time_unix_nano, execution.arguments)
         if found is None:
             draft = self.draft(
                 span.start_time_unix_nano,
@@ -381,9 +387,7 @@ class _Context:
                     **_span_extra(span, execution.emitter),
                 },
             )
-            part = Part(
-                "tool_call", call_id=execution.call_id, name=execution.name, arguments=execution.arguments
-            )
+            part = Part("tool_call", call_id=call_id, name=execution.name, arguments=execution.arguments)
             self._register_calls(draft, [part], span.span_id)
             found = (draft, draft.tool_calls[-1])
         draft, call = found
@@ -455,6 +459,7 @@ class _Context:
         """Tool results seen only in a later call's input answer the calls no tool span answered."""
         for time_ns, part in self.history_results:
             if part.call_id is not None and part.call_id in self.answered:
+                self._fill_empty_result(part)
                 continue
             found = self._find_call(part.call_id, part.name, time_ns)
             if found is None and part.call_id is not None and part.call_id not in self.calls_by_id:
@@ -470,6 +475,17 @@ class _Context:
                 {"source_call_id": call["tool_call_id"], "content": part.text or "", "extra": {"from": "input history"}}
             )
             self.answered.add(call["tool_call_id"])
+
+    def _fill_empty_result(self, part: Part) -> None:
+        """A tool span that failed with no output: the next call's input shows what the model saw."""
+        found = self.calls_by_id.get(part.call_id or "")
+        if found is None or not part.text:
+            return
+        for result in found[0].results:
+            if result.get("source_call_id") == part.call_id and not result.get("content"):
+                result["content"] = part.text
+                result.setdefault("extra", {})["content_from"] = "input history"
+                return
 
     def _fill_delegator(self, part: Part) -> bool:
         """A result in this trajectory's input for a call the delegating agent made (the handoff
@@ -582,8 +598,43 @@ def _apply_step_overrides(draft: _Draft, overrides: dict[str, Any]) -> None:
 class _SessionTree:
     def __init__(self, mapped: list[_Mapped]) -> None:
         self.by_key: dict[SpanKey, _Mapped] = {(m.span.trace_id, m.span.span_id): m for m in mapped}
+        self.adopted: dict[SpanKey, SpanKey] = {}  # span -> the empty agent span whose work it is
+        self._adopt_for_empty_agents()
+
+    def _adopt_for_empty_agents(self) -> None:
+        """An agent span with no child spans, beside a span that ran within its time, is that span's agent.
+
+        OpenLLMetry's LangChain callback opens a nested agent's `invoke_agent` span without making it
+        the current span: the graph's work (its model calls and tools) hangs beside it, under the
+        same parent, not under it. That sibling (no LLM call, tool or agent itself) and everything
+        below it are the agent's.
+        """
+        agents = [key for key, m in self.by_key.items() if isinstance(m.operation, AgentRun) and m.span.parent_span_id]
+        if not agents:
+            return
+        with_children = {(m.span.trace_id, m.span.parent_span_id) for m in self.by_key.values()}
+        empty: dict[SpanKey, list[SpanKey]] = {}  # parent -> its childless agent spans
+        for key in agents:
+            if key not in with_children:
+                empty.setdefault((key[0], self.by_key[key].span.parent_span_id), []).append(key)
+        if not empty:
+            return
+        for key, m in self.by_key.items():
+            span = m.span
+            beside = empty.get((span.trace_id, span.parent_span_id)) if m.operation is None else None
+            for agent in beside or ():
+                agent_span = self.by_key[agent].span
+                if (
+                    agent_span.start_time_unix_nano <= span.start_time_unix_nano
+                    and span.end_time_unix_nano <= agent_span.end_time_unix_nano
+                ):
+                    self.adopted[key] = agent
+                    break
 
     def parent(self, key: SpanKey) -> SpanKey | None:
+        adopter = self.adopted.get(key)
+        if adopter is not None:
+            return adopter
         span = self.by_key[key].span
         if not span.parent_span_id:
             return None

@@ -107,10 +107,11 @@ WHERE s.agent_id = {agent:String} AND s.is_llm_call
   -- An OpenInference LLM span with no messages, token counts or cost is a step preparing a call,
   -- not a call (LlamaIndex's `_prepare_chat_with_tools`): the trajectory reads it so too
   -- (`mappers.openinference.is_preprocessing`).
-  AND NOT (mapContains(s.attribute_types, 'openinference.span.kind')
+  -- (Keys only: ClickHouse reads the maps' key subcolumns, not their values.)
+  AND NOT (has(mapKeys(s.attributes), 'openinference.span.kind')
            AND NOT arrayExists(k -> startsWith(k, 'llm.input_messages.') OR startsWith(k, 'llm.output_messages.')
                                     OR startsWith(k, 'llm.token_count.') OR startsWith(k, 'llm.cost.'),
-                               mapKeys(s.attribute_types)))
+                               arrayConcat(mapKeys(s.attributes), mapKeys(s.payloads))))
   -- Leaf calls only: a framework's LLM span wrapping the client library's repeats its usage.
   AND (s.trace_id, s.span_id) NOT IN (
       SELECT trace_id, parent_span_id FROM spans

@@ -35,14 +35,43 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     reader.consume(*_IDENTITY)
     reader.consume("input.mime_type", "output.mime_type")
     if kind == "LLM":
+        if is_preprocessing(reader):
+            # Read on purpose: a step before the call (LlamaIndex's `_prepare_chat_with_tools`).
+            reader.consume_prefix("llm.", "input.", "output.")
+            return None
         return llm_call(reader)
     if kind == "TOOL":
         return tool_execution(reader)
-    if kind == "AGENT":
+    if kind == "AGENT" or (kind == "CHAIN" and _langchain_agent_name(reader) == reader.span.name):
+        # LangChain marks only the outermost graph AGENT; an agent graph run inside another one
+        # (create_agent's graph invoked from a tool, a subgraph) is a CHAIN named after its agent.
         return agent_run(reader)
     # CHAIN, RETRIEVER, ... may repeat their children's token counts: read on purpose, never added.
     reader.consume_prefix("llm.token_count.", "llm.cost.")
     return None
+
+
+def is_preprocessing(reader: SpanReader) -> bool:
+    """An LLM-kind span that is no LLM call: no messages, no token counts, no cost.
+
+    LlamaIndex marks the step preparing a call LLM too (`OpenAI._prepare_chat_with_tools`, its
+    kwargs' repr as input) beside the span of the call itself. The session list counts LLM calls by
+    the same evidence (`session_list._LLM_CALLS`).
+    """
+    return not any(key.startswith(_CALL_EVIDENCE) for key in reader.attributes)
+
+
+_CALL_EVIDENCE = ("llm.input_messages.", "llm.output_messages.", "llm.token_count.", "llm.cost.")
+
+
+def _langchain_agent_name(reader: SpanReader) -> str | None:
+    """The agent a LangChain span runs for (`metadata.lc_agent_name`, create_agent's `name`)."""
+    raw = reader.get("metadata")
+    if not isinstance(raw, str) or "lc_agent_name" not in raw:
+        return None
+    metadata = parse_json(raw)
+    name = metadata.get("lc_agent_name") if isinstance(metadata, dict) else None
+    return name if isinstance(name, str) and name else None
 
 
 def _content_part(node: Any) -> Part | None:
@@ -211,7 +240,7 @@ def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
         emitter=emitter,
         # Only a name the emitter gives the agent: a span name is no agent's name (the builder
         # labels an unnamed subagent by its span).
-        name=reader.text("agent.name", "graph.node.name", "graph.node.id"),
+        name=reader.text("agent.name", "graph.node.name", "graph.node.id") or _langchain_agent_name(reader),
         input_text=render(input_value) if input_value is not None else None,
         output_text=render(output_value) if output_value is not None else None,
         error=span_error(reader),

@@ -120,7 +120,22 @@ def _entity_io(reader: SpanReader) -> tuple[Any, Any]:
         kwargs = entity_input.get("kwargs") or {}
         args = entity_input.get("args") or []
         entity_input = kwargs if kwargs or not args else {"args": args}
+    elif isinstance(entity_input, dict) and isinstance(entity_input.get("inputs"), dict):
+        # The LangChain callback's record of a tool or chain run: `inputs` are the arguments.
+        entity_input = entity_input["inputs"]
+    if isinstance(entity_output, dict) and "output" in entity_output and set(entity_output) <= {"output", "kwargs"}:
+        entity_output = entity_output["output"]  # the LangChain callback's on_tool_end(output, **kwargs)
     return entity_input, entity_output
+
+
+def _langchain_tool_call_id(reader: SpanReader) -> str | None:
+    """The call id LangChain passes its tool run (`kwargs.tool_call_id` of the entity input)."""
+    raw = reader.get("traceloop.entity.input")
+    if not isinstance(raw, str) or "tool_call_id" not in raw:
+        return None
+    kwargs = dig(parse_json(raw), "kwargs")
+    call_id = kwargs.get("tool_call_id") if isinstance(kwargs, dict) else None
+    return call_id if isinstance(call_id, str) and call_id else None
 
 
 def _decorated_tool(reader: SpanReader) -> ToolExecution:
@@ -131,7 +146,7 @@ def _decorated_tool(reader: SpanReader) -> ToolExecution:
         span=reader.span,
         emitter=NAME,
         name=name,
-        call_id=reader.text("gen_ai.tool.call.id"),
+        call_id=reader.text("gen_ai.tool.call.id") or _langchain_tool_call_id(reader),
         arguments=arguments,
         result=result,
         error=span_error(reader),
