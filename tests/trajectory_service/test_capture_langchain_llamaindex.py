@@ -1,0 +1,102 @@
+"""LangChain / LangGraph and LlamaIndex captures: what `corpus.compare` does not check on its own.
+
+Replayed through a running service like every capture (`test_capture_corpus.py`), then: each tool
+result is exactly what the model was shown (the framework's wrapper — LangChain's ToolMessage,
+LlamaIndex's ToolOutput — taken off, never served raw), on the call with its id; the failing tool's
+result carries the error text and the error flag; a nested agent graph is a subagent, not inlined
+into its parent (its system prompt and task are not the user's); the session list counts the LLM
+calls the trajectory has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tests.captures import corpus
+from tests.trajectory_service.conftest import ServiceFactory
+
+LANGCHAIN = ["langchain_openinference", "langchain_openllmetry", "langchain_openinference_no-session"]
+LLAMAINDEX = ["llamaindex_openinference", "llamaindex_openinference_no-session"]
+FAILING_TOOL = "lookup_stock"
+FAILURE_TEXT = "quote service unavailable for ACME; try again later"
+
+
+async def _replayed(start_service: ServiceFactory, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The capture's trajectory and its row in the session list."""
+    capture = corpus.load(name)
+    service = await start_service()
+    agent, key = await service.new_agent(name.replace("_", "-")[:60])
+    await asyncio.to_thread(corpus.replay, capture, service.running.otlp_http, key)
+    listed = await service.get(f"/api/agents/{agent}/sessions?limit=100")
+    assert listed.status == 200, listed.text
+    if capture.session_id is None:
+        assert len(listed.body["sessions"]) == 1, listed.body
+    session = capture.session_id or listed.body["sessions"][0]["session_id"]
+    reply = await service.trajectory(agent, str(session), "?wait=10")
+    assert reply.status == 200, reply.text
+    assert reply.body["extra"]["status"] == "valid", reply.body["extra"]
+    rows = [row for row in listed.body["sessions"] if row["session_id"] == session]
+    assert len(rows) == 1, listed.body
+    return reply.body, rows[0]
+
+
+def _results(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {result["source_call_id"]: result
+            for trajectory in corpus.all_trajectories(document) for step in trajectory["steps"]
+            for result in (step.get("observation") or {}).get("results") or () if "source_call_id" in result}
+
+
+@pytest.mark.parametrize("name", LANGCHAIN + LLAMAINDEX)
+async def test_tool_results_are_what_the_model_was_shown(start_service: ServiceFactory, name: str) -> None:
+    document, row = await _replayed(start_service, name)
+    truth = corpus.GroundTruth.of(corpus.load(name).llm_log)
+    results = _results(document)
+    assert set(truth.tool_results) <= set(results)
+    for call_id, shown in truth.tool_results.items():
+        result = results[call_id]
+        assert corpus.message_text(result["content"]) == shown, (call_id, result)
+        failed = (result.get("extra") or {}).get("is_error") is True
+        assert failed == (shown == FAILURE_TEXT), (call_id, result)
+    # the session list counts the calls the trajectory has (no preprocessing span, no wrapper)
+    assert row["steps"] == len(corpus.llm_steps(document)) == len(truth.calls), row
+
+
+@pytest.mark.parametrize("name", LANGCHAIN)
+async def test_a_nested_agent_graph_is_a_subagent(start_service: ServiceFactory, name: str) -> None:
+    document, _ = await _replayed(start_service, name)
+    assert document["agent"]["name"] == "travel_agent"
+    [researcher] = document.get("subagent_trajectories") or []
+    assert researcher["agent"]["name"] == "researcher"
+    assert not researcher.get("subagent_trajectories")
+
+    def texts(trajectory: dict[str, Any], source: str) -> list[str]:
+        return [corpus.message_text(s["message"]) for s in trajectory["steps"] if s["source"] == source]
+
+    # The researcher's instructions and task are its own, not the travel agent's user's.
+    assert texts(document, "system") == ["You are a travel assistant. Use tools."]
+    assert texts(document, "user") == ["Weather in Oslo and Paris, the ACME quote, and when Oslo was founded?"]
+    assert texts(researcher, "system") == ["You are a meticulous historian. Answer from the notes."]
+    assert texts(researcher, "user") == ["When was Oslo founded?"]
+    # Its two calls (the search, then the answer) are its steps, not the parent's.
+    assert [s.get("tool_calls", [{}])[0].get("function_name") for s in document["steps"] if s["source"] == "agent"] \
+        == ["get_weather", "lookup_stock", "ask_researcher", None]
+    answers = [s["message"] for s in researcher["steps"] if s["source"] == "agent"]
+    assert answers == ["", "Oslo was founded around 1040."]
+    # The tool call that started it references it, with the answer it gave.
+    [asking] = [s for s in document["steps"] if any(c["function_name"] == "ask_researcher"
+                                                     for c in s.get("tool_calls") or ())]
+    [result] = asking["observation"]["results"]
+    assert [ref["trajectory_id"] for ref in result["subagent_trajectory_ref"]] == [researcher["trajectory_id"]]
+    assert result["content"] == "Oslo was founded around 1040."
+
+
+@pytest.mark.parametrize("name", LLAMAINDEX)
+async def test_llamaindex_preparing_a_call_adds_no_step(start_service: ServiceFactory, name: str) -> None:
+    document, row = await _replayed(start_service, name)
+    sources = [step["source"] for step in document["steps"]]
+    assert sources == ["system", "user", "agent", "agent", "agent"], document["steps"]
+    assert document["steps"][1]["message"] == "Weather in Oslo and Paris, and the ACME quote?"
+    assert row["steps"] == 3
