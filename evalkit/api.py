@@ -284,6 +284,13 @@ async def _info(request: web.Request) -> web.Response:
                           "otlp_grpc_endpoint": f"{host}:{grpc_port}", "api_url": str(request.url.origin())})
 
 
+async def _openapi(_request: web.Request) -> web.Response:
+    """The OpenAPI document of every route (evalkit/openapi.json, built by evalkit/openapi.py); no token."""
+    from evalkit.openapi import kept_document
+
+    return web.Response(body=kept_document(), content_type="application/json")
+
+
 async def _healthz(request: web.Request) -> web.Response:
     context: Context = request.app["context"]
     ready = context.extras.get("ready", lambda: True)()
@@ -619,6 +626,7 @@ def api_app(context: Context, modules: Iterable[RouteModule] = ()) -> web.Applic
     app["context"] = context
     app.router.add_get("/healthz", _healthz)
     app.router.add_get("/api/info", _info)
+    app.router.add_get("/api/openapi.json", _openapi)
     app.router.add_get("/metrics", _metrics)
     app.router.add_post("/api/workspaces", _create_workspace)
     app.router.add_get("/api/workspaces", _list_workspaces)
