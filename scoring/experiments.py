@@ -1,11 +1,14 @@
 """Experiments: a config snapshot, pinned cases, and a status machine kept as versioned rows.
 
     pending → running → evaluating → completed, or failed / cancelled
+                running → stopped (→ running again by resuming)
 
 `evaluating`: every planned run has a final attempt and running is over: the
 runner holding the lease said so (`PATCH status=evaluating`), the harness driver
 finished its pass, or the last slot was recorded while no runner held a live
-lease; `completed`: every applicable evaluator has scored every final run. Transitions are serialised per
+lease; `completed`: every applicable evaluator has scored every final run; `stopped`: the runner stopped
+early on purpose (its budget ran out) with planned runs never run: not finished, and it says so (planned
+vs ran in its status reason and scorecard) until it is resumed. Transitions are serialised per
 experiment by the service (an asyncio lock per id); the rows only record them.
 """
 
@@ -20,12 +23,13 @@ from evalkit.store import Store
 
 from .tables import next_version
 
-STATUSES = ("pending", "running", "evaluating", "completed", "failed", "cancelled")
+STATUSES = ("pending", "running", "evaluating", "completed", "failed", "cancelled", "stopped")
 FINAL_STATUSES = ("completed", "failed", "cancelled")
 # Where a PATCH may move an experiment. Resuming (back to running) has its own route.
 TRANSITIONS: dict[str, tuple[str, ...]] = {
     "pending": ("running", "cancelled", "failed"),
-    "running": ("evaluating", "cancelled", "failed"),
+    "running": ("evaluating", "stopped", "cancelled", "failed"),
+    "stopped": ("cancelled", "failed"),
     "evaluating": ("completed", "cancelled", "failed"),
     "completed": ("evaluating",),
     "failed": (),
@@ -122,7 +126,7 @@ class Experiments:
     def find(self, *, workspaces: list[str] | None, agent: str | None = None, status: str | None = None,
              limit: int = 50) -> list[Experiment]:
         # Status changes, so it is filtered after FINAL has deduplicated the versions.
-        where = ["1"]
+        where = ["status != 'deleted'"]  # scoring/deletion.py leaves a tombstone row
         params: dict[str, Any] = {"n": limit}
         if workspaces is not None:
             where.append("workspace IN {ws:Array(String)}")

@@ -7,6 +7,7 @@ lease has an empty holder.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 from evalkit.store import Store
@@ -39,6 +40,20 @@ def resume_hint(experiment_id: int) -> str:
             f"`evalkit run … --resume {experiment_id}`")
 
 
+def take_over_hint(experiment_id: int) -> str:
+    return (f"`evalkit run … --resume {experiment_id} --take-over` or "
+            f"`run_experiment(..., resume={experiment_id}, take_over=True)`")
+
+
+def busy_message(experiment_id: int, lease: Lease, now: float) -> str:
+    """Who holds a live lease until when (an ISO time with its offset, and how long from now), and the way out."""
+    until = datetime.datetime.fromtimestamp(lease.expires_at).astimezone().isoformat(timespec="seconds")
+    left = max(0, round(lease.expires_at - now))
+    return (f"experiment {experiment_id} is being run by {lease.holder} until {until} (in {left} s); if that "
+            f"runner is gone (killed, its machine down), take over now with {take_over_hint(experiment_id)}; "
+            f"otherwise wait for it to finish, or resume once its lease has run out")
+
+
 class Leases:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -54,14 +69,16 @@ class Leases:
                            [next_version()]],
                           ["experiment_id", "holder", "expires_at", "acquired_at", "version"])
 
-    def acquire(self, experiment_id: int, holder: str, ttl: float, now: float, *, take_over: bool = True
-                ) -> tuple[Lease, bool]:
-        """Take or renew the lease; returns (lease, renewed). Caller holds the experiment's lock."""
+    def acquire(self, experiment_id: int, holder: str, ttl: float, now: float, *, take_over: bool = True,
+                force: bool = False) -> tuple[Lease, bool]:
+        """Take or renew the lease; returns (lease, renewed). Caller holds the experiment's lock.
+
+        `force` takes a live lease of another holder over: the caller knows that holder is gone (the SDK
+        checks that a holder of its own host has no process any more, or the user said `--take-over`)."""
         current = self.get(experiment_id)
-        if current is not None and current.holder and current.holder != holder and current.live(now):
-            raise LeaseRefused(f"experiment {experiment_id} is being run by {current.holder} until "
-                               f"{current.expires_at:.0f} (unix time); wait for it to finish or for its lease to "
-                               f"expire, then {resume_hint(experiment_id)}")
+        if current is not None and current.holder and current.holder != holder and current.live(now) \
+                and not force:
+            raise LeaseRefused(busy_message(experiment_id, current, now))
         renewed = current is not None and current.holder == holder
         if not take_over and current is not None and current.holder and current.holder != holder:
             raise LeaseRefused(f"experiment {experiment_id} is held by {current.holder}; {resume_hint(experiment_id)}")

@@ -18,6 +18,17 @@ class LeaseRequest(_Body):
     ttl_seconds: float = Field(default=60.0, gt=0, le=24 * 3600)
 
 
+class RunSettings(_Body):
+    """How the service runs a harness agent's calls (`evalkit run` passes its flags here); each left out
+    is the agent's setting or the service's default. A code agent's runner (the SDK) applies its own."""
+
+    timeout_seconds: float | None = Field(default=None, gt=0, le=24 * 3600)
+    retries: int | None = Field(default=None, ge=0, le=20)
+    concurrency: int | None = Field(default=None, ge=1, le=1000)
+    max_tokens: int | None = Field(default=None, ge=1)
+    trajectory_wait_seconds: float | None = Field(default=None, ge=0, le=3600)
+
+
 class CreateExperiment(_Body):
     agent: str
     dataset: str
@@ -36,6 +47,7 @@ class CreateExperiment(_Body):
     evalkit_version: str | None = None
     credentials: dict[str, str] = Field(default_factory=dict)
     lease: LeaseRequest | None = None
+    run_settings: RunSettings | None = None
 
 
 class RecordRun(_Body):
@@ -83,8 +95,10 @@ class EvaluateRequest(_Body):
 
 
 class ChangeExperiment(_Body):
-    status: Literal["pending", "running", "evaluating", "completed", "failed", "cancelled"] | None = None
+    status: Literal["pending", "running", "evaluating", "completed", "failed", "cancelled", "stopped"] | None = None
     model: str | None = None
+    name: str | None = Field(default=None, max_length=200)
+    description: str | None = Field(default=None, max_length=10_000)
     reason: str = ""
     lease_holder: str | None = None
 
@@ -92,6 +106,7 @@ class ChangeExperiment(_Body):
 class ResumeRequest(_Body):
     holder: str | None = None
     ttl_seconds: float = Field(default=60.0, gt=0, le=24 * 3600)
+    take_over: bool = Field(default=False, description="take a live lease over: its holder is known to be gone")
 
 
 class RefetchRequest(_Body):
@@ -108,6 +123,10 @@ class PushDataset(_Body):
     cases: list[Any]
     description: str = ""
     git_revision: str | None = None
+    # The Python evaluators the pusher declares (they run in the SDK, so the service cannot know them).
+    # Given (the SDK and the CLI always give it), a case naming an evaluator that is none of these, a
+    # built-in type, the judge or a workspace evaluator is refused; left out, names are not checked.
+    python_evaluators: list[str] | None = None
 
 
 class ReviewRequest(_Body):

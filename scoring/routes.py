@@ -14,11 +14,12 @@ from evalkit.api import ApiError, Caller, Context, caller_of, json_response, rea
 from evalkit.outbound import OutboundPolicy
 from evalkit.query_params import MAX_INT, float_param, int_param, whole_number
 
+from . import deletion, run_results
 from .blob_settings import blob_store_from
 from .blobs import BlobError
 from .compare import gate as run_gate
 from .compare import render_comparison_markdown, render_gate_markdown
-from .datasets import DatasetError, parse_cases
+from .datasets import DatasetError, parse_cases, unknown_evaluators
 from .evaluate import server_judge
 from .evaluators import EvaluatorConfigError, build_evaluator
 from .experiments import Experiment
@@ -36,9 +37,8 @@ from .models import (
     ResumeRequest,
     ReviewRequest,
 )
-from .scorecard import render_markdown, render_text
-from . import run_results
 from .runs import RUN_STATUSES
+from .scorecard import render_markdown, render_text
 from .service import ScoringService
 
 M = TypeVar("M", bound=BaseModel)
@@ -71,6 +71,9 @@ async def _experiment(request: web.Request, role: str = "reader", doing: str = "
     caller = await caller_of(request)
     s = _svc(request)
     e = await asyncio.to_thread(s.experiment, caller, _eid(request), role, doing)
+    if e.status == deletion.DELETED:
+        raise ApiError(404, f"experiment {e.experiment_id} was deleted; list the others with "
+                            "`evalkit experiments list` (GET /api/experiments)")
     return caller, s, e
 
 
@@ -166,6 +169,8 @@ async def push_dataset(request: web.Request) -> web.Response:
         cases = parse_cases(body.cases)
     except (DatasetError, ValueError) as exc:
         raise ApiError(400, str(exc)) from exc
+    if body.python_evaluators is not None:
+        await _refuse_unknown_evaluators(s, caller, workspace, cases, body.python_evaluators)
     result = await asyncio.to_thread(s.datasets.push, workspace, name, cases, git_revision=body.git_revision or "",
                                      description=body.description, by=caller.name, now=s.clock())
     files = {f.sha256: (c.id, f.name) for c in cases for f in c.files}
@@ -174,6 +179,71 @@ async def push_dataset(request: web.Request) -> web.Response:
     return json_response({**result.version.summary(), "added": result.added, "changed": result.changed,
                           "removed": result.removed, "created": result.created, "missing_files": missing},
                          status=201 if result.created else 200)
+
+
+async def _refuse_unknown_evaluators(s: ScoringService, caller: Caller, workspace: str, cases: list[Any],
+                                     python: list[str]) -> None:
+    from .evaluate import JUDGE
+    from .evaluators import EVALUATOR_TYPES
+
+    def workspace_names() -> set[str]:
+        # Experiments use the agent's workspace's evaluators, which may be another of the caller's.
+        spaces = {workspace, *caller.workspaces}
+        return {n for w in spaces for n in s.workspace_evaluators(w)}
+
+    known = {*EVALUATOR_TYPES, JUDGE, *python}
+    unknown = unknown_evaluators(cases, known)
+    if unknown:
+        unknown = unknown_evaluators(cases, known | await asyncio.to_thread(workspace_names))
+    if unknown:
+        listed = "; ".join(f"case {case_id} names evaluator {name!r}" for case_id, name in unknown)
+        raise ApiError(400, f"{listed}: not a built-in type ({', '.join(sorted(EVALUATOR_TYPES))}), the "
+                            f"judge, a workspace evaluator or a declared Python evaluator "
+                            f"({', '.join(python) or 'none declared'}). Fix the name in the case file, or declare "
+                            "the Python evaluator (`evalkit datasets push FOLDER --evaluator module:name`; "
+                            "run_experiment and `evalkit run` declare theirs)")
+
+
+def _in_use(workspace: str, name: str, used: list[int], doing: str) -> ApiError:
+    listed = ", ".join(map(str, used[:20])) + (" …" if len(used) > 20 else "")
+    return ApiError(409, f"dataset {name}@{workspace} is used by experiment(s) {listed}, which read their cases "
+                         f"from it; {doing} would leave them without cases. Delete those experiments first "
+                         "(`evalkit experiments delete N --yes`), or push the folder under a new name "
+                         "(`evalkit datasets push FOLDER --name NEW`)")
+
+
+async def delete_dataset(request: web.Request) -> web.Response:
+    _, s, workspace, name = await _dataset(request, "admin", "delete datasets")
+    if not await asyncio.to_thread(s.datasets.versions, workspace, name):
+        raise ApiError(404, f"dataset {name}@{workspace} does not exist; list them with `evalkit datasets list`")
+    used = await asyncio.to_thread(deletion.experiments_using, s.store, workspace, name)
+    if used:
+        raise _in_use(workspace, name, used, "deleting it")
+    removed = await asyncio.to_thread(deletion.delete_dataset, s.store, workspace, name)
+    return json_response({"dataset": f"{name}@{workspace}", "deleted": True, "rows": removed})
+
+
+async def rename_dataset(request: web.Request) -> web.Response:
+    _, s, workspace, name = await _dataset(request, "admin", "rename datasets")
+    body = await read_json(request)
+    new_name = body.get("name") if isinstance(body, dict) else None
+    if not isinstance(new_name, str) or not new_name or set(body) - {"name"}:
+        raise ApiError(400, 'send {"name": "NEW"} (only the name changes; the workspace stays)')
+    from evalkit.access import check_name
+
+    try:
+        check_name("dataset", new_name)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from exc
+    if not await asyncio.to_thread(s.datasets.versions, workspace, name):
+        raise ApiError(404, f"dataset {name}@{workspace} does not exist; list them with `evalkit datasets list`")
+    if await asyncio.to_thread(s.datasets.versions, workspace, new_name):
+        raise ApiError(409, f"dataset {new_name}@{workspace} exists already; pick another name")
+    used = await asyncio.to_thread(deletion.experiments_using, s.store, workspace, name)
+    if used:
+        raise _in_use(workspace, name, used, "renaming it")
+    await asyncio.to_thread(deletion.rename_dataset, s.store, workspace, name, new_name)
+    return json_response({"dataset": f"{new_name}@{workspace}", "renamed_from": f"{name}@{workspace}"})
 
 
 async def list_datasets(request: web.Request) -> web.Response:
@@ -312,7 +382,7 @@ async def get_experiment(request: web.Request) -> web.Response:
         return {**s.summary(e, progress, s.scores(e)), "config": _public_config(e),
                 "lease": lease.view(s.clock()) if lease else None, "cases": cases,
                 "can_change": s.can_change(caller, e),
-                "can_resume": bool(pending) and e.status != "running" and s.can_change(caller, e),
+                "can_resume": s.can_resume(caller, e, pending),
                 "dropped": e.dropped,
                 "scoring": {"unscored_runs": sum(unscored.values()), "unscored": unscored,
                             "evaluators": e.evaluator_names}}
@@ -332,6 +402,20 @@ async def change_experiment(request: web.Request) -> web.Response:
         if driver is not None and driver.task is not None:
             driver.task.cancel()
     return await get_experiment(request)
+
+
+async def delete_experiment(request: web.Request) -> web.Response:
+    caller, s, e = await _experiment(request, "writer", "delete experiments")
+    if caller.name != e.created_by:
+        caller.require_role(e.workspace, "admin", "delete other people's experiments")
+    async with s.lock(e.experiment_id):
+        lease = await asyncio.to_thread(s.leases.get, e.experiment_id)
+        if e.status == "running" and lease is not None and lease.live(s.clock()):
+            raise ApiError(409, f"experiment {e.experiment_id} is being run by {lease.holder}; cancel it first "
+                                f"(`evalkit experiments cancel {e.experiment_id}`)")
+        removed = await asyncio.to_thread(deletion.delete_experiment, s.store, s.experiments, e, s.clock())
+    return json_response({"experiment_id": e.experiment_id, "deleted": True, "runs": removed["runs"],
+                          "evaluations": removed["evaluations"]})
 
 
 async def acquire_lease(request: web.Request) -> web.Response:
@@ -358,7 +442,7 @@ async def resume(request: web.Request) -> web.Response:
     req = await parse(request, ResumeRequest)
     async with s.lock(e.experiment_id):
         fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer")
-        result = await asyncio.to_thread(s.resume, caller, fresh, req.holder, req.ttl_seconds)
+        result = await asyncio.to_thread(s.resume, caller, fresh, req.holder, req.ttl_seconds, req.take_over)
     if fresh.config.get("agent_kind") == "harness":
         agent = await asyncio.to_thread(s.access.get_agent, fresh.agent_id)
         assert s.start_harness is not None
@@ -512,7 +596,11 @@ async def evaluate(request: web.Request) -> web.Response:
 async def _baseline(request: web.Request, caller: Caller, s: ScoringService, raw: Any) -> Experiment:
     if raw is None or not (str(raw).isascii() and str(raw).isdigit()):
         raise ApiError(400, "say which experiment to compare with: baseline_id=N")
-    return await asyncio.to_thread(s.experiment, caller, whole_number("baseline_id", str(raw), high=MAX_INT))
+    baseline = await asyncio.to_thread(s.experiment, caller, whole_number("baseline_id", str(raw), high=MAX_INT))
+    if baseline.status == deletion.DELETED:
+        raise ApiError(404, f"baseline experiment {baseline.experiment_id} was deleted; pick another with "
+                            "`evalkit experiments list`")
+    return baseline
 
 
 async def scorecard(request: web.Request) -> web.Response:
@@ -597,11 +685,14 @@ def add_routes(app: web.Application, context: Context) -> None:
     r.add_get("/api/datasets", list_datasets)
     r.add_get("/api/datasets/{dataset}", show_dataset)
     r.add_get("/api/datasets/{dataset}/versions", dataset_versions)
+    r.add_delete("/api/datasets/{dataset}", delete_dataset)
+    r.add_post("/api/datasets/{dataset}/rename", rename_dataset)
     r.add_put("/api/datasets/{dataset}/cases/{case_id}/review", review_case)
     r.add_post("/api/experiments", create_experiment)
     r.add_get("/api/experiments", list_experiments)
     r.add_get("/api/experiments/{id}", get_experiment)
     r.add_patch("/api/experiments/{id}", change_experiment)
+    r.add_delete("/api/experiments/{id}", delete_experiment)
     r.add_post("/api/experiments/{id}/lease", acquire_lease)
     r.add_delete("/api/experiments/{id}/lease", release_lease)
     r.add_post("/api/experiments/{id}/resume", resume)

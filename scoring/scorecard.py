@@ -129,6 +129,7 @@ class ExperimentRecords:
     case_evaluators: Mapping[str, Collection[str]] | None = None
     dataset: str | None = None
     dataset_version: str | None = None
+    planned: int | None = None
 
     @functools.cached_property
     def evaluation_index(self) -> dict[str, dict[str, EvaluationRecord]]:
@@ -316,6 +317,7 @@ class EvaluatorScorecard(_Model):
 
 class Scorecard(_Model):
     experiment_id: str | None
+    planned_runs: int | None = Field(default=None, description="runs the experiment planned (cases × repetitions)")
     runs: int
     cases: int
     repetitions: int = Field(description="most runs of one case")
@@ -437,9 +439,15 @@ def _score_evaluator(
 
 
 def _notes(
-    runs: Sequence[RunRecord], evaluators: Sequence[EvaluatorScorecard], cost: MetricSummary
+    runs: Sequence[RunRecord], evaluators: Sequence[EvaluatorScorecard], cost: MetricSummary,
+    planned: int | None = None,
 ) -> list[str]:
     notes: list[str] = []
+    if planned is not None and len(runs) < planned:
+        notes.append(
+            f"incomplete: {planned - len(runs)} of {planned} planned run(s) never ran; the scores cover the "
+            f"{len(runs)} that did."
+        )
     cancelled = sum(1 for r in runs if r.status == "cancelled")
     if cancelled:
         notes.append(f"{cancelled} cancelled run(s) are excluded from every score.")
@@ -505,6 +513,7 @@ def build_scorecard(
     ]
     return Scorecard(
         experiment_id=records.experiment_id,
+        planned_runs=records.planned,
         runs=len(runs),
         cases=len(by_case),
         repetitions=max((len(v) for v in by_case.values()), default=0),
@@ -522,7 +531,7 @@ def build_scorecard(
         confidence=confidence,
         seed=seed,
         n_resamples=n_resamples,
-        notes=_notes(runs, scored, cost),
+        notes=_notes(runs, scored, cost, records.planned),
     )
 
 
@@ -628,7 +637,8 @@ _METHODS_TEXT = ("wilson: one pass/fail run per case; wilson-design-effect: Wils
 def render_rich(sc: Scorecard) -> Group:
     """The scorecard as rich renderables, for a live console."""
     title = f"Scorecard {sc.experiment_id}" if sc.experiment_id else "Scorecard"
-    scores = Table(title=f"{title} — {sc.runs} runs, {sc.cases} cases × ≤{sc.repetitions}")
+    of = f" of {sc.planned_runs} planned" if sc.planned_runs is not None and sc.planned_runs != sc.runs else ""
+    scores = Table(title=f"{title} — {sc.runs} runs{of}, {sc.cases} cases × ≤{sc.repetitions}")
     for h in _EVALUATOR_HEADERS:
         scores.add_column(h, justify="right" if h in {"n", "value", "± SE"} else "left")
     for e in sc.evaluators:

@@ -312,7 +312,7 @@ class ScoringService:
                                 f"{e.repetitions} repetition(s), numbered from 0")
         existing = self.runs.get(e.experiment_id, req.case_id, req.repetition, req.attempt)
         if existing is not None:
-            return existing, True
+            return self._refreshed(e, existing, req), True
         status, error = req.status, req.error
         other = self.runs.by_session(e.experiment_id, req.session_id)
         if other is not None and (other.case_id, other.repetition) != (req.case_id, req.repetition):
@@ -333,6 +333,22 @@ class ScoringService:
         self.runs.save([run])
         self.after_runs(e)
         return run, False
+
+    def _refreshed(self, e: Experiment, run: Run, req: RecordRun) -> Run:
+        """A run recorded again: the SDK records each run the moment its task call returns (so that a kill
+        loses nothing finished) and sends the same record once the session has settled. The row is kept;
+        its trajectory is read again when it was not settled yet, and replaced when the new one is better."""
+        if run.trajectory_source == "pushed" or run.trajectory_status in ("valid", "invalid") \
+                or run.session_id != req.session_id or run.status != req.status:
+            return run
+        fresh = self.fetch_trajectory(e, run.session_id, req.trajectory)
+        if req.trajectory is None and fresh.status == "unavailable" and run.trajectory_status != "unavailable":
+            return run
+        metrics = {**run.metrics, **{k: v for k, v in fresh.metrics.items() if v is not None}}
+        updated = dataclasses.replace(run, trajectory_status=fresh.status, trajectory_source=fresh.source,
+                                      trajectory=fresh.document, problems=fresh.problems, metrics=metrics)
+        self.runs.save([updated])
+        return updated
 
     def fetch_trajectory(self, e: Experiment, session_id: str, document: dict[str, Any] | None) -> RunTrajectory:
         if document is not None:
@@ -544,7 +560,19 @@ class ScoringService:
         return {"experiment_id": e.experiment_id, "holder": lease.holder, "expires_at": lease.expires_at,
                 "acquired": not renewed, "renewed": renewed}
 
-    def resume(self, caller: Caller, e: Experiment, holder: str | None, ttl: float) -> dict[str, Any]:
+    def can_resume(self, caller: Caller, e: Experiment, pending: list[dict[str, Any]]) -> bool:
+        """Runs are left and nothing runs them: any status but a running one whose runner's lease is live
+        (a runner killed mid-experiment leaves it `running`; once its lease runs out it is resumable, and
+        before that by taking the lease over)."""
+        if not pending or not self.can_change(caller, e):
+            return False
+        if e.status == "running":
+            lease = self.leases.get(e.experiment_id)
+            return lease is None or not lease.live(self.clock())
+        return True
+
+    def resume(self, caller: Caller, e: Experiment, holder: str | None, ttl: float, take_over: bool = False
+               ) -> dict[str, Any]:
         self.require_change(caller, e)
         pending = self.pending(e)
         if not pending:
@@ -558,7 +586,8 @@ class ScoringService:
         elif not holder:
             raise ApiError(400, "say who resumes: {\"holder\": \"...\", \"ttl_seconds\": 60}")
         try:
-            lease, _ = self.leases.acquire(e.experiment_id, holder, ttl if not harness else 365 * 86400, now)
+            lease, _ = self.leases.acquire(e.experiment_id, holder, ttl if not harness else 365 * 86400, now,
+                                           force=take_over and not harness)
         except LeaseRefused as exc:
             raise ApiError(409, str(exc)) from exc
         lease_view = {"holder": lease.holder, "expires_at": lease.expires_at}
@@ -593,7 +622,7 @@ class ScoringService:
                                  experiment_id=str(e.experiment_id),
                                  evaluators=e.evaluator_names if evaluators is None else evaluators,
                                  case_evaluators=e.case_evaluators if case_evaluators is None else case_evaluators,
-                                 dataset=e.dataset, dataset_version=e.dataset_version)
+                                 dataset=e.dataset, dataset_version=e.dataset_version, planned=e.planned)
 
     def scorecard(self, e: Experiment) -> tuple[Scorecard, ExperimentRecords]:
         entry = self._cached(e)
@@ -607,7 +636,14 @@ class ScoringService:
                    ) -> Comparison:
         if not allow_incomplete:
             for x in (e, baseline):
-                if self.unrecorded(x) or self.unscored(x):
+                left = self.unrecorded(x)
+                if x.status == "stopped" or left:
+                    why = f"was stopped ({x.status_reason})" if x.status == "stopped" and x.status_reason else \
+                        "did not run every planned run"
+                    raise ApiError(409, f"experiment {x.experiment_id} {why}: {x.planned - left} of {x.planned} "
+                                        f"planned runs ran; {resume_hint(x.experiment_id)}, or compare what ran "
+                                        "with allow_incomplete=true (`--allow-incomplete`)")
+                if self.unscored(x):
                     raise ApiError(409, f"experiment {x.experiment_id} is not fully scored; finish it with "
                                         f"{evaluate_hint(x.experiment_id)} (or pass allow_incomplete=true)")
         cand, base = self._cached(e), self._cached(baseline)

@@ -7,6 +7,7 @@ import os
 import socket
 import time
 import uuid
+from typing import Any
 
 from evalkit.sdk.client import ServiceError, ServiceUnreachable
 from evalkit.sdk.service import Service
@@ -31,6 +32,65 @@ class LeaseLost(RuntimeError):
             f"stopped. Resume it with run_experiment(..., resume={experiment_id}) or "
             f"`evalkit run ... --resume {experiment_id}`")
         self.experiment_id = experiment_id
+
+
+class LeaseBusy(LeaseLost):
+    """Resuming was refused: another runner's lease is live, and its holder is not provably gone."""
+
+    def __init__(self, experiment_id: int, holder: str, expires_at: float | None) -> None:
+        RuntimeError.__init__(self, busy_text(experiment_id, holder, expires_at))
+        self.experiment_id = experiment_id
+
+
+def busy_text(experiment_id: int, holder: str, expires_at: float | None, now: float | None = None) -> str:
+    """Who runs the experiment until when, in this machine's local time, and how to take over."""
+    when = ""
+    if expires_at is not None:
+        left = max(0, round(expires_at - (time.time() if now is None else now)))
+        local = time.strftime("%H:%M:%S %Z", time.localtime(expires_at))
+        when = f" until {local} (in {left} s)"
+    return (f"experiment {experiment_id} is being run by {holder}{when}. If that runner is gone (killed, its "
+            f"machine down), take over now: `evalkit run … --resume {experiment_id} --take-over` or "
+            f"run_experiment(..., resume={experiment_id}, take_over=True); otherwise wait for it to finish, or "
+            "resume once its lease has run out")
+
+
+def holder_gone(holder: str) -> bool:
+    """True when `holder` is a runner of this host (`sdk:host:pid:…`, see new_holder) whose process is gone:
+    it can never renew its lease, so waiting for the lease to run out would only waste time."""
+    parts = holder.split(":")
+    if len(parts) != 4 or parts[0] != "sdk" or parts[1] != socket.gethostname() or not parts[2].isdigit():
+        return False
+    pid = int(parts[2])
+    if pid == os.getpid():
+        return False  # another runner of this process: alive by definition
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # a process of another user has that pid: alive
+    return False
+
+
+async def resume_lease(service: Service, experiment_id: int, holder: str, ttl: float, take_over: bool = False
+                       ) -> dict[str, Any]:
+    """Resume experiment `experiment_id` under a new lease. A live lease of a runner that is provably gone
+    (same host, no such process) is taken over at once; any other live lease is taken over only with
+    `take_over`, and otherwise refused with a LeaseBusy that says until when and how."""
+    try:
+        return await service.resume(experiment_id, holder, ttl, take_over=take_over)
+    except ServiceError as exc:
+        if exc.status != 409 or take_over:
+            raise
+        info = await service.experiment(experiment_id)
+        lease = info.get("lease") or {}
+        current = str(lease.get("holder") or "")
+        if not current or lease.get("expired") or "being run by" not in exc.message:
+            raise
+        if holder_gone(current):
+            return await service.resume(experiment_id, holder, ttl, take_over=True)
+        raise LeaseBusy(experiment_id, current, lease.get("expires_at")) from exc
 
 
 class LeaseKeeper:

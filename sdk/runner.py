@@ -26,7 +26,7 @@ from evalkit.sdk.datasets import LocalDataset, read_dataset
 from evalkit.sdk.dry_run import DryRunReport
 from evalkit.sdk.evaluators import PythonEvaluator
 from evalkit.sdk.fixtures import FixtureCache
-from evalkit.sdk.lease import LeaseKeeper, LeaseLost, lease_ttl_seconds, new_holder
+from evalkit.sdk.lease import LeaseKeeper, LeaseLost, lease_ttl_seconds, new_holder, resume_lease
 from evalkit.sdk.models import ExperimentResult, JudgeSettings, RunSummary
 from evalkit.sdk.progress import ProgressReport
 from evalkit.sdk.provenance import git_revision, versions
@@ -74,11 +74,13 @@ async def arun_experiment(
     resume: int | None = None, dry_run: bool | int = False, trajectory_wait_seconds: float | None = None,
     judge: JudgeSettings | dict[str, Any] | None = None, timeout: float | None = None, retries: int = 0,
     max_cost_usd: float | None = None, max_tokens: int | None = None, name: str = "", description: str = "",
-    url: str | None = None, token: str | None = None, output: IO[str] | None = None, progress: bool | None = None,
+    take_over: bool = False, url: str | None = None, token: str | None = None, output: IO[str] | None = None,
+    progress: bool | None = None,
 ) -> ExperimentResult:
     """Run `task` once per selected case and repetition, record each call as a run of a new experiment
     (or of experiment `resume`), and score it. The contract is ../SDK.md; `retries`, `max_cost_usd`,
-    `max_tokens` go beyond it."""
+    `max_tokens`, `take_over` go beyond it. `take_over=True` resumes although another runner's lease is
+    live (it is known to be gone); a runner of this host whose process is gone is taken over without it."""
     bound = BoundTask(task)
     checked = check_evaluators(evaluators)
     if repetitions < 1:
@@ -105,6 +107,10 @@ async def arun_experiment(
         slots = int(concurrency or agent_info.get("max_concurrent_runs") or 4)
         tracer = await _tracer(service, project, agent)
         local = _local_dataset(project, dataset)
+        if local is not None and "@" not in dataset:
+            # A local folder is pushed to the agent's workspace, where its experiments are, not the
+            # caller's personal one.
+            dataset = f"{dataset}@{agent.partition('@')[2]}"
         try:
             if dry_run:
                 count = 1 if dry_run is True else int(dry_run)
@@ -117,7 +123,8 @@ async def arun_experiment(
             if checked:
                 await refuse_clashes(service, agent.partition("@")[2], checked)
             plan = await _experiment_plan(service, project, dataset, agent, local, checked, resume, case_ids,
-                                          split, repetitions, model, judge_settings, name, description, budget)
+                                          split, repetitions, model, judge_settings, name, description, budget,
+                                          take_over)
             return await _run_experiment(plan, bound, service, tracer, report, budget, slots, wait_seconds,
                                          timeout, retries, checked, project)
         finally:
@@ -169,10 +176,10 @@ async def _dry_plan(service: Service, dataset: str, agent: str, local: LocalData
 async def _experiment_plan(service: Service, project: Project, dataset: str, agent: str, local: LocalDataset | None,
                            evaluators: list[PythonEvaluator], resume: int | None, case_ids: Sequence[str] | None,
                            split: str | None, repetitions: int, model: str | None, judge: JudgeSettings | None,
-                           name: str, description: str, budget: Budget) -> Plan:
+                           name: str, description: str, budget: Budget, take_over: bool = False) -> Plan:
     holder, ttl = new_holder(), lease_ttl_seconds()
     if resume is not None:
-        data = await service.resume(int(resume), holder, ttl)
+        data = await resume_lease(service, int(resume), holder, ttl, take_over)
         experiment_id = int(data["experiment_id"])
         pinned = await service.pinned_cases(experiment_id)
         info = await service.experiment(experiment_id)
@@ -198,7 +205,7 @@ async def _experiment_plan(service: Service, project: Project, dataset: str, age
     provenance: dict[str, Any] = {"versions": versions(), "retries_policy": None,
                                   "max_tokens": budget.max_tokens, "max_cost_usd": budget.max_cost_usd}
     if local is not None:
-        pushed = await sync_dataset(service, local, dataset)
+        pushed = await sync_dataset(service, local, dataset, python_evaluators=[e.name for e in evaluators])
         dataset_version = pushed.get("version")
         provenance["dataset_content_hash"] = local.content_hash
         provenance["dataset_git_revision"] = local.git_revision
@@ -242,8 +249,12 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
         plan.lease.check()
         report.close()
         if stopped:
-            report.say(f"stopped scheduling runs: {stopped}. Resume with run_experiment(..., resume={experiment_id})")
-        if not stopped:
+            # Said once every run in flight has settled: the spend quoted is the final one, not the one seen
+            # when the last run was refused.
+            stopped = await _mark_stopped(service, experiment_id, plan, budget)
+            report.say(f"stopped: {stopped}. Resume with run_experiment(..., resume={experiment_id}) or "
+                       f"`evalkit run … --resume {experiment_id}` (with a larger budget)")
+        else:
             await _mark_ran(service, experiment_id, plan.holder)
         # Failed and timed-out runs are results; only runs left unrun by an early stop (the budget) make
         # the scoring partial, and the user asked for that stop.
@@ -265,6 +276,18 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
         if not finished and not plan.lease.lost.is_set():
             report.say(f"experiment {experiment_id} did not finish; resume it with "
                        f"run_experiment(..., resume={experiment_id}) or `evalkit run ... --resume {experiment_id}`")
+
+
+async def _mark_stopped(service: Service, experiment_id: int, plan: Plan, budget: Budget) -> str:
+    """The budget stopped the runner before every planned run ran: the experiment is `stopped`, saying why and
+    planned vs ran, so that it never looks finished. Returns that reason."""
+    info = await service.experiment(experiment_id)
+    progress = info.get("progress") or {}
+    planned, ran = int(progress.get("planned") or 0), int(progress.get("recorded") or 0)
+    reason = f"{budget.exhausted() or 'budget reached'}; {ran} of {planned} planned runs ran"
+    if info.get("status") in ("running", "pending"):
+        await service.set_status(experiment_id, "stopped", plan.holder, reason)
+    return reason
 
 
 async def _mark_ran(service: Service, experiment_id: int, holder: str | None) -> None:
@@ -392,13 +415,10 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
             tracer.record_outcome(span, status=outcome.status, answer=outcome.answer, output=outcome.output,
                                   error=outcome.error, returned_session_id=outcome.session_id)
         ended = time.time()
-        if not budget.limited:
-            # With a budget the slot is held until the run's spend is recorded, so that at most
-            # `concurrency` runs are ever unaccounted for when the next one is allowed to start.
-            slot.release()
         read_session = outcome.session_id or session_id
-        trajectory_status = await _settle(service, tracer, plan.agent, read_session, outcome, wait_seconds)
         if dry is not None:
+            slot.release()
+            trajectory_status = await _settle(service, tracer, plan.agent, read_session, outcome, wait_seconds)
             await dry.show(plan.agent, case_id, read_session, outcome, trajectory_status)
             plan.summaries.append(RunSummary(case_id=case_id, repetition=repetition, status=outcome.status,  # type: ignore[arg-type]
                                              trajectory_status=trajectory_status, session_id=read_session,  # type: ignore[arg-type]
@@ -407,16 +427,19 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
             return
         assert plan.experiment_id is not None and plan.lease is not None
         plan.lease.check()
+        # Recorded the moment the call returns, before its spans are flushed or its session settles (seconds
+        # later): a runner killed now keeps this run, so a kill (or Ctrl-C) loses at most the calls in flight.
         # Every attempt is recorded as it ends (the service is the journal; the highest attempt is the final
         # one): a runner killed between retries keeps what it did, and resume goes on from the next attempt.
-        stored = await _record_attempt(plan, service, budget, {
+        record = {
             "lease_holder": plan.holder, "case_id": case_id, "repetition": repetition, "attempt": attempt,
             "session_id": read_session, "status": outcome.status, "answer": outcome.answer,
             "output": outcome.output, "error": outcome.error, "model": outcome.model or plan.model,
             "started_at": started, "ended_at": ended, "trajectory": outcome.trajectory,
-            "trajectory_status": "partial" if trajectory_status == "partial" else None, "metrics": None})
-        status = str(stored.get("status") or outcome.status)
+            "trajectory_status": None, "metrics": None}
+        stored = await _record_attempt(plan, service, record)
         # What the task did decides a retry; a run the service failed (a reused session id) would fail again.
+        # It is decided now, without waiting for the failed attempt's session: the delay said is the delay.
         retryable = outcome.status in ("failed", "timeout") and not (outcome.error or "").startswith(PROTOCOL)
         if retryable and attempt < first_attempt + retries and not budget.exhausted():
             slot.release()
@@ -425,7 +448,20 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
             await asyncio.sleep(delay)
             attempt += 1
             continue
+        if not budget.limited:
+            # With a budget the slot is held until the run's spend is known (its session settled), so that
+            # at most `concurrency` runs are ever unaccounted for when the next one is allowed to start.
+            slot.release()
+        # The trajectory follows: once the session settles the same record is sent again, and the service
+        # reads the settled session into the run (status, steps, tokens, cost).
+        trajectory_status = await _settle(service, tracer, plan.agent, read_session, outcome, wait_seconds)
+        if outcome.trajectory is None:
+            plan.lease.check()
+            stored = await _record_attempt(plan, service, {
+                **record, "trajectory_status": "partial" if trajectory_status == "partial" else None})
+        budget.add(stored.get("metrics"), stored.get("model"))
         slot.release()
+        status = str(stored.get("status") or outcome.status)
         error = stored.get("error") or outcome.error
         note = f"attempt {attempt}" if attempt > 1 else None
         if error and status != "completed":
@@ -438,8 +474,9 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
         return
 
 
-async def _record_attempt(plan: Plan, service: Service, budget: Budget, body: dict[str, Any]) -> dict[str, Any]:
-    """Record one attempt of a slot; returns the stored run. A refused lease stops the runner."""
+async def _record_attempt(plan: Plan, service: Service, body: dict[str, Any]) -> dict[str, Any]:
+    """Record one attempt of a slot (again: its settled trajectory); returns the stored run. A refused lease
+    stops the runner."""
     assert plan.experiment_id is not None and plan.lease is not None
     try:
         answer = await service.record_run(plan.experiment_id, body)
@@ -449,7 +486,6 @@ async def _record_attempt(plan: Plan, service: Service, budget: Budget, body: di
             plan.lease.lost.set()
             raise LeaseLost(plan.experiment_id, exc.message) from exc
         raise
-    budget.add(answer.get("metrics"), answer.get("model"))
     return answer  # type: ignore[no-any-return]
 
 

@@ -23,7 +23,8 @@ class Service:
         return self.client.url
 
     def experiment_url(self, experiment_id: int | str) -> str:
-        return f"{self.client.url}/api/experiments/{experiment_id}"
+        """The experiment's web page (the UI's `/experiments/{id}`): what a person opens in a browser."""
+        return f"{self.client.url}/experiments/{experiment_id}"
 
     async def info(self) -> dict[str, Any] | None:
         """`GET /api/info` (version, OTLP endpoints); None from a service that predates the route."""
@@ -101,9 +102,13 @@ class Service:
     async def release(self, experiment_id: int, holder: str) -> None:
         await self.call("DELETE", f"/api/experiments/{experiment_id}/lease", params={"holder": holder})
 
-    async def resume(self, experiment_id: int, holder: str, ttl_seconds: float) -> dict[str, Any]:
+    async def resume(self, experiment_id: int, holder: str, ttl_seconds: float, take_over: bool = False
+                     ) -> dict[str, Any]:
+        body: dict[str, Any] = {"holder": holder, "ttl_seconds": ttl_seconds}
+        if take_over:
+            body["take_over"] = True
         return await self.call("POST", f"/api/experiments/{experiment_id}/resume",  # type: ignore[no-any-return]
-                               {"holder": holder, "ttl_seconds": ttl_seconds})
+                               body)
 
     async def set_status(self, experiment_id: int, status: str, holder: str | None, reason: str = "") -> None:
         await self.call("PATCH", f"/api/experiments/{experiment_id}",

@@ -178,7 +178,8 @@ async def test_incomplete_experiment_refuses_comparison(scoring: Scoring) -> Non
     status, exp = await call(s, "POST", "/api/experiments", {"agent": agent, "dataset": "d@acme"})
     eid = exp["experiment_id"]
     status, err = await call(s, "GET", f"/api/experiments/{eid}/compare?baseline_id={eid}")
-    assert status == 409 and f"evalkit evaluate {eid}" in err["error"]["message"]
+    message = err["error"]["message"]
+    assert status == 409 and f"--resume {eid}" in message and "0 of 1 planned" in message
     status, err = await call(s, "POST", f"/api/experiments/{eid}/runs", {
         "case_id": "a", "repetition": 0, "session_id": "s", "status": "completed", "answer": "y"})
     assert status == 409 and "lease" in err["error"]["message"]

@@ -116,6 +116,19 @@ def test_budget_stops_scheduling_and_an_unpriced_model_is_unknown_not_zero(serve
         evalkit.evaluate_experiment(experiment_id=str(result.experiment_id), output=io.StringIO())
     again = evalkit.evaluate_experiment(experiment_id=str(result.experiment_id), partial=True, output=io.StringIO())
     assert [r.case_id for r in again.runs] == ["c0", "c1", "c2"]
+    # It never looks finished: `stopped`, planned vs ran in its reason and its scorecard, the final spend quoted.
+    assert "stopped: budget reached: 360 tokens of max_tokens=250; 3 of 5 planned runs ran" in printed
+    info = served.ok("GET", f"/api/experiments/{result.experiment_id}", token=tenant.token)
+    assert info["status"] == "stopped" and "3 of 5 planned runs ran" in info["status_reason"]
+    assert info["can_resume"]
+    card = served.ok("GET", f"/api/experiments/{result.experiment_id}/scorecard", token=tenant.token)["scorecard"]
+    assert card["planned_runs"] == 5 and card["runs"] == 3
+    assert any(n.startswith("incomplete: 2 of 5 planned run(s) never ran") for n in card["notes"])
+    # The gate's advice is to resume it, not to "finish it with evaluate".
+    status, refused = served.call("POST", f"/api/experiments/{result.experiment_id}/gate",
+                                  {"baseline_id": int(result.experiment_id)}, token=tenant.token)
+    assert status == 409 and "was stopped (budget reached" in refused["error"]["message"]
+    assert f"--resume {result.experiment_id}" in refused["error"]["message"]
 
 
 def test_pydantic_ai_spans_nest_under_the_root_span(served: Served, tenant: Tenant, tmp_path: Path) -> None:

@@ -1,0 +1,155 @@
+"""Nothing finished is lost: a run is recorded the moment its task call returns, so a runner killed with
+SIGKILL (or stopped with Ctrl-C) keeps every call that returned; resuming after a kill takes over at once
+when the old runner is provably gone, and otherwise says until when and how to take over."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import evalkit
+from evalkit.sdk.lease import LeaseBusy
+from tests.sdk.conftest import Served, Tenant, write_cases
+
+# Calls c0..c5 return at once; c6 blocks until the runner is killed. Each call marks that it returned just
+# before returning, and the runner (concurrency 1) starts c6 only after c5's call returned.
+RUNNER = """
+import pathlib, sys, time
+import evalkit
+
+marks = pathlib.Path(sys.argv[1])
+
+def task(input):
+    if input == "c6":
+        (marks / "blocked").touch()
+        time.sleep(600)
+    (marks / f"returned.{input}").touch()
+    return f"answer {input}"
+
+evalkit.run_experiment(dataset="kill", agent=sys.argv[2], task=task, concurrency=1,
+                       trajectory_wait_seconds=30, progress=False)
+"""
+
+NAMES = [f"c{i}" for i in range(8)]
+
+
+def _start(tmp_path: Path, tenant: Tenant, marks: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    write_cases(tmp_path, "kill", {name: f"input: {name}\n" for name in NAMES})
+    (tmp_path / "runner.py").write_text(RUNNER)
+    with (tmp_path / "runner.log").open("wb") as log:
+        return subprocess.Popen([sys.executable, "runner.py", str(marks), tenant.agent], cwd=tmp_path, env=env,
+                                stdout=log, stderr=subprocess.STDOUT)
+
+
+def _wait_blocked(runner: subprocess.Popen[bytes], marks: Path, log: Path) -> None:
+    deadline = time.monotonic() + 90
+    while not (marks / "blocked").exists():
+        assert runner.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.02)
+
+
+def _experiment_of(served: Served, tenant: Tenant) -> dict[str, object]:
+    listed = served.ok("GET", f"/api/experiments?agent={tenant.agent}", token=tenant.token)["experiments"]
+    assert listed
+    return served.ok("GET", f"/api/experiments/{listed[0]['experiment_id']}", token=tenant.token)  # type: ignore[no-any-return]
+
+
+def test_sigkill_keeps_every_returned_call_and_resume_takes_over_at_once(served: Served, tenant: Tenant,
+                                                                          tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    # The default 60 s lease: resuming must not wait for it, since the killed runner is provably gone.
+    env = {k: v for k, v in dict(os.environ, **tenant.env).items() if k != "EVALKIT_LEASE_TTL_SECONDS"}
+    runner = _start(tmp_path, tenant, marks, env)
+    try:
+        _wait_blocked(runner, marks, tmp_path / "runner.log")
+        # The sessions of the returned calls have not settled yet (30 s wait, spans still in the batch
+        # processor): before this change none of the six was recorded at this point.
+        runner.send_signal(signal.SIGKILL)
+        runner.wait(timeout=10)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    returned = sorted(p.name.removeprefix("returned.") for p in marks.glob("returned.*"))
+    assert returned == NAMES[:6]
+    experiment = _experiment_of(served, tenant)
+    experiment_id = int(experiment["experiment_id"])  # type: ignore[call-overload]
+    runs = served.ok("GET", f"/api/experiments/{experiment_id}/runs?attempts=all", token=tenant.token)["runs"]
+    assert sorted(r["case_id"] for r in runs) == returned  # N calls returned → N runs recorded
+    assert all(r["status"] == "completed" and r["answer"] == f"answer {r['case_id']}" for r in runs)
+    assert experiment["status"] == "running" and experiment["lease"]["expired"] is False  # type: ignore[index]
+    called: list[str] = []
+
+    def task(input: str) -> str:
+        called.append(input)
+        return f"answer {input}"
+
+    started = time.monotonic()
+    result = evalkit.run_experiment(dataset="kill", agent=tenant.agent, task=task, resume=experiment_id,
+                                    output=io.StringIO())
+    # Taken over at once (same host, dead pid), not after the 60 s lease.
+    assert time.monotonic() - started < 45
+    assert sorted(called) == NAMES[6:]
+    assert [(r.case_id, r.status) for r in result.runs] == [(n, "completed") for n in NAMES]
+    assert served.ok("GET", f"/api/experiments/{experiment_id}", token=tenant.token)["status"] == "completed"
+
+
+def test_ctrl_c_keeps_finished_calls(served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env))
+    try:
+        _wait_blocked(runner, marks, tmp_path / "runner.log")
+        runner.send_signal(signal.SIGINT)
+        experiment = _experiment_of(served, tenant)
+        # The runner says how to resume (the call in flight is a sync task in a thread, which Python cannot
+        # interrupt, so the process itself may only end when that call does).
+        deadline = time.monotonic() + 30
+        while f"resume={experiment['experiment_id']}" not in (tmp_path / "runner.log").read_text():
+            assert time.monotonic() < deadline, (tmp_path / "runner.log").read_text()
+            time.sleep(0.05)
+    finally:
+        runner.kill()
+        runner.wait(timeout=10)
+    runs = served.ok("GET", f"/api/experiments/{experiment['experiment_id']}/runs?attempts=all",
+                     token=tenant.token)["runs"]
+    assert sorted(r["case_id"] for r in runs) == NAMES[:6]
+
+
+def test_a_live_runner_is_taken_over_only_when_asked(served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env))
+    (tmp_path / "tasks.py").write_text("def task(input):\n    return f'answer {input}'\n")
+    try:
+        _wait_blocked(runner, marks, tmp_path / "runner.log")
+        experiment_id = int(_experiment_of(served, tenant)["experiment_id"])  # type: ignore[call-overload]
+        # Its process is alive: nothing proves it gone, so resuming is refused with when (local time) and how.
+        with pytest.raises(LeaseBusy, match=r"until \d\d:\d\d:\d\d .*\(in \d+ s\).*--take-over"):
+            evalkit.run_experiment(dataset="kill", agent=tenant.agent, task=lambda input: "x",
+                                   resume=experiment_id, output=io.StringIO())
+        cli = subprocess.run([sys.executable, "-m", "evalkit.cli", "run", "kill", "--agent", tenant.agent,
+                              "--task", "tasks:task", "--resume", str(experiment_id)], cwd=tmp_path,
+                             env=dict(os.environ, **tenant.env, PYTHONPATH=str(tmp_path)), capture_output=True,
+                             text=True, timeout=120)
+        assert cli.returncode != 0
+        assert "Traceback" not in cli.stderr + cli.stdout
+        assert f"--resume {experiment_id} --take-over" in cli.stderr + cli.stdout
+        taken = subprocess.run([sys.executable, "-m", "evalkit.cli", "run", "kill", "--agent", tenant.agent,
+                                "--task", "tasks:task", "--resume", str(experiment_id), "--take-over"],
+                               cwd=tmp_path, env=dict(os.environ, **tenant.env, PYTHONPATH=str(tmp_path)),
+                               capture_output=True, text=True, timeout=120)
+        assert taken.returncode == 0, taken.stderr + taken.stdout
+        runs = served.ok("GET", f"/api/experiments/{experiment_id}/runs", token=tenant.token)["runs"]
+        assert sorted(r["case_id"] for r in runs) == NAMES
+    finally:
+        runner.kill()
+        runner.wait(timeout=10)
