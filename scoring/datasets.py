@@ -87,6 +87,14 @@ def parse_cases(raw: Any) -> list[Case]:
     return sorted(cases, key=lambda c: c.id)
 
 
+def unknown_evaluators(cases: list[Case], known: set[str]) -> list[tuple[str, str]]:
+    """(case id, name) of every evaluator a case names that is not in `known`. A spec (a mapping) is
+    checked when an experiment is made from it; a name must be known at push, or it would be dropped
+    silently at run time."""
+    return [(case.id, item) for case in cases for item in case.wanted_evaluators()
+            if isinstance(item, str) and item not in known]
+
+
 def dataset_version(cases: list[Case]) -> str:
     digest = hashlib.sha256()
     for case in sorted(cases, key=lambda c: c.id):

@@ -63,6 +63,25 @@ class Evaluations:
             row["metadata"] = json.loads(row["metadata"] or "{}")
         return rows
 
+    def details_by_run(self, experiment_id: int, evaluators: list[str] | None = None
+                       ) -> dict[str, list[dict[str, Any]]]:
+        """run id → the latest verdict of each evaluator on it, whole (explanation, metadata, error, cost),
+        ordered by evaluator: what `GET …/runs?evaluations=true` and the export show."""
+        where = "experiment_id = {i:UInt64}"
+        params: dict[str, Any] = {"i": experiment_id}
+        if evaluators:
+            where += " AND evaluator IN {e:Array(String)}"
+            params["e"] = evaluators
+        rows = self.store.query_dicts(
+            "SELECT run_id, evaluator, score, passed, label, explanation, metadata, error, evaluator_version, "
+            f"cost_usd, source FROM evaluations WHERE {where} "
+            "ORDER BY run_id, evaluator, version DESC LIMIT 1 BY run_id, evaluator", params)
+        out: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            row["metadata"] = json.loads(row["metadata"] or "{}")
+            out.setdefault(row.pop("run_id"), []).append(row)
+        return out
+
     def scored_pairs(self, experiment_id: int) -> set[tuple[str, str]]:
         rows = self.store.query("SELECT DISTINCT run_id, evaluator FROM evaluations WHERE experiment_id = {i:UInt64}",
                                 {"i": experiment_id})

@@ -59,6 +59,13 @@ class Driver:
     task: asyncio.Task[None] | None = None
     # (case, repetition, attempt) → (session id, start time) of the runs being called now.
     in_flight: dict[tuple[str, int, int], tuple[str, float]] = field(default_factory=dict)
+    tokens: int = 0  # used by the runs recorded in this pass (for run_settings.max_tokens)
+    stopped: str | None = None  # why no more calls start, when a limit was reached
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The experiment's run_settings (`evalkit run --timeout/--retries/--concurrency/...`)."""
+        return dict(self.experiment.config.get("run_settings") or {})
 
 
 class HarnessRunner:
@@ -83,14 +90,21 @@ class HarnessRunner:
         try:
             pending = await asyncio.to_thread(s.pending, e)
             cases = {c.id: c for c in await asyncio.to_thread(s.pinned_cases, e)}
-            gate = asyncio.Semaphore(max(1, driver.agent.max_concurrent_runs))
-            async with s.outbound.session(timeout=aiohttp.ClientTimeout(total=self.timeout_seconds)) as http:
+            gate = asyncio.Semaphore(max(1, driver.settings.get("concurrency") or driver.agent.max_concurrent_runs))
+            timeout = driver.settings.get("timeout_seconds") or self.timeout_seconds
+            async with s.outbound.session(timeout=aiohttp.ClientTimeout(total=timeout)) as http:
                 await asyncio.gather(*(self._one(driver, http, gate, slot, cases[slot["case_id"]])
                                        for slot in pending))
             # The pass is over: the service moves its experiment on (a record never does it for a harness,
             # so a resumed pass is not moved on by its first run while others are in flight).
             async with s.lock(e.experiment_id):
                 current = await asyncio.to_thread(s.experiments.get, e.experiment_id)
+                if current is not None and current.status == "running" and driver.stopped:
+                    left = await asyncio.to_thread(s.unrecorded, current)
+                    current = await asyncio.to_thread(
+                        s.set_status, current, "failed", f"stopped: {driver.stopped}; {left} of {current.planned} "
+                        f"run(s) not run; resume with `evalkit run {current.dataset} --agent {current.agent_id} "
+                        f"--resume {current.experiment_id}`")
                 if current is not None and current.status == "running":
                     current = await asyncio.to_thread(s.finish_running, current, "the harness ran every planned run")
             if current is not None and current.status == "evaluating":
@@ -106,31 +120,50 @@ class HarnessRunner:
 
     async def _one(self, driver: Driver, http: aiohttp.ClientSession, gate: asyncio.Semaphore,
                    slot: dict[str, Any], case: Case) -> None:
+        async with gate:
+            attempt = int(slot["attempt"])
+            # Each failed attempt is recorded, then the next one runs; only the last counts (runs.py).
+            for left in range(int(driver.settings.get("retries") or 0), -1, -1):
+                status = await self._attempt(driver, http, {**slot, "attempt": attempt}, case)
+                if status in ("completed", None) or left == 0:
+                    break
+                attempt += 1
+
+    async def _attempt(self, driver: Driver, http: aiohttp.ClientSession, slot: dict[str, Any], case: Case
+                       ) -> str | None:
+        """One harness call, recorded; its status, or None when a limit stopped it before it started."""
         s = self.service
         e = driver.experiment
         key = (slot["case_id"], slot["repetition"], slot["attempt"])
-        async with gate:
-            session_id = uuid.uuid4().hex
-            started = time.time()
-            driver.in_flight[key] = (session_id, started)
-            body = {"experiment_id": e.experiment_id, "case_id": case.id, "repetition": slot["repetition"],
-                    "attempt": slot["attempt"], "session_id": session_id, "input": case.input,
-                    "model": e.model or None, "files": await asyncio.to_thread(self._files, e, case),
-                    "metadata": {"tags": case.tags, **case.metadata}}
-            status, answer, output, error = await self._call(http, driver.agent.harness_url, body)
-            ended = time.time()
-            # Wait for the session to settle; recording then reads it once more, settled.
-            await wait_for_session(s.store, e.agent_id, session_id,
-                                                wait_seconds=driver.agent.trajectory_wait_seconds,
-                                                quiet_period=s.quiet_period, prices=s.prices)
-            record = RecordRun(case_id=case.id, repetition=slot["repetition"], attempt=slot["attempt"],
-                               session_id=session_id, status=status, answer=answer, output=output, error=error,
-                               started_at=started, ended_at=ended, trajectory=None)
-            async with s.lock(e.experiment_id):
-                current = await asyncio.to_thread(s.experiments.get, e.experiment_id)
-                if current is not None and current.status in ("running", "evaluating"):
-                    await asyncio.to_thread(s.record_run, SERVER, current, record, internal=True)
-            driver.in_flight.pop(key, None)
+        max_tokens = driver.settings.get("max_tokens")
+        if max_tokens and driver.tokens >= max_tokens:
+            driver.stopped = f"max_tokens {max_tokens} reached ({driver.tokens} used)"
+            return None
+        session_id = uuid.uuid4().hex
+        started = time.time()
+        driver.in_flight[key] = (session_id, started)
+        body = {"experiment_id": e.experiment_id, "case_id": case.id, "repetition": slot["repetition"],
+                "attempt": slot["attempt"], "session_id": session_id, "input": case.input,
+                "model": e.model or None, "files": await asyncio.to_thread(self._files, e, case),
+                "metadata": {"tags": case.tags, **case.metadata}}
+        status, answer, output, error = await self._call(http, driver.agent.harness_url, body)
+        ended = time.time()
+        # Wait for the session to settle; recording then reads it once more, settled.
+        await wait_for_session(s.store, e.agent_id, session_id,
+                               wait_seconds=driver.settings.get("trajectory_wait_seconds",
+                                                                driver.agent.trajectory_wait_seconds),
+                               quiet_period=s.quiet_period, prices=s.prices)
+        record = RecordRun(case_id=case.id, repetition=slot["repetition"], attempt=slot["attempt"],
+                           session_id=session_id, status=status, answer=answer, output=output, error=error,
+                           started_at=started, ended_at=ended, trajectory=None)
+        async with s.lock(e.experiment_id):
+            current = await asyncio.to_thread(s.experiments.get, e.experiment_id)
+            if current is not None and current.status in ("running", "evaluating"):
+                run, _ = await asyncio.to_thread(s.record_run, SERVER, current, record, internal=True)
+                driver.tokens += int(run.metrics.get("input_tokens") or 0) + int(
+                    run.metrics.get("output_tokens") or 0)
+        driver.in_flight.pop(key, None)
+        return status
 
     def _files(self, e: Experiment, case: Case) -> list[dict[str, Any]]:
         files = []

@@ -166,7 +166,8 @@ def connection(url: str | None = None, token: str | None = None) -> Connection:
     """Explicit values, then EVALKIT_URL / EVALKIT_TOKEN, then `evalkit login`, then the local default."""
     login = load_login()
     resolved_url = url or os.environ.get("EVALKIT_URL") or login.get("url") or DEFAULT_URL
-    resolved_token = token or os.environ.get("EVALKIT_TOKEN") or login.get("token")
+    # The stored login of the server being talked to: never one server's token sent to another.
+    resolved_token = token or os.environ.get("EVALKIT_TOKEN") or load_login(resolved_url).get("token")
     if resolved_url.startswith("http://") and not _is_local(resolved_url) and resolved_token:
         warnings.warn(f"sending the evalkit token over plain http to {resolved_url}; use https", stacklevel=3)
     return Connection(url=str(resolved_url).rstrip("/"), token=resolved_token)

@@ -113,6 +113,34 @@ def _fixture(ref: str | FixtureRef, folder: Path, fixtures_dir: Path | None, cas
     raise ConfigError(f"{case_file}: fixture {relative!r} not found (looked in {looked})")
 
 
+_FIXES = {
+    "input": "every case needs `input:` (what the task is called with)",
+    "tags": "write a list of words: `tags: [smoke, billing]`",
+    "evaluators": "write a list of names or specs: `evaluators: [contains, {type: regex, pattern: Paris}]`",
+    "files": "write a list of fixture names or `{name: ..., context: ...}`: `files: [notes.txt]`",
+    "metadata": "write a mapping: `metadata: {owner: billing}`",
+    "rubric": "write the rubric as text: `rubric: The answer names Paris.`",
+    "id": "write the id as text (letters, digits, '.', '_' or '-'); by default it is the file name",
+}
+
+
+def case_file_problems(path: Path, exc: ValidationError) -> str:
+    """`file: field: what is wrong; how to fix it`, one per problem: no raw pydantic dicts."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        field = ".".join(str(p) for p in error["loc"]) or "the case"
+        top = str(error["loc"][0]) if error["loc"] else ""
+        if error["type"] == "extra_forbidden":
+            fix = (f"`{field}` is not a case field; the fields are {', '.join(CaseFile.model_fields)} "
+                   "(put anything else under `metadata:`)")
+        elif error["type"] == "missing":
+            fix = _FIXES.get(top, f"`{field}` is required")
+        else:
+            fix = f"{error['msg'].lower()}; {_FIXES.get(top, 'see docs/sdk.md for the case file format')}"
+        problems.append(f"{field}: {fix}")
+    return f"case file {path}: " + "; ".join(problems)
+
+
 def read_dataset(folder: Path, name: str | None = None, fixtures_dir: Path | None = None) -> LocalDataset:
     """Read every case file of a dataset folder; the content hash covers cases and fixture contents."""
     if not folder.is_dir():
@@ -122,10 +150,17 @@ def read_dataset(folder: Path, name: str | None = None, fixtures_dir: Path | Non
     for path in sorted(p for p in folder.iterdir() if p.suffix in CASE_SUFFIXES and p.is_file()):
         try:
             raw = json.loads(path.read_text()) if path.suffix == ".json" else yaml.safe_load(path.read_text())
-            parsed = CaseFile.model_validate(raw)
         except (OSError, ValueError, yaml.YAMLError) as exc:
-            detail = exc.errors() if isinstance(exc, ValidationError) else exc
-            raise ConfigError(f"case file {path} is not valid: {detail}") from exc
+            raise ConfigError(f"case file {path} cannot be read as {'JSON' if path.suffix == '.json' else 'YAML'}: "
+                              f"{exc}") from exc
+        if not isinstance(raw, dict):
+            raise ConfigError(f"case file {path}: a case is a mapping with at least `input:` (and optionally "
+                              "id, expected, rubric, tags, evaluators, files, metadata); this file holds "
+                              f"{type(raw).__name__ if raw is not None else 'nothing'}")
+        try:
+            parsed = CaseFile.model_validate(raw)
+        except ValidationError as exc:
+            raise ConfigError(case_file_problems(path, exc)) from exc
         case_id = parsed.id or path.stem
         if case_id in seen:
             raise ConfigError(f"case id {case_id!r} is in both {seen[case_id]} and {path}; ids must be unique")

@@ -1,4 +1,4 @@
-"""`evalkit datasets push|list|show`: datasets of cases, pushed from a local folder."""
+"""`evalkit datasets push|list|show|versions|review|rename|delete`: datasets of cases, pushed from a local folder."""
 
 from __future__ import annotations
 
@@ -8,8 +8,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalkit.cli.http import EXIT_UNREACHABLE, EXIT_USAGE, CliError, call, client_options, service_token, service_url
-from evalkit.cli.http import print_result as _print
+from evalkit.cli.http import (
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    CliError,
+    call,
+    client_options,
+    quote,
+    service_token,
+    service_url,
+)
+from evalkit.cli.http import emit as _print
 
 
 def _push(args: argparse.Namespace) -> int:
@@ -35,16 +44,20 @@ def _push(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise CliError(str(exc), EXIT_USAGE) from exc
 
+    python = sorted({*args.python_evaluator, *(_evaluator_name(spec) for spec in args.evaluator)})
+
     async def push() -> dict[str, Any]:
         async with ServiceClient(Connection(url=service_url(args), token=service_token(args))) as client:
-            return await sync_dataset(Service(client), local, name, args.description or "")
+            return await sync_dataset(Service(client), local, name, args.description or "",
+                                      python_evaluators=python)
 
     try:
         data = asyncio.run(push())
     except ServiceUnreachable as exc:
         raise CliError(str(exc), EXIT_UNREACHABLE) from exc
     except ServiceError as exc:
-        raise CliError(str(exc)) from exc
+        raise CliError(exc.message if exc.status == 400 else str(exc), status=exc.status,
+                       detail=exc.message) from exc
     lines = [f"dataset {data['dataset']} version {data['version']}: {data['cases']} cases "
              f"({'new version' if data.get('created') else 'unchanged'})"]
     for key in ("added", "changed", "removed"):
@@ -57,6 +70,26 @@ def _push(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluator_name(spec: str) -> str:
+    from evalkit.cli.run import load_object
+
+    return str(getattr(load_object(spec), "name", spec.partition(":")[2]))
+
+
+def _path(dataset: str) -> str:
+    return f"/api/datasets/{quote(dataset)}"
+
+
+def _known(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    try:
+        return call(args, method, path, body)
+    except CliError as exc:
+        if exc.status == 404:
+            raise CliError(f"{exc.detail.split(';')[0]}; list the datasets with `evalkit datasets list`",
+                           exc.code, status=404) from exc
+        raise
+
+
 def _list(args: argparse.Namespace) -> int:
     path = "/api/datasets" + (f"?workspace={args.workspace}" if args.workspace else "")
     data = call(args, "GET", path)
@@ -66,14 +99,50 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    path = f"/api/datasets/{args.dataset}" + (f"?version={args.version}" if args.version else "")
-    data = call(args, "GET", path)
+    path = _path(args.dataset) + (f"?version={quote(args.version)}" if args.version else "")
+    data = _known(args, "GET", path)
     lines = [f"dataset {data['dataset']} version {data['version']} ({len(data['cases'])} cases)"]
     for case in data["cases"]:
         review = (case.get("review") or {}).get("state")
         tags = ",".join(case.get("tags") or [])
         lines.append(f"  {case['id']:30} {json.dumps(case.get('input'))[:60]:60} {tags} {review or ''}")
     _print(args, data, lines)
+    return 0
+
+
+def _versions(args: argparse.Namespace) -> int:
+    import time
+
+    data = _known(args, "GET", _path(args.dataset) + "/versions")
+    lines = []
+    for v in data["versions"]:
+        pushed = time.strftime("%Y-%m-%d %H:%M", time.localtime(v["pushed_at"]))
+        lines.append(f"{v['version']}  {v['cases']:>5} cases  {pushed}  {v.get('pushed_by') or ''}  "
+                     f"{v.get('git_revision') or ''}")
+    _print(args, data, lines)
+    return 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    data = _known(args, "PUT", f"{_path(args.dataset)}/cases/{quote(args.case_id)}/review",
+                  {"state": args.state, "note": args.note or ""})
+    _print(args, data, [f"case {args.case_id} of {data['dataset']}: {data['state']}"
+                        + (f" ({data['note']})" if data.get("note") else "")])
+    return 0
+
+
+def _rename(args: argparse.Namespace) -> int:
+    data = _known(args, "POST", f"{_path(args.dataset)}/rename", {"name": args.new_name})
+    _print(args, data, [f"dataset {data['renamed_from']} is now {data['dataset']}"])
+    return 0
+
+
+def _delete(args: argparse.Namespace) -> int:
+    if not args.yes:
+        raise CliError(f"deleting dataset {args.dataset} removes every version and review for good; run "
+                       f"`evalkit datasets delete {args.dataset} --yes` to do it", EXIT_USAGE)
+    data = _known(args, "DELETE", _path(args.dataset))
+    _print(args, data, [f"dataset {data['dataset']} deleted"])
     return 0
 
 
@@ -87,6 +156,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--name", help="dataset name (default: the folder's name); name@workspace for a shared one")
     p.add_argument("--workspace", help="a shared workspace (default: your personal one)")
     p.add_argument("--description")
+    p.add_argument("--evaluator", action="append", default=[], metavar="MODULE:NAME",
+                   help="a Python evaluator the cases name (checked: a name the service does not know and that "
+                        "is not declared here is refused)")
+    p.add_argument("--python-evaluator", action="append", default=[], metavar="NAME",
+                   help="the name of a Python evaluator the cases name, without importing it")
     p.set_defaults(func=_push)
     p = client_options(datasets.add_parser("list", help="list datasets"))
     p.add_argument("--workspace")
@@ -95,3 +169,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("dataset", help="name or name@workspace")
     p.add_argument("--version")
     p.set_defaults(func=_show)
+    p = client_options(datasets.add_parser("versions", help="a dataset's versions, newest first"))
+    p.add_argument("dataset", help="name or name@workspace")
+    p.set_defaults(func=_versions)
+    p = client_options(datasets.add_parser("review", help="review a case of a shared workspace's dataset"))
+    p.add_argument("dataset", help="name@workspace")
+    p.add_argument("case_id")
+    p.add_argument("state", choices=["pending", "approved", "rejected", "needs_changes"])
+    p.add_argument("--note")
+    p.set_defaults(func=_review)
+    p = client_options(datasets.add_parser("rename", help="rename a dataset (its workspace stays)"))
+    p.add_argument("dataset", help="name or name@workspace")
+    p.add_argument("new_name")
+    p.set_defaults(func=_rename)
+    p = client_options(datasets.add_parser("delete", help="delete a dataset: every version, case and review"))
+    p.add_argument("dataset", help="name or name@workspace")
+    p.add_argument("--yes", action="store_true", help="yes, delete it for good")
+    p.set_defaults(func=_delete)

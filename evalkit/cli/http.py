@@ -1,4 +1,8 @@
-"""How the CLI talks to the service: URL and token discovery, one JSON call, printing."""
+"""How the CLI talks to the service: URL and token discovery, one JSON call, printing.
+
+Under `--json` stdout carries JSON only: the result, or (on failure) `{"error": {"message", "exit_code",
+"status"}}`, with the same non-zero exit code as without `--json`. Progress goes to stderr.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import argparse
 import json
 import os
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from typing import Any
@@ -14,15 +19,23 @@ EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 1, 2, 3
 
 
 class CliError(Exception):
-    def __init__(self, message: str, code: int = EXIT_FAILED) -> None:
+    """A command that cannot go on; the message says why and what to do next.
+
+    `status` is the HTTP status when the service refused a request (None otherwise), `detail` the service's
+    own words, so that a command can say it in its own terms (`evalkit experiments list`, not a route)."""
+
+    def __init__(self, message: str, code: int = EXIT_FAILED, status: int | None = None,
+                 detail: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.status = status
+        self.detail = detail if detail is not None else message
 
 
 def client_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--url", help="service URL (default: EVALKIT_URL, `evalkit login`, http://127.0.0.1:8000)")
-    p.add_argument("--token", help="API token (default: EVALKIT_TOKEN or `evalkit login`)")
-    p.add_argument("--json", action="store_true", help="print JSON for scripts")
+    p.add_argument("--token", help="API token (default: EVALKIT_TOKEN or the stored login of that URL)")
+    p.add_argument("--json", action="store_true", help="print JSON only on stdout (errors too), for scripts")
     return p
 
 
@@ -36,7 +49,14 @@ def service_url(args: argparse.Namespace) -> str:
 def service_token(args: argparse.Namespace) -> str | None:
     from evalkit.sdk_config import load_login
 
-    return getattr(args, "token", None) or os.environ.get("EVALKIT_TOKEN") or load_login().get("token")
+    # The stored login of the server being talked to: never one server's token sent to another.
+    return (getattr(args, "token", None) or os.environ.get("EVALKIT_TOKEN")
+            or load_login(service_url(args)).get("token"))
+
+
+def quote(value: object) -> str:
+    """A path segment: names like bot@acme or case ids with spaces, safely."""
+    return urllib.parse.quote(str(value), safe="@~")
 
 
 def open_response(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] | None = None,
@@ -52,23 +72,39 @@ def open_response(args: argparse.Namespace, method: str, path: str, body: dict[s
         return urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
         try:
-            message = json.loads(exc.read())["error"]["message"]
+            message = str(json.loads(exc.read())["error"]["message"])
         except Exception:
-            message = exc.reason
-        raise CliError(f"{method} {path}: {exc.code} {message}") from exc
+            message = str(exc.reason)
+        if exc.code == 401:
+            message += (f"; log in with `evalkit login {service_url(args)} --token TOKEN` or set EVALKIT_TOKEN")
+        raise CliError(f"{method} {path}: {exc.code} {message}", status=exc.code, detail=message) from exc
     except urllib.error.URLError as exc:
         raise CliError(f"evalkit is not reachable at {service_url(args)} ({exc.reason}); start it with "
                        "`evalkit serve` or set EVALKIT_URL", EXIT_UNREACHABLE) from exc
 
 
-def call(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-    with open_response(args, method, path, body) as response:
+def call(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] | None = None,
+         timeout: float = 30) -> Any:
+    with open_response(args, method, path, body, timeout) as response:
         return json.loads(response.read() or b"null")
 
 
-def print_result(args: argparse.Namespace, data: Any, lines: Sequence[str]) -> None:
+def text(args: argparse.Namespace, path: str, timeout: float = 60) -> str:
+    with open_response(args, "GET", path, timeout=timeout) as response:
+        return str(response.read().decode("utf-8", "replace"))
+
+
+def emit(args: argparse.Namespace, data: Any, lines: Sequence[str]) -> None:
+    """JSON under --json, else the lines for a human."""
     if getattr(args, "json", False):
         print(json.dumps(data, indent=2, default=str))
     else:
         for line in lines:
             print(line)
+
+
+print_result = emit  # the older name, still used by other command modules
+
+
+def error_json(exc: CliError) -> str:
+    return json.dumps({"error": {"message": str(exc), "exit_code": exc.code, "status": exc.status}}, indent=2)

@@ -49,7 +49,7 @@ def test_whole_experiment_and_its_scorecard(served: Served, tenant: Tenant, fake
                                     repetitions=2, concurrency=3, judge={"base_url": fake_judge.url,
                                                                          "model": "fake-judge"}, output=out)
     printed = out.getvalue()
-    assert result.experiment_id is not None and result.url == f"{served.api}/api/experiments/{result.experiment_id}"
+    assert result.experiment_id is not None and result.url == f"{served.api}/experiments/{result.experiment_id}"
     assert [(r.case_id, r.repetition, r.status) for r in result.runs] == [
         ("add", 0, "completed"), ("add", 1, "completed"), ("animal", 0, "completed"), ("animal", 1, "completed"),
         ("fail", 0, "failed"), ("fail", 1, "failed")]
