@@ -1,0 +1,118 @@
+"""`evalkit run` for a harness agent: the local dataset folder is synced, and --retries, --concurrency,
+--timeout, --trajectory-wait-seconds and --evaluator reach the service's driver and the scores."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from tests.sdk.conftest import Served, Tenant, write_cases
+from tests.sdk.test_cli_e2e import evalkit_cli
+
+EVALUATOR = '''
+import evalkit
+
+@evalkit.evaluator
+def says_ok(answer):
+    return answer == "ok"
+'''
+
+
+class Harness:
+    """The harness contract (docs/harness.md): `flaky` fails its first attempt, `slow` outlives the timeout."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.running = 0
+        self.most = 0
+        self.lock = threading.Lock()
+        harness = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self._reply({"name": "cli-test-harness"})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                # A slow call goes on here after the service gave up on it (its timeout): it is not counted
+                # as running, only the calls the service still waits for are.
+                counted = body["input"] != "slow"
+                with harness.lock:
+                    harness.calls.append(body)
+                    harness.running += counted
+                    harness.most = max(harness.most, harness.running)
+                try:
+                    time.sleep(0.3)
+                    case = body["input"]
+                    if case == "slow":
+                        time.sleep(4)
+                    if case == "flaky" and body["attempt"] == 1:
+                        self._reply({"error": "ConnectionError: rate limited"})
+                    else:
+                        self._reply({"answer": "ok"})
+                finally:
+                    with harness.lock:
+                        harness.running -= counted
+
+            def _reply(self, data: dict[str, Any]) -> None:
+                payload = json.dumps(data).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the service gave up on a slow run (its timeout)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_harness_run_honours_the_run_flags(served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    harness = Harness()
+    try:
+        agent = served.ok("POST", "/api/agents", {"name": "harness", "workspace": tenant.workspace, "kind": "harness",
+                                                   "harness_url": harness.url, "max_concurrent_runs": 4})["agent"]
+        write_cases(tmp_path, "mixed", {name: f"input: {name}\nevaluators: [says_ok]\n"
+                                        for name in ("fine", "flaky", "slow")})
+        (tmp_path / "evals.py").write_text(EVALUATOR)
+        ran = evalkit_cli("run", "mixed", "--agent", agent, "--evaluator", "evals:says_ok", "--retries", "1",
+                          "--concurrency", "1", "--timeout", "2", "--trajectory-wait-seconds", "0",
+                          "--poll-seconds", "0.3", "--json", env=dict(os.environ), cwd=tmp_path)
+        data = json.loads(ran.stdout)  # JSON only on stdout; progress on stderr
+        assert "runs recorded" in ran.stderr
+        experiment = data["experiment_id"]
+        assert data["url"].endswith(f"/experiments/{experiment}")
+        assert harness.most == 1  # --concurrency 1, not the agent's 4
+        attempts = Counter(c["input"] for c in harness.calls)
+        # --retries 1: flaky's first attempt failed, its second completed; slow timed out twice.
+        assert attempts == {"fine": 1, "flaky": 2, "slow": 2}, attempts
+        runs = served.ok("GET", f"/api/experiments/{experiment}/runs?attempts=all&evaluations=true",
+                         token=tenant.token)["runs"]
+        final = {r["case_id"]: r["status"] for r in runs if r["final"]}
+        assert final == {"fine": "completed", "flaky": "completed", "slow": "timeout"}
+        # The Python evaluator scored the completed runs here, after the service's pass.
+        scored = {r["case_id"]: [e["passed"] for e in r["evaluations"]] for r in runs if r["final"]}
+        assert scored["fine"] == [True] and scored["flaky"] == [True]
+        shown = served.ok("GET", f"/api/experiments/{experiment}", token=tenant.token)
+        assert shown["dataset"] == f"mixed@{tenant.workspace}"  # the local folder, synced to the agent's workspace
+        assert shown["config"]["run_settings"] == {"timeout_seconds": 2.0, "retries": 1, "concurrency": 1,
+                                                   "trajectory_wait_seconds": 0.0}
+        assert shown["status"] == "completed" and ran.returncode == 0, ran.stderr
+    finally:
+        harness.close()
