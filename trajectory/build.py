@@ -465,6 +465,11 @@ class _Context:
             if found is None and part.call_id is not None and part.call_id not in self.calls_by_id:
                 found = self._find_call(None, part.name, time_ns)
             if found is None:
+                if part.call_id is None:
+                    # No id, and every call before it has a result: the re-sent form of results
+                    # already on their calls, or what the model was shown for a failed one.
+                    self._fill_latest_empty(part, time_ns)
+                    continue
                 if part.call_id not in self.answered and not self._fill_delegator(part):
                     self.warnings.append(
                         f"tool result for call {part.call_id!r} matches no tool call; dropped"
@@ -486,6 +491,22 @@ class _Context:
                 result["content"] = part.text
                 result.setdefault("extra", {})["content_from"] = "input history"
                 return
+
+    def _fill_latest_empty(self, part: Part, time_ns: int) -> None:
+        """An id-less result (smolagents' `tool-response` after a failed call) fills the empty
+        result of the latest call before it."""
+        if not part.text:
+            return
+        latest: tuple[int, int, Json] | None = None
+        for draft, call in self.calls_by_id.values():
+            if draft.time_ns > time_ns or (latest is not None and (draft.time_ns, draft.seq) <= latest[:2]):
+                continue
+            for result in draft.results:
+                if result.get("source_call_id") == call["tool_call_id"] and not result.get("content"):
+                    latest = (draft.time_ns, draft.seq, result)
+        if latest is not None:
+            latest[2]["content"] = part.text
+            latest[2].setdefault("extra", {})["content_from"] = "input history"
 
     def _fill_delegator(self, part: Part) -> bool:
         """A result in this trajectory's input for a call the delegating agent made (the handoff
@@ -521,7 +542,23 @@ class _Context:
         if run.output_text is not None:
             result = {"content": run.output_text, **result}
         if earlier:
-            max(earlier, key=lambda d: (d.time_ns, d.seq)).results.append(result)
+            step = max(earlier, key=lambda d: (d.time_ns, d.seq))
+            call = _call_starting(step, run)
+            if call is None:
+                step.results.append(result)
+                return
+            # The call that started it (a smolagents managed agent is a tool call named after it):
+            # the run's answer is that call's result, unless what the model was shown already is.
+            call_id = call["tool_call_id"]
+            shown = next((r for r in step.results if r.get("source_call_id") == call_id), None)
+            if shown is None:
+                step.results.append({"source_call_id": call_id, **result})
+                self.answered.add(call_id)
+            else:
+                extra = shown.pop("extra", None)  # re-added after the refs: field order
+                shown["subagent_trajectory_ref"] = [*shown.get("subagent_trajectory_ref", ()), ref]
+                if extra is not None:
+                    shown["extra"] = extra
         else:
             self.draft(
                 start, "system", message=f"Delegated to subagent {run.name or ''}".strip(), results=[result]
@@ -538,6 +575,19 @@ class _Context:
                 stamp = stamps[draft.time_ns] = iso_timestamp(draft.time_ns)
             steps.append(draft.to_step(index, stamp))
         return steps
+
+
+def _call_starting(step: _Draft, run: AgentRun) -> Json | None:
+    """The tool call of `step` that started the nested `run` with no tool span between them: the
+    one named after the agent, else the step's only call no tool span answered."""
+    referenced = {r.get("source_call_id") for r in step.results if r.get("subagent_trajectory_ref")}
+    calls = [c for c in step.tool_calls if c["tool_call_id"] not in referenced]
+    named = [c for c in calls if run.name and c["function_name"] == run.name]
+    if named:
+        return named[0]
+    answered_by_span = {r.get("source_call_id") for r in step.results if "from" not in (r.get("extra") or {})}
+    open_calls = [c for c in calls if c["tool_call_id"] not in answered_by_span]
+    return open_calls[0] if len(open_calls) == 1 else None
 
 
 def _metrics(call: LlmCall) -> Json | None:
@@ -726,17 +776,13 @@ def build_trajectory(
     handoffs: list[tuple[SpanKey, ToolExecution]] = []
     working: set[SpanKey | None] = set()  # runs with an LLM call or a tool execution of their own
     holding: set[SpanKey | None] = set()  # runs with an agent run inside
-    loose_traces: set[str] = set()  # traces with an LLM call or tool execution in no agent run
     for key, item in tree.by_key.items():
         operation = item.operation
         if isinstance(operation, AgentRun):
             all_runs.append((key, operation))
             holding.add(nearest_run(key))
         elif operation is not None:
-            run_above = nearest_run(key)
-            working.add(run_above)
-            if run_above is None:
-                loose_traces.add(key[0])
+            working.add(nearest_run(key))
             if isinstance(operation, ToolExecution) and operation.handoff_to:
                 handoffs.append((key, operation))
     # A synthetic root (OpenInference's AGENT span named after the openai-agents workflow, one per
@@ -780,9 +826,7 @@ def build_trajectory(
     fingerprint = _Fingerprints()
     contexts: dict[SpanKey | None, _Context] = {None: _Context(None, warnings, fingerprint)}
     for key, _run in runs:
-        # An agent run inside a span that also holds work of no agent (a LangGraph graph's node
-        # calling the model, then an agent graph as its next node) is delegated to by that work.
-        if owner(key) is not None or key in handed_off or (key[0] in loose_traces and tree.parent(key) is not None):
+        if owner(key) is not None or key in handed_off:
             contexts[key] = _Context(key, warnings, fingerprint)
 
     def context_of(key: SpanKey) -> _Context:

@@ -64,9 +64,18 @@ def _login_refused(request: web.Request, status: int, message: str, next_path: s
     return secure(response)
 
 
+async def _form(request: web.Request) -> Any:
+    """The posted form, or a 400 when the body is not one (a multipart type without its boundary, ...)."""
+    try:
+        return await request.post()
+    except ValueError as exc:
+        raise ApiError(400, f"the body is not a form ({exc}); send the page's form "
+                            "(application/x-www-form-urlencoded)") from exc
+
+
 async def login_submit(request: web.Request) -> web.StreamResponse:
     probe = request.clone()  # for authenticating the token: a request cannot be cloned once its body is read
-    form = await request.post()
+    form = await _form(request)
     next_path = _safe_next(str(form.get("next") or ""))
     if not same_token(str(form.get("csrf") or ""), request.cookies.get(CSRF_COOKIE)):
         return _login_refused(request, 403, "the form was stale or came from another site (CSRF check failed); "
@@ -98,7 +107,7 @@ async def logout_form(request: web.Request) -> web.StreamResponse:
 
 
 async def logout_submit(request: web.Request) -> web.StreamResponse:
-    form = await request.post()
+    form = await _form(request)
     login = login_of(request)
     if login is not None and not same_token(str(form.get("csrf") or ""), login.csrf):
         return secure(render(request, "error.html", status=403, title="Not allowed", status_code=403,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import langchain
+from evalkit.trajectory.mappers import smolagents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -137,7 +137,7 @@ def _message(node: Any) -> Message | None:
 
 def read_messages(reader: SpanReader, prefix: str) -> list[Message]:
     tree = unflatten(reader.prefixed(prefix))
-    return [message for message in map(_message, indexed(tree)) if message is not None]
+    return smolagents.read_roles([message for message in map(_message, indexed(tree)) if message is not None])
 
 
 def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
@@ -225,7 +225,7 @@ def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
         emitter=emitter,
         name=reader.text("tool.name") or reader.span.name,
         call_id=reader.text("tool.id", "tool_call.id"),
-        arguments=parse_arguments(arguments),
+        arguments=smolagents.tool_arguments(parse_arguments(arguments)),
         result=parse_json(reader.get("output.value")),
         error=span_error(reader),
     )
@@ -241,16 +241,10 @@ def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
         emitter=emitter,
         # Only a name the emitter gives the agent: a span name is no agent's name (the builder
         # labels an unnamed subagent by its span).
-        name=reader.text("agent.name", "graph.node.name", "graph.node.id") or _langchain_agent_name(reader),
-        input_text=_run_text(input_value),
-        output_text=_run_text(output_value),
+        name=reader.text("agent.name", "graph.node.name", "graph.node.id")
+        or _langchain_agent_name(reader)
+        or smolagents.agent_name(reader),
+        input_text=render(input_value) if input_value is not None else None,
+        output_text=render(output_value) if output_value is not None else None,
         error=span_error(reader),
     )
-
-
-def _run_text(value: Any) -> str | None:
-    # A LangGraph run's input and output are its messages state: the last message is what it says.
-    if value is None:
-        return None
-    state = langchain.state_text(value)
-    return state if state is not None else render(value)

@@ -1,0 +1,90 @@
+"""smolagents' conventions, as they arrive through OpenInference's smolagents instrumentation.
+
+smolagents keeps its conversation as messages of its own roles, which OpenInference writes as
+they are: `tool-call` (the calls an answer made, as the text "Calling tools:\n" and the Python
+repr of a list of OpenAI-style calls) and `tool-response` (what the tools gave, "Observation:\n…"
+or "Error:\n…", no call id). smolagents sends them to the model as assistant and user messages.
+An agent run is an AGENT span named `<agent name>.run`, or `<class name>.run` for an unnamed one.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from evalkit.trajectory.mappers.messages import parse_arguments, render
+from evalkit.trajectory.mappers.reader import SpanReader
+from evalkit.trajectory.operations import Message, Part
+
+TOOL_CALL_ROLE = "tool-call"
+TOOL_RESPONSE_ROLE = "tool-response"
+_CALLS_PREFIX = "Calling tools:"
+_RUN_SUFFIX = ".run"
+# A CodeAgent's memory re-states the code the model wrote as a call of this tool: the code is
+# already the step's text, so the re-statement is no message of its own.
+_CODE_TOOL = "python_interpreter"
+_BOUND_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
+
+
+def _calls_of(text: str) -> list[Part] | None:
+    listed = text.strip().removeprefix(_CALLS_PREFIX).strip()
+    try:
+        calls = ast.literal_eval(listed)  # a Python literal: it is a repr, not JSON
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(calls, list) or not all(isinstance(call, dict) for call in calls):
+        return None
+    parts = []
+    for call in calls:
+        function: dict[str, Any] = call.get("function") if isinstance(call.get("function"), dict) else {}
+        call_id = call.get("id")
+        name = function.get("name")
+        parts.append(Part("tool_call", call_id=str(call_id) if call_id else None,
+                          name=str(name) if name else None, arguments=parse_arguments(function.get("arguments"))))
+    return parts
+
+
+def read_roles(messages: list[Message]) -> list[Message]:
+    """smolagents' `tool-call` messages as the assistant's calls they re-state, `tool-response` as
+    the result of the call before it (when it made exactly one; several results come as one text)."""
+    if not any(m.role in (TOOL_CALL_ROLE, TOOL_RESPONSE_ROLE) for m in messages):
+        return messages
+    read: list[Message] = []
+    last_calls: list[Part] = []
+    for message in messages:
+        if message.role == TOOL_CALL_ROLE:
+            calls = _calls_of(message.text)
+            last_calls = calls or []
+            if calls and all(call.name == _CODE_TOOL for call in calls):
+                last_calls = []  # what the code printed answers no call of the model's
+                continue
+            read.append(Message("assistant", calls if calls else message.parts, name=message.name))
+        elif message.role == TOOL_RESPONSE_ROLE:
+            call = last_calls[0] if len(last_calls) == 1 else None
+            read.append(Message("tool", [Part("tool_result", call_id=call.call_id if call else None,
+                                                name=call.name if call else None, text=message.text)]))
+            last_calls = []
+        else:
+            read.append(message)
+            last_calls = []
+    return read
+
+
+def tool_arguments(value: Any) -> Any:
+    """A tool's arguments as smolagents' tool span binds them (`{"args": [], "kwargs": {...},
+    "sanitize_inputs_outputs": …}`) -> the arguments the model gave."""
+    if not isinstance(value, dict) or not set(value) <= _BOUND_KEYS or not isinstance(value.get("kwargs"), dict):
+        return value
+    args = value.get("args")
+    return dict(value["kwargs"]) if not args else {"args": args, **value["kwargs"]}
+
+
+def agent_name(reader: SpanReader) -> str | None:
+    """A named agent's name from its run span (`weather_agent.run`); a class name is no agent's."""
+    if not reader.has("smolagents.max_steps", "smolagents.tools_names"):
+        return None
+    reader.consume_prefix("smolagents.")  # its settings: max steps, tool and managed agent names
+    name = reader.span.name.removesuffix(_RUN_SUFFIX)
+    if name == reader.span.name or not name or (name[0].isupper() and name.endswith("Agent")):
+        return None
+    return render(name)
