@@ -100,3 +100,18 @@ async def test_llamaindex_preparing_a_call_adds_no_step(start_service: ServiceFa
     assert sources == ["system", "user", "agent", "agent", "agent"], document["steps"]
     assert document["steps"][1]["message"] == "Weather in Oslo and Paris, and the ACME quote?"
     assert row["steps"] == 3
+
+
+@pytest.mark.parametrize("name", ["langgraph_openinference_subgraph", "langgraph_openllmetry_subgraph"])
+async def test_an_agent_graph_as_a_graph_node_is_a_subagent(start_service: ServiceFactory, name: str) -> None:
+    document, row = await _replayed(start_service, name)
+    top = [(s["source"], s["message"]) for s in document["steps"]]
+    assert top == [("system", "You triage questions for specialists."), ("user", "When was Oslo founded?"),
+                   ("agent", "A history question about Oslo: passing it to the researcher.")]
+    [researcher] = document.get("subagent_trajectories") or []
+    assert researcher["agent"]["name"] == "researcher"
+    assert researcher["steps"][0]["message"] == "You are a meticulous historian. Answer from the notes."
+    assert len([s for s in corpus.llm_steps(researcher)]) == 2
+    [result] = document["steps"][-1]["observation"]["results"]
+    assert [ref["trajectory_id"] for ref in result["subagent_trajectory_ref"]] == [researcher["trajectory_id"]]
+    assert row["steps"] == 3
