@@ -776,13 +776,17 @@ def build_trajectory(
     handoffs: list[tuple[SpanKey, ToolExecution]] = []
     working: set[SpanKey | None] = set()  # runs with an LLM call or a tool execution of their own
     holding: set[SpanKey | None] = set()  # runs with an agent run inside
+    loose_traces: set[str] = set()  # traces with an LLM call or tool execution in no agent run
     for key, item in tree.by_key.items():
         operation = item.operation
         if isinstance(operation, AgentRun):
             all_runs.append((key, operation))
             holding.add(nearest_run(key))
         elif operation is not None:
-            working.add(nearest_run(key))
+            run_above = nearest_run(key)
+            working.add(run_above)
+            if run_above is None:
+                loose_traces.add(key[0])
             if isinstance(operation, ToolExecution) and operation.handoff_to:
                 handoffs.append((key, operation))
     # A synthetic root (OpenInference's AGENT span named after the openai-agents workflow, one per
@@ -826,7 +830,9 @@ def build_trajectory(
     fingerprint = _Fingerprints()
     contexts: dict[SpanKey | None, _Context] = {None: _Context(None, warnings, fingerprint)}
     for key, _run in runs:
-        if owner(key) is not None or key in handed_off:
+        # An agent run inside a span that also holds work of no agent (a LangGraph graph's node
+        # calling the model, then an agent graph as its next node) is delegated to by that work.
+        if owner(key) is not None or key in handed_off or (key[0] in loose_traces and tree.parent(key) is not None):
             contexts[key] = _Context(key, warnings, fingerprint)
 
     def context_of(key: SpanKey) -> _Context:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import smolagents
+from evalkit.trajectory.mappers import langchain, smolagents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -244,7 +244,15 @@ def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
         name=reader.text("agent.name", "graph.node.name", "graph.node.id")
         or _langchain_agent_name(reader)
         or smolagents.agent_name(reader),
-        input_text=render(input_value) if input_value is not None else None,
-        output_text=render(output_value) if output_value is not None else None,
+        input_text=_run_text(input_value),
+        output_text=_run_text(output_value),
         error=span_error(reader),
     )
+
+
+def _run_text(value: Any) -> str | None:
+    # A LangGraph run's input and output are its messages state: the last message is what it says.
+    if value is None:
+        return None
+    state = langchain.state_text(value)
+    return state if state is not None else render(value)
