@@ -3,7 +3,8 @@
 `run` drives a Python task through the SDK (`--task module:function`) or, for a harness agent, asks
 the service to drive it and follows along. Under `--json` stdout carries only the result's JSON;
 progress lines and the scorecard go to stderr.
-Exit codes: 0 done, 1 failed (or runs failed to be scored), 2 usage, 3 the service could not be reached.
+Exit codes: 0 done; 1 failed, stopped before every planned run ran (a budget), or an evaluator erred on
+some run (an error is not a score); 2 usage; 3 the service could not be reached.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from evalkit.cli.http import (
     text,
 )
 
-FINAL = ("completed", "failed", "cancelled")
+FINAL = ("completed", "failed", "cancelled", "stopped")
 
 
 def experiment_page(args: argparse.Namespace, experiment_id: int | str) -> str:
@@ -125,6 +126,8 @@ def _run_task(args: argparse.Namespace) -> int:
         take_over=args.take_over, output=progress_stream(args), **_connection(args))
     if args.json:
         print(result.model_dump_json(indent=2))
+    if result.stopped_reason:
+        return EXIT_FAILED  # not every planned run ran: a script must not take it for a finished experiment
     return _exit_of(result.scorecard)
 
 
@@ -222,8 +225,10 @@ def _run_harness(args: argparse.Namespace) -> int:
                          indent=2, default=str))
     else:
         print_scorecard(args, experiment_id)
-        print(f"experiment {experiment_id}: {experiment_page(args, experiment_id)} ({info['status']})")
-    if info["status"] == "failed":
+        reason = f": {info['status_reason']}" if info["status"] in ("failed", "stopped", "cancelled") and info.get(
+            "status_reason") else ""
+        print(f"experiment {experiment_id}: {experiment_page(args, experiment_id)} ({info['status']}{reason})")
+    if info["status"] in ("failed", "stopped", "cancelled"):
         return EXIT_FAILED
     return _exit_of(card)
 
