@@ -44,6 +44,7 @@ from evalkit.trajectory.operations import (
     ToolExecution,
 )
 from evalkit.trajectory.overrides import BUILT_IN_VERSION, MappingOverrides
+from evalkit.trajectory.same_call import duplicate_reports
 from evalkit.trajectory.span import LogRecord, Span
 
 SESSION_ID_ATTRIBUTES = (
@@ -763,6 +764,14 @@ def build_trajectory(
                 wrappers.add(wrapper)
     if wrappers:
         warnings.append(f"{len(wrappers)} LLM span(s) wrapping another LLM span were not counted again")
+    # One call reported by several instrumentations (siblings with one response id): counted once.
+    reported_again = duplicate_reports(
+        [(key, op) for m in mapped if isinstance(op := m.operation, LlmCall)
+         and (key := (m.span.trace_id, m.span.span_id)) not in wrappers])
+    if reported_again:
+        wrappers.update(reported_again)
+        warnings.append(f"{len(reported_again)} LLM span(s) reporting a call another span reports were not "
+                        "counted again")
 
     nearest_runs: dict[SpanKey, SpanKey | None] = {}
 

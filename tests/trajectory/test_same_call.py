@@ -1,0 +1,60 @@
+"""One LLM call reported by several instrumentations is one call: by response id, else by parent,
+model, time and input (`trajectory/same_call.py`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from evalkit.trajectory.build import build_trajectory
+from tests.trajectory.span_fixtures import BASE_NS, span_from_dict
+
+S = 1_000_000_000
+
+
+def _chat(span_id: str, start_s: float, end_s: float, text: str, user: str = "hi", outputs: int = 10,
+          **more: Any) -> dict[str, Any]:
+    return {"span_id": span_id, "parent_span_id": "00000000000000aa", "name": "chat",
+            "start_time_unix_nano": BASE_NS + int(start_s * S), "end_time_unix_nano": BASE_NS + int(end_s * S),
+            "attributes": {
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "gen_ai.provider.name": "openai",
+                "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": outputs,
+                "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": user}]}]),
+                "gen_ai.output.messages": json.dumps([{"role": "assistant",
+                                                       "parts": [{"type": "text", "content": text}]}]),
+                **more}}
+
+
+def _agent_steps(*raw: dict[str, Any]) -> list[dict[str, Any]]:
+    root = {"span_id": "00000000000000aa", "name": "app", "start_time_unix_nano": BASE_NS,
+            "end_time_unix_nano": BASE_NS + 60 * S}
+    spans = [span_from_dict(r, i) for i, r in enumerate([root, *raw])]
+    document = build_trajectory(spans).document
+    return [s for s in document["steps"] if s["source"] == "agent"]
+
+
+def test_siblings_with_one_response_id_are_one_call_the_inner_one_kept() -> None:
+    steps = _agent_steps(_chat("01", 1.0, 2.0, "hello", outputs=7, **{"gen_ai.response.id": "r1"}),
+                         _chat("02", 1.1, 1.9, "hello", outputs=6, **{"gen_ai.response.id": "r1"}))
+    assert [(s["extra"]["span_id"], s["metrics"]["completion_tokens"]) for s in steps] == [("02", 6)]
+
+
+def test_overlapping_siblings_without_an_id_given_the_same_input_by_two_instrumentations_are_one_call() -> None:
+    steps = _agent_steps({**_chat("01", 1.0, 2.0, "hello"), "scope": "framework"},
+                         {**_chat("02", 1.1, 1.9, "hello"), "scope": "client-sdk"})
+    assert len(steps) == 1
+    # One instrumentation reporting two such calls: an agent asking the same thing twice at once.
+    assert len(_agent_steps(_chat("01", 1.0, 2.0, "hello"), _chat("02", 1.1, 1.9, "hello"))) == 2
+
+
+def test_distinct_calls_stay_distinct() -> None:
+    # Different response ids, though overlapping with the same input (two samples asked in parallel).
+    assert len(_agent_steps(_chat("01", 1.0, 2.0, "a", **{"gen_ai.response.id": "r1"}),
+                            _chat("02", 1.1, 1.9, "b", **{"gen_ai.response.id": "r2"}))) == 2
+    # One id on two calls one after the other (a test double's fixed id): two calls.
+    assert len(_agent_steps(_chat("01", 1.0, 2.0, "a", **{"gen_ai.response.id": "r1"}),
+                            _chat("02", 3.0, 4.0, "b", **{"gen_ai.response.id": "r1"}))) == 2
+    # The same question asked twice, one call after the other.
+    assert len(_agent_steps(_chat("01", 1.0, 2.0, "a"), _chat("02", 3.0, 4.0, "a"))) == 2
+    # Overlapping, but asked different things.
+    assert len(_agent_steps(_chat("01", 1.0, 2.0, "a", user="x"), _chat("02", 1.1, 1.9, "b", user="y"))) == 2

@@ -1,0 +1,49 @@
+"""Framework-specific checks of the Anthropic SDK, Logfire, Strands and pydantic-ai captures, beyond
+`corpus.compare` (which test_capture_corpus.py runs on every capture)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from tests.captures import corpus
+from tests.trajectory_service.conftest import Service
+
+
+async def _replayed(svc: Service, name: str, encoding: str = "protobuf") -> tuple[str, dict[str, Any]]:
+    capture = corpus.load(name)
+    agent, key = await svc.new_agent(name.replace("_", "-")[:60])
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key, encoding)
+    session = capture.session_id
+    if session is None:
+        listed = await svc.get(f"/api/agents/{agent}/sessions")
+        session = listed.body["sessions"][0]["session_id"]
+    reply = await svc.trajectory(agent, str(session), "?wait=10")
+    assert reply.status == 200, reply.text
+    return agent, reply.body
+
+
+def _scopes(name: str) -> dict[str, str]:
+    """span id (hex) -> the instrumentation scope that reported it, from the capture's own exports."""
+    found = {}
+    for export in corpus.load(name).exports:
+        if export.signal != "traces":
+            continue
+        for resource in json.loads(corpus.as_otlp_json(export))["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                for span in scope["spans"]:
+                    found[span["spanId"]] = scope["scope"]["name"]
+    return found
+
+
+async def test_anthropic_sdk_and_openllmetry_spans_of_one_call_are_one_step(svc: Service) -> None:
+    _, document = await _replayed(svc, "anthropic-sdk_openllmetry")
+    agent_steps = [s for s in document["steps"] if s["source"] == "agent"]
+    assert len(agent_steps) == 2
+    # The SDK's span (the inner one) is kept; the tool definitions only OpenLLMetry's span had are kept too.
+    scopes = _scopes("anthropic-sdk_openllmetry")
+    assert [scopes[s["extra"]["span_id"]] for s in agent_steps] == ["com.anthropic.sdk.python"] * 2
+    assert [t["function"]["name"] for t in document["agent"]["tool_definitions"]] == ["get_weather"]
+    assert agent_steps[1]["metrics"]["completion_tokens"] == 6  # what the SDK saw; OpenLLMetry counted 7
+    assert any("reporting a call another span reports" in w for w in document["extra"]["warnings"])

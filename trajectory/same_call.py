@@ -1,0 +1,132 @@
+"""One LLM call reported by several instrumentations is one call.
+
+The Anthropic SDK's own span and OpenLLMetry's span of the same `messages.create` are siblings
+(both under the application's span, neither the current span of the other), so the wrapper rule
+(an LLM span above another LLM span is not counted again) does not see them. Two LLM spans of one
+trace are reports of one call when
+
+- they carry the same response id (`gen_ai.response.id`, …) and overlap in time (a test double
+  answering every call with one id is not one call), or
+- neither carries one (or both the same), they come from two instrumentations (scopes: one
+  instrumentation does not report a call twice, and an agent may well ask the same thing twice
+  at once), share the parent and the model, overlap in time and were given the same input
+  (message count and last message).
+
+Of the reports the one kept is the one with the most to say (output, input, usage), then the
+innermost in time (it starts last and ends first: the one closest to the request on the wire, as
+the wrapper rule keeps the leaf). What it lacks that another report has (tool definitions, finish
+reasons, system instructions, model, usage) is taken from that one: never usage added up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from evalkit.trajectory.operations import LlmCall
+
+SpanKey = tuple[str, str]
+
+RESPONSE_ID_KEYS = ("gen_ai.response.id", "ai.response.id", "llm.response.id")
+
+
+def _response_id(call: LlmCall) -> str | None:
+    attributes = call.span.attributes
+    for key in RESPONSE_ID_KEYS:
+        value = attributes.get(key)
+        if value not in (None, ""):
+            return str(value)
+    return None
+
+
+def _rank(call: LlmCall) -> tuple[bool, bool, bool, int, int]:
+    span = call.span
+    return (bool(call.output_messages), bool(call.input_messages), not call.usage.empty,
+            span.start_time_unix_nano, -span.end_time_unix_nano)
+
+
+def _same_input(a: LlmCall, b: LlmCall) -> bool:
+    if len(a.input_messages) != len(b.input_messages):
+        return False
+    if not a.input_messages:
+        return True
+    last_a, last_b = a.input_messages[-1], b.input_messages[-1]
+    return last_a.text == last_b.text and len(last_a.parts) == len(last_b.parts)
+
+
+def _fill(kept: LlmCall, other: LlmCall) -> None:
+    kept.model = kept.model or other.model
+    kept.request_model = kept.request_model or other.request_model
+    kept.provider = kept.provider or other.provider
+    if kept.usage.empty:
+        kept.usage = other.usage
+    if kept.reported_cost is None:
+        kept.reported_cost = other.reported_cost
+    if not kept.input_messages:
+        kept.input_messages = other.input_messages
+    if not kept.output_messages:
+        kept.output_messages = other.output_messages
+    kept.system_instructions = kept.system_instructions or other.system_instructions
+    kept.tool_definitions = kept.tool_definitions or other.tool_definitions
+    kept.finish_reasons = kept.finish_reasons or other.finish_reasons
+    if kept.error is None:
+        kept.error = other.error
+
+
+def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey, SpanKey]:
+    """Each LLM span that reports a call another span reports too -> the span kept for that call.
+
+    `calls` in start order. The kept call is filled in from the others (`_fill`); the caller counts
+    only the kept one. One pass: a call meets only the calls of its parent still running when it
+    starts, so a long agent loop of sequential calls compares nothing.
+    """
+    items = list(calls)
+    if len(items) < 2:
+        return {}
+    root = list(range(len(items)))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    def overlap(a: LlmCall, b: LlmCall) -> bool:
+        return (a.span.start_time_unix_nano <= b.span.end_time_unix_nano
+                and b.span.start_time_unix_nano <= a.span.end_time_unix_nano)
+
+    of_response: dict[tuple[str, str], list[int]] = {}
+    running: dict[tuple[str, str, str], list[int]] = {}  # (trace, parent, model) -> calls not yet ended
+    responses = [_response_id(call) for _, call in items]
+    for i, (key, call) in enumerate(items):
+        response = responses[i]
+        if response is not None:
+            same = of_response.setdefault((key[0], response), [])
+            for j in same:
+                if overlap(call, items[j][1]):
+                    root[find(i)] = find(j)
+            same.append(i)
+        span = call.span
+        start = span.start_time_unix_nano
+        peers = running.setdefault((key[0], span.parent_span_id, call.request_model or call.model or ""), [])
+        peers[:] = [j for j in peers if items[j][1].span.end_time_unix_nano >= start]
+        for j in peers:
+            other = responses[j]
+            peer = items[j][1]
+            if (peer.span.scope_name != span.scope_name and (response is None or other is None or other == response)
+                    and _same_input(call, peer)):
+                root[find(i)] = find(j)
+        peers.append(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(items)):
+        groups.setdefault(find(i), []).append(i)
+    duplicates: dict[SpanKey, SpanKey] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        kept_key, kept = max((items[i] for i in members), key=lambda item: _rank(item[1]))
+        for i in members:
+            key, call = items[i]
+            if key != kept_key:
+                _fill(kept, call)
+                duplicates[key] = kept_key
+    return duplicates
