@@ -79,14 +79,96 @@ def json_any_value_to_python(node: dict[str, Any]) -> Any:
 
 
 def _protobuf_value_to_python(data: bytes, type_code: int) -> Any:
+    from google.protobuf.message import DecodeError
     from opentelemetry.proto.common.v1 import common_pb2
 
     value = common_pb2.AnyValue()
-    if type_code == ARRAY_PROTOBUF:
-        value.array_value.ParseFromString(data)
-    else:
-        value.kvlist_value.ParseFromString(data)
+    try:
+        if type_code == ARRAY_PROTOBUF:
+            value.array_value.ParseFromString(data)
+        else:
+            value.kvlist_value.ParseFromString(data)
+    except DecodeError:
+        # Nested past protobuf's recursion limit (ingest keeps any depth): read the wire format.
+        return _wire_list(data) if type_code == ARRAY_PROTOBUF else _wire_kvlist(data)
     return json_any_value_to_python(any_value_json(value))
+
+
+def _wire_fields(data: bytes) -> list[tuple[int, int, Any]]:
+    """(field number, wire type, value) of one protobuf message: varints as int, fixed64 as
+    bytes, length-delimited as bytes."""
+    fields: list[tuple[int, int, Any]] = []
+    at = 0
+
+    def varint() -> int:
+        nonlocal at
+        value = shift = 0
+        while True:
+            byte = data[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return value
+            shift += 7
+
+    while at < len(data):
+        tag = varint()
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            fields.append((number, wire, varint()))
+        elif wire == 1:
+            fields.append((number, wire, data[at:at + 8]))
+            at += 8
+        elif wire == 2:
+            length = varint()
+            fields.append((number, wire, data[at:at + length]))
+            at += length
+        elif wire == 5:
+            at += 4
+        else:
+            raise ValueError(f"unsupported protobuf wire type {wire}")
+    return fields
+
+
+def _wire_any_value(data: bytes) -> Any:
+    import struct
+
+    value: Any = None
+    for number, _, field in _wire_fields(data):
+        if number == 1:
+            value = field.decode("utf-8", "replace")
+        elif number == 2:
+            value = bool(field)
+        elif number == 3:
+            value = field - (1 << 64) if field >= 1 << 63 else field
+        elif number == 4:
+            value = struct.unpack("<d", field)[0]
+        elif number == 5:
+            value = _wire_list(field)
+        elif number == 6:
+            value = _wire_kvlist(field)
+        elif number == 7:
+            value = bytes(field)
+    return value
+
+
+def _wire_list(data: bytes) -> list[Any]:
+    return [_wire_any_value(field) for number, _, field in _wire_fields(data) if number == 1]
+
+
+def _wire_kvlist(data: bytes) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for number, _, field in _wire_fields(data):
+        if number != 1:
+            continue
+        key, value = "", None
+        for inner_number, _, inner in _wire_fields(field):
+            if inner_number == 1:
+                key = inner.decode("utf-8", "replace")
+            elif inner_number == 2:
+                value = _wire_any_value(inner)
+        out[key] = value
+    return out
 
 
 def decode_value(text: str, type_code: int) -> Any:

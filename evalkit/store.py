@@ -279,6 +279,20 @@ def is_transient(message: str, exc: BaseException | None = None) -> bool:
     return any(phrase in lower for phrase in _TRANSIENT)
 
 
+# What a row's content makes ClickHouse refuse: malformed input, a value it cannot convert,
+# too many partitions in one block. The same rows would be refused again.
+_DATA_CODES = frozenset({6, 25, 26, 27, 32, 33, 36, 38, 41, 43, 53, 69, 70, 72, 117, 131, 321, 395, 434, 444})
+
+
+def is_data_error(message: str) -> bool:
+    """Whether ClickHouse refused a statement for the data it carried (not for its own state:
+    a missing table, a broken disk)."""
+    if any(phrase in message.lower() for phrase in _PERMANENT):
+        return True
+    match = _CODE.search(message)
+    return match is not None and int(match.group(1)) in _DATA_CODES
+
+
 def _classify(exc: Exception, store: Store) -> Exception:
     message = str(exc)
     if is_transient(message, exc):

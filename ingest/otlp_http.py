@@ -11,12 +11,14 @@ store unavailable). Error bodies are `google.rpc.Status` in the request's encodi
 from __future__ import annotations
 
 import json
+import logging
 import zlib
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from aiohttp.compression_utils import HAS_ZSTD
 from aiohttp.http_exceptions import ContentEncodingError
+from aiohttp.web_protocol import RequestPayloadError
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
@@ -36,12 +38,14 @@ from evalkit.ingest.pipeline import (
     Unavailable,
 )
 
+log = logging.getLogger("evalkit.ingest.otlp_http")
+
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 # aiohttp decompresses these itself; zstd needs the zstd module (backports.zstd before Python 3.14).
 _ENCODINGS = frozenset({"identity", "gzip", "deflate"} | ({"zstd"} if HAS_ZSTD else set()))
 # What aiohttp raises for a body that does not decompress.
-_BAD_BODY = (ContentEncodingError, ValueError, OSError, EOFError, zlib.error)
+_BAD_BODY = (ContentEncodingError, RequestPayloadError, ValueError, OSError, EOFError, zlib.error)
 
 
 def _reply(message: Message, content_type: str, status: int = 200,
@@ -118,6 +122,13 @@ def otlp_http_app(ingest: Ingest, max_request_bytes: int) -> web.Application:
         except web.HTTPRequestEntityTooLarge:
             return web.Response(status=413, text=json.dumps({"message": "request too large"}),
                                 content_type=JSON)
+        except web.HTTPException:
+            raise
+        except Exception:  # a fault of evalkit's, not of the request: never a 500, say what to do
+            log.exception("OTLP/HTTP request to %s failed", request.path)
+            return _error(503, code_pb2.UNAVAILABLE,
+                          "evalkit could not process this export because of an internal error (logged by the "
+                          "server); nothing was kept, retry later", PROTOBUF, {"Retry-After": "5"})
 
     app = web.Application(client_max_size=max_request_bytes, middlewares=[web.middleware(too_large)])
     app["max_request_bytes"] = max_request_bytes

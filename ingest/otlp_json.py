@@ -94,6 +94,9 @@ def parse_json(body: bytes, kind: str) -> tuple[bytes, Rejections]:
     try:
         document = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc):
+            raise MalformedRequest(f"body is nested deeper than OTLP/JSON can be read ({exc}); send it as "
+                                   "protobuf (application/x-protobuf), which keeps any depth") from exc
         raise MalformedRequest(f"body is not JSON: {exc}") from exc
     if not isinstance(document, dict):
         raise MalformedRequest("body must be a JSON object (an OTLP export request)")
@@ -130,11 +133,33 @@ def _read_item(item: Any, kept: Any, shape: Shape, rejections: Rejections) -> No
     message = kept.add()
     try:
         json_format.ParseDict(item, message, ignore_unknown_fields=True)
-    except RecursionError:
+    except Exception as exc:  # the JSON mapping raises several kinds (ParseError, RecursionError, ...)
         del kept[len(kept) - 1]
-        rejections.reject(f"{shape.item_word} {_item_name(item)}: nested too deep to read as OTLP/JSON; "
-                          "send it as protobuf (application/x-protobuf), which keeps any depth")
-    except Exception as exc:  # the JSON mapping raises several kinds for a wrong value
-        del kept[len(kept) - 1]
-        rejections.reject(f"{shape.item_word} {_item_name(item)}: not an OTLP {shape.item_word} "
-                          f"({str(exc)[:200]})")
+        depth = _depth(item)
+        if isinstance(exc, RecursionError) or depth > _MAX_JSON_DEPTH:
+            rejections.reject(f"{shape.item_word} {_item_name(item)}: nested too deep to read as OTLP/JSON "
+                              f"({depth} levels); send it as protobuf (application/x-protobuf), which keeps "
+                              "any depth")
+        else:
+            # The mapping's message names every enclosing field first; the reason is at its end.
+            reason = str(exc)
+            reason = reason if len(reason) <= 240 else "..." + reason[-240:]
+            rejections.reject(f"{shape.item_word} {_item_name(item)}: not an OTLP {shape.item_word} ({reason})")
+
+
+# Past this many JSON levels, protobuf's runtime cannot build the message (its depth limit).
+_MAX_JSON_DEPTH = 100
+
+
+def _depth(node: Any) -> int:
+    """Nesting depth of JSON data, without recursion."""
+    deepest = 0
+    stack = [(node, 1)]
+    while stack:
+        current, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(current, dict):
+            stack.extend((child, level + 1) for child in current.values())
+        elif isinstance(current, list):
+            stack.extend((child, level + 1) for child in current)
+    return deepest

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evalkit.ingest.encode import MAX_PARTITIONS_PER_INSERT, Encoded, Part
-from evalkit.store import Store, StoreError
+from evalkit.store import Store, StoreError, is_data_error
 
 log = logging.getLogger("evalkit.ingest.writer")
 
@@ -182,9 +182,10 @@ class BatchWriter:
     async def _commit(self, batch: list[Entry]) -> None:
         """Insert one batch, then answer each of its requests.
 
-        When the store refuses the batch for its content (not its availability), the batch is
-        split in halves and each retried on its own, down to single requests: only the rows
-        that cannot be stored are refused, and a request sharing a batch with them is not."""
+        When the store refuses the batch for another reason than its availability, the batch is
+        split in halves and each retried on its own, down to single requests: a request sharing
+        a batch with rows that cannot be stored is not failed by them. A request refused alone
+        for its content gets a permanent error; for anything else a retryable one."""
         parts = [part for part, _ in batch]
         rows = sum(part.rows for part in parts)
         started = time.monotonic()
@@ -197,6 +198,13 @@ class BatchWriter:
                 middle = len(batch) // 2
                 await self._commit(batch[:middle])
                 await self._commit(batch[middle:])
+                return
+            if not is_data_error(str(exc)):
+                # Refused alone, but not for its content (a table missing, the engine broken): the
+                # store's fault, so retryable, and health says so.
+                log.warning("insert of %d rows into %s failed: %s", rows, self.table, exc)
+                self._failing = (self._clock(), _first_line(exc))
+                self._answer(batch, WriteFailed(_first_line(exc)))
                 return
             log.warning("insert of %d rows into %s refused: %s", rows, self.table, _first_line(exc))
             if self._on_refused is not None:
