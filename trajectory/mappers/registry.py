@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from evalkit.trajectory.mappers import (
     langfuse,
+    logfire_openai_agents,
     mlflow,
     openinference,
     openllmetry,
@@ -29,6 +30,9 @@ class Emitter:
 
 
 EMITTERS: tuple[Emitter, ...] = (
+    # Before pydantic-ai, which claims every logfire scope: this one is logfire's openai-agents bridge.
+    Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
+            frozenset({pydantic_ai.NAME, otel_genai.NAME})),
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME})),
     Emitter(openinference.NAME, openinference.detect, openinference.map_span),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
