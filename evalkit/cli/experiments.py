@@ -32,7 +32,7 @@ def _list(args: argparse.Namespace) -> int:
     lines = []
     for e in data["experiments"]:
         p = e.get("progress") or {}
-        scores = " ".join(f"{k}={v:.2f}" if isinstance(v, int | float) else f"{k}={v}"
+        scores = " ".join(f"{k}={v:.2f}" if isinstance(v, int | float) else f"{k}=–"
                           for k, v in (e.get("scores") or {}).items())
         cost = "unpriced" if e.get("cost_usd") is None else f"${e['cost_usd']:.4f}"
         name = f" {e['name']}" if e.get("name") else ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -30,6 +31,27 @@ class CliError(Exception):
         self.code = code
         self.status = status
         self.detail = detail if detail is not None else message
+
+
+# The service words its advice for every client; on the command line it is said with commands, not with
+# Python keyword arguments or JSON bodies.
+_CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in (
+    (r"`?run_experiment\(\.\.\., resume=(\d+)\)`? or (`evalkit run [^`]*--resume \1`)", r"\2"),
+    (r"`?run_experiment\(\.\.\., resume=(\d+)\)`?", r"`evalkit run DATASET --agent AGENT --resume \1`"),
+    (r" or `evaluate_experiment\(experiment_id=(\d+)\)`", ""),
+    (r" or `run_experiment\(\.\.\., resume=(\d+), take_over=True\)`", ""),
+    (r"with \"partial\": true \(`evaluate_experiment\(experiment_id=(\d+), partial=True\)`\)",
+     r"with `evalkit evaluate \1 --partial`"),
+    (r"allow_incomplete=true \(`--allow-incomplete`\)", "`--allow-incomplete`"),
+    (r"pass allow_incomplete=true", "pass --allow-incomplete"),
+    (r"`PATCH /api/agents/([^`]+)` \{\"archived\": false\}", r"`evalkit agents set \1 --unarchive`"),
+)]
+
+
+def cli_words(message: str) -> str:
+    for pattern, replacement in _CLI_WORDS:
+        message = pattern.sub(replacement, message)
+    return message
 
 
 def client_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -75,6 +97,7 @@ def open_response(args: argparse.Namespace, method: str, path: str, body: dict[s
             message = str(json.loads(exc.read())["error"]["message"])
         except Exception:
             message = str(exc.reason)
+        message = cli_words(message)
         if exc.code == 401:
             message += (f"; log in with `evalkit login {service_url(args)} --token TOKEN` or set EVALKIT_TOKEN")
         raise CliError(f"{method} {path}: {exc.code} {message}", status=exc.code, detail=message) from exc

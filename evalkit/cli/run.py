@@ -26,6 +26,7 @@ from evalkit.cli.http import (
     EXIT_USAGE,
     CliError,
     call,
+    cli_words,
     client_options,
     quote,
     service_token,
@@ -78,11 +79,11 @@ def sdk_errors(fn: Callable[[], int]) -> int:
     except ServiceUnreachable as exc:
         raise CliError(str(exc), EXIT_UNREACHABLE) from exc
     except (ConfigError, BindingError, ValueError, TypeError) as exc:
-        raise CliError(str(exc), EXIT_USAGE) from exc
+        raise CliError(cli_words(str(exc)), EXIT_USAGE) from exc
     except ServiceError as exc:
-        raise CliError(str(exc), EXIT_FAILED, status=exc.status, detail=exc.message) from exc
+        raise CliError(cli_words(str(exc)), EXIT_FAILED, status=exc.status, detail=cli_words(exc.message)) from exc
     except (LeaseLost, ScoringError) as exc:
-        raise CliError(str(exc), EXIT_FAILED) from exc
+        raise CliError(cli_words(str(exc)), EXIT_FAILED) from exc
 
 
 def _connection(args: argparse.Namespace) -> dict[str, Any]:
@@ -172,7 +173,8 @@ def _run_harness(args: argparse.Namespace) -> int:
     evaluators = [load_object(spec) for spec in args.evaluator]
     python_names = {e.name for e in evaluators}
     if args.resume is not None:
-        data = call(args, "POST", f"/api/experiments/{args.resume}/resume", {})
+        data = call(args, "POST", f"/api/experiments/{args.resume}/resume",
+                    {"take_over": True} if args.take_over else {})
         experiment_id = int(data["experiment_id"])
     else:
         from evalkit.sdk.config import load_project

@@ -195,6 +195,11 @@ def test_messages_lifecycle_and_datasets(served: Served, tenant: Tenant, tmp_pat
 
     # Cancel a pending experiment, then delete both; the id is not reused and reads say "deleted".
     pending = served.ok("POST", "/api/experiments", {"agent": tenant.agent, "dataset": dataset}, token=tenant.token)
+    # The service's advice is said with commands on the command line, not Python keyword arguments.
+    unfinished = evalkit_cli("experiments", "compare", str(pending["experiment_id"]), "--baseline", experiment,
+                             env=env, cwd=tmp_path)
+    assert unfinished.returncode == 1 and "--allow-incomplete" in unfinished.stderr, unfinished.stderr
+    assert "_experiment(" not in unfinished.stderr and "=true" not in unfinished.stderr
     cancelled = evalkit_cli("experiments", "cancel", str(pending["experiment_id"]), "--json", env=env, cwd=tmp_path)
     assert cancelled.returncode == 0, cancelled.stderr
     assert json.loads(cancelled.stdout)["status"] == "cancelled"
