@@ -20,6 +20,7 @@ from typing import Any
 
 from evalkit.store import Store
 from evalkit.trajectory.prices import PriceBook, TokenCounts
+from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.settle import PARTIAL, VALID
 
@@ -82,6 +83,14 @@ LIMIT {limit:UInt64} OFFSET {offset:UInt64}
 """.replace("__RESOLVED__", RESOLVED)
 _INDEX_ORDER = {"last_seen": "max(last_end) DESC", "first_seen": "min(first_start) DESC"}
 
+# The session's LLM spans that carry a response id (the keys of trajectory/same_call.py, first non-empty).
+_RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
+_REPORTS = f"""(
+    SELECT trace_id, span_id, toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns,
+           {_RESPONSE_ID} AS response_id
+    FROM spans WHERE agent_id = {{agent:String}} AND is_llm_call AND response_id != ''
+      AND trace_id IN (SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {{sessions:Array(String)}}))"""
+
 # Leaf LLM calls per session and (model, provider): what pricing needs. A NaN or infinite reported
 # cost is unknown (NULL): the call is priced from its tokens like one that reported none.
 _LLM_CALLS = """
@@ -117,9 +126,17 @@ WHERE s.agent_id = {agent:String} AND s.is_llm_call
       SELECT trace_id, parent_span_id FROM spans
       WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != ''
         AND trace_id IN (SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)}))
+  -- One call reported by several instrumentations (the same response id, overlapping in time) counts
+  -- once, the report that started last kept (the innermost), as in the trajectory (trajectory/same_call.py,
+  -- which also prefers a report with output, input and usage: these agree whenever every report has them).
+  AND (s.trace_id, s.span_id) NOT IN (
+      SELECT a.trace_id, a.span_id FROM __REPORTS__ AS a INNER JOIN __REPORTS__ AS b
+          ON a.trace_id = b.trace_id AND a.response_id = b.response_id
+      WHERE a.span_id != b.span_id AND a.start_ns <= b.end_ns AND b.start_ns <= a.end_ns
+        AND (b.start_ns, -b.end_ns, b.span_id) > (a.start_ns, -a.end_ns, a.span_id))
 GROUP BY p.session_id, s.model, s.provider
-""".replace("__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)").replace(
-    "__RESOLVED__", RESOLVED)
+""".replace("__REPORTS__", _REPORTS).replace(
+    "__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)").replace("__RESOLVED__", RESOLVED)
 
 
 class BadQuery(ValueError):

@@ -38,7 +38,7 @@ def _scopes(name: str) -> dict[str, str]:
 
 
 async def test_anthropic_sdk_and_openllmetry_spans_of_one_call_are_one_step(svc: Service) -> None:
-    _, document = await _replayed(svc, "anthropic-sdk_openllmetry")
+    agent, document = await _replayed(svc, "anthropic-sdk_openllmetry")
     agent_steps = [s for s in document["steps"] if s["source"] == "agent"]
     assert len(agent_steps) == 2
     # The SDK's span (the inner one) is kept; the tool definitions only OpenLLMetry's span had are kept too.
@@ -47,3 +47,9 @@ async def test_anthropic_sdk_and_openllmetry_spans_of_one_call_are_one_step(svc:
     assert [t["function"]["name"] for t in document["agent"]["tool_definitions"]] == ["get_weather"]
     assert agent_steps[1]["metrics"]["completion_tokens"] == 6  # what the SDK saw; OpenLLMetry counted 7
     assert any("reporting a call another span reports" in w for w in document["extra"]["warnings"])
+    # The session list counts each call once too, with the same tokens and cost.
+    (row,) = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    final = document["final_metrics"]
+    assert (row["steps"], row["prompt_tokens"], row["completion_tokens"]) == (
+        2, final["total_prompt_tokens"], final["total_completion_tokens"])
+    assert row["cost_usd"] == final["total_cost_usd"]
