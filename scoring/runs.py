@@ -98,14 +98,18 @@ class Runs:
         if rows:
             self.store.insert("runs", [list(col) for col in zip(*rows, strict=True)], _COLUMNS)
 
-    def attempts(self, experiment_id: int, *, case_id: str | None = None, with_trajectory: bool = False
-                 ) -> list[Run]:
-        """Every attempt, ordered by case, repetition and attempt, each marked final or not."""
+    def attempts(self, experiment_id: int, *, case_id: str | None = None, with_trajectory: bool = False,
+                 case_ids: list[str] | None = None) -> list[Run]:
+        """Every attempt, ordered by case, repetition and attempt, each marked final or not.
+        `case_ids`: only those cases (a page of a 100,000-run experiment, as the UI shows it)."""
         params: dict[str, Any] = {"i": experiment_id}
         where = "experiment_id = {i:UInt64}"
         if case_id is not None:
             where += " AND case_id = {c:String}"
             params["c"] = case_id
+        if case_ids is not None:
+            where += " AND case_id IN {cs:Array(String)}"
+            params["cs"] = case_ids
         columns = _LIGHT + (", trajectory" if with_trajectory else "")
         rows = self.store.query(f"SELECT {columns} FROM runs FINAL WHERE {where} "
                                 "ORDER BY case_id, repetition, attempt", params)
