@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from evalkit.api import ApiError, Caller
 from evalkit.scoring.compare import GateConfig, gate
-from evalkit.scoring.scorecard import ExperimentRecords
+from evalkit.scoring.scorecard import ExperimentRecords, MetricSummary, summarize_metric
 from evalkit.scoring.service import ScoringService
 from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.page import Page, page, query_int, with_query
@@ -22,7 +22,7 @@ CASES_PER_PAGE = 50
 STATUSES = ("pending", "running", "scoring", "completed", "failed", "cancelled")
 
 
-def _service(request: web.Request) -> ScoringService:
+def scoring_service(request: web.Request) -> ScoringService:
     service = request.app["context"].extras.get("scoring")
     if not isinstance(service, ScoringService):
         raise ApiError(503, "the scoring part is not installed in this server; install evalkit[server]")
@@ -50,6 +50,19 @@ async def experiments(request: web.Request) -> Page:
     context = {"experiments": rows, "query": dict(q), "statuses": STATUSES, "limit": limit,
                "live": any(e["status"] in ("running", "scoring", "pending") for e in rows)}
     return Page("experiments.html", context, {"experiments": rows}, api="/api/experiments", title="Experiments")
+
+
+def shown_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The config as the page shows it: per-case mappings (100,000 entries on a big experiment) as counts."""
+    shown: dict[str, Any] = {}
+    for key, value in config.items():
+        if key in ("dataset_workspace", "dataset_name"):
+            continue
+        if key == "case_evaluators" and isinstance(value, dict):
+            shown[key] = f"{len(value)} cases, evaluators: {sorted({n for v in value.values() for n in v})}"
+        else:
+            shown[key] = value
+    return shown
 
 
 def _outcome(records: ExperimentRecords, evaluator: str | None, run: Any) -> tuple[str, str]:
@@ -97,14 +110,15 @@ def _matrix(request: web.Request, cases: list[str], records: ExperimentRecords, 
 @page
 async def experiment(request: web.Request) -> Page:
     caller: Caller = request["caller"]
-    s = _service(request)
+    s = scoring_service(request)
     experiment_id = _experiment_id(request.match_info["id"])
 
     def load() -> dict[str, Any]:
         e = s.experiment(caller, experiment_id)
         progress = s.runs.progress([e.experiment_id]).get(e.experiment_id)
         scorecard, records = s.scorecard(e)
-        summary = s.summary(e, progress, s.scores(e))
+        # The scorecard's means are the list's scores (the same counting rules); asking s.scores would count again.
+        summary = s.summary(e, progress, {ev.evaluator: ev.mean for ev in scorecard.evaluators})
         names = [ev.evaluator for ev in scorecard.evaluators]
         chosen = request.query.get("evaluator") or (names[0] if names else None)
         if chosen and chosen not in names:
@@ -120,9 +134,8 @@ async def experiment(request: web.Request) -> Page:
                 for ev in scorecard.evaluators}
         matrix = _matrix(request, e.cases, records, chosen, e.repetitions)
         return {"e": e, "summary": summary, "scorecard": scorecard, "charts": charts, "bars": bars,
-                "matrix": matrix, "evaluator": chosen, "config": {k: v for k, v in e.config.items()
-                                                                  if k not in ("dataset_workspace", "dataset_name")},
-                "unscored": s.unscored(e), "repetitions": e.repetitions}
+                "matrix": matrix, "evaluator": chosen, "config": shown_config(e.config),
+                "unscored": sum(ev.unscored for ev in scorecard.evaluators), "repetitions": e.repetitions}
 
     context = await asyncio.to_thread(load)
     e = context.pop("e")
@@ -138,7 +151,7 @@ async def experiment(request: web.Request) -> Page:
 @page
 async def run(request: web.Request) -> Page:
     caller: Caller = request["caller"]
-    s = _service(request)
+    s = scoring_service(request)
     experiment_id = _experiment_id(request.match_info["id"])
     run_id = request.match_info["run_id"]
 
@@ -190,7 +203,7 @@ def _case_means(runs: list[Any], field: str) -> float | None:
 @page
 async def compare(request: web.Request) -> Page:
     caller: Caller = request["caller"]
-    s = _service(request)
+    s = scoring_service(request)
     experiment_id = _experiment_id(request.match_info["id"])
     raw = request.query.get("baseline", "") or request.query.get("baseline_id", "")
     if not raw:
@@ -209,8 +222,8 @@ async def compare(request: web.Request) -> Page:
         base = s.experiment(caller, baseline_id)
         comparison = s.comparison(e, base, alpha=alpha, allow_incomplete=True)
         cand_records, base_records = s.records(e), s.records(base)
-        cand_sc, _ = s.scorecard(e)
-        base_sc, _ = s.scorecard(base)
+        # Only the run metrics: a whole scorecard (its bootstraps) would cost seconds on 100,000 runs.
+        cand_sc, base_sc = run_metrics(cand_records), run_metrics(base_records)
         order: dict[str, int] = {}
         for ev in comparison.evaluators:
             for d in ev.regressed:
@@ -222,12 +235,11 @@ async def compare(request: web.Request) -> Page:
         pages = max(1, math.ceil(len(every) / CASES_PER_PAGE))
         number = query_int(request, "page", 1, low=1, high=pages)
         shown = every[(number - 1) * CASES_PER_PAGE:number * CASES_PER_PAGE]
-        wanted = set(shown)
-        answers: dict[tuple[str, str], str] = {}
+        answers: dict[tuple[str, str, int], str | None] = {}
         for side, x in (("candidate", e), ("baseline", base)):
-            for r in s.runs.finals(x.experiment_id):
-                if r.case_id in wanted and (side, r.case_id) not in answers and r.answer is not None:
-                    answers[(side, r.case_id)] = r.answer
+            for r in s.runs.attempts(x.experiment_id, case_ids=shown):
+                if r.final:
+                    answers[(side, r.case_id, r.repetition)] = r.answer if r.answer is not None else r.error
         names = [ev.evaluator for ev in comparison.evaluators]
         cand_means = {n: _means(cand_records, n) for n in names}
         base_means = {n: _means(base_records, n) for n in names}
@@ -239,8 +251,10 @@ async def compare(request: web.Request) -> Page:
                 "case_id": case_id, "kind": ("regressed", "improved", "same")[order.get(case_id, 2)],
                 "scores": [{"evaluator": n, "baseline": base_means[n].get(case_id),
                             "candidate": cand_means[n].get(case_id)} for n in names],
-                "baseline_answer": answers.get(("baseline", case_id)),
-                "candidate_answer": answers.get(("candidate", case_id)),
+                # One diff per repetition both sides ran: the outputs of repetition k side by side.
+                "diffs": [{"repetition": rep, "baseline": answers.get(("baseline", case_id, rep)),
+                           "candidate": answers.get(("candidate", case_id, rep))}
+                          for rep in sorted({k[2] for k in answers if k[1] == case_id})],
                 "baseline_cost": _case_means(b_runs, "cost_usd"), "candidate_cost": _case_means(c_runs, "cost_usd"),
                 "baseline_seconds": _case_means(b_runs, "duration_seconds"),
                 "candidate_seconds": _case_means(c_runs, "duration_seconds")})
@@ -263,6 +277,14 @@ async def compare(request: web.Request) -> Page:
             "cases": ctx["rows"]}
     return Page("compare.html", ctx, data, api=f"/api/experiments/{experiment_id}/compare?baseline_id={baseline_id}",
                 title=f"Experiment {experiment_id} vs {baseline_id}")
+
+
+def run_metrics(records: ExperimentRecords) -> dict[str, MetricSummary]:
+    runs = [r.metrics for r in records.runs if r.status != "cancelled"]
+    return {"cost_usd": summarize_metric([m.cost_usd for m in runs]),
+            "duration_seconds": summarize_metric([m.duration_seconds for m in runs]),
+            "tokens": summarize_metric([None if m.input_tokens is None and m.output_tokens is None
+                                        else (m.input_tokens or 0) + (m.output_tokens or 0) for m in runs])}
 
 
 def _means(records: ExperimentRecords, evaluator: str) -> dict[str, float]:

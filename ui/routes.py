@@ -123,7 +123,7 @@ async def logout_submit(request: web.Request) -> web.StreamResponse:
 async def home(request: web.Request) -> Page:
     caller = request["caller"]
     me, agents, experiments = await asyncio.gather(
-        twin(request, "/api/me"), twin(request, "/api/agents"), twin(request, "/api/experiments", {"limit": 10}))
+        twin(request, "/api/me"), twin(request, "/api/agents"), asyncio.to_thread(recent_experiments, request, 10))
     shown = agents["agents"][:8]
     recent = await asyncio.gather(*(twin(request, f"/api/agents/{a['agent']}/sessions", {"limit": 5})
                                     for a in shown))
@@ -140,6 +140,16 @@ async def home(request: web.Request) -> Page:
                               "experiments": experiments["experiments"], "sessions": sessions[:15],
                               "more_agents": len(agents["agents"]) - len(shown), "caller_name": caller.name},
                 data, api="/api/me", title="evalkit")
+
+
+def recent_experiments(request: web.Request, limit: int) -> dict[str, Any]:
+    """The latest experiments the caller may read, without scores: the list route scores each one, which
+    on a 100,000-run experiment costs seconds, too much for the home page."""
+    caller = request["caller"]
+    s = experiment_pages.scoring_service(request)
+    found = s.experiments.find(workspaces=None if caller.is_admin else sorted(caller.workspaces), limit=limit)
+    progress = s.runs.progress([e.experiment_id for e in found])
+    return {"experiments": [s.summary(e, progress.get(e.experiment_id), None) for e in found]}
 
 
 def add_routes(app: web.Application, context: Context) -> None:

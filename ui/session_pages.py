@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -99,10 +100,20 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
             "settled": extra.get("settled"), "mapping_version": extra.get("mapping_version"),
             "unmapped_attributes": extra.get("unmapped_attributes") or [], "emitters": extra.get("emitters") or [],
             "first": times[0] if times else None, "last": times[-1] if times else None,
+            "duration_s": _elapsed(times[0], times[-1]) if times else None,
             "busy_seconds": duration, "price_sources": sorted({p for p in priced if p}),
             "errors": sum(1 for s in steps if step_view(s)["has_error"]),
             "issues": extra.get("validation_issues") or [], "reasons": (extra.get("settlement") or {}).get("reasons")
             or []}
+
+
+def _elapsed(first: str, last: str) -> float | None:
+    try:
+        start = datetime.fromisoformat(first.replace("Z", "+00:00"))
+        end = datetime.fromisoformat(last.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(0.0, (end - start).total_seconds())
 
 
 def steps_page(request: web.Request, document: dict[str, Any]) -> dict[str, Any]:
