@@ -312,7 +312,8 @@ class Access:
     def create_key(self, agent_id: str, scopes: tuple[str, ...] = DEFAULT_SCOPES) -> tuple[str, IngestKey]:
         agent = self.get_agent(agent_id)
         if agent.archived:
-            raise AccessError(f"agent {agent_id} is archived; it takes no new keys")
+            raise Conflict(f"agent {agent_id} is archived and takes no new keys; unarchive it with "
+                           f"`PATCH /api/agents/{agent_id}` {{\"archived\": false}}")
         unknown = [s for s in scopes if s not in SCOPES]
         if unknown or not scopes:
             raise AccessError(f"key scopes {list(scopes)} are not valid: give one or more of {', '.join(SCOPES)} "

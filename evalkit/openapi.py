@@ -50,6 +50,8 @@ class Op:
     also_ok: tuple[int, ...] = ()  # more success codes with the same body (200 for an idempotent create)
     auth: str = "token"  # token (bearer: admin, user, or an ingest key with read), none, session (UI cookie)
     port: str = "api"
+    redirects: bool = False  # may answer 303 to /login
+    not_found: dict[str, Any] | None = None  # a 404 unlike the error shape (aiohttp's static files)
 
 
 def _int(minimum: int = 0, maximum: int | None = None, default: int | None = None) -> dict[str, Any]:
@@ -239,14 +241,17 @@ def _routes() -> list[Op]:
            auth="none"),
         Op("post", "/login", "Log in with a token (form)", "ui", body="application/x-www-form-urlencoded",
            ok=303, ok_media=(), auth="none"),
-        Op("get", "/logout", "The logout page", "ui", ok_media=html, ok_schema={"type": "string"}, auth="none"),
+        Op("get", "/logout", "The logout page (not logged in: 303 to /login)", "ui", ok_media=html,
+           ok_schema={"type": "string"}, auth="none", redirects=True),
         Op("post", "/logout", "Log out (form)", "ui", body="application/x-www-form-urlencoded", ok=303,
            ok_media=(), auth="none"),
         Op("get", "/", "Home: workspaces, agents, recent experiments", "ui", (FORMAT_JSON,), ok_media=(*html, JSON),
            ok_schema={}, auth="session"),
         Op("get", "/static/{filename}", "The UI's static files", "ui",
            (P("filename", where="path", required=True),), ok_media=("text/css", "application/javascript"),
-           ok_schema={"type": "string"}, auth="none"),
+           ok_schema={"type": "string"}, auth="none",
+           not_found={"description": "no such file (an empty body)",
+                      "content": {"application/octet-stream": {"schema": {"type": "string", "maxLength": 0}}}}),
         Op("get", "/agents/{agent}/sessions", "An agent's sessions", "ui",
            (AGENT, FORMAT_JSON, P("offset", _int(0)), PAGE), ok_media=(*html, JSON), ok_schema={}, auth="session"),
         Op("get", "/agents/{agent}/sessions/{session_id}", "A session: its trajectory, spans, raw data", "ui",
@@ -308,7 +313,9 @@ def _operation(op: Op, components: dict[str, Any]) -> dict[str, Any]:
     responses: dict[str, Any] = {str(op.ok): success}
     for code in op.also_ok:
         responses[str(code)] = success
-    if op.auth == "session":
+    if op.not_found is not None:
+        responses["404"] = op.not_found
+    if op.auth == "session" or op.redirects:
         responses["303"] = {"description": "not logged in: to /login"}
     if op.port == "otlp":
         responses["default"] = {"description": "an OTLP error (a google.rpc.Status, protobuf or JSON)",

@@ -145,3 +145,11 @@ def test_keys_made_before_scopes_keep_both(store: Any) -> None:
     access.revoke_key("bot@acme", "k1")  # a revocation keeps the scopes it had
     assert access.list_keys("bot@acme")[0].scopes == ("ingest", "read")
     assert access.key_holder("ek_old") is None
+
+
+async def test_an_archived_agent_takes_no_keys_409(running: Running) -> None:
+    agent, _ = await asyncio.to_thread(running.new_agent)
+    status, _ = await asyncio.to_thread(running.call, "POST", f"/api/agents/{agent}/archive", {})
+    assert status == 200
+    status, body = await asyncio.to_thread(running.call, "POST", f"/api/agents/{agent}/keys", {})
+    assert status == 409 and "archived" in body["error"]["message"], body  # as docs/api.md says
