@@ -51,18 +51,21 @@ def login(api: str, token: str) -> urllib.request.OpenerDirector:
 
 
 def timed(opener: urllib.request.OpenerDirector, url: str, repeat: int, before: Callable[[], Any] | None
-          ) -> tuple[list[float], int]:
-    times, size = [], 0
+          ) -> tuple[list[float], list[float], int]:
+    """Wall and CPU ms per request. CPU is this process's (server threads and client): on a shared, loaded
+    machine it moves far less than wall time."""
+    times, cpu, size = [], [], 0
     for _ in range(repeat):
         if before is not None:
             before()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with opener.open(url) as response:
             body = response.read()
             assert response.status == 200, (url, response.status)
         times.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
         size = len(body)
-    return times, size
+    return times, cpu, size
 
 
 def main() -> None:
@@ -138,12 +141,13 @@ def main() -> None:
             (f"compare, {args.runs} vs {args.runs} runs, warm",
              f"/experiments/{big.experiment_id}/compare?baseline={base.experiment_id}", None),
         ]
-        print(f"{'page':<52} {'p50 ms':>9} {'max ms':>9} {'HTML KB':>9}")
+        print(f"{'page':<52} {'p50 ms':>9} {'max ms':>9} {'cpu p50':>9} {'HTML KB':>9}")
         for label, path, before in pages:
             opener.open(api + path).read()  # warm-up (and a check that the page answers)
             repeat = max(3, args.repeat // 3) if before is cold_all and "compare" in label else args.repeat
-            times, size = timed(opener, api + path, repeat, before)
-            print(f"{label:<52} {statistics.median(times):>9.1f} {max(times):>9.1f} {size / 1024:>9.1f}")
+            times, cpu, size = timed(opener, api + path, repeat, before)
+            print(f"{label:<52} {statistics.median(times):>9.1f} {max(times):>9.1f} {statistics.median(cpu):>9.1f} "
+                  f"{size / 1024:>9.1f}")
 
         if args.browser:
             from playwright.sync_api import sync_playwright

@@ -172,8 +172,9 @@ async def run(request: web.Request) -> Page:
                                "evaluations": loaded["evaluations"], "document": document,
                                "problems": found.problems, "live": False}
     if document:
-        context.update(summary=trajectory_summary(document), subagents=subagents_of(document),
-                       **steps_page(request, document))
+        summary = trajectory_summary(document)
+        summary["status"] = summary["status"] or found.trajectory_status or None  # kept documents may lack it
+        context.update(summary=summary, subagents=subagents_of(document), **steps_page(request, document))
     data = {"run": found.view(), "case": context["case"], "evaluations": loaded["evaluations"],
             "trajectory": document}
     return Page("run.html", context, data, api=f"/api/experiments/{e.experiment_id}/runs/{run_id}/trajectory",

@@ -7,7 +7,6 @@ answers that JSON, the same the `/api` route named in `Page.api` answers to a be
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +16,7 @@ from aiohttp import web
 from jinja2 import Environment
 
 from evalkit.access import AccessError
-from evalkit.api import ApiError, Caller, caller_of
+from evalkit.api import ApiError, Caller, caller_of, dumps_json
 from evalkit.store import StoreUnavailable
 from evalkit.ui.login_sessions import CSRF_COOKIE, SESSION_COOKIE, LoginSession, LoginSessions
 
@@ -130,7 +129,7 @@ def page(handler: Handler) -> Callable[[web.Request], Awaitable[web.StreamRespon
         if not isinstance(result, Page):
             return secure(result)
         if request.query.get("format") == "json":
-            return secure(web.Response(text=json.dumps(result.data, default=str), content_type="application/json",
+            return secure(web.Response(body=dumps_json(result.data), content_type="application/json",
                                        status=result.status, headers=result.headers))
         response = render(request, result.template, status=result.status, title=result.title, api=result.api,
                           **result.context)
