@@ -57,6 +57,13 @@ class CreateAgentBody(_Body):
     session_attribute: str = Field(default="", max_length=256)
 
 
+Scope = Literal["ingest", "read"]
+
+
+def _default_scopes() -> list[Scope]:
+    return [scope for scope in ("ingest", "read") if scope in DEFAULT_SCOPES]
+
+
 class CreateKeyBody(_Body):
-    scopes: list[Literal["ingest", "read"]] = Field(default_factory=lambda: list(DEFAULT_SCOPES), min_length=1,
-                                                    description="ingest: send spans; read: read the workspace")
+    scopes: list[Scope] = Field(default_factory=_default_scopes, min_length=1,
+                                description="ingest: send spans; read: read the workspace")
