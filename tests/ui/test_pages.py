@@ -211,3 +211,34 @@ def test_home_dataset_and_json_twins(tab: Tab, world: World) -> None:
     sessions = tab.go(f"/agents/{world.agent}/sessions?format=json").json()
     assert len(sessions["sessions"]) == 50 and re.fullmatch(r"[\w-]+", sessions["sessions"][0]["session_id"])
     assert time.time() > 0
+
+
+def test_bad_input_gets_a_page_that_says_what_to_do(world: World) -> None:
+    """Never a 500: each odd address answers 4xx with the reason, as HTML, and keeps the login."""
+    jar = CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    form = opener.open(world.served.api + "/login").read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form)
+    assert csrf is not None
+    opener.open(world.served.api + "/login", data=urllib.parse.urlencode(
+        {"csrf": csrf.group(1), "token": world.token, "next": "/"}).encode()).read()
+    cases = {
+        f"/agents/{world.agent}/sessions?since=yesterday": (400, "ISO 8601"),
+        f"/agents/{world.agent}/sessions?status=done": (400, "valid, partial, invalid"),
+        f"/agents/{world.agent}/sessions/no-such-session": (404, "evalkit sessions list"),
+        f"/agents/{world.agent}/sessions/{world.long_session}?page=99": (400, "out of range"),
+        "/agents/not-an-agent-id/sessions": (400, "name@workspace"),
+        "/experiments/twelve": (400, "whole number"),
+        f"/experiments/{world.experiment_id}/compare": (400, "?baseline=N"),
+        f"/experiments/{world.experiment_id}/runs/nope": (404, "runs matrix"),
+        "/experiments/999999": (404, "GET /api/experiments"),
+        f"/experiments/{world.experiment_id}?evaluator=nope": (400, "same_answer"),
+    }
+    for path, (status, hint) in cases.items():
+        try:
+            opener.open(world.served.api + path)
+            raise AssertionError(f"{path} answered 200")
+        except urllib.error.HTTPError as exc:
+            body = exc.read().decode()
+            assert exc.code == status, (path, exc.code, body[:500])
+            assert exc.headers["Content-Type"].startswith("text/html") and hint in body, (path, body[:2000])
