@@ -660,32 +660,39 @@ class _SessionTree:
         same parent, not under it. That sibling (no LLM call, tool or agent itself) and everything
         below it are the agent's.
         """
-        agents = [key for key, m in self.by_key.items() if isinstance(m.operation, AgentRun) and m.span.parent_span_id]
-        if not agents:
-            return
-        with_children = {(m.span.trace_id, m.span.parent_span_id) for m in self.by_key.values()}
-        empty: dict[SpanKey, list[SpanKey]] = {}  # parent -> its childless agent spans
-        for key in agents:
-            if key not in with_children:
-                empty.setdefault((key[0], self.by_key[key].span.parent_span_id), []).append(key)
-        if not empty:
-            return
+        # Keyed by span id strings (no tuple per span): this runs over every span of every build.
+        childless: dict[str, SpanKey] = {}  # span id -> agent span with a parent, until a child shows
         for key, m in self.by_key.items():
-            span = m.span
-            beside = empty.get((span.trace_id, span.parent_span_id)) if m.operation is None else None
+            if m.span.parent_span_id and type(m.operation) is AgentRun:
+                childless[key[1]] = key
+        if not childless:
+            return
+        for m in self.by_key.values():
+            agent = childless.get(m.span.parent_span_id)
+            if agent is not None and agent[0] == m.span.trace_id:
+                del childless[agent[1]]
+                if not childless:
+                    return
+        empty: dict[str, list[SpanKey]] = {}  # parent span id -> its childless agent spans
+        for key in childless.values():
+            empty.setdefault(self.by_key[key].span.parent_span_id, []).append(key)
+        for key, m in self.by_key.items():
+            beside = empty.get(m.span.parent_span_id) if m.operation is None else None
             for agent in beside or ():
                 agent_span = self.by_key[agent].span
                 if (
-                    agent_span.start_time_unix_nano <= span.start_time_unix_nano
-                    and span.end_time_unix_nano <= agent_span.end_time_unix_nano
+                    agent[0] == key[0]
+                    and agent_span.start_time_unix_nano <= m.span.start_time_unix_nano
+                    and m.span.end_time_unix_nano <= agent_span.end_time_unix_nano
                 ):
                     self.adopted[key] = agent
                     break
 
     def parent(self, key: SpanKey) -> SpanKey | None:
-        adopter = self.adopted.get(key)
-        if adopter is not None:
-            return adopter
+        if self.adopted:  # rarely any: no lookup per ancestor step otherwise
+            adopter = self.adopted.get(key)
+            if adopter is not None:
+                return adopter
         span = self.by_key[key].span
         if not span.parent_span_id:
             return None
