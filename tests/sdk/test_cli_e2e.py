@@ -175,6 +175,7 @@ def test_messages_lifecycle_and_datasets(served: Served, tenant: Tenant, tmp_pat
 
     ran = evalkit_cli("run", "sums", "--agent", tenant.agent, "--task", "mytask:answer", "--json", env=env,
                       cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
     experiment = str(json.loads(ran.stdout)["experiment_id"])
     compare = evalkit_cli("experiments", "compare", experiment, "--baseline", "999999", env=env, cwd=tmp_path)
     assert compare.returncode == 1 and "no baseline experiment 999999" in compare.stderr
@@ -190,6 +191,10 @@ def test_messages_lifecycle_and_datasets(served: Served, tenant: Tenant, tmp_pat
     dataset = f"sums@{tenant.workspace}"
     versions = evalkit_cli("datasets", "versions", dataset, "--json", env=env, cwd=tmp_path)
     assert len(json.loads(versions.stdout)["versions"]) == 1
+    reviewed = evalkit_cli("datasets", "review", dataset, "four", "approved", "--note", "checked by hand", env=env,
+                           cwd=tmp_path)
+    assert reviewed.returncode == 0 and "approved (checked by hand)" in reviewed.stdout, reviewed.stderr
+    assert "approved" in evalkit_cli("datasets", "show", dataset, env=env, cwd=tmp_path).stdout
     in_use = evalkit_cli("datasets", "delete", dataset, "--yes", env=env, cwd=tmp_path)
     assert in_use.returncode == 1 and f"used by experiment(s) {experiment}" in in_use.stderr
 

@@ -12,7 +12,15 @@ from evalkit import evaluate_experiment, run_experiment
 from evalkit.sdk.config import ConfigError, connection, find_config, load_project
 from evalkit.sdk.datasets import read_dataset
 from evalkit.sdk.progress import ProgressReport
-from evalkit.sdk_config import save_login
+from evalkit.sdk_config import (
+    keep_agent_key,
+    load_login,
+    login_path,
+    read_logins,
+    save_login,
+    stored_agent_key,
+    use_login,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -76,6 +84,38 @@ def test_connection_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVALKIT_TOKEN", "evk_env")
     assert (connection().url, connection().token) == ("http://127.0.0.1:9999", "evk_env")
     assert connection("http://127.0.0.1:1", "evk_arg").token == "evk_arg"
+
+
+def test_one_login_per_server_and_its_token_only_for_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    save_login("http://127.0.0.1:8000", "evk_first")
+    save_login("http://127.0.0.1:9000/", "evk_second")
+    data = read_logins()
+    assert data["current"] == "http://127.0.0.1:9000" and set(data["servers"]) == {
+        "http://127.0.0.1:8000", "http://127.0.0.1:9000"}
+    assert load_login() == {"url": "http://127.0.0.1:9000", "token": "evk_second"}
+    assert load_login("http://127.0.0.1:8000/")["token"] == "evk_first"
+    # Another server named by EVALKIT_URL gets its own login's token, never the current one's.
+    monkeypatch.setenv("EVALKIT_URL", "http://127.0.0.1:8000")
+    assert connection().token == "evk_first"
+    monkeypatch.setenv("EVALKIT_URL", "http://127.0.0.1:7000")
+    assert connection().token is None
+    assert use_login("http://127.0.0.1:8000") and load_login()["token"] == "evk_first"
+    assert not use_login("http://nowhere:1")
+    # Ingest keys are kept per server; logging out (or in as someone else) forgets them.
+    keep_agent_key("http://127.0.0.1:8000", "bot@acme", "evk_key")
+    assert stored_agent_key("http://127.0.0.1:8000", "bot@acme") == "evk_key"
+    assert stored_agent_key("http://127.0.0.1:9000", "bot@acme") is None
+    save_login("http://127.0.0.1:8000", None)
+    assert stored_agent_key("http://127.0.0.1:8000", "bot@acme") is None
+    assert (login_path().stat().st_mode & 0o777) == 0o600
+
+
+def test_a_login_file_of_the_older_shape_is_read(tmp_path: Path) -> None:
+    login_path().parent.mkdir(parents=True)
+    login_path().write_text('{"url": "http://127.0.0.1:8000/", "token": "evk_old"}')
+    assert load_login() == {"url": "http://127.0.0.1:8000", "token": "evk_old"}
+    save_login("http://127.0.0.1:9000", "evk_new")
+    assert load_login("http://127.0.0.1:8000")["token"] == "evk_old"
 
 
 def test_dataset_folder_hash_changes_with_content_and_fixtures(tmp_path: Path) -> None:
