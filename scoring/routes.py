@@ -327,6 +327,7 @@ async def create_experiment(request: web.Request) -> web.Response:
             fresh = await asyncio.to_thread(s.experiments.get, e.experiment_id)
             e = fresh if fresh is not None else e
     return json_response({"experiment_id": e.experiment_id, "url": f"/api/experiments/{e.experiment_id}",
+                          "page": f"/experiments/{e.experiment_id}",
                           "status": e.status, "config": _public_config(e), "cases": e.cases,
                           "runs_planned": e.planned, "dropped": e.dropped,
                           "lease": None if lease_view is None else {"holder": lease_view["holder"],
