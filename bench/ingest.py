@@ -7,7 +7,12 @@ means durable), p50/p99 export latency, the server's peak RSS and its CPU time p
 span (server and worker processes; unlike spans/s, not skewed by other load). At the end it
 stops the server and counts the rows on disk: every acknowledged span must be there.
 
-    python bench/ingest.py [--spans 200000] [--concurrency 1,4,16]
+After that, on the data directory the server left and in the same run, it measures the engine
+alone: the same spans as flat rows inserted in large blocks (the ceiling evalkit's rate is
+compared with) and one export request inserted bare (what one exporter's latency is compared with).
+
+    python bench/ingest.py [--spans 200000] [--concurrency 1,4,16] [--fsync] [--work-dir DIR]
+                           [--grpc-port N --http-port N --api-port N] [--env EVALKIT_X=...]
 """
 
 from __future__ import annotations
@@ -176,23 +181,76 @@ async def send_all(target: str, key: str, requests: list[bytes], concurrency: in
         return time.perf_counter() - started, latencies
 
 
+def engine_ceiling(store: object, requests: list[bytes], agent_id: str, repeat: int) -> tuple[float, float, float]:
+    """What the engine alone does with the same spans, in the same run, on the data directory the
+    server left: (flat spans/s, bare insert p50 s, bare insert p50 with nothing in flight s).
+
+    - ceiling: the spans as flat rows of a table like `spans` (same engine, order and partitions),
+      pre-encoded as Native blocks of 20,000 rows, inserted two at a time (as the writer does);
+    - bare insert: one export request framed as evalkit frames it, inserted alone into
+      `span_exports` (through the view): the least an acknowledged export can cost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evalkit.ingest import export_schema
+    from evalkit.ingest.export_schema import Framing
+    from evalkit.ingest.flatten import SPAN_COLUMNS
+    from evalkit.ingest.native import NativeEncoder
+    from evalkit.store import Store
+
+    assert isinstance(store, Store)
+    store.command("CREATE TABLE IF NOT EXISTS ceiling_spans AS spans")
+    store.command("TRUNCATE TABLE ceiling_spans")
+    types = store.column_types("spans", SPAN_COLUMNS)
+    encoder = NativeEncoder("ceiling_spans", SPAN_COLUMNS, types)
+    rows = store.query(f"SELECT {', '.join(SPAN_COLUMNS)} FROM spans LIMIT 200000")
+    blocks = [encoder.encode(rows[i:i + 20_000]) for i in range(0, len(rows), 20_000)]
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda block: store.insert_raw("ceiling_spans", SPAN_COLUMNS, block, "Native"), blocks))
+    ceiling = len(rows) / (time.perf_counter() - started)
+    store.command("DROP TABLE ceiling_spans")
+
+    schema = export_schema.write_schema_file(Path(tempfile.mkdtemp(prefix="evalkit-bench-schema-")))
+    settings = export_schema.insert_settings(schema)
+    bare: list[float] = []
+    for i in range(repeat):
+        framed = Framing(agent_id, int(time.time() * 1000), "", 16 << 20, 1024).frame(requests[i % len(requests)])
+        started = time.perf_counter()
+        store.insert_raw("span_exports", export_schema.COLUMN_NAMES, framed, "Protobuf",
+                         {**settings, "insert_deduplicate": 0})
+        bare.append(time.perf_counter() - started)
+    return ceiling, statistics.median(bare), min(bare)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--spans", type=int, default=200_000, help="spans per concurrency level")
     parser.add_argument("--concurrency", default="1,4,16")
     parser.add_argument("--pid-file", help="write the server's pid here (for a profiler to attach)")
+    parser.add_argument("--work-dir", type=Path, help="the server's data directory (default: a new temporary one)")
+    parser.add_argument("--grpc-port", type=int, help="default: a free port")
+    parser.add_argument("--http-port", type=int, help="OTLP/HTTP port; default: a free port")
+    parser.add_argument("--api-port", type=int, help="default: a free port")
+    parser.add_argument("--fsync", action="store_true", help="run the server with EVALKIT_FSYNC=1")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="more settings for the server (repeatable), e.g. EVALKIT_INGEST_WORKERS=2")
     args = parser.parse_args()
     levels = [int(c) for c in args.concurrency.split(",")]
 
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-ingest-"))
-    grpc_port, http_port, api_port = free_port(), free_port(), free_port()
-    env = {**os.environ, "EVALKIT_BOOTSTRAP_TOKEN": TOKEN}
+    data_dir = args.work_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-ingest-"))
+    grpc_port = args.grpc_port or free_port()
+    http_port = args.http_port or free_port()
+    api_port = args.api_port or free_port()
+    env = {**os.environ, "EVALKIT_BOOTSTRAP_TOKEN": TOKEN, **dict(e.split("=", 1) for e in args.env)}
+    if args.fsync:
+        env["EVALKIT_FSYNC"] = "1"
     server = subprocess.Popen(
         [sys.executable, "-m", "evalkit.cli", "serve", "--data-dir", str(data_dir), "--grpc-port", str(grpc_port),
          "--otlp-http-port", str(http_port), "--api-port", str(api_port)], env=env,
         stdout=subprocess.DEVNULL)
     if args.pid_file:
         Path(args.pid_file).write_text(str(server.pid))
+    acked = 0
     try:
         for _ in range(300):
             try:
@@ -200,16 +258,19 @@ def main() -> None:
                 break
             except Exception:
                 time.sleep(0.1)
+        idle_rss = rss_mb(server.pid)
         api(api_port, "POST", "/api/workspaces", b'{"name":"bench"}')
         api(api_port, "POST", "/api/agents", b'{"name":"agent","workspace":"bench"}')
         import json
 
         key = json.loads(api(api_port, "POST", "/api/agents/agent@bench/keys", b"{}"))["key"]
         print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}; {args.spans} spans per level, "
-              "512 spans per export, ~1.3 KB of attributes per span")
+              f"512 spans per export, ~1.3 KB of attributes per span; fsync {'on' if args.fsync else 'off'}"
+              + (f"; {' '.join(args.env)}" if args.env else ""))
+        print(f"server idle RSS: {idle_rss:.0f} MB")
         print(f"{'clients':>7} {'spans/s acked':>14} {'p50 ms':>8} {'p99 ms':>8} {'server peak RSS MB':>19} "
               f"{'server CPU us/span':>19}")
-        acked = 0
+        requests: list[bytes] = []
         for level_index, concurrency in enumerate(levels):
             requests = build_requests(args.spans, seed=level_index + 1)
             cpu_before = server_cpu_seconds(server.pid)
@@ -245,6 +306,17 @@ def main() -> None:
     stored = store.query("SELECT count() FROM spans FINAL")[0][0]
     print(f"after shutdown: {stored:,} spans on disk of {acked:,} acknowledged"
           + ("" if stored == acked else "  <-- MISMATCH"))
+    ceiling, bare_p50, bare_min = engine_ceiling(store, requests, "agent@bench", repeat=15)
+    print(f"engine alone, same run: {ceiling:,.0f} spans/s as flat rows (20,000-row Native inserts, two at a "
+          f"time); one export request inserted bare through the view: p50 {bare_p50 * 1000:.0f} ms "
+          f"(min {bare_min * 1000:.0f} ms)")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 if __name__ == "__main__":

@@ -90,6 +90,7 @@ class BatchWriter:
         self._wake = asyncio.Event()
         self._closing = False
         self._task: asyncio.Task[None] | None = None
+        self._in_flight: set[asyncio.Task[None]] = set()
         # An insert runs on one core; `concurrency` of them in flight (each on its own store
         # connection, see Store.insert_raw) use more.
         self.concurrency = max(1, concurrency)
@@ -145,8 +146,13 @@ class BatchWriter:
             self._task = None
         self._executor.shutdown(wait=True)
 
+    @property
+    def in_flight(self) -> int:
+        """Inserts running now."""
+        return len(self._in_flight)
+
     async def _run(self) -> None:
-        in_flight: set[asyncio.Task[None]] = set()
+        in_flight = self._in_flight
         while True:
             if not self._pending:
                 if self._closing:
@@ -167,6 +173,11 @@ class BatchWriter:
                 # a moment, as one insert for all of them costs less than two (each insert has a
                 # fixed planning cost of about 0.1 s).
                 deadline = max(deadline, self._last_commit_end + self.max_delay)
+            elif not in_flight:
+                # No insert running and at least as many requests waiting as the last insert
+                # answered (a lone exporter, whose batch processor sends one request at a time, or
+                # every client of the last batch back): waiting would gather nobody else.
+                deadline = now
             wait = deadline - now
             if self._pending_rows < self.max_rows and wait > 0 and not self._closing:
                 self._wake.clear()

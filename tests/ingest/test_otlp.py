@@ -321,20 +321,35 @@ def make_request_bytes(spans: list[ReadableSpan]) -> bytes:
 
 
 async def test_overload_answers_retryable_errors(tmp_path: Path) -> None:
-    # One request waits for its batch while the queue is full for the next.
-    async with serve(tmp_path, queue_max_rows=2, batch_max_rows=1000, batch_max_delay_ms=1500) as running:
+    # One request is inserting and the next waits for its batch, so the queue is full for a third.
+    # The insert is held by taking the store's insert connections (one writer slot, one for logs).
+    async with serve(tmp_path, queue_max_rows=2, insert_concurrency=1) as running:
         agent_id, key = await asyncio.to_thread(running.new_agent)
-        body = make_request_bytes(make_spans(2))
-        first = asyncio.create_task(asyncio.to_thread(
-            post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", key))
-        await asyncio.sleep(0.4)
-        status, _, headers = await asyncio.to_thread(
-            post, f"{running.otlp_http}/v1/traces", make_request_bytes(make_spans(2)), "application/x-protobuf",
-            key)
-        assert status == 429
-        assert headers["Retry-After"] == "2"
-        assert (await first)[0] == 200
-        assert count_spans(running, agent_id) == 2
+        held = [await asyncio.to_thread(running.store._borrow_inserter) for _ in range(running.store.max_inserters)]
+        url = f"{running.otlp_http}/v1/traces"
+        try:
+            first = asyncio.create_task(asyncio.to_thread(
+                post, url, make_request_bytes(make_spans(2)), "application/x-protobuf", key))
+            second = None
+            writer = running.service.span_writer
+            for _ in range(600):  # until the first is inserting and the second queued behind it
+                if second is None and writer.in_flight:
+                    second = asyncio.create_task(asyncio.to_thread(
+                        post, url, make_request_bytes(make_spans(2)), "application/x-protobuf", key))
+                if second is not None and writer.queued_rows == 2:
+                    break
+                await asyncio.sleep(0.02)
+            assert second is not None and writer.in_flight == 1 and writer.queued_rows == 2
+            status, _, headers = await asyncio.to_thread(
+                post, url, make_request_bytes(make_spans(2)), "application/x-protobuf", key)
+            assert status == 429
+            assert headers["Retry-After"] == "2"
+        finally:
+            for client in held:
+                running.store._inserters.put(client)
+        assert second is not None
+        assert (await first)[0] == 200 and (await second)[0] == 200
+        assert count_spans(running, agent_id) == 4
 
 
 async def test_store_unreachable_is_retryable_and_nothing_is_acknowledged(tmp_path: Path) -> None:
