@@ -1,0 +1,136 @@
+"""Agent frameworks' captures (openai-agents, smolagents, Google ADK): the structure a person would recognise.
+
+`test_capture_corpus.py` checks every capture's steps, tool results and tokens against the fake
+LLM's log; this checks what that comparison does not see: who the agents are (a synthetic trace
+root is none), which call started a subagent (a handoff, a managed agent, a transfer), that a
+failed tool call is flagged with what the model was shown, and that a framework's restatements
+of its own messages (smolagents' `tool-call` / `tool-response`) are not user steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from tests.captures import corpus
+from tests.trajectory_service.conftest import Service, ServiceFactory
+
+Json = dict[str, Any]
+
+
+async def _trajectory(service: Service, name: str) -> Json:
+    capture = corpus.load(name)
+    agent, key = await service.new_agent(name.replace("_", "-")[:60])
+    await asyncio.to_thread(corpus.replay, capture, service.running.otlp_http, key)
+    session = capture.session_id
+    if session is None:
+        listed = await service.get(f"/api/agents/{agent}/sessions")
+        assert len(listed.body["sessions"]) == 1, listed.body
+        session = listed.body["sessions"][0]["session_id"]
+    reply = await service.trajectory(agent, str(session), "?wait=10")
+    assert reply.status == 200, reply.text
+    assert reply.body["extra"]["status"] == "valid", reply.body["extra"]
+    return reply.body
+
+
+def _calls(document: Json) -> dict[str, tuple[Json, Json]]:
+    """function name -> (its call, its result), the last call of each name."""
+    found = {}
+    for step in document["steps"]:
+        results = {r.get("source_call_id"): r for r in (step.get("observation") or {}).get("results") or ()}
+        for call in step.get("tool_calls") or ():
+            found[call["function_name"]] = (call, results.get(call["tool_call_id"], {}))
+    return found
+
+
+def _no_system_delegation_steps(document: Json) -> None:
+    for trajectory in corpus.all_trajectories(document):
+        assert not [s for s in trajectory["steps"] if str(s.get("message", "")).startswith("Delegated to")]
+
+
+def _subagent(document: Json, call_name: str, agent_name: str) -> Json:
+    """The one subagent, referenced from the result of `call_name` at the top level."""
+    subagents = document.get("subagent_trajectories") or []
+    assert [s["agent"]["name"] for s in subagents] == [agent_name]
+    _, result = _calls(document)[call_name]
+    assert [ref["trajectory_id"] for ref in result.get("subagent_trajectory_ref") or ()] == [
+        subagents[0]["trajectory_id"]]
+    return subagents[0]
+
+
+def openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent(document: Json) -> None:
+    # The workflow root is no agent: both turns are the triage agent's own steps, in one trajectory.
+    assert document["agent"]["name"] == "Travel desk"
+    _no_system_delegation_steps(document)
+    assert [s["source"] for s in document["steps"]] == ["system", "user", "agent", "agent", "user", "agent", "agent"]
+    assert not [s for s in document["steps"] if s.get("is_copied_context")]
+    # The third get_weather span (no call id) answers the call for Bergen, not a re-sent one for Paris.
+    weather = {call["arguments"]["city"]: result["content"]
+               for step in document["steps"] for call in step.get("tool_calls") or ()
+               for result in (step.get("observation") or {}).get("results") or ()
+               if call["function_name"] == "get_weather" and result["source_call_id"] == call["tool_call_id"]}
+    assert weather == {"Paris": "sunny, 21°C", "Oslo": "rainy, 9°C", "Bergen": "windy, 7°C"}
+    # The handoff span meets the model's transfer call; the receiving agent carries on from there.
+    booking = _subagent(document, "transfer_to_booking_agent", "Booking agent")
+    _, handoff = _calls(document)["transfer_to_booking_agent"]
+    assert handoff["content"] == '{"assistant": "Booking agent"}'
+    assert [s["source"] for s in booking["steps"]] == ["system", "agent", "agent", "agent"]
+    failed, retried = (s["observation"]["results"][0] for s in booking["steps"][1:3])
+    assert failed["extra"]["is_error"] is True and failed["content"].startswith("An error occurred")
+    assert "is_error" not in retried.get("extra", {})
+
+
+def smolagents_managed_agent_answers_its_call_and_tool_messages_are_no_user_steps(document: Json) -> None:
+    for trajectory in corpus.all_trajectories(document):
+        users = [s["message"] for s in trajectory["steps"] if s["source"] == "user"]
+        assert len(users) == 1 and users[0].startswith("New task:"), users
+        assert not [s for s in trajectory["steps"] if s.get("is_copied_context")]
+    weather = _subagent(document, "weather_agent", "weather_agent")
+    _, answer = _calls(document)["weather_agent"]
+    assert answer["content"].endswith("Paris: sunny, 21°C. Oslo: rainy, 9°C.")
+    assert _calls(weather)["final_answer"][1]["content"] == "Paris: sunny, 21°C. Oslo: rainy, 9°C."
+    # The failed tool span has no output: its result is what the model was shown next.
+    _, failed = _calls(document)["lookup_flight"]
+    assert failed["extra"]["is_error"] is True
+    assert failed["content"].startswith("Error:\nError executing tool 'lookup_flight'")
+    assert document["agent"]["name"] == "trip-planner"  # the service: smolagents names no top agent
+
+
+def smolagents_code_agent_tools_have_their_arguments_and_the_code_is_not_repeated(document: Json) -> None:
+    assert not [s for s in document["steps"] if s.get("is_copied_context")]
+    call, result = _calls(document)["get_weather"]
+    assert call["arguments"] == {"city": "Paris"} and result["content"] == "sunny, 21°C"
+    assert [s["source"] for s in document["steps"] if s.get("llm_call_count") == 1] == ["agent", "agent"]
+
+
+def adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps(document: Json) -> None:
+    assert document["agent"]["name"] == "travel_desk"
+    _no_system_delegation_steps(document)
+    assert "(merged tools)" not in _calls(document)
+    assert not [s for s in document["steps"] if s.get("llm_call_count") == 0]
+    booking = _subagent(document, "transfer_to_agent", "booking_agent")
+    assert next(s["message"] for s in booking["steps"] if s["source"] == "system").startswith("You book hotels.")
+    assert [s["source"] for s in document["steps"]] == ["system", "user", "agent", "agent"]
+
+
+CHECKS: dict[str, Callable[[Json], None]] = {
+    "openai-agents_openinference": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
+    "openai-agents_logfire_no-session": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
+    "smolagents_openinference": smolagents_managed_agent_answers_its_call_and_tool_messages_are_no_user_steps,
+    "smolagents_openinference_code-agent-no-session":
+        smolagents_code_agent_tools_have_their_arguments_and_the_code_is_not_repeated,
+    "google-adk_native": adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps,
+}
+
+
+async def test_agent_frameworks_captures_have_the_structure_that_happened(start_service: ServiceFactory) -> None:
+    # One service for all of them (an agent each): starting one is most of a capture's cost.
+    service = await start_service()
+    failures = []
+    for name, check in CHECKS.items():
+        try:
+            check(await _trajectory(service, name))
+        except AssertionError as error:
+            failures.append(f"{name}: {check.__name__}: {error}")
+    assert not failures, "\n".join(failures)
