@@ -102,7 +102,7 @@ class HarnessRunner:
                 if current is not None and current.status == "running" and driver.stopped:
                     left = await asyncio.to_thread(s.unrecorded, current)
                     current = await asyncio.to_thread(
-                        s.set_status, current, "stopped", f"stopped: {driver.stopped}; {left} of {current.planned} "
+                        s.set_status, current, "stopped", f"{driver.stopped}; {left} of {current.planned} "
                         f"run(s) not run; resume with `evalkit run {current.dataset} --agent {current.agent_id} "
                         f"--resume {current.experiment_id}`")
                 if current is not None and current.status == "running":

@@ -8,9 +8,15 @@ import os
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from tests.sdk.conftest import Served, Tenant, write_cases
 from tests.sdk.test_cli_e2e import evalkit_cli
@@ -27,7 +33,7 @@ def says_ok(answer):
 class Harness:
     """The harness contract (docs/harness.md): `flaky` fails its first attempt, `slow` outlives the timeout."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_run: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.calls: list[dict[str, Any]] = []
         self.running = 0
         self.most = 0
@@ -49,6 +55,8 @@ class Harness:
                     harness.most = max(harness.most, harness.running)
                 try:
                     time.sleep(0.3)
+                    if on_run is not None:
+                        on_run(body)
                     case = body["input"]
                     if case == "slow":
                         time.sleep(4)
@@ -114,5 +122,43 @@ def test_harness_run_honours_the_run_flags(served: Served, tenant: Tenant, tmp_p
         assert shown["config"]["run_settings"] == {"timeout_seconds": 2.0, "retries": 1, "concurrency": 1,
                                                    "trajectory_wait_seconds": 0.0}
         assert shown["status"] == "completed" and ran.returncode == 0, ran.stderr
+    finally:
+        harness.close()
+
+
+def send_session(otlp: str, key: str, session_id: str) -> None:
+    """What a harness's agent sends: a root and one chat call of 100 + 10 tokens, through the OTel SDK."""
+    provider = TracerProvider(resource=Resource.create({"service.name": "harness-agent"}))
+    provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(
+        endpoint=otlp + "/v1/traces", headers={"authorization": f"Bearer {key}"}, timeout=10)))
+    tracer = provider.get_tracer("tests")
+    with tracer.start_as_current_span("invoke_agent bot", attributes={
+            "gen_ai.operation.name": "invoke_agent", "session.id": session_id}):
+        with tracer.start_as_current_span("chat gpt-4o", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "gen_ai.provider.name": "openai",
+                "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 10,
+                "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+                    {"type": "text", "content": "ok"}], "finish_reason": "stop"}])}):
+            pass
+    provider.shutdown()
+
+
+def test_harness_run_stops_at_max_tokens_and_says_so(served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    agent = served.ok("POST", "/api/agents", {"name": "spender", "workspace": tenant.workspace, "kind": "harness",
+                                               "harness_url": "http://127.0.0.1:9"})["agent"]
+    key = served.ok("POST", f"/api/agents/{agent}/keys", {})["key"]
+    harness = Harness(on_run=lambda body: send_session(served.otlp, key, body["session_id"]))
+    try:
+        served.ok("PATCH", f"/api/agents/{agent}", {"harness_url": harness.url})
+        write_cases(tmp_path, "three", {name: f"input: {name}\nevaluators: [contains]\nexpected: ok\n"
+                                        for name in ("a", "b", "c")})
+        # One call at a time: 110 tokens after the first, 220 after the second, so the third never starts.
+        ran = evalkit_cli("run", "three", "--agent", agent, "--concurrency", "1", "--max-tokens", "150",
+                          "--trajectory-wait-seconds", "10", "--poll-seconds", "0.3", env=dict(os.environ),
+                          cwd=tmp_path)
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        assert len(harness.calls) == 2
+        assert "(stopped: max_tokens 150 reached (220 used); 1 of 3 run(s) not run" in ran.stdout
+        assert f"--resume {ran.stdout.split('experiment ')[-1].split(':')[0]}" in ran.stdout
     finally:
         harness.close()
