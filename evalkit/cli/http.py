@@ -37,6 +37,8 @@ class CliError(Exception):
 # Python keyword arguments or JSON bodies.
 _CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in (
     (r"`?run_experiment\(\.\.\., resume=(\d+)\)`? or (`evalkit run [^`]*--resume \1`)", r"\2"),
+    (r"`?run_experiment\(\.\.\., resume=(\d+)\)`? \((?:or )?(`evalkit run [^`]*--resume \1`)\)", r"\2"),
+    (r"`?evaluate_experiment\(experiment_id=(\d+), partial=True\)`? \((`evalkit evaluate \1 --partial`)\)", r"\2"),
     (r"`?run_experiment\(\.\.\., resume=(\d+)\)`?", r"`evalkit run DATASET --agent AGENT --resume \1`"),
     (r" or `evaluate_experiment\(experiment_id=(\d+)\)`", ""),
     (r" or `run_experiment\(\.\.\., resume=(\d+), take_over=True\)`", ""),

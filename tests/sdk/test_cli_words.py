@@ -1,0 +1,29 @@
+"""The service's and the SDK's advice, said on the command line with commands (evalkit/cli/http.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.cli.http import cli_words
+
+
+@pytest.mark.parametrize(("said", "on_the_command_line"), [
+    ("experiment 2 is not fully scored; finish it with `evalkit evaluate 2` or "
+     "`evaluate_experiment(experiment_id=2)` (or pass allow_incomplete=true)",
+     "experiment 2 is not fully scored; finish it with `evalkit evaluate 2` (or pass --allow-incomplete)"),
+    ("finish them with `run_experiment(..., resume=3)` or `evalkit run … --resume 3`, or score what is there with "
+     "\"partial\": true (`evaluate_experiment(experiment_id=3, partial=True)`). Failed",
+     "finish them with `evalkit run … --resume 3`, or score what is there with `evalkit evaluate 3 --partial`. Failed"),
+    ("finish them with run_experiment(..., resume=3) (or `evalkit run … --resume 3`), or score what is there "
+     "with evaluate_experiment(experiment_id=3, partial=True) (`evalkit evaluate 3 --partial`)",
+     "finish them with `evalkit run … --resume 3`, or score what is there with `evalkit evaluate 3 --partial`"),
+    ("take over now with `evalkit run … --resume 3 --take-over` or `run_experiment(..., resume=3, take_over=True)`;",
+     "take over now with `evalkit run … --resume 3 --take-over`;"),
+    ("unarchive it with `PATCH /api/agents/bot@x` {\"archived\": false}",
+     "unarchive it with `evalkit agents set bot@x --unarchive`"),
+    ("compare what ran with allow_incomplete=true (`--allow-incomplete`)",
+     "compare what ran with `--allow-incomplete`"),
+    ("resume it with run_experiment(..., resume=4)", "resume it with `evalkit run DATASET --agent AGENT --resume 4`"),
+])
+def test_advice_is_said_with_commands(said: str, on_the_command_line: str) -> None:
+    assert cli_words(said) == on_the_command_line
