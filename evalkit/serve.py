@@ -32,7 +32,7 @@ from evalkit.ingest.writer import BatchWriter
 from evalkit.metrics import Metrics
 from evalkit.migrations import migrate, set_fsync
 from evalkit.settings import Settings
-from evalkit.store import Store, StoreLocked, StoreUnavailable
+from evalkit.store import Store, StoreLocked, StoreUnavailable, engine_options_for
 
 log = logging.getLogger("evalkit.serve")
 
@@ -53,6 +53,13 @@ def default_route_modules() -> list[RouteModule]:
     else:
         modules.append(scoring_routes)
     return modules
+
+
+def _ram_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 8 << 30
 
 
 def keep_private(data_dir: Path) -> None:
@@ -81,7 +88,8 @@ class Service:
         self.settings = settings
         # Insert connections: the span writer's concurrent inserts, and one for logs.
         self.store = store or Store(settings.store_url, cluster=settings.clickhouse_cluster,
-                                    insert_connections=settings.insert_concurrency + 1)
+                                    insert_connections=settings.insert_concurrency + 1,
+                                    engine_options=engine_options_for(_ram_bytes()))
         self.clock = clock
         self.say = say
         self.metrics = Metrics()

@@ -60,13 +60,16 @@ class Store:
     """A thread-safe handle on one ClickHouse database."""
 
     def __init__(self, url: str, *, database: str | None = None, cluster: str | None = None,
-                 insert_connections: int = 2) -> None:
+                 insert_connections: int = 2, engine_options: dict[str, str] | None = None) -> None:
         self.url = url
         self.kind, self._client_kwargs, url_database = parse_store_url(url)
         self.database = database or url_database
         if not _IDENT.match(self.database):
             raise ValueError(f"database name {self.database!r} must be a plain identifier")
         self.cluster = cluster
+        # Server settings of the embedded engine (caches, memory cap); they apply when this store
+        # is the first to open the engine in the process, as `evalkit serve`'s is.
+        self.engine_options = dict(engine_options or {})
         self._client: Client | None = None
         self._connect_lock = threading.Lock()
         # Inserts get connections of their own: a driver connection runs one statement at a time,
@@ -86,7 +89,8 @@ class Store:
     def _open(self, *, create_database: bool = False) -> Client:
         try:
             if self.kind == "chdb":
-                client = clickhouse_connect.get_client(dsn=f"chdb://{self._client_kwargs['path']}")
+                client = clickhouse_connect.get_client(dsn=f"chdb://{self._client_kwargs['path']}",
+                                                       chdb_options=self.engine_options or None)
             else:
                 client = clickhouse_connect.get_client(**self._client_kwargs)
             if create_database:
@@ -216,6 +220,21 @@ class Store:
         if missing:
             raise StoreError(f"table {table} has no column(s) {missing}; the schema is older than this evalkit")
         return [types[name] for name in column_names]
+
+
+def engine_options_for(ram_bytes: int) -> dict[str, str]:
+    """The embedded engine's caches sized for the machine, not ClickHouse's server defaults (5 GiB
+    each for marks, index marks and primary indexes; 90% of RAM for queries): evalkit shares its
+    process, and usually its machine, with the agents it measures."""
+    cache = max(64 << 20, ram_bytes // 64)
+    return {
+        "mark_cache_size": str(cache),
+        "index_mark_cache_size": str(cache // 2),
+        "primary_index_cache_size": str(cache // 2),
+        "compiled_expression_cache_size": str(32 << 20),
+        "query_condition_cache_size": str(32 << 20),
+        "max_server_memory_usage_to_ram_ratio": "0.5",
+    }
 
 
 def _held_by_another_process(path: str) -> bool:
