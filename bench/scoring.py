@@ -1,9 +1,10 @@
 """Scorecard and comparison time for synthetic experiments, in memory.
 
-    /work/venv/bin/python bench/scoring.py [--runs 1000 100000] [--repetitions 5] [--store]
+    .venv/bin/python bench/scoring.py [--runs 1000 100000] [--repetitions 5] [--store] [--work-dir DIR]
 
-With --store the experiments are written in bulk to ClickHouse (chDB, a temp
-directory) and every scorecard and comparison reads its records back through
+With --store the experiments are written in bulk to ClickHouse (chDB, in
+--work-dir, default a temporary directory; it runs no server, so it takes no
+ports) and every scorecard and comparison reads its records back through
 the scoring service's queries (final attempts, latest evaluation versions):
 "cold" with the service's records cache emptied before each repetition, "warm"
 for the service's cached scorecard and comparison of completed experiments.
@@ -149,7 +150,7 @@ def _store_experiment(store: Any, service: Any, eid: int, records: ExperimentRec
     return e
 
 
-def measure_store(runs: int, reps: int, resamples: int, repeat: int) -> None:
+def measure_store(runs: int, reps: int, resamples: int, repeat: int, work_dir: str | None = None) -> None:
     """The same, read from ClickHouse (chDB) through the scoring service's own queries."""
     import tempfile
     from pathlib import Path
@@ -159,7 +160,9 @@ def measure_store(runs: int, reps: int, resamples: int, repeat: int) -> None:
     from evalkit.scoring.service import ScoringService
     from evalkit.store import Store
 
-    with tempfile.TemporaryDirectory() as tmp:
+    if work_dir:
+        Path(work_dir).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=work_dir) as tmp:
         store = Store(f"chdb://{tmp}/ch?database=bench")
         store.connect()
         migrate(store)
@@ -184,9 +187,14 @@ def measure_store(runs: int, reps: int, resamples: int, repeat: int) -> None:
             GateConfig(min_score=0.5, max_regressions=runs)))
         store.close()
     verdicts = ", ".join(f"{e.evaluator}={e.verdict}" for e in result.comparison.evaluators)
+    GOALS.append(f"cold {runs:,}-run scorecard ({reps} rep.): {t_sc:.2f} s wall / {c_sc:.2f} s CPU; comparison "
+                 f"and gate: {t_cmp:.2f} s / {c_cmp:.2f} s (goal: < 1 s each)")
     print(f"{runs:>8} {reps:>4} {runs // reps:>7} {insert:>8.2f}s {t_read:>6.2f}s/{c_read:<5.2f} "
           f"{t_sc:>6.2f}s/{c_sc:<5.2f} {t_cmp:>6.2f}s/{c_cmp:<5.2f} {t_wsc:>6.3f}s/{c_wsc:<5.3f} "
           f"{t_wcmp:>6.3f}s/{c_wcmp:<5.3f}  {verdicts}")
+
+
+GOALS: list[str] = []
 
 
 def main() -> None:
@@ -198,6 +206,7 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--store", action="store_true", help="read the experiments from ClickHouse (chDB)")
+    parser.add_argument("--work-dir", help="where --store puts its chDB data (default: a temporary directory)")
     args = parser.parse_args()
     if args.store:
         print(f"from the store (chDB): bootstrap resamples {args.resamples}; best of {args.repeat}; "
@@ -209,7 +218,8 @@ def main() -> None:
               f"{'compare+gate':>13} {'warm sc':>13} {'warm cmp+gate':>13}")
         for runs in args.runs:
             for reps in args.repetitions:
-                measure_store(runs, reps, args.resamples, args.repeat)
+                measure_store(runs, reps, args.resamples, args.repeat, args.work_dir)
+        print("\n".join(GOALS))
         return
     print(f"bootstrap resamples: {args.resamples}; best of {args.repeat}; 3 evaluators per run")
     print(

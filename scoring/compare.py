@@ -24,6 +24,7 @@ import random
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import stats
@@ -109,13 +110,19 @@ class Comparison(_Model):
         raise KeyError(f"evaluator {name!r} was not compared (compared: {known})")
 
 
-def _case_means(values: EvaluatorValues) -> dict[str, float]:
-    return {case: math.fsum(v) / len(v) for case, v in values.cases.items() if v}
-
-
 def _overall_mean(values: EvaluatorValues) -> float | None:
     n = values.n
-    return math.fsum(math.fsum(v) for v in values.cases.values()) / n if n else None
+    return math.fsum(values.sums.tolist()) / n if n else None
+
+
+def _pair(cand: EvaluatorValues, base: EvaluatorValues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shared case ids in order, their index in cand, in base)."""
+    if not len(cand.case_array) or not len(base.case_array):
+        empty = np.zeros(0, dtype=np.int64)
+        return np.array([], dtype=str), empty, empty
+    shared, in_cand, in_base = np.intersect1d(cand.case_array, base.case_array, assume_unique=True,
+                                              return_indices=True)
+    return shared, in_cand, in_base
 
 
 def _compare_evaluator(
@@ -129,34 +136,36 @@ def _compare_evaluator(
     case_tolerance: float,
     case_limit: int | None,
 ) -> EvaluatorComparison:
-    cand_means = _case_means(cand)
-    base_means = _case_means(base)
-    shared = sorted(cand_means.keys() & base_means.keys())
-    deltas = [cand_means[c] - base_means[c] for c in shared]
+    shared_ids, in_cand, in_base = _pair(cand, base)
+    cand_means = cand.case_means()[in_cand]
+    base_means = base.case_means()[in_base]
+    deltas = cand_means - base_means
     # Mixed kinds (an evaluator changed from pass/fail to scores) compare as scores.
     kind: ScoreKind = "pass_fail" if cand.kind == base.kind == "pass_fail" else "score"
 
-    def listed(indices: list[int]) -> list[CaseDelta]:
+    def listed(indices: np.ndarray) -> list[CaseDelta]:
         # Built without validation: the values are floats we just computed, and an
         # experiment of 100,000 cases would otherwise spend seconds here.
         return [
             CaseDelta.model_construct(
-                case_id=shared[i],
-                baseline=base_means[shared[i]],
-                candidate=cand_means[shared[i]],
-                delta=deltas[i],
+                case_id=str(shared_ids[i]),
+                baseline=float(base_means[i]),
+                candidate=float(cand_means[i]),
+                delta=float(deltas[i]),
             )
-            for i in indices
+            for i in indices.tolist()
         ]
 
-    down = sorted((i for i, d in enumerate(deltas) if d < -case_tolerance - _EPS), key=lambda i: deltas[i])
-    up = sorted((i for i, d in enumerate(deltas) if d > case_tolerance + _EPS), key=lambda i: -deltas[i])
+    down = np.flatnonzero(deltas < -case_tolerance - _EPS)
+    down = down[np.argsort(deltas[down], kind="stable")]
+    up = np.flatnonzero(deltas > case_tolerance + _EPS)
+    up = up[np.argsort(-deltas[up], kind="stable")]
     regressed = listed(down[:case_limit])
     improved = listed(up[:case_limit])
     common = {
         "evaluator": name,
         "kind": kind,
-        "paired_cases": len(shared),
+        "paired_cases": len(shared_ids),
         "baseline_mean": _overall_mean(base),
         "candidate_mean": _overall_mean(cand),
         "regressed": regressed,
@@ -166,6 +175,7 @@ def _compare_evaluator(
         "candidate_incomplete": cand.unscored + cand.evaluator_errors,
         "baseline_incomplete": base.unscored + base.evaluator_errors,
     }
+    shared = len(shared_ids)
     if not shared:
         return EvaluatorComparison(
             **common,  # type: ignore[arg-type]
@@ -176,15 +186,15 @@ def _compare_evaluator(
             p_value=None,
             verdict="no significant difference",
         )
-    single_runs = all(len(cand.cases[c]) == 1 and len(base.cases[c]) == 1 for c in shared)
+    single_runs = bool(np.all(cand.counts[in_cand] == 1) and np.all(base.counts[in_base] == 1))
     test: Literal["mcnemar-exact", "paired-bootstrap"]
     if kind == "pass_fail" and single_runs:
         # Discordant pairs: b passed only in the baseline, c only in the candidate.
-        b = sum(1 for d in deltas if d < 0)
-        c = sum(1 for d in deltas if d > 0)
+        b = int(np.count_nonzero(deltas < 0))
+        c = int(np.count_nonzero(deltas > 0))
         p = stats.mcnemar_exact(b, c)
-        interval = stats.mcnemar_interval(b, c, len(shared), 1.0 - alpha)
-        estimate = (c - b) / len(shared)
+        interval = stats.mcnemar_interval(b, c, shared, 1.0 - alpha)
+        estimate = (c - b) / shared
         test = "mcnemar-exact"
     else:
         boot = stats.paired_bootstrap(
@@ -257,8 +267,8 @@ def compare(
                 case_limit=case_limit,
             )
         )
-    cand_cases = set(candidate.runs_by_case)
-    base_cases = set(baseline.runs_by_case)
+    cand_cases = set(candidate.case_ids)
+    base_cases = set(baseline.case_ids)
     warnings = _warnings(candidate, baseline, results)
     return Comparison(
         candidate_id=candidate.experiment_id,

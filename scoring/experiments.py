@@ -72,7 +72,9 @@ class Experiment:
 
     @property
     def case_evaluators(self) -> dict[str, list[str]]:
-        return {k: list(v) for k, v in self.config.get("case_evaluators", {}).items()}
+        """case id → the evaluators it asked for: the config's own mapping, read-only (a copy of 100,000
+        cases' lists cost more than the scorecard computed from them)."""
+        return dict(self.config.get("case_evaluators", {}))
 
     @property
     def evaluator_names(self) -> list[str]:

@@ -26,12 +26,13 @@ import functools
 import io
 import itertools
 import math
-import operator
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console, Group
 from rich.table import Table
@@ -111,25 +112,166 @@ class EvaluationRecord:
     cost_usd: float | None = 0.0
 
 
+STATUS_CODES: dict[str, int] = {"completed": 0, "failed": 1, "cancelled": 2, "timeout": 3}
+_COMPLETED, _FAILED, _CANCELLED, _TIMEOUT = 0, 1, 2, 3
+METRIC_NAMES = ("duration_seconds", "steps", "tool_calls", "input_tokens", "output_tokens", "cost_usd")
+
+
 @dataclass(frozen=True)
+class EvaluatorColumns:
+    """One evaluator's latest verdicts, one array entry per verdict on a final run. `run` indexes the runs of
+    the `RecordColumns`; `passed` is 1, 0 or -1 (no verdict); NaN score = none, NaN cost = unpriced; the error
+    and label texts are '' where `errored` / `has_label` say there is none."""
+
+    run: np.ndarray
+    score: np.ndarray
+    passed: np.ndarray
+    errored: np.ndarray
+    error_text: list[str]
+    label_text: list[str]
+    has_label: np.ndarray
+    cost: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class RecordColumns:
+    """The final runs of an experiment and their latest evaluations as arrays, ordered by case then repetition:
+    what scorecards and comparisons compute from, in numpy, without an object per run or per evaluation.
+
+    `run_case` indexes `case_ids`; `status` holds STATUS_CODES; `metrics` are floats with NaN for unknown
+    (for cost: unpriced)."""
+
+    run_ids: list[str]
+    case_ids: list[str]
+    run_case: np.ndarray
+    repetition: np.ndarray
+    status: np.ndarray
+    trajectory_status: list[str | None]
+    metrics: dict[str, np.ndarray]
+    evaluations: dict[str, EvaluatorColumns]
+
+    @functools.cached_property
+    def case_array(self) -> np.ndarray:
+        """`case_ids` as a numpy string array (for pairing cases of two experiments)."""
+        return np.array(self.case_ids, dtype=str)
+
+    @staticmethod
+    def case_index(case_per_run: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """(distinct case ids, the index of each run's case) for runs grouped by case."""
+        if not case_per_run:
+            return [], np.zeros(0, dtype=np.int64)
+        cases = np.asarray(case_per_run, dtype=object)
+        starts = np.flatnonzero(np.concatenate(([True], cases[1:] != cases[:-1])))
+        run_case = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(cases))))
+        return list(cases[starts]), run_case
+
+    @classmethod
+    def from_records(cls, by_case: Mapping[str, Sequence[RunRecord]], evaluations: Sequence[EvaluationRecord]
+                     ) -> RecordColumns:
+        runs = [run for case_runs in by_case.values() for run in case_runs]
+        case_ids, run_case = cls.case_index([r.case_id for r in runs])
+        position = {r.run_id: i for i, r in enumerate(runs)}
+        metrics = {name: np.array([getattr(r.metrics, name) for r in runs], dtype=float) for name in METRIC_NAMES}
+        # A later record for the same (run, evaluator) wins: re-scoring writes a new version, stores return
+        # them oldest first.
+        latest: dict[str, dict[int, EvaluationRecord]] = {}
+        for ev in evaluations:
+            latest.setdefault(ev.evaluator, {})
+            at = position.get(ev.run_id)
+            if at is not None:
+                latest[ev.evaluator][at] = ev
+        columns = {}
+        for name, by_run in latest.items():
+            evs = list(by_run.values())
+            columns[name] = EvaluatorColumns(
+                run=np.fromiter(by_run.keys(), dtype=np.int64, count=len(by_run)),
+                score=np.array([ev.score for ev in evs], dtype=float),
+                passed=np.array([-1 if ev.passed is None else int(ev.passed) for ev in evs], dtype=np.int8),
+                errored=np.array([ev.error is not None for ev in evs], dtype=bool),
+                error_text=[ev.error or "" for ev in evs], label_text=[ev.label or "" for ev in evs],
+                has_label=np.array([ev.label is not None for ev in evs], dtype=bool),
+                cost=np.array([ev.cost_usd for ev in evs], dtype=float))
+        return cls([r.run_id for r in runs], case_ids, run_case, np.array([r.repetition for r in runs], dtype=np.int64),
+                   np.array([STATUS_CODES[r.status] for r in runs], dtype=np.int8),
+                   [r.trajectory_status for r in runs], metrics, columns)
+
+    def runs(self) -> list[RunRecord]:
+        """The runs as records (for pages that show them one by one)."""
+        statuses = list(STATUS_CODES)
+        m = [self.metrics[name] for name in METRIC_NAMES]
+
+        def known(v: float, integer: bool) -> float | int | None:
+            return None if math.isnan(v) else (int(v) if integer else float(v))
+
+        return [RunRecord(self.run_ids[i], self.case_ids[int(self.run_case[i])], int(self.repetition[i]),
+                          statuses[int(self.status[i])], self.trajectory_status[i],  # type: ignore[arg-type]
+                          RunMetrics(known(m[0][i], False), known(m[1][i], True),  # type: ignore[arg-type]
+                                     known(m[2][i], True), known(m[3][i], True),  # type: ignore[arg-type]
+                                     known(m[4][i], True), known(m[5][i], False)))  # type: ignore[arg-type]
+                for i in range(len(self.run_ids))]
+
+    def evaluation_records(self) -> list[EvaluationRecord]:
+        out = []
+        for name, ev in self.evaluations.items():
+            for j, at in enumerate(ev.run.tolist()):
+                score, passed, cost = float(ev.score[j]), int(ev.passed[j]), float(ev.cost[j])
+                out.append(EvaluationRecord(self.run_ids[at], name, None if math.isnan(score) else score,
+                                            None if passed < 0 else bool(passed),
+                                            ev.label_text[j] if ev.has_label[j] else None, None,
+                                            ev.error_text[j] if ev.errored[j] else None,
+                                            None if math.isnan(cost) else cost))
+        return out
+
+
 class ExperimentRecords:
-    """Everything a scorecard is computed from.
+    """Everything a scorecard is computed from: the final runs and their latest evaluations, given as records
+    (`runs`, `evaluations`) or, from the store, as `columns`; each form is built from the other on demand.
 
     `evaluators`: the evaluators the experiment declared; default, every evaluator
     that appears in `evaluations`. Declaring them matters when every run of a case
     failed: with no evaluation at all the evaluator would otherwise never be seen.
     `case_evaluators`: which evaluators each case asked for; default, all of them
     apply to every case. A case missing from the mapping asks for none.
+    `planned`: the runs the experiment planned, to say how many never ran.
     """
 
-    runs: Sequence[RunRecord]
-    evaluations: Sequence[EvaluationRecord] = ()
-    experiment_id: str | None = None
-    evaluators: Sequence[str] | None = None
-    case_evaluators: Mapping[str, Collection[str]] | None = None
-    dataset: str | None = None
-    dataset_version: str | None = None
-    planned: int | None = None
+    def __init__(self, runs: Sequence[RunRecord] | None = None, evaluations: Sequence[EvaluationRecord] | None = None,
+                 experiment_id: str | None = None, evaluators: Sequence[str] | None = None,
+                 case_evaluators: Mapping[str, Collection[str]] | None = None, *, dataset: str | None = None,
+                 dataset_version: str | None = None, planned: int | None = None,
+                 columns: RecordColumns | None = None) -> None:
+        if runs is None and columns is None:
+            runs = ()
+        self._runs = runs
+        self._evaluations = evaluations if evaluations is not None or columns is not None else ()
+        self._columns = columns
+        self.experiment_id = experiment_id
+        self.evaluators = evaluators
+        self.case_evaluators = case_evaluators
+        self.dataset = dataset
+        self.dataset_version = dataset_version
+        self.planned = planned
+        self._values: dict[str, EvaluatorValues] = {}
+
+    @functools.cached_property
+    def runs(self) -> Sequence[RunRecord]:
+        if self._runs is not None:
+            return self._runs
+        assert self._columns is not None
+        return self._columns.runs()
+
+    @functools.cached_property
+    def evaluations(self) -> Sequence[EvaluationRecord]:
+        if self._evaluations is not None:
+            return self._evaluations
+        assert self._columns is not None
+        return self._columns.evaluation_records()
+
+    @functools.cached_property
+    def columns(self) -> RecordColumns:
+        if self._columns is not None:
+            return self._columns
+        return RecordColumns.from_records(self.runs_by_case, self.evaluations)
 
     @functools.cached_property
     def evaluation_index(self) -> dict[str, dict[str, EvaluationRecord]]:
@@ -142,11 +284,12 @@ class ExperimentRecords:
 
     @functools.cached_property
     def evaluator_names(self) -> list[str]:
+        seen = list(self.columns.evaluations) if self._columns is not None else list(self.evaluation_index)
         if self.evaluators is not None:
             names = list(dict.fromkeys(self.evaluators))
-            names += [n for n in self.evaluation_index if n not in names]
+            names += [n for n in seen if n not in names]
             return names
-        return list(self.evaluation_index)
+        return seen
 
     @functools.cached_property
     def runs_by_case(self) -> dict[str, list[RunRecord]]:
@@ -166,14 +309,33 @@ class ExperimentRecords:
                         )
         return by_case
 
+    @property
+    def case_ids(self) -> list[str]:
+        return self.columns.case_ids
+
     def applies(self, case_id: str, evaluator: str) -> bool:
         if self.case_evaluators is None:
             return True
         return evaluator in self.case_evaluators.get(case_id, ())
 
     @functools.cached_property
-    def _values(self) -> dict[str, EvaluatorValues]:
-        return {}
+    def _applies_groups(self) -> tuple[list[tuple[str, ...]], np.ndarray]:
+        """The distinct evaluator lists of the cases, and which one each case has: 100,000 cases usually
+        share a handful, so a mask per evaluator is a look-up per distinct list, not per case."""
+        assert self.case_evaluators is not None
+        get = self.case_evaluators.get
+        # map() keeps the per-case work in C: a tuple and a dict look-up each, no Python frame.
+        lists = list(map(tuple, map(get, self.columns.case_ids, itertools.repeat(()))))
+        groups = list(dict.fromkeys(lists))
+        index = {g: i for i, g in enumerate(groups)}
+        return groups, np.fromiter(map(index.__getitem__, lists), dtype=np.int64, count=len(lists))
+
+    def applies_mask(self, evaluator: str) -> np.ndarray | None:
+        """Per case of `columns`, whether `evaluator` applies to it; None: to every case."""
+        if self.case_evaluators is None:
+            return None
+        groups, codes = self._applies_groups
+        return np.array([evaluator in g for g in groups], dtype=bool)[codes] if groups else np.zeros(0, bool)
 
     def values(self, evaluator: str) -> EvaluatorValues:
         """`evaluator_values(self, evaluator)`, computed once per records object: the records are immutable, and
@@ -187,79 +349,97 @@ class ExperimentRecords:
 
 @dataclass
 class EvaluatorValues:
-    """One evaluator's counted values, grouped by case (repetitions in order).
-    For pass/fail the values are 1.0 (passed) and 0.0."""
+    """One evaluator's counted values summed by case: case `case_array[i]` has `counts[i]` counted runs whose
+    values sum to `sums[i]` (cases without a counted run are left out). For pass/fail the values are 1.0 (passed)
+    and 0.0. `low`/`high`: the smallest and largest counted value."""
 
     evaluator: str
     kind: ScoreKind
-    cases: dict[str, list[float]]
+    case_array: np.ndarray
+    sums: np.ndarray
+    counts: np.ndarray
     imputed_failures: int = 0
     unscored: int = 0
     evaluator_errors: int = 0
-    cost_usd: list[float] = field(default_factory=list)
+    cost_usd: float = 0.0
     unpriced_evaluations: int = 0
+    low: float | None = None
+    high: float | None = None
+    # The counted values run by run (grouped by case, in case order), for `cases`.
+    run_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def n(self) -> int:
-        return sum(len(v) for v in self.cases.values())
+        return int(self.counts.sum())
+
+    @property
+    def case_ids(self) -> list[str]:
+        return self.case_array.tolist()  # type: ignore[no-any-return]
+
+    def case_means(self) -> np.ndarray:
+        return self.sums / self.counts
+
+    @functools.cached_property
+    def cases(self) -> dict[str, list[float]]:
+        """case id → its counted values in repetition order (for pages that show them)."""
+        ends = np.cumsum(self.counts)
+        return {case: chunk.tolist() for case, chunk in zip(self.case_ids, np.split(self.run_values, ends[:-1]),
+                                                            strict=True)}
 
 
 def evaluator_values(records: ExperimentRecords, evaluator: str) -> EvaluatorValues:
-    """Apply the counting rules of this module to one evaluator."""
-    by_run = records.evaluation_index.get(evaluator, {})
-    applies = records.case_evaluators
-    # `records.applies` inlined: it is asked once per case and evaluator, 100,000s of times.
-    runs = [
-        run
-        for case, case_runs in records.runs_by_case.items()
-        if applies is None or evaluator in applies.get(case, ())
-        for run in case_runs
-        if run.status != "cancelled"
-    ]
-    get = by_run.get
-    found = [get(run.run_id) for run in runs]
-    # Pass/fail when every usable verdict says passed or not; otherwise the numeric
-    # score is the value and a verdict without one is an evaluator error.
-    pass_fail = all(ev.passed is not None for ev in found if ev is not None and ev.error is None)
-    out = EvaluatorValues(evaluator=evaluator, kind="pass_fail" if pass_fail else "score", cases={})
-    cases = out.cases
-    # Counters and bound methods in locals: this loop runs once per run and evaluator (300,000 times for a
-    # 100,000-run experiment with three evaluators) and attribute look-ups were most of its time.
-    unpriced = imputed = unscored = errors = 0
-    add_cost = out.cost_usd.append
-    group_of = cases.get
-    for run, ev in zip(runs, found, strict=True):
-        value: float | None = None
-        if ev is not None:
-            cost = ev.cost_usd
-            if cost is None:
-                unpriced += 1
-            else:
-                add_cost(cost)
-            if ev.error is None:
-                if pass_fail:
-                    value = 1.0 if ev.passed else 0.0
-                elif ev.score is not None:
-                    value = float(ev.score)
-        if value is None:
-            status = run.status
-            if status == "failed" or status == "timeout":
-                value = 0.0
-                imputed += 1
-            elif ev is None:
-                unscored += 1
-                continue
-            else:
-                errors += 1
-                continue
-        group = group_of(run.case_id)
-        if group is None:
-            cases[run.case_id] = [value]
-        else:
-            group.append(value)
-    out.unpriced_evaluations, out.imputed_failures, out.unscored, out.evaluator_errors = (
-        unpriced, imputed, unscored, errors)
-    return out
+    """Apply the counting rules of this module to one evaluator, in numpy over the runs."""
+    cols = records.columns
+    n_runs = len(cols.run_case)
+    counted_run = cols.status != _CANCELLED
+    mask = records.applies_mask(evaluator)
+    if mask is not None:
+        counted_run &= mask[cols.run_case]
+    has = np.zeros(n_runs, dtype=bool)
+    score = np.full(n_runs, np.nan)
+    passed = np.full(n_runs, -1, dtype=np.int8)
+    errored = np.zeros(n_runs, dtype=bool)
+    cost = np.full(n_runs, np.nan)
+    ev = cols.evaluations.get(evaluator)
+    if ev is not None and len(ev.run):
+        has[ev.run] = True
+        score[ev.run] = ev.score
+        passed[ev.run] = ev.passed
+        errored[ev.run] = ev.errored
+        cost[ev.run] = ev.cost
+    found = has & counted_run
+    usable = found & ~errored
+    # Pass/fail when every usable verdict says passed or not; otherwise the numeric score is the value and a
+    # verdict without one is an evaluator error.
+    pass_fail = not bool(np.any(usable & (passed < 0)))
+    if pass_fail:
+        value = (passed == 1).astype(float)
+        valid = usable
+    else:
+        value = score
+        valid = usable & ~np.isnan(score)
+    failed = (cols.status == _FAILED) | (cols.status == _TIMEOUT)
+    missing = counted_run & ~valid
+    imputed = missing & failed
+    counted = valid | imputed
+    value = np.where(valid, value, 0.0)
+    where = np.flatnonzero(counted)
+    case_of = cols.run_case[where]
+    kept = value[where]
+    n_cases = len(cols.case_ids)
+    sums = np.bincount(case_of, weights=kept, minlength=n_cases)
+    counts = np.bincount(case_of, minlength=n_cases)
+    present = np.flatnonzero(counts)
+    priced = found & ~np.isnan(cost)
+    return EvaluatorValues(
+        evaluator=evaluator, kind="pass_fail" if pass_fail else "score",
+        case_array=cols.case_array if len(present) == n_cases else cols.case_array[present], sums=sums[present],
+        counts=counts[present],
+        imputed_failures=int(imputed.sum()), unscored=int((missing & ~failed & ~has).sum()),
+        evaluator_errors=int((missing & ~failed & has).sum()), cost_usd=math.fsum(cost[priced].tolist()),
+        unpriced_evaluations=int((found & np.isnan(cost)).sum()),
+        low=float(kept.min()) if len(kept) else None, high=float(kept.max()) if len(kept) else None,
+        run_values=kept)
 
 
 # --- the scorecard -----------------------------------------------------------------------
@@ -351,47 +531,60 @@ class Scorecard(_Model):
 
 
 def summarize_metric(values: Sequence[float | None]) -> MetricSummary:
-    known = sorted([v for v in values if v is not None])
+    return summarize_array(np.array([np.nan if v is None else v for v in values], dtype=float))
+
+
+def summarize_array(values: np.ndarray) -> MetricSummary:
+    """`summarize_metric` of floats with NaN for unknown."""
+    known = values[~np.isnan(values)]
     missing = len(values) - len(known)
-    known_total = math.fsum(known)
-    if not known:
+    if not len(known):
         return MetricSummary(n=0, missing=missing, total=None, known_total=0.0, mean=None, p50=None, p90=None)
+    known_total = math.fsum(known.tolist())
+    # Linear interpolation between closest ranks (type 7, numpy's default), as stats.percentile.
+    p50, p90 = np.percentile(known, [50, 90])
     return MetricSummary(
         n=len(known),
         missing=missing,
         total=known_total if missing == 0 else None,
         known_total=known_total,
         mean=known_total / len(known),
-        p50=stats.percentile(known, 50, presorted=True),
-        p90=stats.percentile(known, 90, presorted=True),
+        p50=float(p50),
+        p90=float(p90),
     )
 
 
 CiMethod = Literal["wilson", "wilson-design-effect", "bootstrap-clustered", "none"]
 
 
-def _interval(
-    values: EvaluatorValues, groups: list[list[float]], sums: list[float], sizes: list[int], reps: int, *,
-    confidence: float, seed: int, n_resamples: int,
-) -> tuple[stats.Interval, CiMethod]:
+def _interval(values: EvaluatorValues, reps: int, *, confidence: float, seed: int, n_resamples: int
+              ) -> tuple[stats.Interval, CiMethod]:
     """The mean's interval, by a method that never collapses to a point for finite n where the values are
     bounded: a clustered bootstrap gives [100%, 100%] when every run agrees, Wilson does not."""
+    sums, counts = values.sums, values.counts
     if values.kind == "pass_fail" and reps == 1:
-        return stats.wilson_interval(round(math.fsum(sums)), values.n, confidence), "wilson"
-    if values.kind == "pass_fail" or all(0.0 <= v <= 1.0 for g in groups for v in g):
-        return stats.design_effect_wilson(sums, sizes, confidence), "wilson-design-effect"
+        return stats.wilson_interval(round(float(sums.sum())), values.n, confidence), "wilson"
+    if values.kind == "pass_fail" or (values.low is not None and values.high is not None
+                                      and 0.0 <= values.low and values.high <= 1.0):
+        return stats.design_effect_wilson(sums, counts, confidence), "wilson-design-effect"
     # Unbounded scores: no binomial bound exists, so the clustered bootstrap (cases resampled whole). The
     # seed is the scorecard's, not derived from the evaluator's name: identical values under two evaluators
     # get the identical interval, and adding an evaluator changes no other one.
-    boot = stats.bootstrap_clustered_mean(groups, seed=random.Random(seed), n_resamples=n_resamples,
-                                          confidence=confidence)
+    boot = stats.bootstrap_clustered_mean_from_sums(sums, counts, seed=random.Random(seed), n_resamples=n_resamples,
+                                                    confidence=confidence)
     return boot.interval, "bootstrap-clustered"
+
+
+def _pass_k(counts: np.ndarray, passes: np.ndarray, k: int, per_case: Callable[[int, int, int], float]) -> float:
+    # Cases share few distinct (n, c) pairs: each is computed once, weighted by how many cases have it.
+    pairs, weight = np.unique(np.stack([counts, passes]), axis=1, return_counts=True)
+    total = math.fsum(per_case(int(n), int(c), k) * int(m) for n, c, m in zip(pairs[0], pairs[1], weight, strict=True))
+    return total / len(counts)
 
 
 def _score_evaluator(
     values: EvaluatorValues, *, confidence: float, seed: int, n_resamples: int
 ) -> EvaluatorScorecard:
-    groups = list(values.cases.values())
     n = values.n
     mean: float | None = None
     se: float | None = None
@@ -400,27 +593,24 @@ def _score_evaluator(
     pass_at: dict[int, float] = {}
     pass_hat: dict[int, float] = {}
     passed: int | None = None
-    reps = max(map(len, groups), default=0)
+    counts = values.counts
+    reps = int(counts.max()) if len(counts) else 0
     if n:
-        # map() over 100,000 cases: the per-case work is one C call, without a Python frame per case.
-        sums = list(map(math.fsum, groups))
-        sizes = list(map(len, groups))
-        total = math.fsum(sums)
+        total = math.fsum(values.sums.tolist())
         mean = total / n
-        se = stats.clustered_standard_error_from_sums(sums, sizes)
+        se = stats.clustered_standard_error_from_sums(values.sums, counts)
         if values.kind == "pass_fail":
             passed = round(total)
-            counts = list(zip(sizes, map(round, sums), strict=True))
-            for k in range(1, min(sizes) + 1):
-                pass_at[k] = stats.mean_pass_at_k(counts, k)
-                pass_hat[k] = stats.mean_pass_hat_k(counts, k)
-        interval, method = _interval(values, groups, sums, sizes, reps, confidence=confidence, seed=seed,
-                                     n_resamples=n_resamples)
+            passes = np.rint(values.sums).astype(np.int64)
+            for k in range(1, int(counts.min()) + 1):
+                pass_at[k] = _pass_k(counts, passes, k, stats.pass_at_k)
+                pass_hat[k] = _pass_k(counts, passes, k, stats.pass_hat_k)
+        interval, method = _interval(values, reps, confidence=confidence, seed=seed, n_resamples=n_resamples)
     return EvaluatorScorecard(
         evaluator=values.evaluator,
         kind=values.kind,
         n=n,
-        cases=len(groups),
+        cases=len(counts),
         repetitions=reps,
         mean=mean,
         passed=passed,
@@ -433,22 +623,21 @@ def _score_evaluator(
         imputed_failures=values.imputed_failures,
         unscored=values.unscored,
         evaluator_errors=values.evaluator_errors,
-        cost_usd=None if values.unpriced_evaluations else math.fsum(values.cost_usd),
+        cost_usd=None if values.unpriced_evaluations else values.cost_usd,
         unpriced_evaluations=values.unpriced_evaluations,
     )
 
 
 def _notes(
-    runs: Sequence[RunRecord], evaluators: Sequence[EvaluatorScorecard], cost: MetricSummary,
+    runs: int, cancelled: int, evaluators: Sequence[EvaluatorScorecard], cost: MetricSummary,
     planned: int | None = None,
 ) -> list[str]:
     notes: list[str] = []
-    if planned is not None and len(runs) < planned:
+    if planned is not None and runs < planned:
         notes.append(
-            f"incomplete: {planned - len(runs)} of {planned} planned run(s) never ran; the scores cover the "
-            f"{len(runs)} that did."
+            f"incomplete: {planned - runs} of {planned} planned run(s) never ran; the scores cover the "
+            f"{runs} that did."
         )
-    cancelled = sum(1 for r in runs if r.status == "cancelled")
     if cancelled:
         notes.append(f"{cancelled} cancelled run(s) are excluded from every score.")
     for e in evaluators:
@@ -486,52 +675,46 @@ def build_scorecard(
     seed: int = 0,
     n_resamples: int = 2000,
 ) -> Scorecard:
-    """Score an experiment. Deterministic for a given `seed`."""
-    runs = list(records.runs)
-    by_case = records.runs_by_case
-    status_counts: dict[str, int] = {s: 0 for s in RUN_STATUSES}
+    """Score an experiment. Deterministic for a given `seed`. Computed over the records' columns (numpy), with
+    no object per run."""
+    cols = records.columns
+    codes = np.bincount(cols.status.astype(np.int64), minlength=len(STATUS_CODES))
+    status_counts: dict[str, int] = {name: int(codes[code]) for name, code in STATUS_CODES.items()}
     trajectory_counts: dict[str, int] = {s: 0 for s in TRAJECTORY_STATUSES}
-    for run in runs:
-        status_counts[run.status] = status_counts.get(run.status, 0) + 1
-        key = run.trajectory_status or "unrecorded"
-        trajectory_counts[key] = trajectory_counts.get(key, 0) + 1
-
-    metrics = [r.metrics for r in runs]
-
-    def metric(name: str) -> MetricSummary:
-        # attrgetter runs in C: seven metrics over 100,000 runs without a lambda call each.
-        return summarize_metric(list(map(operator.attrgetter(name), metrics)))
-
-    tokens = [None if m.input_tokens is None or m.output_tokens is None else m.input_tokens + m.output_tokens
-              for m in metrics]
-    cost = metric("cost_usd")
+    for key, count in Counter(cols.trajectory_status).items():
+        name = key or "unrecorded"
+        trajectory_counts[name] = trajectory_counts.get(name, 0) + count
+    m = cols.metrics
+    cost = summarize_array(m["cost_usd"])
     scored = [
         _score_evaluator(
             records.values(name), confidence=confidence, seed=seed, n_resamples=n_resamples
         )
         for name in records.evaluator_names
     ]
+    per_case = np.bincount(cols.run_case, minlength=len(cols.case_ids)) if len(cols.run_case) else np.zeros(0)
+    runs = len(cols.run_ids)
     return Scorecard(
         experiment_id=records.experiment_id,
         planned_runs=records.planned,
-        runs=len(runs),
-        cases=len(by_case),
-        repetitions=max((len(v) for v in by_case.values()), default=0),
+        runs=runs,
+        cases=len(cols.case_ids),
+        repetitions=int(per_case.max()) if len(per_case) else 0,
         status_counts=status_counts,
         trajectory_status_counts=trajectory_counts,
         cancelled_runs=status_counts["cancelled"],
-        duration_seconds=metric("duration_seconds"),
-        steps=metric("steps"),
-        tool_calls=metric("tool_calls"),
-        tokens=summarize_metric(tokens),
-        input_tokens=metric("input_tokens"),
-        output_tokens=metric("output_tokens"),
+        duration_seconds=summarize_array(m["duration_seconds"]),
+        steps=summarize_array(m["steps"]),
+        tool_calls=summarize_array(m["tool_calls"]),
+        tokens=summarize_array(m["input_tokens"] + m["output_tokens"]),
+        input_tokens=summarize_array(m["input_tokens"]),
+        output_tokens=summarize_array(m["output_tokens"]),
         cost_usd=cost,
         evaluators=scored,
         confidence=confidence,
         seed=seed,
         n_resamples=n_resamples,
-        notes=_notes(runs, scored, cost, records.planned),
+        notes=_notes(runs, status_counts["cancelled"], scored, cost, records.planned),
     )
 
 

@@ -31,6 +31,7 @@ from .evaluators import EVALUATOR_TYPES, EvaluatorConfigError, build_evaluator
 from .experiments import FINAL_STATUSES, TRANSITIONS, Experiment, Experiments
 from .leases import Lease, LeaseRefused, Leases, resume_hint
 from .models import ChangeExperiment, CreateExperiment, EvaluateRequest, PublishEvaluations, RecordRun
+from .record_columns import read_columns
 from .records_cache import Entry as CacheEntry
 from .records_cache import RecordsCache, row_token
 from .runs import Run, Runs
@@ -417,9 +418,11 @@ class ScoringService:
         if entry is not None:
             # A completed experiment's cached records hold the same final runs, and their latest evaluations
             # cover every scored (run, evaluator) pair: the gate asks this before every comparison.
-            index = entry.records.evaluation_index
-            return dict(self.records_cache.derived(entry, ("unscored",), lambda: self._unscored(
-                entry.records.runs, lambda run_id, name: run_id in index.get(name, ()), entry.case_evaluators)))
+            # A completed run an applicable evaluator has no evaluation of is what the scorecard counts as
+            # unscored: the same rule, from the same columns, without an object per run.
+            records = entry.records
+            return dict(self.records_cache.derived(entry, ("unscored",), lambda: {
+                name: v.unscored for name in records.evaluator_names if (v := records.values(name)).unscored}))
         pairs = self.evaluations.scored_pairs(e.experiment_id)
         return self._unscored(self.runs.final_records(e.experiment_id),
                               lambda run_id, name: (run_id, name) in pairs, e.case_evaluators)
@@ -617,8 +620,7 @@ class ScoringService:
     def _read_records(self, e: Experiment, evaluators: list[str] | None = None,
                       case_evaluators: dict[str, list[str]] | None = None) -> ExperimentRecords:
         # The config's mappings are passed in when the caller has them: each property call copies 100,000 cases.
-        return ExperimentRecords(runs=self.runs.final_records(e.experiment_id),
-                                 evaluations=self.evaluations.latest(e.experiment_id),
+        return ExperimentRecords(columns=read_columns(self.store, e.experiment_id),
                                  experiment_id=str(e.experiment_id),
                                  evaluators=e.evaluator_names if evaluators is None else evaluators,
                                  case_evaluators=e.case_evaluators if case_evaluators is None else case_evaluators,
@@ -675,6 +677,5 @@ class ScoringService:
         out: dict[str, float | None] = {}
         for name in records.evaluator_names:
             values = records.values(name)
-            flat = [v for vs in values.cases.values() for v in vs]
-            out[name] = sum(flat) / len(flat) if flat else None
+            out[name] = float(values.sums.sum()) / values.n if values.n else None
         return out

@@ -23,6 +23,7 @@ __all__ = [
     "BootstrapResult",
     "Interval",
     "bootstrap_clustered_mean",
+    "bootstrap_clustered_mean_from_sums",
     "clopper_pearson_interval",
     "clustered_standard_error",
     "clustered_standard_error_from_sums",
@@ -45,6 +46,8 @@ __all__ = [
 ]
 
 Seed = int | random.Random
+# From this many rows, mostly distinct, resampled sums are drawn from their normal limit (see _resampled_sums).
+LARGE_SAMPLE_ROWS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +111,7 @@ def clustered_standard_error(clusters: Sequence[Sequence[float]]) -> float:
     return clustered_standard_error_from_sums([math.fsum(g) for g in groups], [len(g) for g in groups])
 
 
-def clustered_standard_error_from_sums(sums: Sequence[float], counts: Sequence[int]) -> float:
+def clustered_standard_error_from_sums(sums: Sequence[float] | np.ndarray, counts: Sequence[int] | np.ndarray) -> float:
     """`clustered_standard_error` from each cluster's sum and size."""
     g_count = len(sums)
     if g_count < 2:
@@ -148,7 +151,7 @@ def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> Int
     return Interval(low, high)
 
 
-def design_effect(sums: Sequence[float], counts: Sequence[int]) -> float:
+def design_effect(sums: Sequence[float] | np.ndarray, counts: Sequence[int] | np.ndarray) -> float:
     """Kish's design effect of the overall mean of values in [0, 1] grouped by case:
     the cluster-robust variance over the variance of as many independent Bernoulli trials,
     p(1-p)/n, never below 1.
@@ -158,10 +161,10 @@ def design_effect(sums: Sequence[float], counts: Sequence[int]) -> float:
     data cannot estimate it (every value 0 or every value 1, or a single case) it is 1:
     the interval is then the plain Wilson interval over the runs.
     """
-    n = float(sum(counts))
+    n = float(np.sum(counts))
     if n <= 0:
         return 1.0
-    p = math.fsum(sums) / n
+    p = float(np.sum(sums)) / n
     binomial = p * (1.0 - p) / n
     if binomial <= 1e-15:
         return 1.0
@@ -169,7 +172,8 @@ def design_effect(sums: Sequence[float], counts: Sequence[int]) -> float:
     return max(1.0, clustered / binomial)
 
 
-def design_effect_wilson(sums: Sequence[float], counts: Sequence[int], confidence: float = 0.95) -> Interval:
+def design_effect_wilson(sums: Sequence[float] | np.ndarray, counts: Sequence[int] | np.ndarray,
+                         confidence: float = 0.95) -> Interval:
     """Wilson interval of the overall mean of [0, 1] values with repetitions per case, on the
     effective sample size n / design effect (Korn & Graubard's adjustment).
 
@@ -178,10 +182,10 @@ def design_effect_wilson(sums: Sequence[float], counts: Sequence[int], confidenc
     cluster-robust factor in the interior, and unlike a clustered bootstrap it keeps a
     width at 0/n and n/n (every run agreeing), where the bootstrap collapses to a point.
     """
-    n = float(sum(counts))
+    n = float(np.sum(counts))
     if n == 0:
         return Interval(0.0, 1.0)
-    p = math.fsum(sums) / n
+    p = float(np.sum(sums)) / n
     n_eff = n / design_effect(sums, counts)
     return wilson_interval(p * n_eff, n_eff, confidence)
 
@@ -197,12 +201,26 @@ def clopper_pearson_interval(successes: int, n: int, confidence: float = 0.95) -
     if n == 0:
         return Interval(0.0, 1.0)
     tail = (1.0 - confidence) / 2.0
+    # log C(n, i) for every i, once (cumulative sums of log((n-j+1)/j)); each tail is then a log-sum-exp in
+    # numpy: exact to float rounding and no overflow, whatever n (a comparison may have 100,000 pairs).
+    j = np.arange(1, n + 1, dtype=float)
+    log_comb = np.concatenate(([0.0], np.cumsum(np.log((n - j + 1) / j))))
+    index = np.arange(n + 1, dtype=float)
+
+    def tail_sum(p: float, lo: int, hi: int) -> float:  # P(lo <= X <= hi | p)
+        if p <= 0.0:
+            return 1.0 if lo == 0 else 0.0
+        if p >= 1.0:
+            return 1.0 if hi == n else 0.0
+        logs = log_comb[lo : hi + 1] + index[lo : hi + 1] * math.log(p) + (n - index[lo : hi + 1]) * math.log1p(-p)
+        top = float(logs.max())
+        return math.exp(top) * float(np.exp(logs - top).sum())
 
     def upper_tail(p: float) -> float:  # P(X >= successes | p)
-        return math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(successes, n + 1))
+        return tail_sum(p, successes, n)
 
     def lower_tail(p: float) -> float:  # P(X <= successes | p)
-        return math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(0, successes + 1))
+        return tail_sum(p, 0, successes)
 
     def solve(f: Callable[[float], float], increasing: bool) -> float:
         lo, hi = 0.0, 1.0
@@ -278,6 +296,17 @@ def _resampled_sums(
     if distinct.shape[1] * 4 <= rows:
         draws = gen.multinomial(rows, freq / rows, size=n_resamples).astype(float)
         return [draws @ distinct[i] for i in range(len(columns))]
+    if rows >= LARGE_SAMPLE_ROWS:
+        # Many rows, mostly distinct: a resample's column sums are a sum of `rows` independent draws from the
+        # rows, so (central limit theorem, Berry–Esseen error O(1/√rows), below the 2,000 resamples' own
+        # Monte-Carlo error here) they are drawn from their normal limit: mean rows·x̄, covariance rows·Σ,
+        # with Σ the rows' covariance (population form, as the resampling uses). Drawing the indices instead
+        # is rows × resamples gathers: 200 million, seconds, for a 100,000-case comparison.
+        centre = stacked.mean(axis=1) * rows
+        cov = np.atleast_2d(np.cov(stacked, bias=True)) * rows
+        draws = gen.multivariate_normal(centre, cov, size=n_resamples, method="cholesky" if len(columns) == 1
+                                        else "eigh")
+        return [draws[:, i] for i in range(len(columns))]
     chunk = max(1, min(n_resamples, 1_000_000 // max(rows, 1)))
     out = [np.empty(n_resamples) for _ in columns]
     done = 0
@@ -305,22 +334,37 @@ def bootstrap_clustered_mean(
     (Σ sums / Σ counts), matching the scorecard's mean. p_value is not meaningful
     here and is reported as NaN.
     """
-    _check_confidence(confidence)
     groups = [g for g in clusters if len(g) > 0]
     if not groups:
         raise ValueError("bootstrap of no clusters is undefined; check that the evaluator produced scores")
+    return bootstrap_clustered_mean_from_sums([math.fsum(g) for g in groups], [len(g) for g in groups], seed=seed,
+                                              n_resamples=n_resamples, confidence=confidence)
+
+
+def bootstrap_clustered_mean_from_sums(
+    sums: Sequence[float] | np.ndarray,
+    counts: Sequence[int] | np.ndarray,
+    *,
+    seed: Seed,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+) -> BootstrapResult:
+    """`bootstrap_clustered_mean` from each cluster's sum and size (what it resamples)."""
+    _check_confidence(confidence)
+    if len(sums) == 0:
+        raise ValueError("bootstrap of no clusters is undefined; check that the evaluator produced scores")
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
-    sums = np.array([math.fsum(g) for g in groups], dtype=float)
-    counts = np.array([len(g) for g in groups], dtype=float)
+    sums = np.asarray(sums, dtype=float)
+    counts = np.asarray(counts, dtype=float)
     estimate = float(sums.sum() / counts.sum())
-    if len(groups) == 1:
+    if len(sums) == 1:
         return BootstrapResult(estimate, Interval(estimate, estimate), math.nan, n_resamples)
     gen = _rng(seed)
     if bool(np.all(counts == counts[0])):
         # Equal cluster sizes: every resample has the same number of runs.
         (s,) = _resampled_sums([sums], n_resamples, gen)
-        stats = s / (counts[0] * len(groups))
+        stats = s / (counts[0] * len(sums))
     else:
         s, c = _resampled_sums([sums, counts], n_resamples, gen)
         stats = s / c
@@ -330,7 +374,7 @@ def bootstrap_clustered_mean(
 
 
 def paired_bootstrap(
-    deltas: Sequence[float],
+    deltas: Sequence[float] | np.ndarray,
     *,
     seed: Seed,
     n_resamples: int = 2000,
@@ -351,7 +395,7 @@ def paired_bootstrap(
     keeping the agreement (with so few pairs no test can tell).
     """
     _check_confidence(confidence)
-    if not deltas:
+    if len(deltas) == 0:
         raise ValueError("paired bootstrap needs at least one paired case; the two experiments share none")
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")

@@ -1,0 +1,65 @@
+"""Reading an experiment's scorecard records from the store as columns.
+
+One query for the final runs and one for the latest evaluations, each
+aggregated by ClickHouse into one row of arrays (`groupArray`): the driver then
+hands over a list per column instead of a tuple per row, and numpy takes each
+list whole. A 100,000-run experiment with three evaluators is 100,000 runs and
+300,000 verdicts; as objects they cost more than every statistic computed from
+them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from evalkit.store import Store
+
+from .scorecard import METRIC_NAMES, STATUS_CODES, EvaluatorColumns, RecordColumns
+
+_FINAL_RUNS = (
+    # LIMIT 1 BY keeps the whole row of the highest attempt of each slot; the stored run_id is run_id_of(...).
+    "SELECT run_id, case_id, repetition, status, trajectory_status, "
+    f"{', '.join(METRIC_NAMES)} FROM runs FINAL WHERE experiment_id = {{i:UInt64}} "
+    "ORDER BY case_id, repetition, attempt DESC LIMIT 1 BY case_id, repetition"
+)
+
+
+def read_columns(store: Store, experiment_id: int) -> RecordColumns:
+    codes = list(STATUS_CODES)
+    metrics = ", ".join(f"groupArray(ifNull(toFloat64({m}), nan))" for m in METRIC_NAMES)
+    rows = store.query(
+        "SELECT groupArray(run_id), groupArray(case_id), groupArray(repetition), "
+        f"groupArray(toInt8(indexOf({codes!r}, status) - 1)), groupArray(trajectory_status), {metrics} "
+        f"FROM ({_FINAL_RUNS})", {"i": experiment_id})
+    run_ids, case_per_run, repetition, status, trajectory = (list(rows[0][k]) for k in range(5))
+    trajectory = [t or None for t in trajectory]
+    metric_columns = {name: np.asarray(rows[0][5 + k], dtype=float) for k, name in enumerate(METRIC_NAMES)}
+    case_ids, run_case = RecordColumns.case_index(case_per_run)
+    return RecordColumns(run_ids, case_ids, run_case, np.asarray(repetition, dtype=np.int64),
+                         np.asarray(status, dtype=np.int8), trajectory, metric_columns,
+                         _evaluations(store, experiment_id))
+
+
+def _evaluations(store: Store, experiment_id: int) -> dict[str, EvaluatorColumns]:
+    """evaluator → its latest verdict on each final run, the run given by its position among the final runs
+    (the join is ClickHouse's, not a dictionary of run ids here)."""
+    rows: list[tuple[Any, ...]] = store.query(
+        "SELECT evaluator, groupArray(pos), groupArray(ifNull(score, nan)), "
+        # groupArray skips NULLs: nullable strings come as '' beside a flag saying which were NULL.
+        "groupArray(toInt8(multiIf(passed IS NULL, -1, passed, 1, 0))), groupArray(ifNull(error, '')), "
+        "groupArray(error IS NOT NULL), groupArray(ifNull(label, '')), groupArray(label IS NOT NULL), "
+        "groupArray(ifNull(cost_usd, nan)) FROM ("
+        # LIMIT 1 BY keeps the whole latest row: an error (NULL score) replaces an older score.
+        " SELECT run_id, evaluator, score, passed, label, error, cost_usd FROM evaluations "
+        " WHERE experiment_id = {i:UInt64} ORDER BY evaluator, run_id, version DESC LIMIT 1 BY evaluator, run_id"
+        ") AS e INNER JOIN ("
+        f" SELECT run_id, toInt64(row_number() OVER (ORDER BY case_id, repetition) - 1) AS pos FROM ({_FINAL_RUNS})"
+        ") AS r ON e.run_id = r.run_id GROUP BY evaluator ORDER BY evaluator",
+        {"i": experiment_id})
+    return {str(name): EvaluatorColumns(np.asarray(pos, dtype=np.int64), np.asarray(score, dtype=float),
+                                        np.asarray(passed, dtype=np.int8), np.asarray(has_error, dtype=bool),
+                                        list(error), list(label), np.asarray(has_label, dtype=bool),
+                                        np.asarray(cost, dtype=float))
+            for name, pos, score, passed, error, has_error, label, has_label, cost in rows}
