@@ -74,6 +74,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=3000, help="spans of the big session")
     parser.add_argument("--runs", type=int, default=100_000, help="runs of the big experiment")
     parser.add_argument("--browser", action="store_true", help="also load the big pages in Chromium")
+    parser.add_argument("--only", default="", help="time only the pages whose label contains this")
     args = parser.parse_args()
     traj = _bench_module("trajectory")
     scoring = _bench_module("scoring")
@@ -142,7 +143,7 @@ def main() -> None:
              f"/experiments/{big.experiment_id}/compare?baseline={base.experiment_id}", None),
         ]
         print(f"{'page':<52} {'p50 ms':>9} {'max ms':>9} {'cpu p50':>9} {'HTML KB':>9}")
-        for label, path, before in pages:
+        for label, path, before in [p for p in pages if args.only in p[0]]:
             opener.open(api + path).read()  # warm-up (and a check that the page answers)
             repeat = max(3, args.repeat // 3) if before is cold_all and "compare" in label else args.repeat
             times, cpu, size = timed(opener, api + path, repeat, before)

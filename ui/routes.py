@@ -148,8 +148,11 @@ def recent_experiments(request: web.Request, limit: int) -> dict[str, Any]:
     caller = request["caller"]
     s = experiment_pages.scoring_service(request)
     found = s.experiments.find(workspaces=None if caller.is_admin else sorted(caller.workspaces), limit=limit)
-    progress = s.runs.progress([e.experiment_id for e in found])
-    return {"experiments": [s.summary(e, progress.get(e.experiment_id), None) for e in found]}
+    running = [e.experiment_id for e in found if e.status != "completed"]
+    progress = s.runs.progress(running) if running else {}
+    return {"experiments": [s.summary(e, progress.get(e.experiment_id) if e.status != "completed"
+                                      else experiment_pages.progress_of(s, e, memo=ui_of(request).progress_memo), None)
+                            for e in found]}
 
 
 def add_routes(app: web.Application, context: Context) -> None:
