@@ -214,11 +214,11 @@ def _run_harness(args: argparse.Namespace) -> int:
                 count == 0 or name in python_names for name, count in unscored.items()):
             break  # the service's evaluators are done; the Python ones are scored here, next
         time.sleep(args.poll_seconds)
-    if evaluators and info["status"] not in ("failed", "cancelled"):
+    if evaluators and info["status"] not in ("failed", "cancelled", "stopped"):
         from evalkit.sdk.experiments import evaluate_experiment
 
-        sdk_errors(lambda: (evaluate_experiment(experiment_id=experiment_id, evaluators=evaluators,
-                                                output=progress_stream(args), **_connection(args)), 0)[1])
+        sdk_errors_value(lambda: evaluate_experiment(experiment_id=experiment_id, evaluators=evaluators,
+                                                     output=progress_stream(args), **_connection(args)))
         info = call(args, "GET", f"/api/experiments/{experiment_id}")
     card = call(args, "GET", f"/api/experiments/{experiment_id}/scorecard")
     if args.json:
