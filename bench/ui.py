@@ -40,8 +40,8 @@ def _bench_module(name: str) -> ModuleType:
     return module
 
 
-def login(api: str, token: str) -> urllib.request.OpenerDirector:
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+def login(api: str, token: str, jar: http.cookiejar.CookieJar) -> urllib.request.OpenerDirector:
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     form = opener.open(api + "/login").read().decode()
     match = re.search(r'name="csrf" value="([^"]+)"', form)
     assert match is not None
@@ -113,7 +113,8 @@ def main() -> None:
         print(f"loaded: {args.steps}-span session, 100 sessions of 9 spans, experiments of 100 and 2 x {args.runs} "
               f"runs ({time.perf_counter() - t0:.1f}s to write the experiments)")
 
-        opener = login(api, traj.TOKEN)
+        jar = http.cookiejar.CookieJar()
+        opener = login(api, traj.TOKEN, jar)
         cache = server.service.context.extras["trajectory_cache"]
 
         def cold_all() -> None:
@@ -153,9 +154,7 @@ def main() -> None:
         if args.browser:
             from playwright.sync_api import sync_playwright
 
-            cookies = [{"name": c.name, "value": c.value or "", "url": api}
-                       for handler in opener.handlers if isinstance(handler, urllib.request.HTTPCookieProcessor)
-                       for c in handler.cookiejar]
+            cookies = [{"name": c.name, "value": c.value or "", "url": api} for c in jar]
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=[
                     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
