@@ -186,3 +186,19 @@ def test_clopper_pearson_against_hand_computed_bounds():
     # 3 of 10 (textbook value, e.g. R's binom.test): [0.066739, 0.652453]
     ci = stats.clopper_pearson_interval(3, 10)
     assert (ci.low, ci.high) == (pytest.approx(0.066739, abs=1e-6), pytest.approx(0.652453, abs=1e-6))
+
+
+def test_large_continuous_resamples_follow_their_normal_limit():
+    """From LARGE_SAMPLE_ROWS mostly distinct rows the resampled sums are drawn from their normal limit: the
+    percentile interval is then mean ± z·sd/√n (population sd) within Monte-Carlo error, as index resampling
+    gives."""
+    rng = random.Random(5)
+    n = stats.LARGE_SAMPLE_ROWS
+    deltas = [rng.uniform(-0.4, 0.6) for _ in range(n)]
+    mean = sum(deltas) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in deltas) / n)
+    res = stats.paired_bootstrap(deltas, seed=1, n_resamples=4000)
+    half = 1.959964 * sd / math.sqrt(n)
+    assert res.interval.low == pytest.approx(mean - half, abs=half * 0.1)
+    assert res.interval.high == pytest.approx(mean + half, abs=half * 0.1)
+    assert res.p_value < 0.001  # the mean is ~0.1, far from 0

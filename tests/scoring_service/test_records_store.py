@@ -115,3 +115,37 @@ def test_unscored_from_the_cache_agrees_with_the_store(service: ScoringService) 
     assert len(service.records_cache) == 1
     score(service, 1, "b", 2, passed=False)
     assert service.unscored(e) == {}
+
+
+def test_columns_from_the_store_score_as_the_records_do(service: ScoringService) -> None:
+    """The store's columns (groupArray, the evaluation join in ClickHouse) and the same rows as record objects
+    give the same scorecard: NULL trajectory statuses, errors, labels, cancelled and unpriced runs included."""
+    from evalkit.scoring.scorecard import ExperimentRecords, build_scorecard
+
+    cases = [f"c{i}" for i in range(12)]
+    e = experiment(service, 1, cases)
+    statuses = ["completed", "failed", "cancelled", "timeout"]
+    runs = [Run(1, c, 0, 1, f"s-{c}", statuses[i % 4] if i % 3 else "completed",
+                trajectory_status="" if i % 5 == 0 else "valid",
+                metrics={"cost_usd": None if i == 7 else 0.1 * i, "steps": i, "input_tokens": 10 * i,
+                         "output_tokens": None if i == 4 else i})
+            for i, c in enumerate(cases)]
+    service.runs.save(runs)
+    evaluations = [StoredEvaluation(run_id_of(1, c, 0, 1), "check", passed=None if i == 4 else i % 2 == 0,
+                                    label="x" if i % 4 == 0 else None, error="down" if i == 4 else None,
+                                    cost_usd=None if i == 5 else 0.01)
+                   for i, c in enumerate(cases) if i != 9]
+    evaluations += [StoredEvaluation(run_id_of(1, c, 0, 1), "judge", score=i / 11, cost_usd=0.002)
+                    for i, c in enumerate(cases)]
+    service.evaluations.save(1, evaluations, version=1, by="ann", now=0.0)
+    from_store = service.records(e)
+    as_objects = ExperimentRecords(list(from_store.runs), list(from_store.evaluations), experiment_id="1",
+                                   evaluators=["check", "judge"], case_evaluators=e.case_evaluators,
+                                   dataset=e.dataset, dataset_version=e.dataset_version, planned=e.planned)
+    assert [r.trajectory_status for r in from_store.runs][:2] == [None, "valid"]
+    assert {ev.error for ev in from_store.evaluations} == {None, "down"}
+    assert {ev.label for ev in from_store.evaluations} == {None, "x"}
+    store_card, object_card = build_scorecard(from_store), build_scorecard(as_objects)
+    assert store_card == object_card
+    check = store_card.evaluator("check")
+    assert check.evaluator_errors == 1 and check.unpriced_evaluations == 1 and check.unscored == 1
