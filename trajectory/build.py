@@ -926,6 +926,9 @@ def build_trajectory(
         )
         tool_span = handed_off.get(key) or tree.nearest(key, ToolExecution, stop=AgentRun)
         ref: Json = {"trajectory_id": sub_id} if session is None else {"trajectory_id": sub_id, "session_id": session}
+        if nested_run.output_text is None:
+            # An agent span that records no output (OpenLLMetry's invoke_agent): its last answer is.
+            nested_run.output_text = _last_answer(contexts[key])
         parent_context.attach_subagent(ref, tool_span, nested_run)
 
     trajectory = _trajectory(
@@ -1032,6 +1035,12 @@ def _fill_gaps(primary: Operation, secondary: Operation) -> None:
         primary.name = primary.name or secondary.name
         primary.input_text = primary.input_text or secondary.input_text
         primary.output_text = primary.output_text or secondary.output_text
+
+
+def _last_answer(context: _Context) -> str | None:
+    """The text of a trajectory's last agent step that is a received LLM call's answer."""
+    answers = [d for d in context.drafts if d.source == "agent" and d.llm_call_count and d.message]
+    return max(answers, key=lambda d: (d.time_ns, d.seq)).message if answers else None
 
 
 def _steps_from_run_alone(context: _Context, run: AgentRun) -> None:

@@ -114,4 +114,5 @@ async def test_an_agent_graph_as_a_graph_node_is_a_subagent(start_service: Servi
     assert len([s for s in corpus.llm_steps(researcher)]) == 2
     [result] = document["steps"][-1]["observation"]["results"]
     assert [ref["trajectory_id"] for ref in result["subagent_trajectory_ref"]] == [researcher["trajectory_id"]]
+    assert result["content"] == "Oslo was founded around 1040."  # its answer, though OpenLLMetry records none
     assert row["steps"] == 3
