@@ -109,7 +109,7 @@ def session_spans(rng: random.Random, session: str, count: int, now: int) -> lis
     return spans
 
 
-def build_requests(total: int, seed: int = 7) -> list[bytes]:
+def build_requests(total: int, seed: int = 7, per_request: int = 512) -> list[bytes]:
     rng = random.Random(seed)
     now = time.time_ns()
     spans: list[trace_pb2.Span] = []
@@ -120,9 +120,9 @@ def build_requests(total: int, seed: int = 7) -> list[bytes]:
     spans = spans[:total]
     resource = resource_pb2.Resource(attributes=[kv("service.name", "bench-agent")])
     requests = []
-    for i in range(0, len(spans), 512):
+    for i in range(0, len(spans), per_request):
         request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
-            resource=resource, scope_spans=[trace_pb2.ScopeSpans(spans=spans[i:i + 512])])])
+            resource=resource, scope_spans=[trace_pb2.ScopeSpans(spans=spans[i:i + per_request])])])
         requests.append(request.SerializeToString())
     return requests
 
@@ -232,6 +232,8 @@ def main() -> None:
     parser.add_argument("--http-port", type=int, help="OTLP/HTTP port; default: a free port")
     parser.add_argument("--api-port", type=int, help="default: a free port")
     parser.add_argument("--fsync", action="store_true", help="run the server with EVALKIT_FSYNC=1")
+    parser.add_argument("--export-spans", type=int, default=512,
+                        help="spans per export request (512: the OTel SDK batch processor's default)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="more settings for the server (repeatable), e.g. EVALKIT_INGEST_WORKERS=2")
     args = parser.parse_args()
@@ -265,14 +267,15 @@ def main() -> None:
 
         key = json.loads(api(api_port, "POST", "/api/agents/agent@bench/keys", b"{}"))["key"]
         print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}; {args.spans} spans per level, "
-              f"512 spans per export, ~1.3 KB of attributes per span; fsync {'on' if args.fsync else 'off'}"
+              f"{args.export_spans} spans per export, ~1.3 KB of attributes per span; "
+              f"fsync {'on' if args.fsync else 'off'}"
               + (f"; {' '.join(args.env)}" if args.env else ""))
         print(f"server idle RSS: {idle_rss:.0f} MB")
         print(f"{'clients':>7} {'spans/s acked':>14} {'p50 ms':>8} {'p99 ms':>8} {'server peak RSS MB':>19} "
               f"{'server CPU us/span':>19}")
         requests: list[bytes] = []
         for level_index, concurrency in enumerate(levels):
-            requests = build_requests(args.spans, seed=level_index + 1)
+            requests = build_requests(args.spans, seed=level_index + 1, per_request=args.export_spans)
             cpu_before = server_cpu_seconds(server.pid)
             elapsed, latencies = asyncio.run(send_all(f"127.0.0.1:{grpc_port}", key, requests, concurrency))
             # CPU per span does not depend on what else the machine runs; spans/s does.

