@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, Undefined, select_autoescape
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
@@ -74,9 +74,14 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str, sort_keys=False)
 
 
+def _missing(value: Any) -> bool:
+    # An ATIF field left out (Jinja's Undefined) is as unknown as one set to null.
+    return value is None or isinstance(value, Undefined) or value == ""
+
+
 def money(value: Any) -> str:
     """Cost: None is unknown (unpriced), never $0."""
-    if value is None:
+    if _missing(value):
         return "unknown"
     value = float(value)
     if value == 0:
@@ -87,7 +92,7 @@ def money(value: Any) -> str:
 
 
 def number(value: Any, digits: int = 0) -> str:
-    if value is None:
+    if _missing(value):
         return "–"
     if digits == 0 and float(value).is_integer():
         return f"{int(value):,}"
@@ -95,7 +100,7 @@ def number(value: Any, digits: int = 0) -> str:
 
 
 def seconds(value: Any) -> str:
-    if value is None:
+    if _missing(value):
         return "–"
     value = float(value)
     if value < 1:
@@ -106,12 +111,12 @@ def seconds(value: Any) -> str:
 
 
 def percent(value: Any) -> str:
-    return "–" if value is None else f"{float(value) * 100:.1f}%"
+    return "–" if _missing(value) else f"{float(value) * 100:.1f}%"
 
 
 def when(value: Any) -> str:
     """Unix seconds or ISO text as a short UTC time."""
-    if value is None or value == "":
+    if _missing(value):
         return "–"
     if isinstance(value, int | float):
         moment = datetime.fromtimestamp(float(value), UTC)

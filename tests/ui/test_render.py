@@ -1,0 +1,98 @@
+"""The UI's rendering without a server: Markdown of untrusted text, and the trajectory macros on real ATIF."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalkit.ui.render import environment, markdown
+from evalkit.ui.session_pages import span_rows, step_view, steps_page, subagents_of, trajectory_summary
+
+ATIF = Path(__file__).parents[1] / "trajectory" / "data" / "atif"  # real trajectories, kept with the tests
+
+
+@pytest.mark.parametrize(("text", "forbidden"), [
+    ("<script>alert(1)</script>", "<script"),
+    ("<img src=x onerror=alert(1)>", "<img"),
+    ("[x](javascript:alert(1))", 'href="javascript'),
+    ("[x](JaVaScRiPt:alert(1))", "href=\"javascript"),
+    ("[x](vbscript:msgbox(1))", "href=\"vbscript"),
+    ("[x](data:text/html;base64,PHNjcmlwdD4=)", 'href="data:'),
+    ("![x](javascript:alert(1))", 'src="javascript'),
+    ("<a href=\"javascript:alert(1)\">x</a>", "<a href"),
+    ("<iframe src=x></iframe>", "<iframe"),
+])
+def test_markdown_never_passes_html_or_script_links(text: str, forbidden: str) -> None:
+    html = str(markdown(text)).lower()
+    assert forbidden.lower() not in html, html
+
+
+def test_markdown_keeps_what_markdown_is_for() -> None:
+    text = "**bold**, `code`, [docs](https://example.com/a?b=1), [rel](/x)\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    html = str(markdown(text))
+    assert "<strong>bold</strong>" in html and "<code>code</code>" in html and "<table>" in html
+    assert 'rel="nofollow noopener noreferrer" href="https://example.com/a?b=1"' in html and 'href="/x"' in html
+
+
+def _reference(name: str) -> dict[str, Any]:
+    return json.loads((ATIF / name).read_text())  # type: ignore[no-any-return]
+
+
+class _Request:
+    def __init__(self, query: dict[str, str]) -> None:
+        self.query = query
+        from yarl import URL
+
+        self.rel_url = URL("/agents/a@w/sessions/s").with_query(query)
+
+
+def test_steps_pair_tool_calls_with_results_and_open_subagents_in_place() -> None:
+    document = _reference("fast-agent__harbor_multiagent_v1_7.json")
+    view = step_view(document["steps"][1])
+    calls = {p["call"]["function_name"]: p["result"]["content"] for p in view["calls"]}
+    assert calls == {"worker": "worker complete", "shell": "/workspace"}  # paired by id, not by position
+    subagents = subagents_of(document)
+    assert subagents, "the reference trajectory embeds its subagent"
+    env = environment()
+    env.globals["sub_view"] = step_view
+    html = env.from_string('{% from "_macros.html" import steps_list %}{{ steps_list(views, subagents, page, '
+                           'pages, page_urls) }}').render(subagents=subagents, **steps_page(_Request({}), document))
+    assert '<details class="subagent">' in html
+    child = next(iter(subagents.values()))
+    assert f"({len(child['steps'])} steps)" in html
+    summary = trajectory_summary(document)
+    assert summary["steps"] == len(document["steps"]) and summary["tool_calls"] == 2
+
+
+def test_long_trajectories_are_paged_on_the_server() -> None:
+    document = {"steps": [{"step_id": i + 1, "source": "user", "message": f"m{i}"} for i in range(3000)]}
+    page = steps_page(_Request({"page": "30"}), document)
+    assert page["pages"] == 30 and len(page["views"]) == 100 and page["views"][0]["step"]["step_id"] == 2901
+    assert sorted(page["page_urls"]) == [1, 20, 29, 30]
+
+
+def test_span_tree_nests_children_under_parents_in_start_order() -> None:
+    spans = [{"span_id": "c2", "parent_span_id": "r", "start_time_unix_nano": 30, "end_time_unix_nano": 40},
+             {"span_id": "r", "parent_span_id": None, "start_time_unix_nano": 0, "end_time_unix_nano": 100},
+             {"span_id": "g", "parent_span_id": "c1", "start_time_unix_nano": 15, "end_time_unix_nano": 20},
+             {"span_id": "c1", "parent_span_id": "r", "start_time_unix_nano": 10, "end_time_unix_nano": 25},
+             {"span_id": "orphan", "parent_span_id": "gone", "start_time_unix_nano": 50, "end_time_unix_nano": 60}]
+    rows = span_rows(spans)
+    assert [(r["span"]["span_id"], r["depth"]) for r in rows] == [
+        ("r", 0), ("c1", 1), ("g", 2), ("c2", 1), ("orphan", 0)]
+    assert rows[1]["left"] == 10.0 and rows[1]["width"] == 15.0
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in ATIF.glob("*.json")))
+def test_every_kept_trajectory_renders(name: str) -> None:
+    """Each real ATIF document (Harbor's golden ones, v1.5 to v1.7) renders on the session page's template."""
+    document = _reference(name)
+    env = environment()
+    env.globals["sub_view"] = step_view
+    html = env.get_template("session.html").render(
+        agent_id="a@w", session_id="s", document=document, summary=trajectory_summary(document),
+        subagents=subagents_of(document), path="/", csrf="", **steps_page(_Request({}), document))
+    assert html.count('<article class="step') >= min(len(document["steps"]), 100)
