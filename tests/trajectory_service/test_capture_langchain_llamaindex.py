@@ -20,8 +20,8 @@ from tests.trajectory_service.conftest import ServiceFactory
 
 LANGCHAIN = ["langchain_openinference", "langchain_openllmetry", "langchain_openinference_no-session"]
 LLAMAINDEX = ["llamaindex_openinference", "llamaindex_openinference_no-session"]
-WORKFLOWS = ["llamaindex_openinference_agent-workflow", "langgraph_openinference_subgraph",
-             "langgraph_openllmetry_subgraph"]
+MORE = ["llamaindex_openinference_agent-workflow", "langgraph_openinference_subgraph", "langgraph_openllmetry_subgraph",
+        "langchain_openinference_streamed"]
 FAILING_TOOL = "lookup_stock"
 FAILURE_TEXT = "quote service unavailable for ACME; try again later"
 
@@ -51,7 +51,7 @@ def _results(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
             for result in (step.get("observation") or {}).get("results") or () if "source_call_id" in result}
 
 
-@pytest.mark.parametrize("name", LANGCHAIN + LLAMAINDEX + WORKFLOWS)
+@pytest.mark.parametrize("name", LANGCHAIN + LLAMAINDEX + MORE)
 async def test_tool_results_are_what_the_model_was_shown(start_service: ServiceFactory, name: str) -> None:
     document, row = await _replayed(start_service, name)
     truth = corpus.GroundTruth.of(corpus.load(name).llm_log)
