@@ -7,6 +7,7 @@ record is a versioned row (ReplacingMergeTree); the newest version wins.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import secrets
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from evalkit.store import Store
+from evalkit.store import Store, StoreError, StoreUnavailable
+
+_log = logging.getLogger("evalkit.access")
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 KEY_PREFIX = "ek_"
@@ -410,8 +413,13 @@ class Access:
             self._uses_recorded.clear()
         self._uses_recorded[principal.token_id] = now
         # Not through _insert: a use changes no one's access, so it leaves recalled reads valid.
-        self.store.insert("api_token_uses", [[principal.token_id], [principal.name], [int(now * 1000)]],
-                          ["token_id", "principal", "last_used_at"])
+        try:
+            self.store.insert("api_token_uses", [[principal.token_id], [principal.name], [int(now * 1000)]],
+                              ["token_id", "principal", "last_used_at"])
+        except (StoreError, StoreUnavailable) as exc:
+            # A note, not the request's purpose: a read answered from the recall need not fail for it.
+            self._uses_recorded.pop(principal.token_id, None)
+            _log.warning("could not record the use of token %s: %s", principal.token_id, exc)
 
     def list_tokens(self, principal: str) -> list[ApiToken]:
         """A principal's API tokens, oldest first, revoked ones included (marked)."""
