@@ -242,3 +242,29 @@ def test_bad_input_gets_a_page_that_says_what_to_do(world: World) -> None:
             body = exc.read().decode()
             assert exc.code == status, (path, exc.code, body[:500])
             assert exc.headers["Content-Type"].startswith("text/html") and hint in body, (path, body[:2000])
+
+
+def _login_form(world: World, token: str) -> tuple[int, str, CookieJar, urllib.request.OpenerDirector]:
+    jar = CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    form = opener.open(world.served.api + "/login").read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form)
+    assert csrf is not None
+    try:
+        with opener.open(world.served.api + "/login", data=urllib.parse.urlencode(
+                {"csrf": csrf.group(1), "token": token, "next": "/"}).encode()) as response:
+            return response.status, response.read().decode(), jar, opener
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode(), jar, opener
+
+
+def test_an_ingest_key_logs_in_only_with_the_read_scope(world: World) -> None:
+    reader = world.served.ok("POST", f"/api/agents/{world.agent}/keys", {"scopes": ["ingest", "read"]},
+                             token=world.token)["key"]
+    status, body, jar, _ = _login_form(world, reader)
+    assert status == 200 and "evalkit_session" in {c.name for c in jar}  # followed the 303 to the home page
+    assert world.agent in body and world.other_agent not in body
+    writer_only = world.served.ok("POST", f"/api/agents/{world.agent}/keys", {"scopes": ["ingest"]},
+                                  token=world.token)["key"]
+    status, body, jar, _ = _login_form(world, writer_only)
+    assert status == 403 and "read" in body and "evalkit_session" not in {c.name for c in jar}
