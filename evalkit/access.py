@@ -466,6 +466,8 @@ class Access:
                 for old in self.list_tokens("admin"):
                     if old.role == "admin" and not old.revoked:
                         self.revoke_token("admin", old.token_id)
+                # A generated token kept in the data directory is among those revoked: drop the file.
+                (data_dir / "admin-token").unlink(missing_ok=True)
                 self.create_token("admin", "admin", bootstrap_token)
             return None
         if self.store.query("SELECT 1 FROM api_tokens FINAL WHERE role = 'admin' AND NOT revoked LIMIT 1"):

@@ -87,16 +87,22 @@ async def test_tokens_are_listed_without_secrets_and_revoked_at_once(running: Ru
 
 async def test_a_new_bootstrap_token_revokes_the_previous_one(tmp_path: Path) -> None:
     database = chdb_url(fresh_database())
+    async with serve(tmp_path, clickhouse_url=database, bootstrap_token=None) as generated:
+        await generated.service.wait_ready(60)
+        token = (tmp_path / "admin-token").read_text().strip()
+        assert (await asyncio.to_thread(generated.call, "GET", "/api/me", None, token))[0] == 200
     async with serve(tmp_path, clickhouse_url=database, bootstrap_token="evk_first_admin") as first:
         await first.service.wait_ready(60)
         assert (await asyncio.to_thread(first.call, "GET", "/api/me", None, "evk_first_admin"))[0] == 200
+        assert (await asyncio.to_thread(first.call, "GET", "/api/me", None, token))[0] == 401
+        assert not (tmp_path / "admin-token").exists()  # it held a revoked token
     async with serve(tmp_path, clickhouse_url=database, bootstrap_token="evk_second_admin") as second:
         await second.service.wait_ready(60)
         assert (await asyncio.to_thread(second.call, "GET", "/api/me", None, "evk_second_admin"))[0] == 200
         assert (await asyncio.to_thread(second.call, "GET", "/api/me", None, "evk_first_admin"))[0] == 401
         status, listed = await asyncio.to_thread(second.call, "GET", "/api/users/admin/tokens", None,
                                                  "evk_second_admin")
-        assert status == 200 and [t["revoked"] for t in listed["tokens"]] == [True, False]
+        assert status == 200 and [t["revoked"] for t in listed["tokens"]] == [True, True, False]
 
 
 async def test_key_scopes(running: Running) -> None:
