@@ -183,18 +183,20 @@ async def send_all(target: str, key: str, requests: list[bytes], concurrency: in
 
 def engine_ceiling(store: object, requests: list[bytes], agent_id: str, repeat: int) -> tuple[float, float, float]:
     """What the engine alone does with the same spans, in the same run, on the data directory the
-    server left: (flat spans/s, bare insert p50 s, bare insert p50 with nothing in flight s).
+    server left: (flat spans/s, bare insert p50 s, the same with fsync on s).
 
     - ceiling: the spans as flat rows of a table like `spans` (same engine, order and partitions),
       pre-encoded as Native blocks of 20,000 rows, inserted two at a time (as the writer does);
     - bare insert: one export request framed as evalkit frames it, inserted alone into
-      `span_exports` (through the view): the least an acknowledged export can cost."""
+      `span_exports` (through the view): the least an acknowledged export can cost; alternately
+      with the tables' fsync off and on (EVALKIT_FSYNC), which is what fsync costs an export."""
     from concurrent.futures import ThreadPoolExecutor
 
     from evalkit.ingest import export_schema
     from evalkit.ingest.export_schema import Framing
     from evalkit.ingest.flatten import SPAN_COLUMNS
     from evalkit.ingest.native import NativeEncoder
+    from evalkit.migrations import set_fsync
     from evalkit.store import Store
 
     assert isinstance(store, Store)
@@ -212,14 +214,18 @@ def engine_ceiling(store: object, requests: list[bytes], agent_id: str, repeat: 
 
     schema = export_schema.write_schema_file(Path(tempfile.mkdtemp(prefix="evalkit-bench-schema-")))
     settings = export_schema.insert_settings(schema)
-    bare: list[float] = []
-    for i in range(repeat):
+    # Interleaved, so that the machine's load drifting during the run falls on both alike.
+    bare: dict[bool, list[float]] = {False: [], True: []}
+    for i in range(repeat * 2):
+        fsync = bool(i % 2)
+        set_fsync(store, fsync)
         framed = Framing(agent_id, int(time.time() * 1000), "", 16 << 20, 1024).frame(requests[i % len(requests)])
         started = time.perf_counter()
         store.insert_raw("span_exports", export_schema.COLUMN_NAMES, framed, "Protobuf",
                          {**settings, "insert_deduplicate": 0})
-        bare.append(time.perf_counter() - started)
-    return ceiling, statistics.median(bare), min(bare)
+        bare[fsync].append(time.perf_counter() - started)
+    set_fsync(store, False)
+    return ceiling, statistics.median(bare[False]), statistics.median(bare[True])
 
 
 def main() -> None:
@@ -309,10 +315,10 @@ def main() -> None:
     stored = store.query("SELECT count() FROM spans FINAL")[0][0]
     print(f"after shutdown: {stored:,} spans on disk of {acked:,} acknowledged"
           + ("" if stored == acked else "  <-- MISMATCH"))
-    ceiling, bare_p50, bare_min = engine_ceiling(store, requests, "agent@bench", repeat=15)
+    ceiling, bare_p50, bare_fsync_p50 = engine_ceiling(store, requests, "agent@bench", repeat=15)
     print(f"engine alone, same run: {ceiling:,.0f} spans/s as flat rows (20,000-row Native inserts, two at a "
-          f"time); one export request inserted bare through the view: p50 {bare_p50 * 1000:.0f} ms "
-          f"(min {bare_min * 1000:.0f} ms)")
+          f"time); one export request inserted bare through the view: p50 {bare_p50 * 1000:.0f} ms, "
+          f"{bare_fsync_p50 * 1000:.0f} ms with fsync (15 each, interleaved)")
 
 
 def rss_mb(pid: int) -> float:

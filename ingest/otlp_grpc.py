@@ -10,6 +10,7 @@ memory limit is reached.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 
 import grpc
@@ -23,6 +24,8 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from evalkit.access import Agent
 from evalkit.ingest.encode import MalformedProtobuf
 from evalkit.ingest.pipeline import Exhausted, Forbidden, Ingest, Outcome, Refused, Unauthenticated, Unavailable
+
+log = logging.getLogger("evalkit.ingest.otlp_grpc")
 
 
 def _authorization(context: grpc.aio.ServicerContext) -> str | None:
@@ -65,6 +68,11 @@ def _export_handler(ingest: Ingest, ingest_call: Callable[[bytes, Agent], Awaita
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except Unavailable as exc:
             await _refuse_retryable(context, exc)
+        except Exception:  # a fault of evalkit's, not the request's: retryable, and logged
+            log.exception("OTLP/gRPC export failed")
+            await _refuse_retryable(context, Unavailable(
+                "evalkit could not process this export because of an internal error (logged by the server); "
+                "nothing was kept, retry later", 5))
         return respond(outcome)
 
     return grpc.unary_unary_rpc_method_handler(
