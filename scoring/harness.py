@@ -60,6 +60,7 @@ class Driver:
     # (case, repetition, attempt) → (session id, start time) of the runs being called now.
     in_flight: dict[tuple[str, int, int], tuple[str, float]] = field(default_factory=dict)
     tokens: int = 0  # used by the runs recorded in this pass (for run_settings.max_tokens)
+    cost_usd: float = 0.0  # what the priced runs of this pass cost (for budget_usd); unpriced runs add nothing
     stopped: str | None = None  # why no more calls start, when a limit was reached
 
     @property
@@ -139,6 +140,10 @@ class HarnessRunner:
         if max_tokens and driver.tokens >= max_tokens:
             driver.stopped = f"max_tokens {max_tokens} reached ({driver.tokens} used)"
             return None
+        budget = e.config.get("budget_usd")
+        if budget is not None and driver.cost_usd >= budget:
+            driver.stopped = f"budget ${budget:g} reached (${driver.cost_usd:.4f} spent by priced runs)"
+            return None
         session_id = uuid.uuid4().hex
         started = time.time()
         driver.in_flight[key] = (session_id, started)
@@ -162,6 +167,7 @@ class HarnessRunner:
                 run, _ = await asyncio.to_thread(s.record_run, SERVER, current, record, internal=True)
                 driver.tokens += int(run.metrics.get("input_tokens") or 0) + int(
                     run.metrics.get("output_tokens") or 0)
+                driver.cost_usd += float(run.metrics.get("cost_usd") or 0.0)
         driver.in_flight.pop(key, None)
         return status
 

@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -143,7 +144,12 @@ def send_session(otlp: str, key: str, session_id: str) -> None:
     provider.shutdown()
 
 
-def test_harness_run_stops_at_max_tokens_and_says_so(served: Served, tenant: Tenant, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("limit", "said"), [
+    (["--max-tokens", "150"], "max_tokens 150 reached (220 used)"),
+    # gpt-4o: 100 input + 10 output tokens are $0.00035 a run.
+    (["--max-cost-usd", "0.0005"], "budget $0.0005 reached ($0.0007 spent by priced runs)")])
+def test_harness_run_stops_at_its_budget_and_says_so(served: Served, tenant: Tenant, tmp_path: Path,
+                                                     limit: list[str], said: str) -> None:
     agent = served.ok("POST", "/api/agents", {"name": "spender", "workspace": tenant.workspace, "kind": "harness",
                                                "harness_url": "http://127.0.0.1:9"})["agent"]
     key = served.ok("POST", f"/api/agents/{agent}/keys", {})["key"]
@@ -152,13 +158,14 @@ def test_harness_run_stops_at_max_tokens_and_says_so(served: Served, tenant: Ten
         served.ok("PATCH", f"/api/agents/{agent}", {"harness_url": harness.url})
         write_cases(tmp_path, "three", {name: f"input: {name}\nevaluators: [contains]\nexpected: ok\n"
                                         for name in ("a", "b", "c")})
-        # One call at a time: 110 tokens after the first, 220 after the second, so the third never starts.
-        ran = evalkit_cli("run", "three", "--agent", agent, "--concurrency", "1", "--max-tokens", "150",
+        # One call at a time: the limit is not reached after the first run, it is after the second, so the
+        # third never starts.
+        ran = evalkit_cli("run", "three", "--agent", agent, "--concurrency", "1", *limit,
                           "--trajectory-wait-seconds", "10", "--poll-seconds", "0.3", env=dict(os.environ),
                           cwd=tmp_path)
         assert ran.returncode == 1, ran.stdout + ran.stderr
         assert len(harness.calls) == 2
-        assert "(stopped: max_tokens 150 reached (220 used); 1 of 3 run(s) not run" in ran.stdout
+        assert f"(stopped: {said}; 1 of 3 run(s) not run" in ran.stdout
         assert f"--resume {ran.stdout.split('experiment ')[-1].split(':')[0]}" in ran.stdout
     finally:
         harness.close()
