@@ -32,8 +32,8 @@ def scoring_service(request: web.Request) -> ScoringService:
 
 
 def _experiment_id(raw: str, what: str = "experiment id") -> int:
-    if not raw.isdigit():
-        raise ApiError(400, f"{what} {raw!r} must be a whole number, as in /experiments/12")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:  # past 18 digits: beyond the store's Int64
+        raise ApiError(400, f"{what} {raw[:40]!r} must be a whole number, as in /experiments/12")
     return int(raw)
 
 
