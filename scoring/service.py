@@ -36,6 +36,7 @@ from .records_cache import Entry as CacheEntry
 from .records_cache import RecordsCache, row_token
 from .runs import Run, Runs
 from .scorecard import ExperimentRecords, RunRecord, Scorecard, build_scorecard
+from .secrets import WorkspaceSecrets, secret_box
 from .tables import next_version
 from .trajectories import RunTrajectory, better, from_session, pushed
 
@@ -83,6 +84,7 @@ class ScoringService:
         self.runs = Runs(store)
         self.evaluations = Evaluations(store)
         self.blobs = Blobs(store, blob_store if blob_store is not None else BlobDirectory(data_dir / "blobs"))
+        self.secrets = WorkspaceSecrets(store, secret_box(data_dir))
         self.records_cache = RecordsCache()
         self._locks: dict[int, asyncio.Lock] = {}
         # Set by the harness module: starts the driver of a harness experiment.
@@ -209,9 +211,27 @@ class ScoringService:
             "budget_usd": req.budget_usd, "name": req.name, "description": req.description, "metadata": req.metadata,
             "run_settings": req.run_settings.model_dump(exclude_none=True) if req.run_settings else {},
         }
+        # The keys its service evaluators need are kept (encrypted, for this workspace): the service scores a
+        # harness experiment itself, later, with no SDK at hand to pass them.
+        kept_keys = self._needed_credentials(specs, req.credentials)
+        self.secrets.put(agent.workspace, kept_keys, caller.name)
+        config["stored_credentials"] = sorted(kept_keys)
         experiment = Experiment(0, agent.workspace, agent.agent_id, version.dataset, version.version, caller.name, now,
                                 config, [c.id for c in kept], dropped, "pending", "", req.model or "", now)
         return self.experiments.create(experiment)
+
+    @staticmethod
+    def _needed_credentials(specs: dict[str, dict[str, Any]], credentials: dict[str, str]) -> dict[str, str]:
+        """The given credentials some service evaluator of the experiment uses (by judge base_url or HTTP url)."""
+        urls = set()
+        for spec in specs.values():
+            nested = spec.get("config")
+            config: dict[str, Any] = nested if isinstance(nested, dict) else spec
+            for key in ("base_url", "url"):
+                if isinstance(config.get(key), str):
+                    urls.add(config[key].rstrip("/"))
+        given = {k.rstrip("/"): v for k, v in credentials.items() if v}
+        return {url: given[url] for url in sorted(urls) if url in given}
 
     def _judge_config(self, req: CreateExperiment) -> dict[str, Any] | None:
         if req.judge is None:
@@ -482,7 +502,9 @@ class ScoringService:
                 raise ApiError(400, f"experiment {e.experiment_id} has no service evaluator {unknown}; its service "
                                     f"evaluators are {sorted(specs)} (Python evaluators run in the SDK)")
             specs = {n: s for n, s in specs.items() if n in req.evaluators}
-        credentials = dict(req.credentials)
+        # Keys kept from the experiment's creation (its workspace's), then the ones this request brings.
+        credentials = {**await asyncio.to_thread(self.secrets.all, e.workspace),
+                       **{k.rstrip("/"): v for k, v in req.credentials.items()}}
         if self.judge is not None and self.judge.api_key:
             credentials.setdefault(self.judge.base_url, self.judge.api_key)
         runs = await asyncio.to_thread(self.runs.finals, e.experiment_id, with_trajectory=True)

@@ -142,8 +142,16 @@ EVALUATIONS = Table(
     order_by="experiment_id, evaluator, run_id, version",
 )
 
+WORKSPACE_SECRETS = Table(
+    name="workspace_secrets",
+    columns="workspace String, name String, ciphertext String, removed Bool, created_by String, version UInt64",
+    engine="ReplacingMergeTree(version)",
+    order_by="workspace, name",
+)
+
 MIGRATIONS: list[Migration] = [
     Migration(100, "users and workspace members", (USERS, WORKSPACE_MEMBERS, WORKSPACE_EVALUATORS)),
     Migration(101, "blobs, datasets, cases and reviews", (BLOBS, DATASET_VERSIONS, DATASET_CASES, CASE_REVIEWS)),
     Migration(102, "experiments, leases, runs and evaluations", (EXPERIMENTS, LEASES, RUNS, EVALUATIONS)),
+    Migration(150, "workspace secrets (encrypted judge and evaluator keys)", (WORKSPACE_SECRETS,)),
 ]

@@ -200,3 +200,59 @@ async def test_shutdown_marks_runs_in_flight_failed_and_resume_finishes(tmp_path
     finally:
         await s.service.stop()
         await runner.cleanup()
+
+
+async def test_harness_experiment_judge_calls_carry_the_key_given_at_creation(scoring: Scoring) -> None:
+    """The service scores a harness experiment itself, later: the judge key the experiment was created with
+    (credentials by base_url) is kept, encrypted, and every judge call carries it. A judge refusing the call
+    is an evaluator error, never a failing score."""
+    s = scoring
+    seen: list[str] = []
+
+    async def judge(request: web.Request) -> web.Response:
+        body = await request.json()
+        seen.append(request.headers.get("Authorization", ""))
+        if request.headers.get("Authorization") != "Bearer caller-key":
+            return web.json_response({"error": {"message": "bad key"}}, status=401)
+        return web.json_response({"id": "x", "object": "chat.completion", "model": body["model"], "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": '{"passed": true, "score": 1}'},
+             "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": 10}})
+
+    judge_app = web.Application()
+    judge_app.router.add_post("/v1/chat/completions", judge)
+    judge_url, judge_runner = await serve_app(judge_app)
+    harness = Harness(s, "")
+    url, runner = await serve_app(harness.app())
+    try:
+        harness.key = await _harness_agent(s, url)
+        cases = [{"id": f"c{i}", "input": {"n": i}, "rubric": "Is it 42?", "evaluators": ["judge"]} for i in range(3)]
+        await call(s, "POST", "/api/datasets/j@acme", {"cases": cases})
+        status, exp = await call(s, "POST", "/api/experiments", {
+            "agent": "h@acme", "dataset": "j@acme", "judge": {"base_url": judge_url + "/v1", "model": "jm"},
+            "credentials": {judge_url + "/v1/": "caller-key", "http://elsewhere": "unused"}})
+        assert status == 201, exp
+        assert exp["config"]["stored_credentials"] == [judge_url + "/v1"]  # names only, never the key
+        stored = await asyncio.to_thread(s.store.query, "SELECT ciphertext FROM workspace_secrets")
+        assert stored and all("caller-key" not in row[0] for row in stored)
+        got = await _wait_status(s, exp["experiment_id"], "completed")
+        assert got["progress"]["completed"] == 3
+        assert seen and set(seen) == {"Bearer caller-key"}
+        status, card = await call(s, "GET", f"/api/experiments/{exp['experiment_id']}/scorecard")
+        j = card["scorecard"]["evaluators"][0]
+        assert (j["evaluator"], j["n"], j["passed"], j["evaluator_errors"]) == ("judge", 3, 3, 0)
+
+        # Another experiment without the key (the stored one is replaced by a wrong one): every call is refused,
+        # and those are evaluator errors, not failures: nothing is counted, the scorecard says incomplete.
+        status, exp2 = await call(s, "POST", "/api/experiments", {
+            "agent": "h@acme", "dataset": "j@acme", "judge": {"base_url": judge_url + "/v1", "model": "jm"},
+            "credentials": {judge_url + "/v1": "wrong-key"}})
+        assert status == 201, exp2
+        # Scored (every run has a verdict, errors included); `evalkit run` exits non-zero on its errors.
+        await _wait_status(s, exp2["experiment_id"], "completed")
+        status, card = await call(s, "GET", f"/api/experiments/{exp2['experiment_id']}/scorecard")
+        j = card["scorecard"]["evaluators"][0]
+        assert (j["n"], j["passed"], j["evaluator_errors"], j["ci_low"]) == (0, None, 3, None)
+        assert card["complete"] is False
+    finally:
+        await runner.cleanup()
+        await judge_runner.cleanup()
