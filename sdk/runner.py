@@ -96,6 +96,10 @@ async def arun_experiment(
     if "@" not in agent:
         raise ValueError(f"agent {agent!r} must be written name@workspace (or pass workspace=...)")
     project = load_project()
+    if judge_settings is not None:
+        # The judge's key named by `credentials.judges` must resolve: an `env:` reference to an unset variable
+        # is a ConfigError naming it, not a judge called without its key (every verdict an error).
+        project.judge_key(judge_settings.base_url)
     report = ProgressReport(output, live=progress)
     async with ServiceClient(connection(url, token)) as client:
         service = Service(client)

@@ -227,3 +227,20 @@ async def test_a_python_evaluator_named_like_a_workspace_evaluator_is_refused(se
     result = await evalkit.arun_experiment(dataset="polite", agent=tenant.agent, task=lambda input: "x",
                                            evaluators=[renamed], output=io.StringIO())
     assert [(r.case_id, r.status) for r in result.runs] == [("a", "completed")]
+
+
+def test_a_judge_key_naming_an_unset_variable_is_an_error(served: Served, tenant: Tenant, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.sdk.config import ConfigError
+
+    write_cases(tmp_path, "judged", {"a": "input: a\nrubric: fine?\n"})
+    (tmp_path / "evalkit.yaml").write_text("cases: cases\nfixtures: fixtures\n"
+                                           "credentials:\n  judges:\n    http://judge.local/v1: env:E1_UNSET_KEY\n")
+    monkeypatch.delenv("E1_UNSET_KEY", raising=False)
+    called: list[str] = []
+    with pytest.raises(ConfigError, match=r"\$E1_UNSET_KEY, which is not set"):
+        evalkit.run_experiment(dataset="judged", agent=tenant.agent, task=lambda input: called.append(input) or "x",
+                               judge={"base_url": "http://judge.local/v1", "model": "m"}, output=io.StringIO())
+    assert called == []  # refused before anything ran
+    listed = served.ok("GET", f"/api/experiments?agent={tenant.agent}", token=tenant.token)["experiments"]
+    assert listed == []
