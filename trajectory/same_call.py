@@ -1,4 +1,4 @@
-"""One LLM call reported by several instrumentations is one call.
+"""One LLM call reported by several instrumentations, or by several spans, is one call.
 
 The Anthropic SDK's own span and OpenLLMetry's span of the same `messages.create` are siblings
 (both under the application's span, neither the current span of the other), so the wrapper rule
@@ -11,6 +11,11 @@ trace are reports of one call when
   instrumentation does not report a call twice, and an agent may well ask the same thing twice
   at once), share the parent and the model, overlap in time and were given the same input
   (message count and last message).
+
+A streamed call may be reported as a request span that ends when the stream starts (no answer,
+no usage) and a separate span with the answer (Logfire's "streaming response" span, a sibling):
+the answer completes the request it follows, of the same parent, model and input. It is one call,
+priced once, not a second, unpriced one.
 
 Of the reports the one kept is the one with the most to say (output, input, usage), then the
 innermost in time (it starts last and ends first: the one closest to the request on the wire, as
@@ -95,6 +100,8 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
                 and b.span.start_time_unix_nano <= a.span.end_time_unix_nano)
 
     of_response: dict[tuple[str, str], list[int]] = {}
+    # Request spans that ended with no answer, no usage and no error: a streamed call's answer may follow.
+    waiting: dict[tuple[str, str, str], list[int]] = {}
     running: dict[tuple[str, str, str], list[int]] = {}  # (trace, parent, model) -> calls not yet ended
     responses = [_response_id(call) for _, call in items]
     for i, (key, call) in enumerate(items):
@@ -107,7 +114,16 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
             same.append(i)
         span = call.span
         start = span.start_time_unix_nano
-        peers = running.setdefault((key[0], span.parent_span_id, call.request_model or call.model or ""), [])
+        place = (key[0], span.parent_span_id, call.request_model or call.model or "")
+        if not call.output_messages and call.usage.empty and call.error is None:
+            waiting.setdefault(place, []).append(i)
+        elif call.output_messages and place in waiting:
+            pending = waiting[place]
+            j = next((j for j in reversed(pending) if _same_input(call, items[j][1])), None)
+            if j is not None:
+                pending.remove(j)
+                root[find(i)] = find(j)
+        peers = running.setdefault(place, [])
         peers[:] = [j for j in peers if items[j][1].span.end_time_unix_nano >= start]
         for j in peers:
             other = responses[j]

@@ -91,6 +91,12 @@ _REPORTS = f"""(
     FROM spans WHERE agent_id = {{agent:String}} AND is_llm_call AND response_id != ''
       AND trace_id IN (SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {{sessions:Array(String)}}))"""
 
+_SIBLINGS = """(
+    SELECT trace_id, span_id, parent_span_id, scope_name, start_time, input_tokens, output_tokens,
+           reported_cost_usd, status_code
+    FROM spans WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != ''
+      AND trace_id IN (SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)}))"""
+
 # Leaf LLM calls per session and (model, provider): what pricing needs. A NaN or infinite reported
 # cost is unknown (NULL): the call is priced from its tokens like one that reported none.
 _LLM_CALLS = """
@@ -134,8 +140,16 @@ WHERE s.agent_id = {agent:String} AND s.is_llm_call
           ON a.trace_id = b.trace_id AND a.response_id = b.response_id
       WHERE a.span_id != b.span_id AND a.start_ns <= b.end_ns AND b.start_ns <= a.end_ns
         AND (b.start_ns, -b.end_ns, b.span_id) > (a.start_ns, -a.end_ns, a.span_id))
+  -- A streamed call's request span (no usage, no cost, no error) that a later sibling of the same
+  -- instrumentation answers with usage (Logfire's "streaming response" span) is that call, not a
+  -- second, unpriced one (trajectory/same_call.py, which also asks for the same model and input).
+  AND (s.trace_id, s.span_id) NOT IN (
+      SELECT a.trace_id, a.span_id FROM __SIBLINGS__ AS a INNER JOIN __SIBLINGS__ AS b
+          ON a.trace_id = b.trace_id AND a.parent_span_id = b.parent_span_id AND a.scope_name = b.scope_name
+      WHERE a.input_tokens = 0 AND a.output_tokens = 0 AND a.reported_cost_usd IS NULL AND a.status_code != 2
+        AND (b.input_tokens > 0 OR b.output_tokens > 0) AND b.start_time >= a.start_time AND b.span_id != a.span_id)
 GROUP BY p.session_id, s.model, s.provider
-""".replace("__REPORTS__", _REPORTS).replace(
+""".replace("__REPORTS__", _REPORTS).replace("__SIBLINGS__", _SIBLINGS).replace(
     "__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)").replace("__RESOLVED__", RESOLVED)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Any
+from urllib.parse import quote
 
 from tests.captures import corpus
 from tests.trajectory_service.conftest import Service
@@ -53,3 +54,27 @@ async def test_anthropic_sdk_and_openllmetry_spans_of_one_call_are_one_step(svc:
     assert (row["steps"], row["prompt_tokens"], row["completion_tokens"]) == (
         2, final["total_prompt_tokens"], final["total_completion_tokens"])
     assert row["cost_usd"] == final["total_cost_usd"]
+
+
+async def test_logfire_streamed_calls_are_one_priced_call_each(svc: Service) -> None:
+    agent, document = await _replayed(svc, "logfire_openai_streaming")
+    agent_steps = [s for s in document["steps"] if s["source"] == "agent"]
+    # Three calls, each a request span and a "streaming response" span: three priced steps, never six.
+    assert len(agent_steps) == 3
+    assert all("cost_usd" in s["metrics"] for s in agent_steps), agent_steps
+    assert document["final_metrics"]["total_cost_usd"] is not None
+    # The session list too: three calls, priced (a request span alone has no usage and would make it null).
+    (row,) = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    assert (row["steps"], row["cost_priced"], row["unpriced"]) == (3, True, [])
+    assert row["cost_usd"] == document["final_metrics"]["total_cost_usd"]
+    assert row["prompt_tokens"] == document["final_metrics"]["total_prompt_tokens"]
+
+
+async def test_logfire_scrubbed_session_id_names_no_session(svc: Service) -> None:
+    agent, document = await _replayed(svc, "logfire_openai_scrubbed-session")
+    (row,) = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    # The trace is a session of its own, named by its trace id, not by "[Scrubbed due to 'session']".
+    assert len(row["session_id"]) == 32 and int(row["session_id"], 16) >= 0
+    assert document["session_id"] == row["session_id"]
+    scrubbed = "[Scrubbed due to 'session']"
+    assert (await svc.get(f"/api/agents/{agent}/sessions/{quote(scrubbed)}")).status == 404
