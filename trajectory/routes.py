@@ -189,7 +189,9 @@ async def _session_detail(request: web.Request) -> web.Response:
             "offset": offset,
             "spans_by_kind": dict(Counter(v["kind"] for v in views)),
             "spans_by_operation": dict(Counter((v.get("typed") or {}).get("operation") or "other" for v in views)),
-            "llm_calls": sum(1 for v in views if (v.get("typed") or {}).get("is_llm_call")),
+            # The trajectory's LLM calls: a wrapping or repeated report, or a span preparing a call
+            # (LlamaIndex's `_prepare_chat_with_tools`), is no call of its own, as in the session list.
+            "llm_calls": _llm_calls(built.document),
             "errors": sum(1 for v in views if v["status_code"] == "ERROR"),
             "mapping_version": built.mapping_version,
             "emitters": built.emitters,
@@ -206,6 +208,12 @@ async def _session_detail(request: web.Request) -> web.Response:
     # Megabytes for a long session: encoded off the event loop, which serves every other request.
     encoded = await asyncio.to_thread(dumps_json, body)
     return web.Response(body=encoded, content_type="application/json")
+
+
+def _llm_calls(document: dict[str, Any]) -> int:
+    """LLM calls a built trajectory holds, in its subagents too."""
+    own = sum(step.get("llm_call_count") or 0 for step in document["steps"])
+    return own + sum(_llm_calls(sub) for sub in document.get("subagent_trajectories") or ())
 
 
 def _unknown_session(agent: Agent, session_id: str) -> str:

@@ -27,7 +27,7 @@ FAILURE_TEXT = "quote service unavailable for ACME; try again later"
 
 
 async def _replayed(start_service: ServiceFactory, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The capture's trajectory and its row in the session list."""
+    """The capture's trajectory and its row in the session list (with the session view's summary)."""
     capture = corpus.load(name)
     service = await start_service()
     agent, key = await service.new_agent(name.replace("_", "-")[:60])
@@ -42,7 +42,9 @@ async def _replayed(start_service: ServiceFactory, name: str) -> tuple[dict[str,
     assert reply.body["extra"]["status"] == "valid", reply.body["extra"]
     rows = [row for row in listed.body["sessions"] if row["session_id"] == session]
     assert len(rows) == 1, listed.body
-    return reply.body, rows[0]
+    spans = await service.get(f"/api/agents/{agent}/sessions/{session}")
+    assert spans.status == 200, spans.text
+    return reply.body, {**rows[0], "summary": spans.body["summary"]}
 
 
 def _results(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -62,8 +64,9 @@ async def test_tool_results_are_what_the_model_was_shown(start_service: ServiceF
         assert corpus.message_text(result["content"]) == shown, (call_id, result)
         failed = (result.get("extra") or {}).get("is_error") is True
         assert failed == (shown == FAILURE_TEXT), (call_id, result)
-    # the session list counts the calls the trajectory has (no preprocessing span, no wrapper)
-    assert row["steps"] == len(corpus.llm_steps(document)) == len(truth.calls), row
+    # the session list and the session's summary count the calls the trajectory has (no
+    # preprocessing span, no wrapper)
+    assert row["steps"] == row["summary"]["llm_calls"] == len(corpus.llm_steps(document)) == len(truth.calls), row
 
 
 @pytest.mark.parametrize("name", LANGCHAIN)
