@@ -3,33 +3,28 @@
 Replayed through a running service like every capture (`test_capture_corpus.py`), then: each tool
 result is exactly what the model was shown (the framework's wrapper — LangChain's ToolMessage,
 LlamaIndex's ToolOutput — taken off, never served raw), on the call with its id; the failing tool's
-result carries the error text and the error flag; a nested agent graph is a subagent, not inlined
-into its parent (its system prompt and task are not the user's); the session list counts the LLM
-calls the trajectory has.
+result carries the error text and the error flag; the session list and the session's summary count
+the LLM calls the trajectory has; and per capture, its structure: a nested agent graph is a
+subagent, not inlined into its parent (its system prompt and task are not the user's); LlamaIndex's
+span preparing a call adds no step.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from tests.captures import corpus
-from tests.trajectory_service.conftest import ServiceFactory
+from tests.trajectory_service.conftest import Service, ServiceFactory
 
-LANGCHAIN = ["langchain_openinference", "langchain_openllmetry", "langchain_openinference_no-session"]
-LLAMAINDEX = ["llamaindex_openinference", "llamaindex_openinference_no-session"]
-MORE = ["llamaindex_openinference_agent-workflow", "langgraph_openinference_subgraph", "langgraph_openllmetry_subgraph",
-        "langchain_openinference_streamed"]
-FAILING_TOOL = "lookup_stock"
+Json = dict[str, Any]
 FAILURE_TEXT = "quote service unavailable for ACME; try again later"
 
 
-async def _replayed(start_service: ServiceFactory, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+async def _replayed(service: Service, name: str) -> tuple[Json, Json]:
     """The capture's trajectory and its row in the session list (with the session view's summary)."""
     capture = corpus.load(name)
-    service = await start_service()
     agent, key = await service.new_agent(name.replace("_", "-")[:60])
     await asyncio.to_thread(corpus.replay, capture, service.running.otlp_http, key)
     listed = await service.get(f"/api/agents/{agent}/sessions?limit=100")
@@ -47,15 +42,13 @@ async def _replayed(start_service: ServiceFactory, name: str) -> tuple[dict[str,
     return reply.body, {**rows[0], "summary": spans.body["summary"]}
 
 
-def _results(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _results(document: Json) -> dict[str, Json]:
     return {result["source_call_id"]: result
             for trajectory in corpus.all_trajectories(document) for step in trajectory["steps"]
             for result in (step.get("observation") or {}).get("results") or () if "source_call_id" in result}
 
 
-@pytest.mark.parametrize("name", LANGCHAIN + LLAMAINDEX + MORE)
-async def test_tool_results_are_what_the_model_was_shown(start_service: ServiceFactory, name: str) -> None:
-    document, row = await _replayed(start_service, name)
+def tool_results_are_what_the_model_was_shown(name: str, document: Json, row: Json) -> None:
     truth = corpus.GroundTruth.of(corpus.load(name).llm_log)
     results = _results(document)
     assert set(truth.tool_results) <= set(results)
@@ -64,32 +57,28 @@ async def test_tool_results_are_what_the_model_was_shown(start_service: ServiceF
         assert corpus.message_text(result["content"]) == shown, (call_id, result)
         failed = (result.get("extra") or {}).get("is_error") is True
         assert failed == (shown == FAILURE_TEXT), (call_id, result)
-    # the session list and the session's summary count the calls the trajectory has (no
-    # preprocessing span, no wrapper)
-    assert row["steps"] == row["summary"]["llm_calls"] == len(corpus.llm_steps(document)) == len(truth.calls), row
+    steps = len(corpus.llm_steps(document))
+    assert row["steps"] == row["summary"]["llm_calls"] == steps == len(truth.calls), row
 
 
-@pytest.mark.parametrize("name", LANGCHAIN)
-async def test_a_nested_agent_graph_is_a_subagent(start_service: ServiceFactory, name: str) -> None:
-    document, _ = await _replayed(start_service, name)
+def _texts(trajectory: Json, source: str) -> list[str]:
+    return [corpus.message_text(s["message"]) for s in trajectory["steps"] if s["source"] == source]
+
+
+def the_researcher_run_from_a_tool_is_a_subagent(document: Json, row: Json) -> None:
     assert document["agent"]["name"] == "travel_agent"
     [researcher] = document.get("subagent_trajectories") or []
     assert researcher["agent"]["name"] == "researcher"
     assert not researcher.get("subagent_trajectories")
-
-    def texts(trajectory: dict[str, Any], source: str) -> list[str]:
-        return [corpus.message_text(s["message"]) for s in trajectory["steps"] if s["source"] == source]
-
     # The researcher's instructions and task are its own, not the travel agent's user's.
-    assert texts(document, "system") == ["You are a travel assistant. Use tools."]
-    assert texts(document, "user") == ["Weather in Oslo and Paris, the ACME quote, and when Oslo was founded?"]
-    assert texts(researcher, "system") == ["You are a meticulous historian. Answer from the notes."]
-    assert texts(researcher, "user") == ["When was Oslo founded?"]
+    assert _texts(document, "system") == ["You are a travel assistant. Use tools."]
+    assert _texts(document, "user") == ["Weather in Oslo and Paris, the ACME quote, and when Oslo was founded?"]
+    assert _texts(researcher, "system") == ["You are a meticulous historian. Answer from the notes."]
+    assert _texts(researcher, "user") == ["When was Oslo founded?"]
     # Its two calls (the search, then the answer) are its steps, not the parent's.
-    assert [s.get("tool_calls", [{}])[0].get("function_name") for s in document["steps"] if s["source"] == "agent"] \
-        == ["get_weather", "lookup_stock", "ask_researcher", None]
-    answers = [s["message"] for s in researcher["steps"] if s["source"] == "agent"]
-    assert answers == ["", "Oslo was founded around 1040."]
+    asked = [s.get("tool_calls", [{}])[0].get("function_name") for s in document["steps"] if s["source"] == "agent"]
+    assert asked == ["get_weather", "lookup_stock", "ask_researcher", None]
+    assert _texts(researcher, "agent") == ["", "Oslo was founded around 1040."]
     # The tool call that started it references it, with the answer it gave.
     [asking] = [s for s in document["steps"] if any(c["function_name"] == "ask_researcher"
                                                      for c in s.get("tool_calls") or ())]
@@ -98,26 +87,51 @@ async def test_a_nested_agent_graph_is_a_subagent(start_service: ServiceFactory,
     assert result["content"] == "Oslo was founded around 1040."
 
 
-@pytest.mark.parametrize("name", LLAMAINDEX)
-async def test_llamaindex_preparing_a_call_adds_no_step(start_service: ServiceFactory, name: str) -> None:
-    document, row = await _replayed(start_service, name)
-    sources = [step["source"] for step in document["steps"]]
-    assert sources == ["system", "user", "agent", "agent", "agent"], document["steps"]
-    assert document["steps"][1]["message"] == "Weather in Oslo and Paris, and the ACME quote?"
-    assert row["steps"] == 3
-
-
-@pytest.mark.parametrize("name", ["langgraph_openinference_subgraph", "langgraph_openllmetry_subgraph"])
-async def test_an_agent_graph_as_a_graph_node_is_a_subagent(start_service: ServiceFactory, name: str) -> None:
-    document, row = await _replayed(start_service, name)
+def the_agent_graph_node_is_a_subagent(document: Json, row: Json) -> None:
     top = [(s["source"], s["message"]) for s in document["steps"]]
     assert top == [("system", "You triage questions for specialists."), ("user", "When was Oslo founded?"),
                    ("agent", "A history question about Oslo: passing it to the researcher.")]
     [researcher] = document.get("subagent_trajectories") or []
     assert researcher["agent"]["name"] == "researcher"
     assert researcher["steps"][0]["message"] == "You are a meticulous historian. Answer from the notes."
-    assert len([s for s in corpus.llm_steps(researcher)]) == 2
+    assert len(corpus.llm_steps(researcher)) == 2
     [result] = document["steps"][-1]["observation"]["results"]
     assert [ref["trajectory_id"] for ref in result["subagent_trajectory_ref"]] == [researcher["trajectory_id"]]
     assert result["content"] == "Oslo was founded around 1040."  # its answer, though OpenLLMetry records none
+
+
+def preparing_a_call_adds_no_step(document: Json, row: Json) -> None:
+    assert [step["source"] for step in document["steps"]] == ["system", "user", "agent", "agent", "agent"]
+    assert document["steps"][1]["message"] == "Weather in Oslo and Paris, and the ACME quote?"
     assert row["steps"] == 3
+
+
+def nothing_more(document: Json, row: Json) -> None:
+    pass
+
+
+CHECKS: dict[str, Callable[[Json, Json], None]] = {
+    "langchain_openinference": the_researcher_run_from_a_tool_is_a_subagent,
+    "langchain_openllmetry": the_researcher_run_from_a_tool_is_a_subagent,
+    "langchain_openinference_no-session": the_researcher_run_from_a_tool_is_a_subagent,
+    "langchain_openinference_streamed": nothing_more,
+    "langgraph_openinference_subgraph": the_agent_graph_node_is_a_subagent,
+    "langgraph_openllmetry_subgraph": the_agent_graph_node_is_a_subagent,
+    "llamaindex_openinference": preparing_a_call_adds_no_step,
+    "llamaindex_openinference_no-session": preparing_a_call_adds_no_step,
+    "llamaindex_openinference_agent-workflow": nothing_more,
+}
+
+
+async def test_langchain_and_llamaindex_captures_are_the_runs_that_happened(start_service: ServiceFactory) -> None:
+    # One service for all of them (an agent each): starting one is most of a capture's cost.
+    service = await start_service()
+    failures = []
+    for name, check in CHECKS.items():
+        try:
+            document, row = await _replayed(service, name)
+            tool_results_are_what_the_model_was_shown(name, document, row)
+            check(document, row)
+        except AssertionError as error:
+            failures.append(f"{name}: {check.__name__}: {error}")
+    assert not failures, "\n".join(failures)
