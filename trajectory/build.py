@@ -214,7 +214,6 @@ class _Context:
         # one had seen when this one first calls a model is not new here.
         self.inherits: _Context | None = None
 
-
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
         self.seq += 1
         draft = _Draft(time_ns=time_ns, seq=self.seq, source=source, **fields)
@@ -454,7 +453,6 @@ class _Context:
         if candidates:
             return candidates[0]
         return None
-
 
     def settle_history_results(self) -> None:
         """Tool results seen only in a later call's input answer the calls no tool span answered."""
@@ -791,37 +789,40 @@ def build_trajectory(
     all_runs: list[tuple[SpanKey, AgentRun]] = []
     handoffs: list[tuple[SpanKey, ToolExecution]] = []
     working: set[SpanKey | None] = set()  # runs with an LLM call or a tool execution of their own
-    holding: set[SpanKey | None] = set()  # runs with an agent run inside
     loose_traces: set[str] = set()  # traces with an LLM call or tool execution in no agent run
     for key, item in tree.by_key.items():
         operation = item.operation
-        if isinstance(operation, AgentRun):
+        if operation is None:
+            continue
+        if type(operation) is AgentRun:
             all_runs.append((key, operation))
-            holding.add(nearest_run(key))
-        elif operation is not None:
-            run_above = nearest_run(key)
-            working.add(run_above)
-            if run_above is None:
-                loose_traces.add(key[0])
-            if isinstance(operation, ToolExecution) and operation.handoff_to:
-                handoffs.append((key, operation))
+            continue
+        run_above = nearest_run(key)
+        working.add(run_above)
+        if run_above is None:
+            loose_traces.add(key[0])
+        if type(operation) is ToolExecution and operation.handoff_to:
+            handoffs.append((key, operation))
     # A synthetic root (OpenInference's AGENT span named after the openai-agents workflow, one per
     # turn) groups agent runs and does nothing itself: not an agent, its runs are its parent's.
+    holding = {nearest_run(key) for key, _run in all_runs} if len(all_runs) > 1 else set()  # runs holding runs
     synthetic = {
         key
         for key, run in all_runs
         if key in holding and key not in working and not run.input_text and not run.output_text
     }
-    runs = [(key, run) for key, run in all_runs if key not in synthetic]
+    runs = [(key, run) for key, run in all_runs if key not in synthetic] if synthetic else all_runs
     owners: dict[SpanKey, SpanKey | None] = {}
 
-    def owner(key: SpanKey) -> SpanKey | None:
+    def owner_past_synthetic(key: SpanKey) -> SpanKey | None:
         if key not in owners:
             run = nearest_run(key)
             while run in synthetic:
                 run = nearest_run(run)  # type: ignore[arg-type]
             owners[key] = run
         return owners[key]
+
+    owner = owner_past_synthetic if synthetic else nearest_run
 
     # A handoff hands the conversation to another agent, whose run follows the handoff span in
     # its trace (a sibling, not a child): that run is a subagent started by the handoff call.
