@@ -37,6 +37,11 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     )
     reader.consume_prefix("traceloop.association.properties.", "traceloop.workflow.", "traceloop.entity.path")
     kind = reader.text("traceloop.span.kind")
+    if kind in ("tool", "agent", "workflow", "task"):
+        # 0.5x's LangChain callback repeats the entity record in GenAI attributes: read as the entity is.
+        reader.consume_prefix("gen_ai.task.")
+        reader.consume("gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.operation.name",
+                       "gen_ai.provider.name", "gen_ai.tool.type", "gen_ai.tool.description")
     if kind == "tool":
         return _decorated_tool(reader)
     if kind == "agent":
