@@ -26,13 +26,17 @@ MAPPING_OVERRIDES = Table(
 
 # Traces of spans that carried no session id, indexed under an empty one: a trace that never gets a
 # named row is a session of its own (trajectory/session_index.py). Filled in the same insert as the
-# spans, like the named rows; traces stored before this migration are not indexed.
+# spans, like the named rows; traces stored before this migration are not indexed. Only spans that
+# did an agent's work count (an LLM call, a tool, an agent run, a retrieval: any GenAI operation but
+# setting an agent up): a trace of nothing else (OpenLLMetry's one-span `create_agent` traces, an
+# application's own spans) is no session.
 SESSIONLESS_TRACES_FEED = MaterializedView(
     name="sessionless_traces_feed",
     source="spans",
     target="session_traces",
     select="SELECT agent_id, '' AS session_id, trace_id, min(start_time) AS first_start, max(end_time) AS last_end, "
-           "max(received_at) AS last_received FROM {source} WHERE session_id = '' "
+           "max(received_at) AS last_received FROM {source} "
+           "WHERE session_id = '' AND (is_llm_call OR operation NOT IN ('', 'create_agent')) "
            "GROUP BY agent_id, trace_id",
 )
 

@@ -24,9 +24,6 @@ from tests.trajectory_service.conftest import ServiceFactory, assert_schema_and_
 
 # capture name -> why its trajectory is not yet the conversation that happened
 KNOWN_GAPS: dict[str, str] = {
-    "langchain_openllmetry_no-session": "OpenLLMetry exports each create_agent() call as a one-span trace of its "
-    "own (gen_ai.operation.name create_agent, no session id, no LLM call): each is listed as a session beside the "
-    "run's (3 sessions for 1)",
 }
 
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic"}

@@ -59,3 +59,15 @@ async def test_a_trace_whose_root_with_the_session_id_arrives_last_joins_that_se
     assert reply.status == 200, reply.text
     assert [s["message"] for s in reply.body["steps"]] == ["first", "answer one"]
     assert reply.body["extra"]["status"] == "valid"
+
+
+async def test_a_trace_of_no_agent_work_is_no_session(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    # An application span alone, and an agent being set up (OpenLLMetry's create_agent traces).
+    await svc.send(key, [span(3, 30, None, "GET /health", 0.0, 0.1)])
+    await svc.send(key, [span(4, 40, None, "create_agent helper", 0.0, 0.1, gen_ai__operation__name="create_agent")])
+    await svc.send(key, [chat(5, 51, 50, 1.0), span(5, 50, None, "app", 0.5, 2.0)])
+    listed = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    assert [row["session_id"] for row in listed] == [f"{5:032x}"]
+    assert (await svc.get(f"/api/agents/{agent}/sessions/{3:032x}")).status == 404
+
