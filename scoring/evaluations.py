@@ -63,15 +63,19 @@ class Evaluations:
             row["metadata"] = json.loads(row["metadata"] or "{}")
         return rows
 
-    def details_by_run(self, experiment_id: int, evaluators: list[str] | None = None
-                       ) -> dict[str, list[dict[str, Any]]]:
+    def details_by_run(self, experiment_id: int, evaluators: list[str] | None = None,
+                       run_ids: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
         """run id → the latest verdict of each evaluator on it, whole (explanation, metadata, error, cost),
-        ordered by evaluator: what `GET …/runs?evaluations=true` and the export show."""
+        ordered by evaluator: what `GET …/runs?evaluations=true` and the export show. `run_ids` narrows the
+        read to the runs shown (a case's runs of a large experiment)."""
         where = "experiment_id = {i:UInt64}"
         params: dict[str, Any] = {"i": experiment_id}
         if evaluators:
             where += " AND evaluator IN {e:Array(String)}"
             params["e"] = evaluators
+        if run_ids is not None:
+            where += " AND run_id IN {r:Array(String)}"
+            params["r"] = run_ids
         rows = self.store.query_dicts(
             "SELECT run_id, evaluator, score, passed, label, explanation, metadata, error, evaluator_version, "
             f"cost_usd, source FROM evaluations WHERE {where} "

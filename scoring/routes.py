@@ -475,11 +475,13 @@ async def _runs_with_results(request: web.Request, s: ScoringService, e: Experim
     only_failed = _flag(request, "failed")
 
     def load() -> list[dict[str, Any]]:
-        runs = s.runs.attempts(e.experiment_id, case_id=request.query.get("case_id"))
+        case_id = request.query.get("case_id")
+        runs = s.runs.attempts(e.experiment_id, case_id=case_id)
         runs = [r for r in runs if (attempts == "all" or r.final) and (not status or r.status == status)]
         if not (evaluations or evaluator or only_failed):
             return [r.view() for r in runs]
-        details = s.evaluations.details_by_run(e.experiment_id, [evaluator] if evaluator else None)
+        shown = [r.run_id for r in runs] if case_id or status else None
+        details = s.evaluations.details_by_run(e.experiment_id, [evaluator] if evaluator else None, shown)
         return list(run_results.with_evaluations(runs, details, evaluator=evaluator, only_failed=only_failed))
 
     return await asyncio.to_thread(load)
