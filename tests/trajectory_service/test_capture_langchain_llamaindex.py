@@ -114,6 +114,7 @@ CHECKS: dict[str, Callable[[Json, Json], None]] = {
     "langchain_openinference": the_researcher_run_from_a_tool_is_a_subagent,
     "langchain_openllmetry": the_researcher_run_from_a_tool_is_a_subagent,
     "langchain_openinference_no-session": the_researcher_run_from_a_tool_is_a_subagent,
+    "langchain_openllmetry_no-session": the_researcher_run_from_a_tool_is_a_subagent,
     "langchain_openinference_streamed": nothing_more,
     "langgraph_openinference_subgraph": the_agent_graph_node_is_a_subagent,
     "langgraph_openllmetry_subgraph": the_agent_graph_node_is_a_subagent,
