@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from markupsafe import Markup, escape
 
 
@@ -44,17 +45,17 @@ def interval_bar(mean: float | None, low: float | None, high: float | None, *, l
 def histogram(values: Sequence[float | None], *, title: str, unit: str = "", bins: int = 20,
               width: int = 300, height: int = 110) -> Markup:
     """Counts of `values` in equal-width bins, with the range and the number of unknown values."""
-    known = sorted(float(v) for v in values if v is not None)
+    # numpy: a 100,000-run experiment's metrics are binned in milliseconds, not the tenths a loop takes.
+    array = np.fromiter((np.nan if v is None else v for v in values), dtype=float, count=len(values))
+    known = array[~np.isnan(array)]
     missing = len(values) - len(known)
     head = (f'<figure class="histogram"><figcaption>{escape(title)}'
             + (f' <span class="muted">({missing} unknown)</span>' if missing else "") + "</figcaption>")
-    if not known:
+    if not len(known):
         return Markup(head + '<p class="muted">no values</p></figure>')
-    low, high = known[0], known[-1]
-    step = (high - low) / bins if high > low else 1.0
-    counts = [0] * bins
-    for v in known:
-        counts[min(int((v - low) / step), bins - 1) if high > low else 0] += 1
+    low, high = float(known.min()), float(known.max())
+    step = (high - low) / bins if high > low else 1.0  # all equal: everything in the first bin
+    counts = np.histogram(known, bins=bins, range=(low, low + step * bins))[0].tolist()
     top = max(counts)
     bar_w = (width - 10) / bins
     plot_h = height - 24

@@ -154,6 +154,10 @@ def test_trajectory_viewer_pages_steps_and_shows_raw_spans(tab: Tab, world: Worl
     page.click("#tab-spans")
     page.wait_for_load_state()
     assert page.locator("table.spans > tbody > tr").count() == 4
+    assert page.locator("table.spans > tbody > tr > td.d1").count() == 3  # the root's children, indented
+    root_x = page.locator("table.spans > tbody > tr > td.d0 > details > summary").bounding_box()["x"]
+    child_x = page.locator("table.spans > tbody > tr > td.d1 > details > summary").first.bounding_box()["x"]
+    assert child_x > root_x
     assert page.locator("svg.waterfall rect.bar-error").count() == 1
     page.locator("table.spans summary", has_text="execute_tool search").click()
     assert "gen_ai.tool.call.id" in page.inner_text("table.spans")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.render import environment, markdown
 from evalkit.ui.session_pages import span_rows, step_view, steps_page, subagents_of, trajectory_summary
 
@@ -96,3 +97,14 @@ def test_every_kept_trajectory_renders(name: str) -> None:
         agent_id="a@w", session_id="s", document=document, summary=trajectory_summary(document),
         subagents=subagents_of(document), path="/", csrf="", **steps_page(_Request({}), document))
     assert html.count('<article class="step') >= min(len(document["steps"]), 100)
+
+
+def test_charts_count_every_value_and_say_what_is_unknown() -> None:
+    svg = str(histogram([0.0, 1.0, 1.0, 2.0, None, None], title="Cost <per> run", bins=2))
+    assert "(2 unknown)" in svg and "Cost &lt;per&gt; run" in svg
+    assert "1 runs from 0" in svg and "3 runs from 1" in svg  # [0, 1) and [1, 2]: the top edge is in the last bin
+    assert "4 runs from 5" in str(histogram([5.0] * 4, title="same", bins=3))
+    assert "no values" in str(histogram([None], title="none"))
+    bar = str(interval_bar(0.5, 0.25, 0.75, width=112))  # the axis runs 6..106: 0.5 sits at 56
+    assert 'cx="56.00"' in bar and 'x1="31.00"' in bar and 'x2="81.00"' in bar
+    assert "no value" in str(interval_bar(None, None, None))
