@@ -125,7 +125,8 @@ async def home(request: web.Request) -> Page:
     me, agents, experiments = await asyncio.gather(
         twin(request, "/api/me"), twin(request, "/api/agents"), asyncio.to_thread(recent_experiments, request, 10))
     shown = agents["agents"][:8]
-    recent = await asyncio.gather(*(twin(request, f"/api/agents/{a['agent']}/sessions", {"limit": 5})
+    per_agent = max(3, 15 // max(1, len(shown)))
+    recent = await asyncio.gather(*(twin(request, f"/api/agents/{a['agent']}/sessions", {"limit": per_agent})
                                     for a in shown))
     sessions = [{"agent": a["agent"], **s} for a, listing in zip(shown, recent, strict=True)
                 for s in listing["sessions"]]
@@ -143,15 +144,17 @@ async def home(request: web.Request) -> Page:
 
 
 def recent_experiments(request: web.Request, limit: int) -> dict[str, Any]:
-    """The latest experiments the caller may read, without scores: the list route scores each one, which
-    on a 100,000-run experiment costs seconds, too much for the home page."""
+    """The latest experiments the caller may read; scores only for completed ones, whose records the service
+    keeps cached (the list route reads every experiment's records again: seconds on 100,000-run ones)."""
     caller = request["caller"]
     s = experiment_pages.scoring_service(request)
     found = s.experiments.find(workspaces=None if caller.is_admin else sorted(caller.workspaces), limit=limit)
     running = [e.experiment_id for e in found if e.status != "completed"]
     progress = s.runs.progress(running) if running else {}
-    return {"experiments": [s.summary(e, progress.get(e.experiment_id) if e.status != "completed"
-                                      else experiment_pages.progress_of(s, e, memo=ui_of(request).progress_memo), None)
+    memo = ui_of(request).progress_memo
+    # A completed experiment's records (and the scores counted from them) stay cached in the service.
+    return {"experiments": [s.summary(e, progress.get(e.experiment_id), None) if e.status != "completed"
+                            else s.summary(e, experiment_pages.progress_of(s, e, memo=memo), s.scores(e))
                             for e in found]}
 
 
