@@ -30,12 +30,15 @@ SEEDED_SCHEMA = schemathesis.openapi.from_dict(build()).exclude(tag="otlp").excl
 SEEDED = {"agent": "bot@acme", "dataset": "d@acme", "workspace": "acme", "id": 1, "session_id": "s1",
           "name": "admin"}
 OTLP_SCHEMA = schemathesis.openapi.from_dict(build()).include(tag="otlp")
+UI_SCHEMA = schemathesis.openapi.from_dict(build()).include(tag="ui")
 CHECKS = [checks.not_a_server_error, checks.status_code_conformance, checks.content_type_conformance,
           checks.response_schema_conformance]
 # EVALKIT_SCHEMATHESIS_EXAMPLES=50 explores further (with a random seed) when hunting bugs.
 EXAMPLES = int(os.environ.get("EVALKIT_SCHEMATHESIS_EXAMPLES", "3"))
 BOUNDED = settings(max_examples=EXAMPLES, deadline=None, phases=[Phase.explicit, Phase.generate],
                    derandomize=EXAMPLES <= 3, suppress_health_check=list(HealthCheck))
+# Random paths mostly meet a 404 at the first lookup: a couple of examples each find what they can.
+FEWER = settings(BOUNDED, max_examples=max(1, EXAMPLES - 1))
 
 
 def free_port() -> int:
@@ -52,6 +55,20 @@ def _call(api: str, method: str, path: str, body: Any) -> Any:
     request.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())
+
+
+def _login(base: str) -> str:
+    """Log in to the web UI as the admin, as a browser does (the form's CSRF cookie, then the form)."""
+    import requests
+
+    from evalkit.ui.login_sessions import CSRF_COOKIE, SESSION_COOKIE
+
+    browser = requests.Session()
+    browser.get(base + "/login", timeout=30)
+    reply = browser.post(base + "/login", data={"token": ADMIN, "csrf": browser.cookies[CSRF_COOKIE], "next": "/"},
+                         allow_redirects=False, timeout=30)
+    assert reply.status_code == 303, reply.text
+    return str(browser.cookies[SESSION_COOKIE])
 
 
 def _send_session(otlp: str, key: str) -> None:
@@ -100,7 +117,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     _call(base, "POST", "/api/datasets/d@acme", {"cases": [{"id": "a", "input": "q", "expected": "x"}]})
     _call(base, "POST", "/api/experiments", {"agent": "bot@acme", "dataset": "d@acme"})
     _send_session(f"http://127.0.0.1:{otlp}", key)
-    yield {"api": base, "otlp": f"http://127.0.0.1:{otlp}", "key": key, "log": str(data_dir / "serve.log")}
+    yield {"api": base, "otlp": f"http://127.0.0.1:{otlp}", "key": key, "log": str(data_dir / "serve.log"),
+           "session": _login(base)}
     process.send_signal(signal.SIGTERM)
     try:
         process.wait(timeout=20)
@@ -126,7 +144,7 @@ def _validate(case: Any, base_url: str, token: str) -> None:
 
 
 @API_SCHEMA.parametrize()
-@BOUNDED
+@FEWER
 def test_api(case: Any, served: dict[str, str]) -> None:
     _validate(case, served["api"], ADMIN)
 
@@ -137,6 +155,18 @@ def test_api_on_seeded_paths(case: Any, served: dict[str, str]) -> None:
     for name in set(case.path_parameters or {}) & set(SEEDED):
         case.path_parameters[name] = SEEDED[name]
     _validate(case, served["api"], ADMIN)
+
+
+@UI_SCHEMA.parametrize()
+@FEWER
+def test_ui_pages_logged_in(case: Any, served: dict[str, str]) -> None:
+    from evalkit.ui.login_sessions import SESSION_COOKIE
+
+    for name in set(case.path_parameters or {}) & set(SEEDED):
+        case.path_parameters[name] = SEEDED[name]
+    response = case.call(base_url=served["api"], cookies={SESSION_COOKIE: served["session"]}, allow_redirects=False)
+    case.validate_response(response, checks=CHECKS)
+    strict_json(response, case)
 
 
 @OTLP_SCHEMA.parametrize()
