@@ -185,6 +185,9 @@ async def _experiment_plan(service: Service, project: Project, dataset: str, age
     if resume is not None:
         data = await resume_lease(service, int(resume), holder, ttl, take_over)
         experiment_id = int(data["experiment_id"])
+        # A killed runner recorded its last runs as their calls returned, before their sessions settled: read
+        # those sessions again now, so that they are scored on their settled trajectories.
+        await service.refetch(experiment_id)
         pinned = await service.pinned_cases(experiment_id)
         info = await service.experiment(experiment_id)
         config = info.get("config") or {}

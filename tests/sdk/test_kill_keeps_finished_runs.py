@@ -71,8 +71,17 @@ def test_sigkill_keeps_every_returned_call_and_resume_takes_over_at_once(served:
     runner = _start(tmp_path, tenant, marks, env)
     try:
         _wait_blocked(runner, marks, tmp_path / "runner.log")
-        # The sessions of the returned calls have not settled yet (30 s wait, spans still in the batch
-        # processor): before this change none of the six was recorded at this point.
+        # Before this change none of the six returned calls was recorded at this point (each waited for its
+        # session to settle first). Their spans are let through to the service (the kill is about runs, not
+        # about spans still in the exporter's batch), then the runner dies.
+        experiment_id = int(_experiment_of(served, tenant)["experiment_id"])  # type: ignore[call-overload]
+        recorded = served.ok("GET", f"/api/experiments/{experiment_id}/runs", token=tenant.token)["runs"]
+        deadline = time.monotonic() + 30
+        for r in recorded:
+            while served.call("GET", f"/api/agents/{tenant.agent}/sessions/{r['session_id']}",
+                              token=tenant.token)[0] != 200:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
         runner.send_signal(signal.SIGKILL)
         runner.wait(timeout=10)
     finally:
@@ -99,6 +108,8 @@ def test_sigkill_keeps_every_returned_call_and_resume_takes_over_at_once(served:
     assert time.monotonic() - started < 45
     assert sorted(called) == NAMES[6:]
     assert [(r.case_id, r.status) for r in result.runs] == [(n, "completed") for n in NAMES]
+    # The runs recorded before the kill (their sessions not settled then) were read again on resume.
+    assert [r.trajectory_status for r in result.runs] == ["valid"] * len(NAMES)
     assert served.ok("GET", f"/api/experiments/{experiment_id}", token=tenant.token)["status"] == "completed"
 
 
