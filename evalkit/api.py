@@ -591,8 +591,7 @@ async def _errors(request: web.Request, handler: Callable[[web.Request], Awaitab
         response = _too_large(request, exc)
     except web.HTTPException as exc:
         if exc.status >= 400:
-            response = _error(exc.status, exc.text if exc.text and not exc.text.startswith(f"{exc.status}:")
-                              else exc.reason)
+            response = _error(exc.status, _http_error_message(request, exc))
         else:
             raise  # redirects are answers, not errors
     except asyncio.CancelledError:
@@ -608,6 +607,19 @@ async def _errors(request: web.Request, handler: Callable[[web.Request], Awaitab
         response = _fault(request, exc)
     context.metrics.http_requests.labels(route, str(response.status)).inc()
     return response
+
+
+def _http_error_message(request: web.Request, exc: web.HTTPException) -> str:
+    """aiohttp's own refusals (no such route, wrong method) said as this API says things."""
+    if exc.text and not exc.text.startswith(f"{exc.status}:"):
+        return exc.text
+    if exc.status == 404:
+        return (f"no route {request.method} {request.path[:200]}; the routes are listed in GET /api/openapi.json "
+                "(docs/api.md)")
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        return (f"{request.method} is not a method of {request.path[:200]}; use "
+                f"{', '.join(sorted(exc.allowed_methods))} (GET /api/openapi.json lists them)")
+    return exc.reason
 
 
 def _fault(request: web.Request, exc: BaseException) -> web.Response:

@@ -67,3 +67,10 @@ async def test_an_oversized_body_is_413_with_the_setting_named(start_service: ob
     assert "EVALKIT_MAX_API_BODY_BYTES" in reply.body["error"]["message"]
     reply = await asyncio.to_thread(http, "POST", svc.api + "/api/workspaces", {"name": "small"})
     assert reply.status == 201, reply.text
+
+
+async def test_unknown_routes_and_methods_say_where_the_routes_are(svc: Service) -> None:
+    reply = await svc.get("/api/nothing-here")
+    assert reply.status == 404 and "GET /api/openapi.json" in reply.body["error"]["message"], reply.text
+    reply = await asyncio.to_thread(http, "DELETE", svc.api + "/api/me", None)
+    assert reply.status == 405 and "GET" in reply.body["error"]["message"], reply.text
