@@ -803,7 +803,7 @@ def _evaluator_row(e: EvaluatorScorecard) -> list[str]:
         str(e.n),
         format_value(e.kind, e.mean),
         _ci(e),
-        e.ci_method,
+        _METHOD_LABELS[e.ci_method],
         format_value(e.kind, e.std_error),
         _ks(e.pass_at_k),
         _ks(e.pass_hat_k),
@@ -813,8 +813,11 @@ def _evaluator_row(e: EvaluatorScorecard) -> list[str]:
 
 _EVALUATOR_HEADERS = ["evaluator", "measure", "n", "value", "CI", "CI method", "± SE", "pass@k", "pass^k",
                       "notes"]
-_METHODS_TEXT = ("wilson: one pass/fail run per case; wilson-design-effect: Wilson on n / design effect, for "
-                 "repetitions and scores in [0, 1]; bootstrap-clustered: cases resampled whole")
+# Short enough for the table's column; `ci_method` in the JSON has the full names.
+_METHOD_LABELS = {"wilson": "Wilson", "wilson-design-effect": "Wilson-deff", "bootstrap-clustered": "bootstrap",
+                  "none": "–"}
+_METHODS_TEXT = ("Wilson: one pass/fail run per case; Wilson-deff: Wilson on n / design effect (clustered by case), "
+                 "for repetitions and scores in [0, 1]; bootstrap: cases resampled whole")
 
 
 def render_rich(sc: Scorecard) -> Group:

@@ -151,7 +151,7 @@ def test_identical_data_under_two_evaluators_gets_the_same_interval():
     one, two = sc.evaluator("exact"), sc.evaluator("judge")
     assert (one.ci_low, one.ci_high, one.ci_method) == (two.ci_low, two.ci_high, two.ci_method)
     text = render_text(sc)
-    assert "wilson-design-effect" in text
+    assert "│ Wilson-deff │" in text and "Wilson-deff: Wilson on n / design effect" in text
 
 
 def test_cost_is_unknown_when_any_run_is_unpriced():
