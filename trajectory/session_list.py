@@ -36,15 +36,11 @@ _SESSIONS = """
 WITH resolved AS (__RESOLVED__),
 in_range AS (
     SELECT session_id FROM resolved
-    __PAGE__
     GROUP BY session_id
     HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
        AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
 ),
-pairs AS (
-    SELECT DISTINCT session_id, trace_id FROM resolved
-    WHERE session_id IN (SELECT session_id FROM in_range)
-),
+pairs AS (__PAIRS__),
 per_trace AS (
     SELECT trace_id, count() AS spans, min(start_time) AS first_start, max(end_time) AS last_end,
            max(received_at) AS last_received, countIf(status_code = 2) AS errors,
@@ -61,20 +57,30 @@ SELECT p.session_id AS sid, sum(t.spans) AS span_count, count() AS trace_count,
        toUnixTimestamp64Nano(min(t.first_start)) AS first_ns, toUnixTimestamp64Nano(max(t.last_end)) AS last_ns,
        toUnixTimestamp64Milli(max(t.last_received)) AS received_ms, sum(t.errors) AS error_count,
        countIf(t.roots = 0) AS rootless_traces, sum(t.missing_parents) AS missing_parent_count,
-       arraySort(groupUniqArrayArray(t.models)) AS session_models
+       arraySort(groupUniqArrayArray(t.models)) AS session_models, groupUniqArray(p.trace_id) AS trace_ids
 FROM per_trace AS t INNER JOIN pairs AS p ON t.trace_id = p.trace_id
 GROUP BY p.session_id
 __HAVING__
 ORDER BY __ORDER__
 __LIMIT__
 """.replace("__RESOLVED__", RESOLVED)
+_IN_RANGE_PAIRS = ("SELECT DISTINCT session_id, trace_id FROM resolved "
+                   "WHERE session_id IN (SELECT session_id FROM in_range)")
+
+# (session, trace) pairs the caller already knows (a page's), so that no query resolves the index again.
+_GIVEN_PAIRS = ("SELECT pair.1 AS session_id, pair.2 AS trace_id "
+                "FROM (SELECT arrayJoin({pairs:Array(Tuple(String, String))}) AS pair)")
+# ... or the named sessions' pairs from the index (as many sessions as a sort by cost prices).
+_INDEX_PAIRS = "SELECT DISTINCT session_id, trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)}"
+_INDEX_TRACES = "(SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)})"
+_MAX_GIVEN_PAIRS = 5_000  # query parameters travel in the request: past a page's worth, let the store resolve
 
 # A page of sessions by time, from the session index alone (a row per session and trace, times
 # kept by ingest): the spans are then read for that page only, so a page costs the page, not the
 # agent's every span. Sorts and filters that need the spans (span count, errors, model, cost) scan them.
 _PAGE_BY_TIME = """
 WITH resolved AS (__RESOLVED__)
-SELECT session_id FROM resolved
+SELECT session_id, groupUniqArray(trace_id) FROM resolved
 GROUP BY session_id
 HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
    AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
@@ -89,13 +95,13 @@ _REPORTS = f"""(
     SELECT trace_id, span_id, toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns,
            {_RESPONSE_ID} AS response_id
     FROM spans WHERE agent_id = {{agent:String}} AND is_llm_call AND response_id != ''
-      AND trace_id IN (SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {{sessions:Array(String)}}))"""
+      AND trace_id IN __TRACES__)"""
 
 _SIBLINGS = """(
     SELECT trace_id, span_id, parent_span_id, scope_name, start_time, input_tokens, output_tokens,
            reported_cost_usd, status_code
     FROM spans WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != ''
-      AND trace_id IN (SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)}))"""
+      AND trace_id IN __TRACES__)"""
 
 # Leaf LLM calls per session and (model, provider): what pricing needs. A NaN or infinite reported
 # cost is unknown (NULL): the call is priced from its tokens like one that reported none.
@@ -115,8 +121,7 @@ SELECT p.session_id, s.model, s.provider, count(), countIf(__COST__ IS NOT NULL)
        sum(s.output_tokens), sum(s.cache_read_tokens), sum(s.reasoning_tokens),
        countIf(__COST__ IS NULL AND s.input_tokens = 0 AND s.output_tokens = 0)
 FROM spans AS s FINAL
-INNER JOIN (SELECT DISTINCT session_id, trace_id FROM (__RESOLVED__)
-            WHERE session_id IN {sessions:Array(String)}) AS p
+INNER JOIN (__PAIRS__) AS p
     ON s.trace_id = p.trace_id
 WHERE s.agent_id = {agent:String} AND s.is_llm_call
   -- An OpenInference LLM span with no messages, token counts or cost is a step preparing a call,
@@ -131,7 +136,7 @@ WHERE s.agent_id = {agent:String} AND s.is_llm_call
   AND (s.trace_id, s.span_id) NOT IN (
       SELECT trace_id, parent_span_id FROM spans
       WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != ''
-        AND trace_id IN (SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)}))
+        AND trace_id IN __TRACES__)
   -- One call reported by several instrumentations (the same response id, overlapping in time) counts
   -- once, the report that started last kept (the innermost), as in the trajectory (trajectory/same_call.py,
   -- which also prefers a report with output, input and usage: these agree whenever every report has them).
@@ -150,7 +155,7 @@ WHERE s.agent_id = {agent:String} AND s.is_llm_call
         AND (b.input_tokens > 0 OR b.output_tokens > 0) AND b.start_time >= a.start_time AND b.span_id != a.span_id)
 GROUP BY p.session_id, s.model, s.provider
 """.replace("__REPORTS__", _REPORTS).replace("__SIBLINGS__", _SIBLINGS).replace(
-    "__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)").replace("__RESOLVED__", RESOLVED)
+    "__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)")
 
 
 class BadQuery(ValueError):
@@ -169,6 +174,7 @@ class SessionRow:
     rootless_traces: int
     missing_parents: int
     models: list[str]
+    trace_ids: list[str] = field(default_factory=list)
     steps: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -278,25 +284,35 @@ def _sessions(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) 
         params["model"] = q.model
     order = SORTS[q.sort] if paged_in_sql else "sid"
     limit = f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}" if paged_in_sql else ""
-    page_filter = ""
+    pairs = _IN_RANGE_PAIRS
     if paged_in_sql and not having and q.sort in _INDEX_ORDER:
-        page = [str(r[0]) for r in store.query(_PAGE_BY_TIME.replace("__ORDER__", _INDEX_ORDER[q.sort]),
-                                               {**params, "limit": q.limit, "offset": q.offset})]
+        page = store.query(_PAGE_BY_TIME.replace("__ORDER__", _INDEX_ORDER[q.sort]),
+                           {**params, "limit": q.limit, "offset": q.offset})
         if not page:
             return []
-        page_filter, limit, params["page"] = "WHERE session_id IN {page:Array(String)}", "", page
-    sql = (_SESSIONS.replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having else "")
-           .replace("__PAGE__", page_filter).replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
+        pairs, limit = _GIVEN_PAIRS, ""
+        params["pairs"] = [(str(session), str(trace)) for session, traces in page for trace in traces]
+    sql = (_SESSIONS.replace("__PAIRS__", pairs).replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having
+                                                          else "")
+           .replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
     rows = store.query(sql, params)
     return [SessionRow(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7]),
-                       int(r[8]), list(r[9])) for r in rows]
+                       int(r[8]), list(r[9]), trace_ids=[str(t) for t in r[10]]) for r in rows]
 
 
 def _price(store: Store, agent_id: str, rows: Sequence[SessionRow], prices: PriceBook) -> None:
     if not rows:
         return
     by_id = {row.session_id: row for row in rows}
-    calls = store.query(_LLM_CALLS, {"agent": agent_id, "sessions": list(by_id)})
+    pairs = [(row.session_id, trace) for row in rows for trace in row.trace_ids]
+    if len(pairs) <= _MAX_GIVEN_PAIRS:
+        sql = _LLM_CALLS.replace("__PAIRS__", _GIVEN_PAIRS).replace("__TRACES__", "{traces:Array(String)}")
+        params: dict[str, Any] = {"agent": agent_id, "pairs": pairs, "traces": [trace for _, trace in pairs]}
+    else:
+        sql = (_LLM_CALLS.replace("__PAIRS__", _INDEX_PAIRS).replace("__TRACES__", _INDEX_TRACES)
+               .replace("__RESOLVED__", RESOLVED))
+        params = {"agent": agent_id, "sessions": list(by_id)}
+    calls = store.query(sql, params)
     for (session, model, provider, count, reported_count, reported, prompt, completion, cache_read, cache_write,
          all_prompt, all_completion, all_cached, reasoning, no_usage) in calls:
         row = by_id[session]
