@@ -66,6 +66,9 @@ class RecordRun(_Body):
     trajectory: dict[str, Any] | None = None
     trajectory_status: Literal["valid", "partial", "invalid", "unavailable"] | None = None
     metrics: dict[str, float | int | None] | None = None
+    # The SDK records a run the moment its task returns, before its session has settled: the session is not
+    # read then (it would be read twice); the same record is sent again, without this, once it has settled.
+    trajectory_pending: bool = False
 
 
 class PublishedEvaluation(_Body):

@@ -340,8 +340,13 @@ class ScoringService:
             status = "failed"
             error = (f"session id {req.session_id} already serves run {other.case_id}#{other.repetition} of "
                      f"experiment {e.experiment_id}; give every run its own session id")
-        trajectory = self.fetch_trajectory(e, req.session_id, req.trajectory) if status == req.status else \
-            RunTrajectory("unavailable", "", None, ["the session id is used by another run"])
+        if status != req.status:
+            trajectory = RunTrajectory("unavailable", "", None, ["the session id is used by another run"])
+        elif req.trajectory_pending and req.trajectory is None:
+            trajectory = RunTrajectory("unavailable", "", None, [
+                "not read yet: recorded as its task returned, before its session settled"])
+        else:
+            trajectory = self.fetch_trajectory(e, req.session_id, req.trajectory)
         metrics = dict(trajectory.metrics)
         for key, value in (req.metrics or {}).items():
             if metrics.get(key) is None and value is not None:
@@ -359,7 +364,8 @@ class ScoringService:
         """A run recorded again: the SDK records each run the moment its task call returns (so that a kill
         loses nothing finished) and sends the same record once the session has settled. The row is kept;
         its trajectory is read again when it was not settled yet, and replaced when the new one is better."""
-        if run.trajectory_source == "pushed" or run.trajectory_status in ("valid", "invalid") \
+        if req.trajectory_pending or run.trajectory_source == "pushed" \
+                or run.trajectory_status in ("valid", "invalid") \
                 or run.session_id != req.session_id or run.status != req.status:
             return run
         fresh = self.fetch_trajectory(e, run.session_id, req.trajectory)

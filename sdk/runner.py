@@ -444,7 +444,8 @@ async def _run_one(plan: Plan, bound: BoundTask, service: Service, tracer: RunTr
             "output": outcome.output, "error": outcome.error, "model": outcome.model or plan.model,
             "started_at": started, "ended_at": ended, "trajectory": outcome.trajectory,
             "trajectory_status": None, "metrics": None}
-        stored = await _record_attempt(plan, service, record)
+        # The session is read once, when it has settled (below), not now as well.
+        stored = await _record_attempt(plan, service, {**record, "trajectory_pending": outcome.trajectory is None})
         # What the task did decides a retry; a run the service failed (a reused session id) would fail again.
         # It is decided now, without waiting for the failed attempt's session: the delay said is the delay.
         retryable = outcome.status in ("failed", "timeout") and not (outcome.error or "").startswith(PROTOCOL)
