@@ -880,10 +880,12 @@ def build_trajectory(
         key = (item.span.trace_id, item.span.span_id)
         if isinstance(item.operation, ToolExecution):
             context_of(key).tool_execution(item.operation, item.overrides)
+    # A run that delegated to runs (a CrewAI crew) answers with its last subagent's answer: no step of its own.
+    delegating = {context.parent.key for context in contexts.values() if context.parent is not None}
     for key, run in runs:
-        if key not in llm_owners and (run.input_text or run.output_text):
-            _steps_from_run_alone(contexts[key] if key in contexts else context_of(key), run)
         run_context = contexts[key] if key in contexts else context_of(key)
+        if key not in llm_owners and (run.input_text or run.output_text):
+            _steps_from_run_alone(run_context, run, answer=run_context.key not in delegating)
         run_context.system(run.system_instructions, run.span.start_time_unix_nano)
     for context in contexts.values():
         context.settle_history_results()
@@ -1044,12 +1046,12 @@ def _last_answer(context: _Context) -> str | None:
     return max(answers, key=lambda d: (d.time_ns, d.seq)).message if answers else None
 
 
-def _steps_from_run_alone(context: _Context, run: AgentRun) -> None:
+def _steps_from_run_alone(context: _Context, run: AgentRun, answer: bool = True) -> None:
     """An agent span with input and output but no LLM span under it still says what happened."""
     start = run.span.start_time_unix_nano
     if run.input_text:
         context.draft(start, "user", message=run.input_text)
-    if run.output_text:
+    if run.output_text and answer:
         extra: dict[str, Any] = {"from": "agent span", **_span_extra(run.span, run.emitter)}
         if run.error is not None:
             extra["error"] = json_safe(run.error.as_extra())

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import langchain, smolagents
+from evalkit.trajectory.mappers import crewai, langchain, smolagents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -42,11 +42,19 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             return None
         return llm_call(reader)
     if kind == "TOOL":
+        crewai.consume_tool(reader)
         return tool_execution(reader)
+    if crewai.is_crewai(reader):
+        crewai.consume(reader)
     if kind == "AGENT" or (kind == "CHAIN" and _langchain_agent_name(reader) == reader.span.name):
         # LangChain marks only the outermost graph AGENT; an agent graph run inside another one
         # (create_agent's graph invoked from a tool, a subgraph) is a CHAIN named after its agent.
         return agent_run(reader)
+    if kind == "CHAIN" and crewai.is_crew_run(reader):
+        # A crew orchestrates its agents: an agent run, its tasks' agents its subagents.
+        run = agent_run(reader)
+        run.input_text = crewai.crew_input(reader)
+        return run
     # CHAIN, RETRIEVER, ... may repeat their children's token counts: read on purpose, never added.
     reader.consume_prefix("llm.token_count.", "llm.cost.")
     return None
@@ -254,5 +262,8 @@ def _run_text(value: Any) -> str | None:
     # A LangGraph run's input and output are its messages state: the last message is what it says.
     if value is None:
         return None
+    raw = crewai.raw_output(value)  # a CrewAI crew's or task's output: its text
+    if raw is not None:
+        return raw
     state = langchain.state_text(value)
     return state if state is not None else render(value)
