@@ -1,4 +1,4 @@
-"""Agent frameworks' captures (openai-agents, smolagents, Google ADK): the structure a person would recognise.
+"""Agent frameworks' captures (openai-agents, smolagents, Google ADK, CrewAI): the structure a person would recognise.
 
 `test_capture_corpus.py` checks every capture's steps, tool results and tokens against the fake
 LLM's log; this checks what that comparison does not see: who the agents are (a synthetic trace
@@ -114,6 +114,20 @@ def adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps(documen
     assert [s["source"] for s in document["steps"]] == ["system", "user", "agent", "agent"]
 
 
+def crewai_crew_is_the_agent_and_each_task_a_subagent(document: Json) -> None:
+    assert document["agent"]["name"] == "trip-crew"  # the service: a crew has no name of its own
+    subagents = document.get("subagent_trajectories") or []
+    assert [s["agent"]["name"] for s in subagents] == ["Weather researcher", "Travel writer"]
+    refs = [ref["trajectory_id"] for step in document["steps"]
+            for result in (step.get("observation") or {}).get("results") or ()
+            for ref in result.get("subagent_trajectory_ref") or ()]
+    assert refs == [s["trajectory_id"] for s in subagents]
+    # The crew's answer is its last task's: no agent step of its own repeating it.
+    assert not [s for s in document["steps"] if s["source"] == "agent"]
+    call, result = _calls(subagents[0])["get_weather"]
+    assert call["arguments"] == {"city": "Paris"} and result["content"] == "sunny, 21°C"
+
+
 CHECKS: dict[str, Callable[[Json], None]] = {
     "openai-agents_openinference": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
     "openai-agents_logfire_no-session": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
@@ -121,6 +135,7 @@ CHECKS: dict[str, Callable[[Json], None]] = {
     "smolagents_openinference_code-agent-no-session":
         smolagents_code_agent_tools_have_their_arguments_and_the_code_is_not_repeated,
     "google-adk_native": adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps,
+    "crewai_openinference_no-session": crewai_crew_is_the_agent_and_each_task_a_subagent,
 }
 
 

@@ -1,8 +1,8 @@
 """Re-record: a CrewAI crew of two agents, traced by OpenInference (crewai + openai), no session id.
 
     python3 -m venv /tmp/cap-crew && /tmp/cap-crew/bin/pip install \
-        crewai==1.15.30 openinference-instrumentation-crewai==1.1.21 openinference-instrumentation-openai \
-        opentelemetry-sdk opentelemetry-exporter-otlp-proto-http
+        crewai==1.15.30 openinference-instrumentation-crewai==1.1.21 openinference-instrumentation-openai==0.1.66 \
+        opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
     /tmp/cap-crew/bin/python tests/captures/crewai_openinference_no-session/record.py
 
 A sequential crew: the researcher's task uses a tool, the writer's task builds on its answer.
