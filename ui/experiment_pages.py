@@ -55,23 +55,37 @@ async def experiments(request: web.Request) -> Page:
 
 
 def progress_of(s: ScoringService, e: Any, records: ExperimentRecords | None = None,
-                memo: dict[int, tuple[Any, dict[str, Any] | None]] | None = None) -> dict[str, Any] | None:
+                memo: dict[int, tuple[Any, dict[str, Any] | None, Any]] | None = None) -> dict[str, Any] | None:
     """`Runs.progress` of one experiment. A completed one's is counted from its cached records (the
     progress query aggregates every run row: most of a second on 100,000 runs), and remembered in `memo`
     for as long as the service keeps those same records."""
     if e.status != "completed" and records is None:
         return s.runs.progress([e.experiment_id]).get(e.experiment_id)
+    return _remembered(s, e, records, memo)[0]
+
+
+def scores_of(s: ScoringService, e: Any, memo: dict[int, tuple[Any, dict[str, Any] | None, Any]]
+              ) -> dict[str, float | None]:
+    """`ScoringService.scores` of a completed experiment, remembered with its records (each call counts
+    every value again: tens of ms per evaluator on 100,000 runs)."""
+    return _remembered(s, e, None, memo)[1]  # type: ignore[no-any-return]
+
+
+def _remembered(s: ScoringService, e: Any, records: ExperimentRecords | None,
+                memo: dict[int, tuple[Any, dict[str, Any] | None, Any]] | None
+                ) -> tuple[dict[str, Any] | None, Any]:
     records = records if records is not None else s.records(e)
     seen = memo.get(e.experiment_id) if memo is not None else None
     if seen is not None and seen[0]() is records:
-        return seen[1]
+        return seen[1], seen[2]
     counts = dict(Counter(r.status for r in records.runs))
     costs = [r.metrics.cost_usd for r in records.runs]
     known = [c for c in costs if c is not None]
     progress = {"counts": counts, "cost": math.fsum(known), "unpriced": len(costs) - len(known)} if costs else None
+    scores = s.scores(e) if e.status == "completed" else None
     if memo is not None and e.status == "completed":
-        memo[e.experiment_id] = (weakref.ref(records), progress)
-    return progress
+        memo[e.experiment_id] = (weakref.ref(records), progress, scores)
+    return progress, scores
 
 
 def shown_config(config: dict[str, Any]) -> dict[str, Any]:

@@ -153,9 +153,10 @@ def recent_experiments(request: web.Request, limit: int) -> dict[str, Any]:
     progress = s.runs.progress(running) if running else {}
     memo = ui_of(request).progress_memo
     # A completed experiment's records (and the scores counted from them) stay cached in the service.
-    return {"experiments": [s.summary(e, progress.get(e.experiment_id), None) if e.status != "completed"
-                            else s.summary(e, experiment_pages.progress_of(s, e, memo=memo), s.scores(e))
-                            for e in found]}
+    return {"experiments": [
+        s.summary(e, progress.get(e.experiment_id), None) if e.status != "completed"
+        else s.summary(e, experiment_pages.progress_of(s, e, memo=memo), experiment_pages.scores_of(s, e, memo))
+        for e in found]}
 
 
 def add_routes(app: web.Application, context: Context) -> None:
