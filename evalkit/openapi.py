@@ -81,6 +81,28 @@ PAGE = P("page", _int(1), "page number")
 FORMAT_JSON = P("format", _enum("json"), "json: the page's data as JSON (every page has this twin)")
 
 
+def _obj(required: dict[str, Any], **optional: Any) -> dict[str, Any]:
+    return {"type": "object", "required": list(required), "properties": {**required, **optional}}
+
+
+def _list_of(name: str, item: dict[str, Any]) -> dict[str, Any]:
+    return _obj({name: {"type": "array", "items": item}})
+
+
+STRING = {"type": "string"}
+NUMBER = {"type": "number"}
+TOKEN = _obj({"token_id": STRING, "name": STRING, "role": STRING, "created_at": NUMBER,
+              "last_used_at": {"type": ["number", "null"]}, "revoked": {"type": "boolean"}})
+KEY = _obj({"key_id": STRING, "prefix": STRING, "agent": STRING, "created_at": NUMBER, "revoked": {"type": "boolean"},
+            "scopes": {"type": "array", "items": _enum("ingest", "read")}})
+AGENT_VIEW = _obj({"agent": STRING, "name": STRING, "workspace": STRING, "kind": _enum("code", "harness"),
+                   "archived": {"type": "boolean"}, "max_concurrent_runs": {"type": "integer"},
+                   "trajectory_wait_seconds": NUMBER})
+SESSION_ROW = _obj({"session_id": STRING, "status": STRING, "span_count": {"type": "integer"},
+                    "cost_usd": {"type": ["number", "null"]}, "cost_priced": {"type": "boolean"},
+                    "first_seen": STRING, "last_seen": STRING})
+
+
 def _routes() -> list[Op]:
     from evalkit.api_bodies import AgentSettings, CreateAgentBody, CreateKeyBody, MemberBody, NamedBody
     from evalkit.scoring.models import (
@@ -110,8 +132,10 @@ def _routes() -> list[Op]:
         # -- access -------------------------------------------------------------------------
         Op("post", "/api/workspaces", "Create a shared workspace (its creator becomes owner)", "access",
            body=NamedBody, ok=201),
-        Op("get", "/api/workspaces", "The workspaces visible to the caller, with the caller's role", "access"),
-        Op("get", "/api/me", "Who the token is, and its workspaces", "access"),
+        Op("get", "/api/workspaces", "The workspaces visible to the caller, with the caller's role", "access",
+           ok_schema=_obj({"workspaces": {"type": "array", "items": STRING}, "roles": {"type": "object"}})),
+        Op("get", "/api/me", "Who the token is, and its workspaces", "access",
+           ok_schema=_obj({"name": STRING, "role": _enum("admin", "user", "key"), "workspaces": {"type": "array"}})),
         Op("get", "/api/workspaces/{workspace}/members", "A workspace's members (reader)", "access",
            (WORKSPACE,)),
         Op("put", "/api/workspaces/{workspace}/members/{user}", "Add a member or change their role (admin; "
@@ -124,13 +148,14 @@ def _routes() -> list[Op]:
         Op("post", "/api/users/{name}/tokens", "Another API token for a user (admin or the user)", "access",
            (USER,), body=ANY_OBJECT, body_required=False, ok=201),
         Op("get", "/api/users/{name}/tokens", "A user's tokens: id, created, last used, revoked; never the secret "
-           "(admin or the user)", "access", (USER,)),
+           "(admin or the user)", "access", (USER,), ok_schema=_list_of("tokens", TOKEN)),
         Op("delete", "/api/users/{name}/tokens/{token_id}", "Revoke a token: refused from the next request on",
-           "access", (USER, P("token_id", where="path", required=True))),
+           "access", (USER, P("token_id", where="path", required=True)), ok_schema=TOKEN),
         # -- agents and keys ------------------------------------------------------------------
         Op("post", "/api/agents", "Create an agent (workspace admin)", "agents", body=CreateAgentBody, ok=201),
-        Op("get", "/api/agents", "The agents visible to the caller", "agents", (P("workspace"),)),
-        Op("get", "/api/agents/{agent}", "One agent", "agents", (AGENT,)),
+        Op("get", "/api/agents", "The agents visible to the caller", "agents", (P("workspace"),),
+           ok_schema=_list_of("agents", AGENT_VIEW)),
+        Op("get", "/api/agents/{agent}", "One agent", "agents", (AGENT,), ok_schema=AGENT_VIEW),
         Op("patch", "/api/agents/{agent}", "Change an agent's settings (workspace admin)", "agents", (AGENT,),
            body=AgentSettings),
         Op("post", "/api/agents/{agent}/archive", "Archive an agent: no new experiments or keys; its data stays",
@@ -138,7 +163,7 @@ def _routes() -> list[Op]:
         Op("post", "/api/agents/{agent}/keys", "Create an ingest key, shown once (scopes: ingest by default, "
            "read)", "agents", (AGENT,), body=CreateKeyBody, body_required=False, ok=201),
         Op("get", "/api/agents/{agent}/keys", "An agent's keys (prefix, scopes, revoked; never the secret)",
-           "agents", (AGENT,)),
+           "agents", (AGENT,), ok_schema=_list_of("keys", KEY)),
         Op("delete", "/api/agents/{agent}/keys/{key_id}", "Revoke an ingest key", "agents",
            (AGENT, P("key_id", where="path", required=True))),
         # -- sessions and trajectories ----------------------------------------------------------
@@ -146,7 +171,8 @@ def _routes() -> list[Op]:
            (AGENT, *time_range, P("sort", _enum("last_seen", "first_seen", "spans", "cost")),
             P("limit", _int(1, 1000, 50)), P("offset", _int(0, 1_000_000_000, 0)),
             P("cursor", description="the `next_cursor` of the page before"), P("errors", BOOL),
-            P("model"), P("min_cost", {"type": "number"}, "sessions costing at least this many USD"))),
+            P("model"), P("min_cost", {"type": "number"}, "sessions costing at least this many USD")),
+           ok_schema=_list_of("sessions", SESSION_ROW)),
         Op("get", "/api/agents/{agent}/sessions/{session_id}", "A session's spans and summary", "trajectories",
            (AGENT, SESSION, P("limit", _int(1)), P("offset", _int(0, 1_000_000_000, 0)))),
         Op("get", "/api/agents/{agent}/sessions/{session_id}/trajectory", "The session as an ATIF trajectory",
