@@ -213,6 +213,7 @@ class _Context:
         # A handoff's receiving agent carries on the delegating agent's conversation: what that
         # one had seen when this one first calls a model is not new here.
         self.inherits: _Context | None = None
+        self.traces: set[str] = set()  # traces whose LLM calls this trajectory has read
 
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
         self.seq += 1
@@ -268,6 +269,13 @@ class _Context:
         system = list(call.system_instructions)
         if self.inherits is not None:
             self._inherit()
+        # History is de-duplicated within a call chain, not across independent runs: the first call of
+        # a trace that re-sends no answer (no assistant message) starts a run afresh, so what it asks is
+        # new even when an earlier trace asked the same (the same question asked again).
+        fresh = False
+        if span.trace_id not in self.traces:
+            self.traces.add(span.trace_id)
+            fresh = not any(_normal_role(m.role) == "assistant" for m in call.input_messages)
         # The n-th copy of a message in this call is new if fewer than n were seen before. Runs once
         # per message of every call, i.e. over the whole re-sent history: plain dicts, not Counters.
         known = self.known
@@ -281,10 +289,11 @@ class _Context:
                 continue
             fingerprint = self.fingerprint(message)
             count = seen[fingerprint] = seen.get(fingerprint, 0) + 1
-            if count > known.get(fingerprint, 0):
+            before = known.get(fingerprint, 0)
+            if fresh or count > before:
                 if role != "user" and self._already_produced(fingerprint):
                     continue
-                known[fingerprint] = count
+                known[fingerprint] = max(count, before)
                 new.append(message)
         self.system(system, start)
         for message in new:

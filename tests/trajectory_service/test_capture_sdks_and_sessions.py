@@ -78,3 +78,20 @@ async def test_logfire_scrubbed_session_id_names_no_session(svc: Service) -> Non
     assert document["session_id"] == row["session_id"]
     scrubbed = "[Scrubbed due to 'session']"
     assert (await svc.get(f"/api/agents/{agent}/sessions/{quote(scrubbed)}")).status == 404
+
+
+async def test_pydantic_ai_independent_runs_and_a_nested_run_with_its_own_conversation_id(svc: Service) -> None:
+    agent, document = await _replayed(svc, "pydantic-ai_openai_turns-and-nested-run")
+    # The same question asked by two independent runs (no history passed) is asked twice.
+    assert [s["message"] for s in document["steps"] if s["source"] == "user"] == [
+        "What is 2 + 2?", "What is 2 + 2?", "When did the Eiffel Tower open?"]
+    (sub,) = document["subagent_trajectories"]
+    assert sub["agent"]["name"] == "researcher"
+    # The nested run's own conversation id is no second session repeating the parent's turn.
+    listed = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    assert [row["session_id"] for row in listed] == ["pai-conversation-1"]
+    assert listed[0]["steps"] == 5
+    spans = (await svc.get(f"/api/agents/{agent}/sessions/pai-conversation-1")).body["spans"]
+    nested_ids = {s["attributes"].get("gen_ai.conversation.id") for s in spans} - {"pai-conversation-1", None}
+    assert len(nested_ids) == 1, nested_ids
+    assert (await svc.get(f"/api/agents/{agent}/sessions/{nested_ids.pop()}")).status == 404

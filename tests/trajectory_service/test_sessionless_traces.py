@@ -71,3 +71,21 @@ async def test_a_trace_of_no_agent_work_is_no_session(svc: Service) -> None:
     assert [row["session_id"] for row in listed] == [f"{5:032x}"]
     assert (await svc.get(f"/api/agents/{agent}/sessions/{3:032x}")).status == 404
 
+
+
+async def test_a_nested_run_with_a_session_id_of_its_own_does_not_make_the_trace_its_session(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    # A run in session "outer" whose tool runs a nested agent carrying session id "inner".
+    nested = span(1, 12, 11, "invoke_agent helper", 1.0, 2.0, session__id="inner",
+                  gen_ai__operation__name="invoke_agent")
+    await svc.send(key, [chat(1, 13, 12, 1.2, text="nested answer"), nested, span(1, 11, 10, "tool", 0.9, 2.1)])
+    await svc.send(key, [root(1, 10, "outer", 0.5, 3.0)])
+    # Two conversations side by side in one trace (a batch job's root names none): each is a session.
+    await svc.send(key, [chat(2, 21, 20, 1.0, text="a", **{"session.id": "side-a"}),
+                         chat(2, 22, 20, 2.0, text="b", **{"session.id": "side-b"}),
+                         span(2, 20, None, "batch", 0.5, 3.0)])
+    listed = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    assert sorted(row["session_id"] for row in listed) == ["outer", "side-a", "side-b"]
+    assert (await svc.get(f"/api/agents/{agent}/sessions/inner")).status == 404
+    reply = await svc.trajectory(agent, "outer")
+    assert reply.status == 200 and reply.body["session_id"] == "outer"
