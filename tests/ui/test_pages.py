@@ -272,3 +272,20 @@ def test_an_ingest_key_logs_in_only_with_the_read_scope(world: World) -> None:
                                   token=world.token)["key"]
     status, body, jar, _ = _login_form(world, writer_only)
     assert status == 403 and "read" in body and "evalkit_session" not in {c.name for c in jar}
+
+
+def test_a_running_experiment_page_follows_its_progress(tab: Tab, world: World) -> None:
+    created = world.served.ok("POST", "/api/experiments", {
+        "agent": world.agent, "dataset": world.dataset, "name": "live", "evaluators": ["same_answer"],
+        "lease": {"holder": "ui-test", "ttl_seconds": 300}}, token=world.token)
+    experiment_id = created["experiment_id"]
+    tab.login(world.token)
+    tab.go(f"/experiments/{experiment_id}")
+    page = tab.page
+    assert page.locator("body[data-live]").count() == 1 and "0/4 runs" in page.inner_text("#live-region")
+    world.served.ok("POST", f"/api/experiments/{experiment_id}/runs", {
+        "lease_holder": "ui-test", "case_id": "capital", "repetition": 0, "session_id": "live-run-1",
+        "status": "completed", "answer": "Paris", "trajectory_pending": True}, token=world.token)
+    # (A locator, not wait_for_function: the page's CSP forbids the eval that one needs.)
+    page.locator("#live-region", has_text="1/4 runs").wait_for(timeout=15_000)
+    assert page.locator("table.matrix tr", has_text="capital").locator("td.cell a").count() == 1
