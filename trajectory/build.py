@@ -515,6 +515,15 @@ class _Context:
         if latest is not None:
             latest[2]["content"] = part.text
             latest[2].setdefault("extra", {})["content_from"] = "input history"
+            return
+        if part.name and not any(call["function_name"] == part.name for _, call in self.calls_by_id.values()):
+            # The result of an action the model wrote rather than called (a smolagents CodeAgent's
+            # code, re-stated as a `python_interpreter` call): the observation of the step that wrote it.
+            steps = [d for d in self.drafts if d.source == "agent" and not d.tool_calls
+                     and not d.is_copied_context and d.llm_call_count and d.time_ns < time_ns]
+            if steps:
+                step = max(steps, key=lambda d: (d.time_ns, d.seq))
+                step.results.append({"content": part.text, "extra": {"from": "input history", "tool": part.name}})
 
     def _fill_delegator(self, part: Part) -> bool:
         """A result in this trajectory's input for a call the delegating agent made (the handoff

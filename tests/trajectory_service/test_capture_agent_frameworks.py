@@ -101,7 +101,11 @@ def smolagents_code_agent_tools_have_their_arguments_and_the_code_is_not_repeate
     assert not [s for s in document["steps"] if s.get("is_copied_context")]
     call, result = _calls(document)["get_weather"]
     assert call["arguments"] == {"city": "Paris"} and result["content"] == "sunny, 21°C"
-    assert [s["source"] for s in document["steps"] if s.get("llm_call_count") == 1] == ["agent", "agent"]
+    code_steps = [s for s in document["steps"] if s.get("llm_call_count") == 1]
+    assert len(code_steps) == 2
+    # What the first step's code printed is that step's observation (what the model was shown next).
+    observed = [r["content"] for r in code_steps[0]["observation"]["results"]]
+    assert observed == ["Observation:\nExecution logs:\nsunny, 21°C\nLast output from code snippet:\nNone"], observed
 
 
 def adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps(document: Json) -> None:

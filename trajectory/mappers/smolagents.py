@@ -56,7 +56,8 @@ def read_roles(messages: list[Message]) -> list[Message]:
             calls = _calls_of(message.text)
             last_calls = calls or []
             if calls and all(call.name == _CODE_TOOL for call in calls):
-                last_calls = []  # what the code printed answers no call of the model's
+                # What the code printed answers no call of the model's: the code step's observation.
+                last_calls = [Part("tool_call", name=_CODE_TOOL)]
                 continue
             read.append(Message("assistant", calls if calls else message.parts, name=message.name))
         elif message.role == TOOL_RESPONSE_ROLE:
