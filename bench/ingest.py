@@ -240,6 +240,8 @@ def main() -> None:
     parser.add_argument("--fsync", action="store_true", help="run the server with EVALKIT_FSYNC=1")
     parser.add_argument("--export-spans", type=int, default=512,
                         help="spans per export request (512: the OTel SDK batch processor's default)")
+    parser.add_argument("--bare-repeat", type=int, default=15,
+                        help="bare inserts measured each way (fsync off, on) after the run")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="more settings for the server (repeatable), e.g. EVALKIT_INGEST_WORKERS=2")
     args = parser.parse_args()
@@ -315,10 +317,10 @@ def main() -> None:
     stored = store.query("SELECT count() FROM spans FINAL")[0][0]
     print(f"after shutdown: {stored:,} spans on disk of {acked:,} acknowledged"
           + ("" if stored == acked else "  <-- MISMATCH"))
-    ceiling, bare_p50, bare_fsync_p50 = engine_ceiling(store, requests, "agent@bench", repeat=15)
+    ceiling, bare_p50, bare_fsync_p50 = engine_ceiling(store, requests, "agent@bench", repeat=args.bare_repeat)
     print(f"engine alone, same run: {ceiling:,.0f} spans/s as flat rows (20,000-row Native inserts, two at a "
           f"time); one export request inserted bare through the view: p50 {bare_p50 * 1000:.0f} ms, "
-          f"{bare_fsync_p50 * 1000:.0f} ms with fsync (15 each, interleaved)")
+          f"{bare_fsync_p50 * 1000:.0f} ms with fsync ({args.bare_repeat} each, interleaved)")
 
 
 def rss_mb(pid: int) -> float:
