@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -102,9 +104,8 @@ class BoundTask:
                 if self.is_async:
                     value = await self.task(**kwargs)
                 else:
-                    # A sync task runs in a thread so that tasks overlap and a timeout can be noticed;
-                    # to_thread copies the context, so the task's spans nest under the root span.
-                    value = await asyncio.to_thread(self.task, **kwargs)
+                    # A sync task runs in a thread so that tasks overlap and a timeout can be noticed.
+                    value = await in_daemon_thread(self.task, kwargs)
                 if inspect.isawaitable(value):
                     # A sync function that returned a coroutine (e.g. a lambda around an async call).
                     value = await value
@@ -120,6 +121,40 @@ class BoundTask:
             return await asyncio.wait_for(attempt(), timeout)
         except TimeoutError:
             return Outcome("timeout", error=f"timeout: the task did not return within {timeout:g}s")
+
+
+async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """`fn(**kwargs)` in a daemon thread of its own, with the caller's context (so the task's spans nest
+    under the root span), awaited.
+
+    Not `asyncio.to_thread`: its pool's threads are joined when the event loop and the interpreter end, so
+    after Ctrl-C (or a timeout) a task stuck in a call Python cannot interrupt kept the process alive until it
+    returned. A daemon thread ends with the process; the runs already recorded are on the service."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not done.done():  # cancelled meanwhile (Ctrl-C, a timeout): nobody waits for it any more
+            outcome()
+
+    def work() -> None:
+        try:
+            value = context.run(fn, **kwargs)
+        except BaseException as exc:  # handed to the awaiting coroutine, which decides
+            error = exc
+            try:
+                loop.call_soon_threadsafe(settle, lambda: done.set_exception(error))
+            except RuntimeError:
+                pass  # the loop is closed: the process is ending
+        else:
+            try:
+                loop.call_soon_threadsafe(settle, lambda: done.set_result(value))
+            except RuntimeError:
+                pass
+
+    threading.Thread(target=work, name="evalkit-task", daemon=True).start()
+    return await done
 
 
 def describe_exception(exc: BaseException) -> str:
