@@ -289,3 +289,19 @@ def test_a_running_experiment_page_follows_its_progress(tab: Tab, world: World) 
     # (A locator, not wait_for_function: the page's CSP forbids the eval that one needs.)
     page.locator("#live-region", has_text="1/4 runs").wait_for(timeout=15_000)
     assert page.locator("table.matrix tr", has_text="capital").locator("td.cell a").count() == 1
+
+
+def test_form_posts_that_are_not_forms_are_refused_not_failed(world: World) -> None:
+    bodies = [("multipart/form-data; boundary=x", b"garbage"), ("application/x-www-form-urlencoded", b"\xff\xfe%%%"),
+              ("application/json", b'{"token": "x"}'), ("text/plain", b"")]
+    for content_type, body in bodies:
+        request = urllib.request.Request(world.served.api + "/login", data=body, method="POST",
+                                         headers={"Content-Type": content_type})
+        try:
+            urllib.request.urlopen(request)
+            raise AssertionError(f"a {content_type} body logged in")
+        except urllib.error.HTTPError as exc:
+            text = exc.read().decode()
+            # Not a form at all: 400 saying so; a form without the CSRF token: 403 saying that.
+            assert (exc.code, "not a form" in text or "CSRF" in text) in ((400, True), (403, True)), (
+                content_type, exc.code, text[:3000])
