@@ -50,6 +50,7 @@ def _version() -> str:
 
 evalkit_version = _version()
 HARNESS_HOLDER = "evalkit-server:harness"
+NOT_READ_YET = "not read yet: recorded as its task returned, before its session settled"
 INTERRUPTED = "interrupted: evalkit server shut down"
 
 
@@ -343,8 +344,7 @@ class ScoringService:
         if status != req.status:
             trajectory = RunTrajectory("unavailable", "", None, ["the session id is used by another run"])
         elif req.trajectory_pending and req.trajectory is None:
-            trajectory = RunTrajectory("unavailable", "", None, [
-                "not read yet: recorded as its task returned, before its session settled"])
+            trajectory = RunTrajectory("unavailable", "", None, [NOT_READ_YET])
         else:
             trajectory = self.fetch_trajectory(e, req.session_id, req.trajectory)
         metrics = dict(trajectory.metrics)
@@ -383,12 +383,23 @@ class ScoringService:
         return from_session(self.store, e.agent_id, session_id, now=self.clock(), quiet_period=self.quiet_period,
                             prices=self.prices)
 
-    def refetch(self, e: Experiment, statuses: list[str]) -> dict[str, Any]:
+    def _unread(self, e: Experiment) -> bool:
+        """Whether any run of `e` has a session never read (one narrow query, not the runs)."""
+        rows = self.store.query("SELECT count() FROM runs FINAL WHERE experiment_id = {i:UInt64} "
+                                "AND trajectory_status = 'unavailable' AND has(problems, {m:String})",
+                                {"i": e.experiment_id, "m": NOT_READ_YET})
+        return bool(rows and rows[0][0])
+
+    def refetch(self, e: Experiment, statuses: list[str], *, only_unread: bool = False) -> dict[str, Any]:
+        """Read the sessions of final runs whose trajectory has one of `statuses` again (`only_unread`: only
+        those never read, recorded as their task returned by a runner that died before they settled)."""
         changed: dict[str, int] = {}
         count = 0
         updated = []
         for run in self.runs.finals(e.experiment_id):
             if run.trajectory_status not in statuses or run.trajectory_source == "pushed":
+                continue
+            if only_unread and NOT_READ_YET not in run.problems:
                 continue
             count += 1
             fresh = self.fetch_trajectory(e, run.session_id, None)
@@ -501,6 +512,11 @@ class ScoringService:
             raise ApiError(409, not_yet_run(e.experiment_id, left))
         if req.refetch_trajectories:
             await asyncio.to_thread(self.refetch, e, ["partial", "unavailable"])
+        else:
+            # Runs a killed runner recorded before their sessions settled were never read: read them now, so
+            # they are scored on their trajectories (a run read before, whatever its status, is left alone).
+            if await asyncio.to_thread(self._unread, e):
+                await asyncio.to_thread(self.refetch, e, ["unavailable"], only_unread=True)
         specs = e.service_evaluators
         if req.evaluators is not None:
             unknown = [n for n in req.evaluators if n not in specs]

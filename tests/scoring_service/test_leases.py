@@ -75,3 +75,30 @@ async def test_cancel_releases_and_refuses_runs(scoring: Scoring) -> None:
     assert status == 200 and got["status"] == "cancelled" and got["model"] == "m2" and got["lease"] is None
     status, err = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("h", "a"))
     assert status == 409 and "cancelled" in err["error"]["message"]
+
+
+async def test_runs_recorded_before_settling_are_refreshed_then_or_when_scored(scoring: Scoring) -> None:
+    """The SDK records a run as its task returns (`trajectory_pending`: the session is not read then) and
+    again once it settled; a run whose second record never came (its runner was killed) is read when scored."""
+    s = scoring
+    eid = await _experiment(s, {"holder": "h", "ttl_seconds": 60})
+    status, made = await call(s, "POST", "/api/agents/bot@acme/keys", {})
+    assert status == 201, made
+    key = str(made["key"])
+    a, b = _run("h", "a"), _run("h", "b")
+    for body in (a, b):
+        status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", {**body, "trajectory_pending": True})
+        assert status == 201 and run["trajectory_status"] == "unavailable", run
+    for body in (a, b):
+        await asyncio.to_thread(s.send_session, key, str(body["session_id"]), "y")
+    await asyncio.sleep(0.5)  # the 0.2 s quiet period: the sessions settle
+    # a: the second record (settled) reads its session now.
+    status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", a)
+    assert status == 200 and run["duplicate"] and run["trajectory_status"] == "valid", run
+    # b's runner died before its second record: scoring reads it.
+    status, _ = await call(s, "PATCH", f"/api/experiments/{eid}", {"status": "evaluating", "lease_holder": "h"})
+    assert status == 200
+    status, result = await call(s, "POST", f"/api/experiments/{eid}/evaluate", {})
+    assert status == 200, result
+    status, runs = await call(s, "GET", f"/api/experiments/{eid}/runs")
+    assert {r["case_id"]: r["trajectory_status"] for r in runs["runs"]} == {"a": "valid", "b": "valid"}
