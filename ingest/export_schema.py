@@ -111,11 +111,7 @@ def insert_settings(schema_file: Path | None = None) -> dict[str, str | int]:
     return {**source, "input_format_protobuf_oneof_presence": 1,
             # The view over these rows is planned on every insert; compiling its expressions
             # to machine code costs more there than it saves on a batch.
-            "compile_expressions": 0,
-            # Neither has the query plan anything to optimise (the views read the inserted block,
-            # no index, no filter to push down), yet optimising it is a third of an insert's fixed
-            # cost: CPU per insert of 512 spans 99 -> 68 ms, of 5,120 155 -> 126 ms.
-            "query_plan_enable_optimizations": 0}
+            "compile_expressions": 0}
 
 
 def _varint(value: int) -> bytes:
