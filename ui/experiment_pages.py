@@ -18,7 +18,6 @@ from evalkit.scoring.service import ScoringService
 from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.page import Page, page, query_int, ui_of, with_query
 from evalkit.ui.session_pages import steps_page, subagents_of, trajectory_summary
-from evalkit.ui.twin import twin
 
 CASES_PER_PAGE = 50
 STATUSES = ("pending", "running", "scoring", "completed", "failed", "cancelled")
@@ -44,14 +43,34 @@ async def experiments(request: web.Request) -> Page:
     if status and status not in STATUSES:
         raise ApiError(400, f"status={status!r} is not known; use one of {', '.join(STATUSES)}")
     limit = query_int(request, "limit", 50, low=1, high=500)
-    listing = await twin(request, "/api/experiments", {"workspace": q.get("workspace"), "agent": q.get("agent"),
-                                                        "status": status, "limit": limit})
-    rows = listing["experiments"]
+    caller: Caller = request["caller"]
+    workspace = q.get("workspace") or None
+    if workspace:
+        caller.require_role(workspace, "reader", "list experiments")  # as GET /api/experiments does
+    visible = [workspace] if workspace else (None if caller.is_admin else sorted(caller.workspaces))
+    rows = await asyncio.to_thread(experiment_summaries, request, workspaces=visible, agent=q.get("agent") or None,
+                                   status=status or None, limit=limit, score_running=True)
     if q.get("dataset"):
         rows = [e for e in rows if q["dataset"] in e["dataset"]]
     context = {"experiments": rows, "query": dict(q), "statuses": STATUSES, "limit": limit,
                "live": any(e["status"] in ("running", "scoring", "pending") for e in rows)}
     return Page("experiments.html", context, {"experiments": rows}, api="/api/experiments", title="Experiments")
+
+
+def experiment_summaries(request: web.Request, *, workspaces: list[str] | None, limit: int,
+                         agent: str | None = None, status: str | None = None, score_running: bool = True
+                         ) -> list[dict[str, Any]]:
+    """What GET /api/experiments lists (ScoringService.summary of each), with a completed experiment's
+    progress and scores counted once from its cached records and remembered (the route counts them again
+    for every experiment at every request: seconds with 100,000-run experiments in the list)."""
+    s = scoring_service(request)
+    found = s.experiments.find(workspaces=workspaces, agent=agent, status=status, limit=limit)
+    running = [e.experiment_id for e in found if e.status != "completed"]
+    progress = s.runs.progress(running) if running else {}
+    memo = ui_of(request).progress_memo
+    return [s.summary(e, progress.get(e.experiment_id), s.scores(e) if score_running else None)
+            if e.status != "completed" else s.summary(e, progress_of(s, e, memo=memo), scores_of(s, e, memo))
+            for e in found]
 
 
 def progress_of(s: ScoringService, e: Any, records: ExperimentRecords | None = None,

@@ -144,19 +144,11 @@ async def home(request: web.Request) -> Page:
 
 
 def recent_experiments(request: web.Request, limit: int) -> dict[str, Any]:
-    """The latest experiments the caller may read; scores only for completed ones, whose records the service
-    keeps cached (the list route reads every experiment's records again: seconds on 100,000-run ones)."""
+    """The latest experiments the caller may read (running ones without scores: the home page stays cheap)."""
     caller = request["caller"]
-    s = experiment_pages.scoring_service(request)
-    found = s.experiments.find(workspaces=None if caller.is_admin else sorted(caller.workspaces), limit=limit)
-    running = [e.experiment_id for e in found if e.status != "completed"]
-    progress = s.runs.progress(running) if running else {}
-    memo = ui_of(request).progress_memo
-    # A completed experiment's records (and the scores counted from them) stay cached in the service.
-    return {"experiments": [
-        s.summary(e, progress.get(e.experiment_id), None) if e.status != "completed"
-        else s.summary(e, experiment_pages.progress_of(s, e, memo=memo), experiment_pages.scores_of(s, e, memo))
-        for e in found]}
+    return {"experiments": experiment_pages.experiment_summaries(
+        request, workspaces=None if caller.is_admin else sorted(caller.workspaces), limit=limit,
+        score_running=False)}
 
 
 def add_routes(app: web.Application, context: Context) -> None:

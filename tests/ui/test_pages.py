@@ -212,6 +212,10 @@ def test_home_dataset_and_json_twins(tab: Tab, world: World) -> None:
     api = json.loads(http("GET", f"{world.served.api}/api/experiments/{world.experiment_id}", token=world.token).text)
     assert twin["experiment_id"] == api["experiment_id"] and twin["progress"] == api["progress"]
     assert twin["scores"] == api["scores"]
+    listed = tab.go("/experiments?format=json").json()["experiments"]
+    api_listed = json.loads(http("GET", f"{world.served.api}/api/experiments", token=world.token).text)["experiments"]
+    assert listed == api_listed  # the same rows the API lists, progress and scores included
+    assert {str(e["experiment_id"]) for e in listed} >= {str(world.experiment_id), str(world.baseline_id)}
     sessions = tab.go(f"/agents/{world.agent}/sessions?format=json").json()
     assert len(sessions["sessions"]) == 50 and re.fullmatch(r"[\w-]+", sessions["sessions"][0]["session_id"])
     assert time.time() > 0
