@@ -148,10 +148,12 @@ async def session(request: web.Request) -> Page | web.StreamResponse:
     document = parse_body(response)
     if response.status >= 400:
         raise ApiError(response.status, str(document.get("error", {}).get("message")))
-    if request.query.get("download"):
-        disposition = f'attachment; filename="{quote(session_id, safe="")}.atif.json"'
-        return web.Response(body=response.body, content_type="application/json",
-                            headers={"Content-Disposition": disposition})
+    if request.query.get("download") or request.query.get("format") == "json":
+        # The route's own bytes: the twin is exactly what GET .../trajectory answers, not a re-serialisation.
+        headers = {k: v for k, v in response.headers.items() if k.lower().startswith("x-evalkit-")}
+        if request.query.get("download"):
+            headers["Content-Disposition"] = f'attachment; filename="{quote(session_id, safe="")}.atif.json"'
+        return web.Response(body=response.body, content_type="application/json", headers=headers)
     summary = trajectory_summary(document)
     context = {"agent_id": agent_id, "session_id": session_id, "document": document, "summary": summary,
                "subagents": subagents_of(document), "live": not summary["settled"], **steps_page(request, document)}

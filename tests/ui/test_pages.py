@@ -150,6 +150,9 @@ def test_trajectory_viewer_pages_steps_and_shows_raw_spans(tab: Tab, world: Worl
         page.click("#download")
     document = json.loads(open(download.value.path()).read())
     assert document["session_id"] == world.xss_session and len(document["steps"]) == 5
+    api = json.loads(http("GET", f"{world.served.api}/api/agents/{world.agent}/sessions/{world.xss_session}"
+                                 "/trajectory", token=world.token).text)
+    assert document["steps"] == api["steps"] and document["final_metrics"] == api["final_metrics"]
 
     page.click("#tab-spans")
     page.wait_for_load_state()
