@@ -113,10 +113,11 @@ class Service:
             # ClickHouse reads the exports' protobuf into spans (ingest/tables.py).
             self.store, "span_exports", export_schema.COLUMN_NAMES, fmt="Protobuf",
             format_settings=export_schema.insert_settings(), concurrency=settings.insert_concurrency,
-            max_rows=settings.batch_max_rows, max_delay=delay,
+            max_rows=settings.batch_max_rows, max_bytes=settings.batch_max_bytes, max_delay=delay,
             queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("spans"))
         self.log_writer = BatchWriter(
-            self.store, "logs", LOG_COLUMNS, max_rows=settings.batch_max_rows, max_delay=delay,
+            self.store, "logs", LOG_COLUMNS, max_rows=settings.batch_max_rows, max_bytes=settings.batch_max_bytes,
+            max_delay=delay,
             queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("logs"))
         self.writers = (self.span_writer, self.log_writer)
         workers = settings.ingest_workers if settings.ingest_workers >= 0 else (os.cpu_count() or 1)

@@ -32,6 +32,9 @@ class Settings(BaseModel):
     # Group commit: one insert per this many rows or this many milliseconds, whichever comes first.
     batch_max_rows: int = 20_000
     batch_max_delay_ms: int = 50
+    # ... and at most this many bytes of requests per insert (the engine holds about 20-25x that
+    # while it inserts span exports, docs/performance.md); a larger request is inserted alone.
+    batch_max_bytes: int = 16 * 1024 * 1024
     # Inserts in flight at once per table, each on a connection of its own: one insert runs on
     # one core, so a second lets ClickHouse use the next while the first is busy.
     insert_concurrency: int = 2
@@ -94,6 +97,7 @@ _ENV = {
     "outbound_allow": "EVALKIT_OUTBOUND_ALLOW",
     "batch_max_rows": "EVALKIT_BATCH_MAX_ROWS",
     "batch_max_delay_ms": "EVALKIT_BATCH_MAX_DELAY_MS",
+    "batch_max_bytes": "EVALKIT_BATCH_MAX_BYTES",
     "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",
     "memory_limit_bytes": "EVALKIT_MEMORY_LIMIT_BYTES",
     "fsync": "EVALKIT_FSYNC",

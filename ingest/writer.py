@@ -59,6 +59,7 @@ class BatchWriter:
         fmt: str = "Native",
         format_settings: dict[str, Any] | None = None,
         max_rows: int = 20_000,
+        max_bytes: int = 16 * 1024 * 1024,
         max_delay: float = 0.05,
         queue_max_rows: int = 400_000,
         concurrency: int = 1,
@@ -73,6 +74,8 @@ class BatchWriter:
         self.fmt = fmt
         self.format_settings = dict(format_settings or {})
         self.max_rows = max_rows
+        # The engine's memory for an insert is a multiple (~25x for span exports) of its bytes.
+        self.max_bytes = max_bytes
         self.max_delay = max_delay
         self.queue_max_rows = queue_max_rows
         # One insert block may touch this many partitions of the table (ClickHouse refuses more).
@@ -82,6 +85,7 @@ class BatchWriter:
         self._clock = clock
         self._pending: list[Entry] = []
         self._pending_rows = 0
+        self._pending_bytes = 0
         self._oldest = 0.0
         self._last_commit_end = 0.0
         self._last_batch_requests = 0
@@ -130,6 +134,7 @@ class BatchWriter:
             future: asyncio.Future[None] = loop.create_future()
             self._pending.append((part, future))
             self._pending_rows += part.rows
+            self._pending_bytes += len(part.block)
             futures.append(future)
         self._wake.set()
         outcomes = await asyncio.gather(*futures, return_exceptions=True)
@@ -179,7 +184,8 @@ class BatchWriter:
                 # every client of the last batch back): waiting would gather nobody else.
                 deadline = now
             wait = deadline - now
-            if self._pending_rows < self.max_rows and wait > 0 and not self._closing:
+            if self._pending_rows < self.max_rows and self._pending_bytes < self.max_bytes and wait > 0 \
+                    and not self._closing:
                 self._wake.clear()
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout=wait)
@@ -244,15 +250,17 @@ class BatchWriter:
                 future.set_exception(error)
 
     def _take(self) -> list[Entry]:
-        """The next batch: queued parts in arrival order, up to `max_rows` rows and
-        `max_partitions` partitions; a part that would pass either waits for the next batch."""
+        """The next batch: queued parts in arrival order, up to `max_rows` rows, `max_bytes` bytes
+        and `max_partitions` partitions; a part that would pass one waits for the next batch (a
+        batch always takes at least one part)."""
         taken: list[Entry] = []
         left: list[Entry] = []
         count = 0
+        size = 0
         partitions: set[int] = set()
         for entry in self._pending:
             part = entry[0]
-            if taken and (count + part.rows > self.max_rows or count >= self.max_rows):
+            if taken and (count + part.rows > self.max_rows or size + len(part.block) > self.max_bytes):
                 left.append(entry)
                 continue
             if taken and len(partitions | part.partitions) > self.max_partitions:
@@ -260,9 +268,11 @@ class BatchWriter:
                 continue
             taken.append(entry)
             count += part.rows
+            size += len(part.block)
             partitions |= part.partitions
         self._pending = left
         self._pending_rows -= count
+        self._pending_bytes -= size
         if self._pending:
             self._oldest = time.monotonic()
         return taken

@@ -174,3 +174,22 @@ async def test_a_store_that_cannot_take_the_batch_fails_it_retryably(numbers_tab
         assert problem is not None and "numbers_in" in problem
     finally:
         await writer.close()
+
+
+async def test_a_batch_holds_at_most_max_bytes(numbers_table: Store) -> None:
+    """Requests queued together are inserted in batches of at most `max_bytes` (one request
+    alone may be larger), so the engine's memory per insert is bounded by the setting."""
+    from evalkit.ingest.encode import Encoded
+
+    batches: list[int] = []
+    writer = BatchWriter(numbers_table, "numbers_in", ("n", "text"), fmt="TabSeparated", max_delay=0.3,
+                         max_bytes=40, on_batch=lambda rows, _seconds: batches.append(rows))
+    writer.start()
+    try:
+        parts = [_part(numbers_table, [(i, "x" * 15)], f"b{i}") for i in range(5)]  # 19 bytes each
+        big = _part(numbers_table, [(9, "y" * 60)], "big")
+        await asyncio.gather(*(writer.write(Encoded(1, 0, "", (p,))) for p in [*parts, big]))
+    finally:
+        await writer.close()
+    assert sorted(batches) == [1, 1, 2, 2]
+    assert numbers_table.query("SELECT count() FROM numbers_in") == [(6,)]
