@@ -1027,6 +1027,10 @@ def _map_span(
         for key in span.attributes
         if key not in used and key not in _IDENTITY_KEYS and key not in named and not key.startswith("evalkit.")
     ]
+    if span.events:
+        # Attributes of events no mapper read (Strands' event-loop spans, ...), named by their event.
+        unused.extend(f"event {event.name}: {key}" for event in span.events
+                      if event.name not in reader.events_read for key in event.attributes)
     if unused:
         unused.sort()
     return _Mapped(span, operation, targets, unused)

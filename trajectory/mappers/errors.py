@@ -22,6 +22,8 @@ def span_error(reader: SpanReader) -> ErrorInfo | None:
         for event in span.events
         if event.name == "exception"
     ]
+    if exceptions:
+        reader.read_events("exception")
     error_type = reader.text("error.type")
     if span.status_code != STATUS_ERROR and not exceptions and not error_type:
         return None

@@ -4,7 +4,8 @@ One reader for the shapes that recur across emitters: OTel GenAI parts
 (`{role, parts:[{type:"text",content}, {type:"tool_call",...}]}`), OpenAI chat
 (`{role, content, tool_calls:[{id, function:{name, arguments}}], tool_call_id}`),
 Vercel AI SDK parts (`tool-call`, `tool-result`), Anthropic content blocks
-(`tool_use`, `tool_result`, `thinking`) and bare strings.
+(`tool_use`, `tool_result`, `thinking`), Bedrock Converse blocks (`{"toolUse": …}`,
+`{"toolResult": …}`, `{"reasoningContent": …}`: Strands) and bare strings.
 """
 
 from __future__ import annotations
@@ -72,12 +73,41 @@ def _is_mapping(value: Any) -> bool:
     return type(value) is dict or isinstance(value, Mapping)
 
 
+def _bedrock_block(kind: str, body: Any) -> Part | None:
+    """A Bedrock Converse content block (Strands' messages): one key naming its kind, no `type`."""
+    if not _is_mapping(body):
+        return None
+    if kind == "toolUse":
+        return Part("tool_call", call_id=_str_or_none(body.get("toolUseId")), name=_str_or_none(body.get("name")),
+                    arguments=parse_arguments(body.get("input")))
+    if kind == "toolResult":
+        blocks = body.get("content")
+        text = "\n".join(
+            render(block["text"]) if "text" in block else render(block.get("json", block))
+            for block in blocks if _is_mapping(block)
+        ) if isinstance(blocks, list) else render(blocks)
+        return Part("tool_result", call_id=_str_or_none(body.get("toolUseId")), text=text)
+    if kind == "reasoningContent":
+        reasoning = body.get("reasoningText")
+        text = reasoning.get("text") if _is_mapping(reasoning) else body.get("text")
+        return Part("reasoning", text=render(text) if text is not None else None)
+    if kind in ("image", "document", "video"):
+        form = body.get("format")
+        return Part("media", media_type=f"{kind}/{form}" if form else kind)
+    return None
+
+
 def parse_part(raw: Any) -> Part | None:
     if isinstance(raw, str):
         return Part("text", text=raw)
     if not (type(raw) is dict or isinstance(raw, Mapping)):
         return None
     kind_value = raw.get("type", _MISSING)
+    if kind_value is _MISSING and len(raw) == 1:
+        ((block_kind, body),) = raw.items()
+        block = _bedrock_block(block_kind, body)
+        if block is not None:
+            return block
     if kind_value is _MISSING:
         kind = "text" if "text" in raw or "content" in raw else ""
     else:

@@ -174,6 +174,7 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
     call.system_instructions = instruction_texts(reader.get("gen_ai.system_instructions"))
     if not call.input_messages and not call.output_messages:
         _messages_from_events(call, reader.span, logs)
+        reader.read_events(*_ALL_EVENTS)
     call.model = reader.text("gen_ai.response.model", "gen_ai.request.model")
     call.request_model = reader.text("gen_ai.request.model")
     call.provider = reader.text("gen_ai.provider.name", "gen_ai.system")
@@ -235,8 +236,10 @@ def _messages_from_events(call: LlmCall, span: Span, logs: Sequence[LogRecord]) 
             if message is not None:
                 call.input_messages.append(message)
         elif name == "gen_ai.choice":
-            raw = payload.get("message", payload)
-            message = parse_message(parse_json(raw), "assistant")
+            raw = parse_json(payload.get("message", payload))
+            if isinstance(raw, list):  # the message's content blocks alone (Strands: Bedrock blocks)
+                raw = {"role": "assistant", "content": raw}
+            message = parse_message(raw, "assistant")
             if message is not None:
                 if message.role != "assistant" and message.role == "user":
                     message.role = "assistant"

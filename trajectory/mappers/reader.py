@@ -151,8 +151,13 @@ class SpanReader:
         self.span = span
         self.attributes = span.attributes
         self.used: set[str] = set()
+        # Names of the span's events a mapper read: the attributes of the others are unmapped.
+        self.events_read: set[str] = set()
         # The session's messages read so far, for the mappers' `parse_messages(..., memo=reader.memo)`.
         self.memo = memo
+
+    def read_events(self, *names: str) -> None:
+        self.events_read.update(names)
 
     def has(self, *keys: str) -> bool:
         return any(key in self.attributes for key in keys)

@@ -14,6 +14,7 @@ from evalkit.trajectory.mappers import (
     openllmetry,
     otel_genai,
     pydantic_ai,
+    strands,
     vercel_ai,
 )
 from evalkit.trajectory.mappers.reader import SpanReader
@@ -41,6 +42,7 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME})),
+    Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME})),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 

@@ -8,6 +8,7 @@ Frameworks record the object their tool step returned, not the text the model wa
   `{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {...}}`;
 - a ToolMessage model dump: `{"type": "tool", "content", "tool_call_id", "status"}`;
 - LlamaIndex's ToolOutput: `{"blocks": [{"text"}...], "tool_name", "raw_output", "is_error"}`.
+- Bedrock Converse result content (Strands): `[{"text": …}, {"json": …}]`.
 
 The wrapper carries the call id (so parallel results are matched by id, not by the order the
 tool spans started) and the error flag (`status: "error"`, `is_error: true`) the model's next
@@ -56,6 +57,11 @@ def _tool_message(value: dict[str, Any]) -> dict[str, Any] | None:
 
 def unwrap(value: Any) -> ToolOutput:
     """The result without a known framework wrapper; anything else is returned as it is."""
+    if type(value) is list and value and all(
+            type(block) is dict and len(block) == 1 and ("text" in block or "json" in block) for block in value):
+        # Bedrock Converse result blocks (Strands): `[{"text": …}, {"json": …}]`.
+        return ToolOutput("\n".join(render(block.get("text", block.get("json"))) for block in value),
+                          wrapper="bedrock.ToolResultContent")
     if type(value) is not dict:
         return ToolOutput(value)
     message = _tool_message(value)
