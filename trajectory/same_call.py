@@ -119,10 +119,10 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
             waiting.setdefault(place, []).append(i)
         elif call.output_messages and place in waiting:
             pending = waiting[place]
-            j = next((j for j in reversed(pending) if _same_input(call, items[j][1])), None)
-            if j is not None:
-                pending.remove(j)
-                root[find(i)] = find(j)
+            request = next((j for j in reversed(pending) if _same_input(call, items[j][1])), None)
+            if request is not None:
+                pending.remove(request)
+                root[find(i)] = find(request)
         peers = running.setdefault(place, [])
         peers[:] = [j for j in peers if items[j][1].span.end_time_unix_nano >= start]
         for j in peers:
