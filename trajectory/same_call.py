@@ -77,6 +77,29 @@ def _fill(kept: LlmCall, other: LlmCall) -> None:
         kept.error = other.error
 
 
+def _may_repeat(items: list[tuple[SpanKey, LlmCall]]) -> bool:
+    """Whether any rule could apply: a response id twice, two instrumentations, a call unanswered.
+
+    Most sessions have none of these; told in one cheap pass, they cost next to nothing more."""
+    scope = items[0][1].span.scope_name
+    ids: set[tuple[str, str]] = set()
+    keys = RESPONSE_ID_KEYS
+    for key, call in items:
+        span = call.span
+        if span.scope_name != scope or (not call.output_messages and call.usage.empty):
+            return True
+        attributes = span.attributes
+        for name in keys:
+            value = attributes.get(name)
+            if value is not None and value != "":
+                found = (key[0], str(value))
+                if found in ids:
+                    return True
+                ids.add(found)
+                break
+    return False
+
+
 def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey, SpanKey]:
     """Each LLM span that reports a call another span reports too -> the span kept for that call.
 
@@ -87,6 +110,9 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
     items = list(calls)
     if len(items) < 2:
         return {}
+    if not _may_repeat(items):
+        return {}
+    responses = [_response_id(call) for _, call in items]
     root = list(range(len(items)))
 
     def find(i: int) -> int:
@@ -103,7 +129,6 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
     # Request spans that ended with no answer, no usage and no error: a streamed call's answer may follow.
     waiting: dict[tuple[str, str, str], list[int]] = {}
     running: dict[tuple[str, str, str], list[int]] = {}  # (trace, parent, model) -> calls not yet ended
-    responses = [_response_id(call) for _, call in items]
     for i, (key, call) in enumerate(items):
         response = responses[i]
         if response is not None:
