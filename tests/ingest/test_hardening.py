@@ -345,3 +345,41 @@ async def test_deep_attribute_reads_back(running: Running) -> None:
     for level in reversed(range(40)):
         value = value[f"k{level}"]
     assert value == "the bottom"
+
+
+ODD_JSON = [
+    b'{"resourceSpans": "x"}', b'{"resourceSpans": [1]}', b'{"resourceSpans": [{"scopeSpans": 5}]}',
+    b'{"resourceSpans": [{"scopeSpans": [7]}]}', b'{"resourceSpans": [{"scopeSpans": [{"spans": [1, "a", null]}]}]}',
+    b'{"resourceSpans": [{"resource": 3, "scopeSpans": []}]}',
+    b'{"resourceSpans": [{"scopeSpans": [{"scope": "x", "spans": []}]}]}',
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 5, "attributes": "x"}]}]}]}',
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"startTimeUnixNano": "1e400", "kind": "WRONG"}]}]}]}',
+    b'{"resource_spans": [{"scope_spans": [{"spans": [{"name": "snake", "links": [{"traceId": "zz"}]}]}]}]}',
+    b'{"resourceSpans": [], "extra": {"deep": [[[[]]]]}}', b"null", b'"text"', b"\xff\xfe", b"",
+]
+
+
+async def test_odd_otlp_json_is_never_a_500(running: Running) -> None:
+    _, key = await asyncio.to_thread(running.new_agent)
+    for body in ODD_JSON:
+        for path in ("/v1/traces", "/v1/logs"):
+            status, reply, _ = await asyncio.to_thread(
+                post, f"{running.otlp_http}{path}", body, "application/json", key)
+            assert status in (200, 400), (body, path, status, reply)
+            json.loads(reply)  # the answer is JSON (a google.rpc.Status or an export response)
+
+
+async def test_odd_protobuf_is_never_a_500(running: Running) -> None:
+    import random
+
+    _, key = await asyncio.to_thread(running.new_agent)
+    rng = random.Random(11)
+    good = make_request_bytes(make_spans(3))
+    bodies = [rng.randbytes(rng.randint(0, 300)) for _ in range(20)]
+    bodies += [bytes(b ^ 0xFF if rng.random() < 0.02 else b for b in good) for _ in range(20)]
+    bodies += [good[:cut] for cut in range(0, len(good), max(1, len(good) // 15))]
+    for body in bodies:
+        for path in ("/v1/traces", "/v1/logs"):
+            status, reply, _ = await asyncio.to_thread(
+                post, f"{running.otlp_http}{path}", body, "application/x-protobuf", key)
+            assert status in (200, 400), (path, status, reply, body)
