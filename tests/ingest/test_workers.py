@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 
 from evalkit.trajectory.read import read_session_spans
 from tests.conftest import serve
-from tests.ingest.test_otlp import bad_and_good_request, export_grpc, make_spans, post
+from tests.ingest.test_otlp import DATA, bad_and_good_request, export_grpc, make_spans, post
 
 
 async def test_spans_encoded_in_worker_processes_are_stored(tmp_path: Path) -> None:
@@ -38,6 +38,14 @@ async def test_spans_encoded_in_worker_processes_are_stored(tmp_path: Path) -> N
         assert status == 200
         status, _, _ = await asyncio.to_thread(
             post, f"{running.otlp_http}/v1/traces", b"\xff\xff\xff", "application/x-protobuf", key)
+        assert status == 400
+        # OTLP/JSON is decoded in the workers too.
+        status, reply, _ = await asyncio.to_thread(
+            post, f"{running.otlp_http}/v1/traces", (DATA / "pydantic-ai_offline_v5.otlp.json").read_bytes(),
+            "application/json", key)
+        assert status == 200, reply
+        status, _, _ = await asyncio.to_thread(
+            post, f"{running.otlp_http}/v1/traces", b"{not json", "application/json", key)
         assert status == 400
 
 
