@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from evalkit.api import ApiError, Caller
 from evalkit.scoring.compare import GateConfig, gate
+from evalkit.scoring.experiments import STATUSES
 from evalkit.scoring.scorecard import ExperimentRecords, MetricSummary, summarize_metric
 from evalkit.scoring.service import ScoringService
 from evalkit.ui.charts import histogram, interval_bar
@@ -20,7 +21,9 @@ from evalkit.ui.page import Page, page, query_int, ui_of, with_query
 from evalkit.ui.session_pages import steps_page, subagents_of, trajectory_summary
 
 CASES_PER_PAGE = 50
-STATUSES = ("pending", "running", "scoring", "completed", "failed", "cancelled")
+# Statuses an experiment's page keeps following (it refreshes until the experiment leaves them); the filter's
+# choices are the service's own STATUSES, so a status the service gains is one the filter knows.
+LIVE_STATUSES = ("pending", "running", "evaluating")
 
 
 def scoring_service(request: web.Request) -> ScoringService:
@@ -53,7 +56,7 @@ async def experiments(request: web.Request) -> Page:
     if q.get("dataset"):
         rows = [e for e in rows if q["dataset"] in e["dataset"]]
     context = {"experiments": rows, "query": dict(q), "statuses": STATUSES, "limit": limit,
-               "live": any(e["status"] in ("running", "scoring", "pending") for e in rows)}
+               "live": any(e["status"] in LIVE_STATUSES for e in rows)}
     return Page("experiments.html", context, {"experiments": rows}, api="/api/experiments", title="Experiments")
 
 
@@ -194,7 +197,7 @@ async def experiment(request: web.Request) -> Page:
 
     context = await asyncio.to_thread(load)
     e = context.pop("e")
-    context["live"] = e.status in ("pending", "running", "scoring")
+    context["live"] = e.status in LIVE_STATUSES
     context["experiment_id"] = e.experiment_id
     data = {**context["summary"], "config": context["config"],
             "scorecard": context["scorecard"].model_dump(mode="json"),
@@ -297,6 +300,7 @@ async def compare(request: web.Request) -> Page:
                 if r.final:
                     answers[(side, r.case_id, r.repetition)] = r.answer if r.answer is not None else r.error
         names = [ev.evaluator for ev in comparison.evaluators]
+        kinds = {ev.evaluator: ev.kind for ev in comparison.evaluators}
         cand_means = {n: _means(cand_records, n) for n in names}
         base_means = {n: _means(base_records, n) for n in names}
         rows = []
@@ -305,7 +309,7 @@ async def compare(request: web.Request) -> Page:
             b_runs = base_records.runs_by_case.get(case_id, [])
             rows.append({
                 "case_id": case_id, "kind": ("regressed", "improved", "same")[order.get(case_id, 2)],
-                "scores": [{"evaluator": n, "baseline": base_means[n].get(case_id),
+                "scores": [{"evaluator": n, "kind": kinds[n], "baseline": base_means[n].get(case_id),
                             "candidate": cand_means[n].get(case_id)} for n in names],
                 # One diff per repetition both sides ran: the outputs of repetition k side by side.
                 "diffs": [{"repetition": rep, "baseline": answers.get(("baseline", case_id, rep)),

@@ -114,6 +114,18 @@ def percent(value: Any) -> str:
     return "–" if _missing(value) else f"{float(value) * 100:.1f}%"
 
 
+def score(value: Any, kind: str) -> str:
+    """A score as the scorecard and the CLI show it: a pass rate in percent, any other score as a number."""
+    return percent(value) if kind == "pass_fail" else number(value, 3)
+
+
+def score_delta(value: Any, kind: str) -> str:
+    """A difference of scores, signed: percentage points between pass rates (as the CLI's compare says)."""
+    if _missing(value):
+        return "–"
+    return f"{float(value) * 100:+.1f} pp" if kind == "pass_fail" else f"{float(value):+.3f}"
+
+
 def when(value: Any) -> str:
     """Unix seconds or ISO text as a short UTC time."""
     if _missing(value):
@@ -137,6 +149,6 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True, auto_reload=False)
     env.filters.update(markdown=markdown, pretty_json=pretty_json, money=money, number=number, seconds=seconds,
-                       percent=percent, when=when, content_text=content_text,
+                       percent=percent, score=score, score_delta=score_delta, when=when, content_text=content_text,
                        pathpart=path_part)
     return env

@@ -11,6 +11,7 @@ import urllib.request
 from http.cookiejar import CookieJar
 from typing import Any
 
+from evalkit.scoring.experiments import STATUSES
 from tests.trajectory_service.conftest import chat, http, root
 from tests.ui.conftest import Tab, World
 
@@ -64,6 +65,8 @@ def test_experiment_from_the_printed_url_then_a_run_and_its_trajectory(tab: Tab,
     row = page.locator("tr.evaluator[data-evaluator=same_answer]")
     # Candidate: capital 2/2, sum 1/2, colour 0/2, xss 0/2 -> 3 of 8 passed.
     assert "37.5%" in row.inner_text() and "(3/8)" in row.inner_text()
+    # The interval of a pass rate is in percent like the rate beside it, never fractions.
+    assert re.search(r"\[\d+\.\d%, \d+\.\d%\]", row.locator("td").nth(2).inner_text()), row.inner_text()
     assert row.locator("svg.interval circle.point").count() == 1  # the interval drawn as an error bar
     assert page.locator("figure.histogram svg").count() == 3  # cost, tokens, duration
     assert page.locator("table.matrix td.cell.pass").count() == 3
@@ -92,6 +95,11 @@ def test_compare_page_puts_regressions_first_with_the_gate(tab: Tab, world: Worl
     assert "Gate: failed" in page.inner_text("#gate")
     row = page.locator("table.comparison tbody tr").first
     assert "same_answer" in row.inner_text() and row.locator("svg.interval").count() == 1
+    # Pass rates in percent, their difference and its interval in percentage points (as `evalkit experiments
+    # compare` prints them), not fractions.
+    cells = row.locator("td").all_inner_texts()
+    assert cells[1].endswith("%") and cells[2].endswith("%"), cells
+    assert cells[3].endswith(" pp") and re.fullmatch(r"\[[+-]\d+\.\d pp, [+-]\d+\.\d pp\]", cells[4]), cells
     kinds = page.locator("details.case-diff .badge").all_inner_texts()
     assert kinds[:3] == ["regressed"] * 3 and set(kinds[3:]) == {"same"}  # colour, sum, xss got worse
     xss = page.locator("details.case-diff", has_text="xss")
@@ -312,3 +320,15 @@ def test_form_posts_that_are_not_forms_are_refused_not_failed(world: World) -> N
             # Not a form at all: 400 saying so; a form without the CSRF token: 403 saying that.
             assert (exc.code, "not a form" in text or "CSRF" in text) in ((400, True), (403, True)), (
                 content_type, exc.code, text[:3000])
+
+
+def test_the_experiments_filter_knows_every_status_the_service_has(world: World) -> None:
+    """`stopped` (a budget stopped it) and `evaluating` are the service's statuses: the filter offers and takes them."""
+    status, _, _, opener = _login_form(world, world.token)
+    assert status == 200
+    page = opener.open(world.served.api + "/experiments").read().decode()
+    offered = re.findall(r'<option value="([a-z]+)"', page.split('name="status"', 1)[1].split("</select>", 1)[0])
+    assert offered == list(STATUSES)
+    for name in ("stopped", "evaluating"):
+        with opener.open(world.served.api + f"/experiments?status={name}") as response:
+            assert response.status == 200
