@@ -663,7 +663,8 @@ def _notes(
     if cost.missing:
         notes.append(
             f"{cost.missing} run(s) are unpriced, so the total cost is unknown "
-            f"(at least ${cost.known_total:.4f}); add the model to the price table."
+            f"(at least ${cost.known_total:.4f}); price their model with a rule in <data-dir>/prices.yaml "
+            "(docs/trajectories.md, Prices) and restart `evalkit serve`: runs recorded from then on are priced."
         )
     return notes
 

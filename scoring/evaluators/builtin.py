@@ -479,7 +479,8 @@ class MaxCostCheck(Evaluator[MaxCostConfig]):
             return Evaluation.verdict(
                 False,
                 f"cost unknown, so it cannot be shown to be at most ${self.config.max_usd:g}: {source}; "
-                "add the model to the price table and re-price the trajectory",
+                "price the model with a rule in <data-dir>/prices.yaml (docs/trajectories.md, Prices), restart "
+                "`evalkit serve` and run the case again",
                 label="unpriced",
             )
         ok = cost <= self.config.max_usd

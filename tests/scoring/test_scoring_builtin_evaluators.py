@@ -143,6 +143,7 @@ async def test_max_cost_priced_over_budget_and_unpriced():
     ev = await judge({"type": "max_cost", "max_usd": 100}, trajectory=unpriced)
     assert ev.passed is False and ev.label == "unpriced"
     assert "cost unknown" in (ev.explanation or "") and "step 2" in (ev.explanation or "")
+    assert "prices.yaml" in (ev.explanation or "")  # says where a price goes
     # a deterministic dispatch step (no LLM call) needs no price
     dispatch = traj({"metrics": {"cost_usd": 0.01}}, {"llm_call_count": 0})
     assert (await judge({"type": "max_cost", "max_usd": 1}, trajectory=dispatch)).passed

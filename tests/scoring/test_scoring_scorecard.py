@@ -173,6 +173,8 @@ def test_cost_is_unknown_when_any_run_is_unpriced():
     assert sc.duration_seconds.p90 == pytest.approx(2.8)
     text = render_text(sc)
     assert "unknown" in text and "1 unpriced" in text
+    # The note says how to price the model, not only that a "price table" should have it.
+    assert any("prices.yaml" in n and "evalkit serve" in n for n in sc.notes), sc.notes
     assert "$0.0000" not in text
 
 
