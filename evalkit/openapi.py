@@ -105,6 +105,7 @@ SESSION_ROW = _obj({"session_id": STRING, "status": STRING, "span_count": {"type
 
 def _routes() -> list[Op]:
     from evalkit.api_bodies import AgentSettings, CreateAgentBody, CreateKeyBody, MemberBody, NamedBody
+    from evalkit.scoring.experiments import STATUSES as EXPERIMENT_STATUSES
     from evalkit.scoring.models import (
         ChangeExperiment,
         CreateExperiment,
@@ -215,7 +216,8 @@ def _routes() -> list[Op]:
         Op("post", "/api/experiments", "Create an experiment (writer)", "experiments", body=CreateExperiment,
            ok=201, also_ok=(200,)),
         Op("get", "/api/experiments", "Experiments visible to the caller", "experiments",
-           (P("workspace"), P("agent"), P("status"), P("limit", _int(1, 1000, 50)))),
+           (P("workspace"), P("agent"), P("status", {"type": "string", "enum": list(EXPERIMENT_STATUSES)}),
+            P("limit", _int(1, 1000, 50)))),
         Op("get", "/api/experiments/{id}", "One experiment with its progress and scores", "experiments",
            (EXPERIMENT,)),
         Op("patch", "/api/experiments/{id}", "Change an experiment's status, model, name or description",

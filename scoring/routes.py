@@ -22,7 +22,7 @@ from .compare import render_comparison_markdown, render_gate_markdown
 from .datasets import DatasetError, parse_cases, unknown_evaluators
 from .evaluate import server_judge
 from .evaluators import EvaluatorConfigError, build_evaluator
-from .experiments import Experiment
+from .experiments import STATUSES, Experiment
 from .harness import HarnessRunner, capabilities
 from .models import (
     ChangeExperiment,
@@ -347,10 +347,13 @@ async def list_experiments(request: web.Request) -> web.Response:
         caller.require_role(workspace, "reader")
     visible = [workspace] if workspace else (None if caller.is_admin else sorted(caller.workspaces))
     limit = int_param(request, "limit", 50, low=1, high=1000)
+    status = request.query.get("status") or None
+    if status is not None and status not in STATUSES:  # an unknown status would list nothing, as if none existed
+        raise ApiError(400, f"status={status!r} is not an experiment status; use one of {', '.join(STATUSES)}")
 
     def load() -> list[dict[str, Any]]:
         found = s.experiments.find(workspaces=visible, agent=request.query.get("agent"),
-                                   status=request.query.get("status"), limit=limit)
+                                   status=status, limit=limit)
         progress = s.runs.progress([e.experiment_id for e in found])
         return [s.summary(e, progress.get(e.experiment_id), s.scores(e)) for e in found]
 

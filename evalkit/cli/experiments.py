@@ -38,8 +38,11 @@ def _list(args: argparse.Namespace) -> int:
         name = f" {e['name']}" if e.get("name") else ""
         lines.append(f"{e['experiment_id']:>5} {e['status']:11} {e['agent']:28} {e['dataset']:24} "
                      f"{p.get('recorded', 0)}/{p.get('planned', 0)} {cost:>10} {scores}{name}")
-    emit(args, data, lines or ["no experiments yet; start one with `evalkit run DATASET --agent NAME@WORKSPACE "
-                               "--task module:function`"])
+    filters = " ".join(f"--{k} {v}" for k, v in (("agent", args.agent), ("workspace", args.workspace),
+                                                 ("status", args.status)) if v)
+    empty = (f"no experiment matches {filters}; `evalkit experiments list` lists them all" if filters else
+             "no experiments yet; start one with `evalkit run DATASET --agent NAME@WORKSPACE --task module:function`")
+    emit(args, data, lines or [empty])
     return 0
 
 
@@ -243,7 +246,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = client_options(experiments.add_parser("list", help="experiments, newest first"))
     p.add_argument("--agent")
     p.add_argument("--workspace")
-    p.add_argument("--status")
+    p.add_argument("--status", help="pending, running, evaluating, completed, failed, cancelled or stopped")
     p.add_argument("--limit", type=int, default=50)
     p.set_defaults(func=_list)
     p = client_options(experiments.add_parser("show", help="an experiment: config, cases, runs"))

@@ -33,6 +33,10 @@ async def test_bad_query_parameters_are_400s_naming_them(svc: Service) -> None:
                  "/api/experiments/1e5"):
         reply = await svc.get(path)
         assert reply.status == 400, (path, reply.text)
+    # An unknown experiment status would list nothing, as if there were no experiments: refused, naming the statuses.
+    reply = await svc.get("/api/experiments?status=scoring")
+    assert reply.status == 400 and "evaluating" in reply.body["error"]["message"], reply.text
+    assert (await svc.get("/api/experiments?status=stopped")).status == 200
     reply = await svc.get("/api/agents/bot@acme/sessions?limit=5")  # the good form still works
     assert reply.status == 200 and [s["session_id"] for s in reply.body["sessions"]] == ["s1"]
 

@@ -74,6 +74,11 @@ def test_cli_from_login_to_gate(served: Served, tenant: Tenant, tmp_path: Path) 
 
     listed = evalkit_cli("experiments", "list", "--agent", tenant.agent, "--json", env=env, cwd=tmp_path)
     assert json.loads(listed.stdout)["experiments"][0]["scores"] == {"is_four": 0.5}
+    # A filter that matches nothing says so (not "no experiments yet"); an unknown status is refused, naming them.
+    none_stopped = evalkit_cli("experiments", "list", "--status", "stopped", env=env, cwd=tmp_path)
+    assert none_stopped.returncode == 0 and "no experiment matches --status stopped" in none_stopped.stdout
+    bogus = evalkit_cli("experiments", "list", "--status", "scoring", env=env, cwd=tmp_path)
+    assert bogus.returncode != 0 and "evaluating" in bogus.stderr and "stopped" in bogus.stderr, bogus.stderr
     shown = evalkit_cli("experiments", "show", experiment, env=env, cwd=tmp_path)
     assert shown.returncode == 0 and "four" in shown.stdout and "#1:completed(valid)" in shown.stdout
     assert "model None" not in shown.stdout and f"{served.api}/experiments/{experiment}" in shown.stdout
