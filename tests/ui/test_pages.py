@@ -86,6 +86,7 @@ def test_experiment_from_the_printed_url_then_a_run_and_its_trajectory(tab: Tab,
     assert page.url.startswith(f"{world.served.api}/agents/{world.agent}/sessions/")
     assert page.locator("dl.summary-bar").count() == 1 and page.locator("article.step").count() >= 1
     tab.shot("run-session")
+    assert tab.console_errors == []  # no failed load (a missing favicon was one on every page)
 
 
 def test_compare_page_puts_regressions_first_with_the_gate(tab: Tab, world: World) -> None:
