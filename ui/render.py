@@ -126,6 +126,12 @@ def score_delta(value: Any, kind: str) -> str:
     return f"{float(value) * 100:+.1f} pp" if kind == "pass_fail" else f"{float(value):+.3f}"
 
 
+def evaluator_version(version: Any, evaluator: str) -> str:
+    """An evaluation's evaluator version, short: a built-in's `contains/1/f759…` is `v1/f759…` beside its name
+    (never `vcontains/1/…`); a Python evaluator's `1` is `v1`."""
+    return "v" + str(version).removeprefix(f"{evaluator}/")
+
+
 def when(value: Any) -> str:
     """Unix seconds or ISO text as a short UTC time."""
     if _missing(value):
@@ -149,6 +155,7 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True, auto_reload=False)
     env.filters.update(markdown=markdown, pretty_json=pretty_json, money=money, number=number, seconds=seconds,
-                       percent=percent, score=score, score_delta=score_delta, when=when, content_text=content_text,
+                       percent=percent, score=score, score_delta=score_delta, evaluator_version=evaluator_version,
+                       when=when, content_text=content_text,
                        pathpart=path_part)
     return env

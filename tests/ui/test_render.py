@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from evalkit.ui.charts import histogram, interval_bar
-from evalkit.ui.render import environment, markdown
+from evalkit.ui.render import environment, evaluator_version, markdown
 from evalkit.ui.session_pages import span_rows, step_view, steps_page, subagents_of, trajectory_summary
 
 ATIF = Path(__file__).parents[1] / "trajectory" / "data" / "atif"  # real trajectories, kept with the tests
@@ -108,3 +108,9 @@ def test_charts_count_every_value_and_say_what_is_unknown() -> None:
     bar = str(interval_bar(0.5, 0.25, 0.75, width=112))  # the axis runs 6..106: 0.5 sits at 56
     assert 'cx="56.00"' in bar and 'x1="31.00"' in bar and 'x2="81.00"' in bar
     assert "no value" in str(interval_bar(None, None, None))
+
+
+def test_an_evaluator_version_is_shown_once_named() -> None:
+    assert evaluator_version("contains/1/f7591471b69b3474", "contains") == "v1/f7591471b69b3474"
+    assert evaluator_version("1", "mentions_expected") == "v1"
+    assert evaluator_version("other/2", "contains") == "vother/2"  # another evaluator's name is kept
