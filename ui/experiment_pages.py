@@ -18,6 +18,7 @@ from evalkit.scoring.scorecard import ExperimentRecords, MetricSummary, summariz
 from evalkit.scoring.service import ScoringService
 from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.page import Page, page, query_int, ui_of, with_query
+from evalkit.ui.render import money, seconds
 from evalkit.ui.session_pages import steps_page, subagents_of, trajectory_summary
 
 CASES_PER_PAGE = 50
@@ -182,11 +183,11 @@ async def experiment(request: web.Request) -> Page:
         if chosen and chosen not in names:
             raise ApiError(400, f"evaluator={chosen!r} is not one of this experiment's ({', '.join(names)})")
         metrics = [r.metrics for r in records.runs if r.status != "cancelled"]
-        charts = [histogram([m.cost_usd for m in metrics], title="Cost per run", unit=" $"),
+        charts = [histogram([m.cost_usd for m in metrics], title="Cost per run", shown=money),
                   histogram([(m.input_tokens or 0) + (m.output_tokens or 0)
                              if m.input_tokens is not None or m.output_tokens is not None else None
                              for m in metrics], title="Tokens per run"),
-                  histogram([m.duration_seconds for m in metrics], title="Duration per run", unit=" s")]
+                  histogram([m.duration_seconds for m in metrics], title="Duration per run", shown=seconds)]
         bars = {ev.evaluator: interval_bar(ev.mean, ev.ci_low, ev.ci_high, label=ev.evaluator,
                                            lo=0.0, hi=1.0 if ev.kind == "pass_fail" else max(1.0, ev.ci_high or 1.0))
                 for ev in scorecard.evaluators}

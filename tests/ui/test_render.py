@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from evalkit.ui.charts import histogram, interval_bar
-from evalkit.ui.render import environment, evaluator_version, markdown
+from evalkit.ui.render import environment, evaluator_version, markdown, seconds
 from evalkit.ui.session_pages import span_rows, step_view, steps_page, subagents_of, trajectory_summary
 
 ATIF = Path(__file__).parents[1] / "trajectory" / "data" / "atif"  # real trajectories, kept with the tests
@@ -105,6 +105,10 @@ def test_charts_count_every_value_and_say_what_is_unknown() -> None:
     assert "1 runs from 0" in svg and "3 runs from 1" in svg  # [0, 1) and [1, 2]: the top edge is in the last bin
     assert "4 runs from 5" in str(histogram([5.0] * 4, title="same", bins=3))
     assert "no values" in str(histogram([None], title="none"))
+    # Axis ends written as the page writes durations, and one value labelled once.
+    durations = str(histogram([0.01408, 0.1687], title="Duration per run", shown=seconds))
+    assert ">14 ms</text>" in durations and ">169 ms</text>" in durations and "0.01408" not in durations
+    assert str(histogram([120.0] * 3, title="Tokens per run")).count(">120</text>") == 1
     bar = str(interval_bar(0.5, 0.25, 0.75, width=112))  # the axis runs 6..106: 0.5 sits at 56
     assert 'cx="56.00"' in bar and 'x1="31.00"' in bar and 'x2="81.00"' in bar
     assert "no value" in str(interval_bar(None, None, None))
