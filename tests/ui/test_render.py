@@ -118,3 +118,17 @@ def test_an_evaluator_version_is_shown_once_named() -> None:
     assert evaluator_version("contains/1/f7591471b69b3474", "contains") == "v1/f7591471b69b3474"
     assert evaluator_version("1", "mentions_expected") == "v1"
     assert evaluator_version("other/2", "contains") == "vother/2"  # another evaluator's name is kept
+
+
+def test_every_status_badge_has_a_colour() -> None:
+    """A status the service has (an experiment's, a run's, a trajectory's) is coloured, never a grey unknown."""
+    from typing import get_args
+
+    from evalkit.scoring.experiments import STATUSES
+    from evalkit.scoring.models import RecordRun
+
+    css = (Path(__file__).parents[2] / "ui" / "static" / "app.css").read_text()
+    run = get_args(RecordRun.model_fields["status"].annotation)
+    trajectory = ("valid", "partial", "invalid", "unavailable")
+    missing = [s for s in (*STATUSES, *run, *trajectory) if f".status-{s}," not in css and f".status-{s} {{" not in css]
+    assert missing == []
