@@ -27,6 +27,7 @@ async def test_cli_reads_sessions_trajectories_and_mappings(svc: Service, capsys
 
     code, out, _ = await _cli(svc, capsys, "sessions", "list", agent)
     assert code == 0 and "s-cli" in out and "unpriced" in out and "$0.000140" in out
+    assert "LLM calls" in out  # what the count is: a trajectory of one call has two steps (user, agent)
     code, out, _ = await _cli(svc, capsys, "sessions", "list", agent, "--json", "--sort", "cost")
     assert [s["session_id"] for s in json.loads(out)["sessions"]] == ["s-cli", "s-cli-2"]
 

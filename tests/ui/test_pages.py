@@ -121,6 +121,8 @@ def test_sessions_page_through_filter_and_refresh_while_sessions_arrive(tab: Tab
     page = tab.page
     first = page.locator("a.session-link").all_inner_texts()
     assert len(first) == 50
+    # The count is of LLM calls; a trajectory's steps count the user's messages too, so "steps" would disagree.
+    assert "LLM calls" in page.locator("table.sessions thead").inner_text()
     tab.shot("sessions")
     page.click("nav.pager a.next")
     page.wait_for_load_state()
