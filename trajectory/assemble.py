@@ -202,6 +202,19 @@ def cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain_or_safe(attributes: dict[str, Any]) -> dict[str, Any]:
+    """`json_safe(attributes)`: a copy as is when every value is a JSON scalar already (most spans)."""
+    plain = _PLAIN
+    for value in attributes.values():
+        if type(value) not in plain:
+            safe: dict[str, Any] = json_safe(attributes)
+            return safe
+    return dict(attributes)
+
+
 def span_view(span: Span) -> dict[str, Any]:
     return {
         "trace_id": span.trace_id,
@@ -215,8 +228,8 @@ def span_view(span: Span) -> dict[str, Any]:
         "status_code": {0: "UNSET", 1: "OK", 2: "ERROR"}.get(span.status_code, str(span.status_code)),
         "status_message": span.status_message or None,
         "session_id": span.session_id or None,
-        "attributes": json_safe(span.attributes),
-        "resource_attributes": json_safe(span.resource_attributes),
+        "attributes": _plain_or_safe(span.attributes),
+        "resource_attributes": _plain_or_safe(span.resource_attributes),
         "scope": {"name": span.scope_name, "version": span.scope_version},
         "events": [{"name": e.name, "time_unix_nano": e.time_unix_nano, "attributes": json_safe(e.attributes)}
                    for e in span.events],

@@ -30,6 +30,26 @@ ORDER BY start_time, span_id
 """
 
 
+# `_SPAN_SELECT` with a span's events and its links each packed in one JSON string, empty for the
+# usual span that has none: eight array columns decoded row by row were most of the time of
+# reading a 3,000-span session whole (what GET /sessions/{id} shows).
+_SPAN_PACKED_SELECT = """
+SELECT trace_id, span_id, parent_span_id, name, kind,
+       toUnixTimestamp64Nano(start_time), toUnixTimestamp64Nano(end_time), status_code, status_message,
+       attributes, payloads, attribute_types, truncated, resource_attributes, resource_attribute_types,
+       scope_name, scope_version,
+       if(empty(event_times) AND empty(event_names) AND empty(event_attributes) AND empty(event_attribute_types), '',
+          toJSONString((arrayMap(t -> toUnixTimestamp64Nano(t), event_times), event_names, event_attributes,
+                        event_attribute_types))),
+       if(empty(link_trace_ids) AND empty(link_span_ids) AND empty(link_attributes) AND empty(link_attribute_types),
+          '', toJSONString((link_trace_ids, link_span_ids, link_attributes, link_attribute_types))),
+       session_id
+FROM spans FINAL
+WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+ORDER BY start_time, span_id
+"""
+
+
 # What the trajectory builder reads of a span, and no more: no links, no truncation sizes, of the
 # resource only `service.name` (the agent's name of last resort). Events come packed in one JSON
 # string, empty for the usual span that has none, rather than as four array columns decoded row
@@ -139,11 +159,54 @@ def read_trace_spans(
     limit: int | None = None,
     offset: int = 0,
 ) -> list[Span]:
-    sql = _SPAN_SELECT
+    sql = _SPAN_PACKED_SELECT
     if limit is not None:
         sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
     rows = store.query(sql, {"agent": agent_id, "traces": list(trace_ids)})
-    return [_span(r) for r in rows]
+    new = object.__new__
+    spans = []
+    for (trace_id, span_id, parent, name, kind, start, end, status_code, status_message, values, payloads, types,
+         truncated, resource_values, resource_types, scope_name, scope_version, packed_events, packed_links,
+         session_id) in rows:
+        span = new(Span)
+        # Filled as `read_spans_to_map` fills it (a frozen dataclass's __init__ is ten times slower).
+        span.__dict__.update(
+            trace_id=trace_id,
+            span_id=span_id,
+            parent_span_id=parent,
+            name=name,
+            kind=kind,
+            start_time_unix_nano=start,
+            end_time_unix_nano=end,
+            status_code=status_code,
+            status_message=status_message,
+            attributes=decode_attributes(values, types, payloads),
+            resource_attributes=decode_attributes(resource_values, resource_types),
+            scope_name=scope_name,
+            scope_version=scope_version,
+            events=_unpacked_events(packed_events) if packed_events else (),
+            links=_unpacked_links(packed_links) if packed_links else (),
+            truncated=dict(truncated),
+            session_id=session_id,
+        )
+        spans.append(span)
+    return spans
+
+
+def _unpacked_events(packed: str) -> tuple[SpanEvent, ...]:
+    times, names, values, types = json.loads(packed)
+    return tuple(
+        SpanEvent(name=n, time_unix_nano=int(t), attributes=decode_attributes(v, ty))
+        for t, n, v, ty in zip(times, names, values, types, strict=True)
+    )
+
+
+def _unpacked_links(packed: str) -> tuple[SpanLink, ...]:
+    traces, spans, values, types = json.loads(packed)
+    return tuple(
+        SpanLink(trace_id=t, span_id=s, attributes=decode_attributes(v, ty))
+        for t, s, v, ty in zip(traces, spans, values, types, strict=True)
+    )
 
 
 def read_spans_to_map(store: Store, agent_id: str, trace_ids: tuple[str, ...] | list[str]) -> list[Span]:
@@ -157,13 +220,7 @@ def read_spans_to_map(store: Store, agent_id: str, trace_ids: tuple[str, ...] | 
     spans = []
     for (trace_id, span_id, parent, name, kind, start, end, status_code, status_message, values, payloads, types,
          scope_name, scope_version, packed_events, has_service, service, service_type, session_id) in rows:
-        events: tuple[SpanEvent, ...] = ()
-        if packed_events:
-            times, names, event_values, event_types = json.loads(packed_events)
-            events = tuple(
-                SpanEvent(name=n, time_unix_nano=int(t), attributes=decode_attributes(v, ty))
-                for t, n, v, ty in zip(times, names, event_values, event_types, strict=True)
-            )
+        events = _unpacked_events(packed_events) if packed_events else ()
         span = new(Span)
         # A frozen dataclass's __init__ sets each field through object.__setattr__: ten times the cost
         # of filling its __dict__, which is what it amounts to (every field is given here).

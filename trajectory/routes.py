@@ -162,6 +162,12 @@ async def _session_detail(request: web.Request) -> web.Response:
             "next": f"?limit={min(cap, 1000)}&offset=0"}}, status=413)
 
     def read() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        # As for a trajectory: the spans, their views and the built document are a few hundred
+        # thousand objects alive at once, which the cycle collector would walk again and again.
+        with cyclic_gc_paused():
+            return summarised()
+
+    def summarised() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         spans = read_trace_spans(context.store, agent.agent_id, window.trace_ids, limit=limit, offset=offset)
         typed_rows = context.store.query(_TYPED_COLUMNS, {"agent": agent.agent_id, "traces": list(window.trace_ids)})
         typed = {(r[0], r[1]): r[2:] for r in typed_rows}
