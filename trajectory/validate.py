@@ -84,8 +84,11 @@ def validate_trajectory(
     if not isinstance(data, Mapping):
         return [ValidationIssue("", "schema:type", "a trajectory must be a JSON object")]
 
-    rule_issues = list(_cross_field_issues(data, ""))
-    rule_issues.extend(_dangling_refs(data))
+    # One walk: the step rules collect the subagent references they pass, checked once the
+    # embedded trajectories are all known.
+    refs: list[_Ref] = []
+    rule_issues = list(_cross_field_issues(data, "", refs))
+    rule_issues.extend(_dangling_refs(data, refs))
     covered = {issue.path for issue in rule_issues}
     schema_issues = []
     for error in map(_deepest, _schema_validator().iter_errors(data) if schema else ()):
@@ -117,13 +120,17 @@ def _short(message: str, limit: int = 300) -> str:
     return message if len(message) <= limit else message[: limit - 3] + "..."
 
 
-def _cross_field_issues(doc: Mapping[str, Any], prefix: str) -> Iterator[ValidationIssue]:
+# A subagent reference met on the walk: (the steps' path, step, result, reference index, the reference).
+_Ref = tuple[str, int, int, int, Mapping[str, Any]]
+
+
+def _cross_field_issues(doc: Mapping[str, Any], prefix: str, refs: list[_Ref]) -> Iterator[ValidationIssue]:
     steps = doc.get("steps")
     if isinstance(steps, list):
         steps_path = _join(prefix, "steps")
         for index, step in enumerate(steps):
             if isinstance(step, Mapping):
-                yield from _step_issues(step, index, steps_path)
+                yield from _step_issues(step, index, steps_path, refs)
     subs = doc.get("subagent_trajectories")
     if isinstance(subs, list):
         seen: set[str] = set()
@@ -146,10 +153,12 @@ def _cross_field_issues(doc: Mapping[str, Any], prefix: str) -> Iterator[Validat
                 )
             else:
                 seen.add(trajectory_id)
-            yield from _cross_field_issues(sub, path)
+            yield from _cross_field_issues(sub, path, refs)
 
 
-def _step_issues(step: Mapping[str, Any], index: int, steps_path: str) -> Iterator[ValidationIssue]:
+def _step_issues(
+    step: Mapping[str, Any], index: int, steps_path: str, found: list[_Ref]
+) -> Iterator[ValidationIssue]:
     # Every step of every served document passes through here: the JSON paths are only written
     # out for a rule that fails (`steps_path[index]`, as `_join` writes it), never for the rest.
     get = step.get
@@ -214,14 +223,13 @@ def _step_issues(step: Mapping[str, Any], index: int, steps_path: str) -> Iterat
             yield from _content_issues(
                 content, f"{steps_path}[{index}].observation.results[{result_index}].content"
             )
-        refs = result.get("subagent_trajectory_ref")
-        if isinstance(refs, list):
-            for ref_index, ref in enumerate(refs):
-                if (
-                    isinstance(ref, Mapping)
-                    and ref.get("trajectory_id") is None
-                    and ref.get("trajectory_path") is None
-                ):
+        result_refs = result.get("subagent_trajectory_ref")
+        if isinstance(result_refs, list):
+            for ref_index, ref in enumerate(result_refs):
+                if not isinstance(ref, Mapping):
+                    continue
+                found.append((steps_path, index, result_index, ref_index, ref))
+                if ref.get("trajectory_id") is None and ref.get("trajectory_path") is None:
                     yield ValidationIssue(
                         f"{steps_path}[{index}].observation.results[{result_index}]"
                         f".subagent_trajectory_ref[{ref_index}]",
@@ -269,40 +277,20 @@ def _embedded_ids(doc: Mapping[str, Any]) -> set[str]:
     return ids
 
 
-def _dangling_refs(doc: Mapping[str, Any]) -> Iterator[ValidationIssue]:
+def _dangling_refs(doc: Mapping[str, Any], refs: list[_Ref]) -> Iterator[ValidationIssue]:
     embedded = _embedded_ids(doc)
-    for path, ref in _refs(doc, ""):
+    for steps_path, step_index, result_index, ref_index, ref in refs:
         trajectory_id = ref.get("trajectory_id")
         if (
             isinstance(trajectory_id, str)
             and ref.get("trajectory_path") is None
             and trajectory_id not in embedded
         ):
+            path = (f"{steps_path}[{step_index}].observation.results[{result_index}]"
+                    f".subagent_trajectory_ref[{ref_index}]")
             yield ValidationIssue(
                 _join(path, "trajectory_id"),
                 "subagent-ref-resolves",
                 f"{trajectory_id!r} is not among the embedded subagent trajectories",
                 severity="warning",
             )
-
-
-def _refs(doc: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    steps = doc.get("steps")
-    for step_index, step in enumerate(steps if isinstance(steps, list) else ()):
-        observation = step.get("observation") if type(step) is dict or isinstance(step, Mapping) else None
-        if observation is None:
-            continue  # most steps: no observation, nothing to refer to
-        results = observation.get("results") if isinstance(observation, Mapping) else None
-        for result_index, result in enumerate(results if isinstance(results, list) else ()):
-            refs = result.get("subagent_trajectory_ref") if isinstance(result, Mapping) else None
-            for ref_index, ref in enumerate(refs if isinstance(refs, list) else ()):
-                if isinstance(ref, Mapping):
-                    yield (
-                        f"{_join(prefix, 'steps')}[{step_index}].observation.results[{result_index}]"
-                        f".subagent_trajectory_ref[{ref_index}]",
-                        ref,
-                    )
-    subs = doc.get("subagent_trajectories")
-    for index, sub in enumerate(subs if isinstance(subs, list) else ()):
-        if isinstance(sub, Mapping):
-            yield from _refs(sub, _join(_join(prefix, "subagent_trajectories"), index))
