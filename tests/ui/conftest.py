@@ -233,10 +233,11 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(world: World) -> Iterator[Any]:
     # After `world`: Playwright's sync API keeps an event loop running, and the SDK's run_experiment
-    # (which builds the world) refuses to start inside one.
+    # (which builds the world) refuses to start inside one. Package scope: the loop ends with tests/ui,
+    # so async tests collected after it (another order, `-p randomly`) run as they do alone.
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         pytest.fail(f"the UI tests need Debian's Chromium at {CHROMIUM}: run `apt-get install chromium` "
                     "(as root; .ci/run does it in CI)", pytrace=False)
