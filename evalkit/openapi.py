@@ -295,6 +295,8 @@ def _routes() -> list[Op]:
         Op("get", "/experiments/{id}/compare", "Compare with a baseline", "ui",
            (EXPERIMENT, FORMAT_JSON, P("baseline"), P("alpha", {"type": "number"}), PAGE), ok_media=(*html, JSON),
            ok_schema={}, auth="session"),
+        Op("get", "/datasets", "The datasets the caller can read", "ui", (FORMAT_JSON, P("workspace")),
+           ok_media=(*html, JSON), ok_schema={}, auth="session"),
         Op("get", "/datasets/{dataset}", "A dataset", "ui", (DATASET, FORMAT_JSON, P("version"), PAGE),
            ok_media=(*html, JSON), ok_schema={}, auth="session"),
         # -- OTLP/HTTP (its own port) -----------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A dataset: its versions, and one version's cases with their review states."""
+"""Datasets: those the caller can read, and one dataset's versions and a version's cases with their reviews."""
 
 from __future__ import annotations
 
@@ -11,6 +11,14 @@ from evalkit.ui.page import Page, page, query_int, with_query
 from evalkit.ui.twin import twin
 
 CASES_PER_PAGE = 100
+
+
+@page
+async def datasets(request: web.Request) -> Page:
+    workspace = request.query.get("workspace") or None
+    listed = await twin(request, "/api/datasets", {"workspace": workspace})
+    return Page("datasets.html", {"datasets": listed["datasets"], "workspace": workspace}, listed,
+                api="/api/datasets", title="Datasets")
 
 
 @page
@@ -36,4 +44,5 @@ async def dataset(request: web.Request) -> Page:
 
 
 def add_routes(app: web.Application) -> None:
+    app.router.add_get("/datasets", datasets)
     app.router.add_get("/datasets/{dataset}", dataset)

@@ -219,7 +219,9 @@ def test_home_dataset_and_json_twins(tab: Tab, world: World) -> None:
     page = tab.page
     assert world.agent in page.inner_text("main") and f"#{world.experiment_id}" in page.inner_text("main")
     tab.shot("home")
-    tab.go(f"/datasets/{world.dataset}")
+    page.click("nav >> text=Datasets")
+    assert page.url.endswith("/datasets")
+    page.click(f"a[href='/datasets/{urllib.parse.quote(world.dataset, safe='')}']")
     assert page.locator("table.cases tbody tr").count() == 4
     tab.shot("dataset")
     twin: dict[str, Any] = tab.go(f"/experiments/{world.experiment_id}?format=json").json()
