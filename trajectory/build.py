@@ -34,6 +34,7 @@ from evalkit.trajectory.mappers import tool_results
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import Detector
+from evalkit.trajectory.media import user_content
 from evalkit.trajectory.operations import (
     AgentRun,
     ErrorInfo,
@@ -91,7 +92,7 @@ class _Draft:
     time_ns: int
     seq: int
     source: str
-    message: str = ""
+    message: str | list[Json] = ""  # content parts: a user's message with images
     reasoning: str | None = None
     tool_calls: list[Json] = field(default_factory=list)
     results: list[Json] = field(default_factory=list)
@@ -356,13 +357,15 @@ class _Context:
             self._register_calls(draft, message.tool_calls, f"{span.span_id}-history-{self.seq}")
             return
         text = message.text
-        media = [
-            f"[{part.media_type or 'media'}: {part.uri}]" if part.uri else f"[{part.media_type or 'media'}]"
-            for part in message.parts
-            if part.kind == "media"
-        ]
-        if text or media:
-            self.draft(time_ns, "user", message="\n".join([text, *media]) if media else text)
+        media = [part for part in message.parts if part.kind == "media"]
+        if media:
+            # Images as ATIF image parts, a large data URL referenced (trajectory/media.py).
+            content, referenced = user_content(text, media, span)
+            draft = self.draft(time_ns, "user", message=content)
+            if referenced:
+                draft.extra["media"] = referenced
+        elif text:
+            self.draft(time_ns, "user", message=text)
 
     def tool_execution(self, execution: ToolExecution, overrides: dict[str, Any]) -> None:
         span = execution.span
@@ -769,6 +772,7 @@ def build_trajectory(
         mapped.append(item)
         if item.unused:
             unmapped.update(pattern_of(key) for key in item.unused)
+    mapped = _tie_ordered(mapped)
     tree = _SessionTree(mapped)
     orphans = [
         m.span
@@ -990,6 +994,44 @@ def build_trajectory(
     )
 
 
+def _tie_ordered(mapped: list[_Mapped]) -> list[_Mapped]:
+    """The spans in the order they ran where their clocks tie (OTel JS stamps milliseconds).
+
+    Sorted by start, then end: when starts tie, a parent goes before its descendants and, of two
+    LLM calls, the one re-sending less history before the one re-sending more (it came first in
+    the conversation), whatever their ends and ids say. Nanosecond clocks rarely tie: then nothing
+    is re-sorted.
+    """
+    starts = {m.span.start_time_unix_nano for m in mapped}
+    if len(starts) == len(mapped):
+        return mapped
+    parents = {(m.span.trace_id, m.span.span_id): m.span.parent_span_id for m in mapped}
+    depths: dict[SpanKey, int] = {}
+
+    def depth(key: SpanKey) -> int:
+        chain: list[SpanKey] = []
+        while key not in depths:
+            parent = parents.get(key)
+            if not parent or len(chain) > len(parents):  # a root, a parent not received, or a cycle
+                depths[key] = 0
+                break
+            chain.append(key)
+            key = (key[0], parent)
+        found = depths[key]
+        for link in reversed(chain):
+            found += 1
+            depths[link] = found
+        return depths[chain[0]] if chain else found
+
+    def key(m: _Mapped) -> tuple[int, int, int, int, str]:
+        span = m.span
+        history = len(m.operation.input_messages) if isinstance(m.operation, LlmCall) else 0
+        return (span.start_time_unix_nano, depth((span.trace_id, span.span_id)), history, span.end_time_unix_nano,
+                span.span_id)
+
+    return sorted(mapped, key=key)
+
+
 def _map_span(
     span: Span,
     logs: list[LogRecord],
@@ -1065,7 +1107,8 @@ def _fill_gaps(primary: Operation, secondary: Operation) -> None:
 def _last_answer(context: _Context) -> str | None:
     """The text of a trajectory's last agent step that is a received LLM call's answer."""
     answers = [d for d in context.drafts if d.source == "agent" and d.llm_call_count and d.message]
-    return max(answers, key=lambda d: (d.time_ns, d.seq)).message if answers else None
+    last = max(answers, key=lambda d: (d.time_ns, d.seq)).message if answers else None
+    return last if isinstance(last, str) else None
 
 
 def _steps_from_run_alone(context: _Context, run: AgentRun, answer: bool = True) -> None:
