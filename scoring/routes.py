@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, TypeVar
+from typing import Any
 
 from aiohttp import web
-from pydantic import BaseModel, ValidationError
 
-from evalkit.api import ApiError, Caller, Context, caller_of, json_response, read_json
+from evalkit.api import ApiError, Caller, Context, caller_of, json_response, parse_body, read_json
 from evalkit.outbound import OutboundPolicy
 from evalkit.query_params import MAX_INT, float_param, int_param, whole_number
 
@@ -41,18 +40,7 @@ from .runs import RUN_STATUSES
 from .scorecard import render_markdown, render_text
 from .service import ScoringService
 
-M = TypeVar("M", bound=BaseModel)
 _KEY = web.AppKey("scoring", ScoringService)
-
-
-async def parse(request: web.Request, model: type[M]) -> M:
-    body = await read_json(request)
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}"
-                             for e in exc.errors(include_url=False))
-        raise ApiError(400, f"bad request body: {problems} (see docs/api.md)") from exc
 
 
 def _svc(request: web.Request) -> ScoringService:
@@ -161,7 +149,7 @@ async def _dataset(request: web.Request, role: str, doing: str) -> tuple[Caller,
 
 async def push_dataset(request: web.Request) -> web.Response:
     caller, s, workspace, name = await _dataset(request, "writer", "push datasets")
-    body = await parse(request, PushDataset)
+    body = await parse_body(request, PushDataset)
     try:
         from evalkit.access import check_name
 
@@ -283,7 +271,7 @@ async def dataset_versions(request: web.Request) -> web.Response:
 
 async def review_case(request: web.Request) -> web.Response:
     caller, s, workspace, name = await _dataset(request, "reviewer", "review cases")
-    body = await parse(request, ReviewRequest)
+    body = await parse_body(request, ReviewRequest)
     if await asyncio.to_thread(s.access.workspace_kind, workspace) == "personal":
         raise ApiError(400, f"{name} is in a personal workspace; reviews are for datasets of shared workspaces")
     version = await asyncio.to_thread(s.datasets.latest, workspace, name)
@@ -305,7 +293,7 @@ async def review_case(request: web.Request) -> web.Response:
 async def create_experiment(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     s = _svc(request)
-    req = await parse(request, CreateExperiment)
+    req = await parse_body(request, CreateExperiment)
     agent = await asyncio.to_thread(s.access.find_agent, req.agent)
     caps = None
     if agent is not None and agent.kind == "harness" and not agent.archived:
@@ -396,7 +384,7 @@ async def get_experiment(request: web.Request) -> web.Response:
 
 async def change_experiment(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request, "writer", "change experiments")
-    req = await parse(request, ChangeExperiment)
+    req = await parse_body(request, ChangeExperiment)
     async with s.lock(e.experiment_id):
         fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer", "change experiments")
         changed = await asyncio.to_thread(s.change, caller, fresh, req)
@@ -424,7 +412,7 @@ async def delete_experiment(request: web.Request) -> web.Response:
 
 async def acquire_lease(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request, "writer", "run experiments")
-    req = await parse(request, LeaseRequest)
+    req = await parse_body(request, LeaseRequest)
     async with s.lock(e.experiment_id):
         fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer")
         result = await asyncio.to_thread(s.acquire, caller, fresh, req.holder, req.ttl_seconds)
@@ -443,7 +431,7 @@ async def release_lease(request: web.Request) -> web.Response:
 
 async def resume(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request, "writer", "resume experiments")
-    req = await parse(request, ResumeRequest)
+    req = await parse_body(request, ResumeRequest)
     async with s.lock(e.experiment_id):
         fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer")
         result = await asyncio.to_thread(s.resume, caller, fresh, req.holder, req.ttl_seconds, req.take_over)
@@ -520,7 +508,7 @@ async def pending_runs(request: web.Request) -> web.Response:
 
 async def record_run(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request, "writer", "record runs")
-    req = await parse(request, RecordRun)
+    req = await parse_body(request, RecordRun)
     async with s.lock(e.experiment_id):
         fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer")
         run, duplicate = await asyncio.to_thread(s.record_run, caller, fresh, req)
@@ -539,7 +527,7 @@ async def session_used(request: web.Request) -> web.Response:
 
 async def refetch(request: web.Request) -> web.Response:
     _caller, s, e = await _experiment(request, "writer", "re-read trajectories")
-    req = await parse(request, RefetchRequest)
+    req = await parse_body(request, RefetchRequest)
     async with s.lock(e.experiment_id):
         result = await asyncio.to_thread(s.refetch, e, list(req.statuses))
     return json_response(result)
@@ -587,7 +575,7 @@ async def runs_to_score(request: web.Request) -> web.Response:
 
 async def publish(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request, "writer", "publish evaluations")
-    req = await parse(request, PublishEvaluations)
+    req = await parse_body(request, PublishEvaluations)
     async with s.lock(e.experiment_id):
         result = await asyncio.to_thread(s.publish, caller, e, req)
     return json_response(result, status=201)
@@ -595,7 +583,7 @@ async def publish(request: web.Request) -> web.Response:
 
 async def evaluate(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request, "writer", "score experiments")
-    req = await parse(request, EvaluateRequest)
+    req = await parse_body(request, EvaluateRequest)
     return json_response(await s.evaluate(caller, e, req))
 
 
@@ -643,7 +631,7 @@ async def compare_route(request: web.Request) -> web.Response:
 
 async def gate_route(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request)
-    req = await parse(request, GateRequest)
+    req = await parse_body(request, GateRequest)
     baseline = await _baseline(request, caller, s, req.baseline_id)
     comparison = await asyncio.to_thread(s.comparison, e, baseline, alpha=req.alpha,
                                          allow_incomplete=req.allow_incomplete)
