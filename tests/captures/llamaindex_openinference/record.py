@@ -53,11 +53,12 @@ def run(rec: Recording) -> None:
     asyncio.run(main())
 
 
-def main() -> None:
-    with Recording(Path(__file__).parent, REPLIES, framework="llamaindex", instrumentation="openinference",
+def main(capture_dir: Path = Path(__file__).parent, session_id: str | None = SESSION) -> None:
+    """Record into `capture_dir`; `session_id=None` runs it as LlamaIndex users usually do, with none."""
+    with Recording(capture_dir, REPLIES, framework="llamaindex", instrumentation="openinference",
                    packages=["llama-index-core", "llama-index-llms-openai",
                              "openinference-instrumentation-llama-index", "opentelemetry-sdk"],
-                   session_id=SESSION,
+                   session_id=session_id,
                    notes="FunctionAgent: parallel tool calls, a tool that raises (shown to the model)") as rec:
         rec.env()
         from openinference.instrumentation import using_session
@@ -70,8 +71,11 @@ def main() -> None:
         provider = TracerProvider(resource=Resource.create({"service.name": "travel-agent"}))
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
         LlamaIndexInstrumentor().instrument(tracer_provider=provider)
-        with using_session(SESSION):
+        if session_id is None:
             run(rec)
+        else:
+            with using_session(session_id):
+                run(rec)
         rec.flush(provider)
 
 

@@ -8,70 +8,19 @@ with no session id (as LlamaIndex users usually run it).
     /tmp/cap-llamaindex/bin/python tests/captures/llamaindex_openinference_no-session/record.py
 
 Not streamed (LlamaIndex streams without asking for usage, so a streamed run has no tokens to
-compare). The run: two parallel weather calls, a stock lookup that raises (LlamaIndex shows the model the
-exception text as the tool output, flagged is_error), then the answer. (Versions in meta.json.)
+compare). The run is `../llamaindex_openinference/record.py`'s, with no session id: two parallel
+weather calls, a stock lookup that raises (LlamaIndex shows the model the exception text as the
+tool output, flagged is_error), then the answer. (Versions in meta.json.)
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.captures.recording.session import Recording
-
-REPLIES = [
-    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}},
-                    {"name": "get_weather", "arguments": {"city": "Paris"}}]},
-    {"tool_calls": [{"name": "lookup_stock", "arguments": {"ticker": "ACME"}}]},
-    {"text": "Oslo is rainy (9°C) and Paris sunny (21°C); the ACME quote is unavailable right now."},
-]
-WEATHER = {"Paris": "sunny, 21°C", "Oslo": "rainy, 9°C"}
-
-
-def run(rec: Recording) -> None:
-    from llama_index.core.agent.workflow import FunctionAgent
-    from llama_index.llms.openai import OpenAI
-
-    def get_weather(city: str) -> str:
-        """The weather in a city."""
-        return WEATHER[city]
-
-    def lookup_stock(ticker: str) -> str:
-        """The last quote of a stock ticker."""
-        raise RuntimeError(f"quote service unavailable for {ticker}; try again later")
-
-    agent = FunctionAgent(tools=[get_weather, lookup_stock], name="travel_agent",
-                          llm=OpenAI(model="gpt-4o", api_base=rec.base_url, api_key="sk-fake"),
-                          system_prompt="You are a travel assistant. Use tools.", streaming=False)
-
-    async def main() -> None:
-        await agent.run(user_msg="Weather in Oslo and Paris, and the ACME quote?")
-
-    asyncio.run(main())
-
-
-def main() -> None:
-    with Recording(Path(__file__).parent, REPLIES, framework="llamaindex", instrumentation="openinference",
-                   packages=["llama-index-core", "llama-index-llms-openai",
-                             "openinference-instrumentation-llama-index", "opentelemetry-sdk"],
-                   session_id=None,
-                   notes="FunctionAgent: parallel tool calls, a tool that raises (shown to the model)") as rec:
-        rec.env()
-        from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-        provider = TracerProvider(resource=Resource.create({"service.name": "travel-agent"}))
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-        LlamaIndexInstrumentor().instrument(tracer_provider=provider)
-        run(rec)
-        rec.flush(provider)
-
+from tests.captures.llamaindex_openinference.record import main
 
 if __name__ == "__main__":
-    main()
+    main(Path(__file__).parent, session_id=None)
