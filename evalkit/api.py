@@ -305,7 +305,9 @@ async def _healthz(request: web.Request) -> web.Response:
 
 async def _metrics(request: web.Request) -> web.Response:
     context: Context = request.app["context"]
-    return web.Response(body=context.metrics.exposition(), content_type="text/plain",
+    # In a thread: the engine's memory gauge asks the store, which may be busy with a long read.
+    body = await asyncio.to_thread(context.metrics.exposition)
+    return web.Response(body=body, content_type="text/plain",
                         charset="utf-8", headers={"X-Content-Type-Options": "nosniff"})
 
 

@@ -209,8 +209,18 @@ def json_safe(value: Any) -> Any:
     Attribute values are anyone's input and OTLP allows bytes at any depth; a document that
     carries one (a step's `extra`, a tool call's arguments) must still serialise.
     """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value  # most values: checked first, as the fall-through below returns them
     if isinstance(value, bytes):
         return {"bytes_base64": base64.b64encode(value).decode("ascii")}
+    if kind is dict:
+        for k, v in value.items():
+            item = type(v)
+            if type(k) is not str or not (item is str or item is int or item is float or item is bool or v is None):
+                break
+        else:
+            return dict(value)  # string keys, scalar values (tool arguments, mostly): what the comprehension makes
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

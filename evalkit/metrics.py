@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 
 _BATCH_BUCKETS = (1, 10, 100, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
 _LATENCY_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -32,6 +32,20 @@ class Metrics:
         self.memory_limit = Gauge("evalkit_ingest_memory_limit_bytes",
                                   "Past this many bytes in flight, exports get 429 / RESOURCE_EXHAUSTED",
                                   registry=r)
+        # process_resident_memory_bytes, process_cpu_seconds_total, ...: with the embedded engine the
+        # process is the whole service, ClickHouse included.
+        ProcessCollector(registry=r)
+        self.engine_memory = Gauge("evalkit_engine_memory_tracked_bytes",
+                                   "Memory the embedded ClickHouse engine accounts for (MemoryTracking: queries, "
+                                   "inserts, merges, caches), part of process_resident_memory_bytes; NaN with a "
+                                   "ClickHouse server",
+                                   registry=r)
+        self.staged_rows = Gauge("evalkit_ingest_staged_rows",
+                                 "Spans acknowledged (staged) and not yet flattened into spans", registry=r)
+        self.flatten_refused = Counter(
+            "evalkit_ingest_flatten_refused_requests",
+            "Staged export requests the store refused to flatten, alone; kept in span_staging_refused",
+            registry=r)
         self.http_requests = Counter("evalkit_api_requests", "API requests by route and status",
                                      ["route", "status"], registry=r)
 
@@ -45,9 +59,15 @@ class Metrics:
     def watch_queue(self, table: str, depth: Callable[[], int]) -> None:
         self.queue_rows.labels(table).set_function(lambda: float(depth()))
 
+    def watch_staged(self, staged: Callable[[], int]) -> None:
+        self.staged_rows.set_function(lambda: float(staged()))
+
     def watch_memory(self, in_flight: Callable[[], int], limit: int) -> None:
         self.memory_bytes.set_function(lambda: float(in_flight()))
         self.memory_limit.set(limit)
+
+    def watch_engine_memory(self, tracked: Callable[[], float]) -> None:
+        self.engine_memory.set_function(tracked)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

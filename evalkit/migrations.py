@@ -134,6 +134,31 @@ class StagingTable:
 
 
 @dataclass(frozen=True)
+class LocalTable:
+    """A MergeTree table of the node that writes it: no replica, no Distributed table in front.
+
+    For what one server process owns alone (the span exports it acknowledged and has not yet
+    flattened, ingest/tables.py): on a cluster every node stages and flattens its own."""
+
+    name: str
+    columns: str
+    engine: str
+    order_by: str
+    partition_by: str | None = None
+    settings: str | None = None
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        on_cluster = f" ON CLUSTER {cluster}" if cluster else ""
+        tail = f"ORDER BY ({self.order_by})"
+        if self.partition_by:
+            tail = f"PARTITION BY {self.partition_by} " + tail
+        if self.settings:
+            tail += f" SETTINGS {self.settings}"
+        return [f"CREATE TABLE IF NOT EXISTS {database}.{self.name}{on_cluster} ({self.columns}) "
+                f"ENGINE = {self.engine} {tail}"]
+
+
+@dataclass(frozen=True)
 class MaterializedView:
     """A view run by ClickHouse inside every insert into its source table.
 
@@ -281,6 +306,35 @@ class AddColumn:
                 f"ALTER TABLE {database}.{self.table} ON CLUSTER {cluster} {add}"]
 
 
+@dataclass(frozen=True)
+class DropView:
+    """A materialized view removed, to be created again with a corrected SELECT in the same
+    migration (a view's SELECT cannot be altered in place)."""
+
+    name: str
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        on_cluster = f" ON CLUSTER {cluster}" if cluster else ""
+        return [f"DROP VIEW IF EXISTS {database}.{self.name}{on_cluster}"]
+
+
+@dataclass(frozen=True)
+class Backfill:
+    """Rows a new table derives from an existing one, copied once when its migration runs.
+
+    Run after the view that keeps the table fed exists, so no row falls between the two; a row
+    copied twice (a migration cut short and re-run, or one inserted meanwhile) must be harmless to
+    the target (min/max aggregates, replacing keys)."""
+
+    target: str
+    source: str
+    select: str  # with {source} where the source table goes
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        # On a cluster both names are the Distributed tables: every shard is read, the rows re-sharded.
+        return [f"INSERT INTO {database}.{self.target} {self.select.format(source=f'{database}.{self.source}')}"]
+
+
 # When an API token was last used, one row per token and minute of use at most (a separate table:
 # a new version of the token's own row could race its revocation and undo it).
 TOKEN_USES = Table(
@@ -299,7 +353,7 @@ TOKEN_USES = Table(
 class Migration:
     version: int
     name: str
-    tables: tuple[Table | StagingTable | MaterializedView | AddColumn, ...]
+    tables: tuple[Table | StagingTable | LocalTable | MaterializedView | AddColumn | DropView | Backfill, ...]
 
 
 MIGRATIONS: list[Migration] = [
@@ -334,17 +388,21 @@ def all_migrations() -> list[Migration]:
     return sorted(found, key=lambda m: m.version)
 
 
-# The tables an acknowledged export writes: with EVALKIT_FSYNC each part of them is fsynced
-# (files and directory) before the insert returns.
-DURABLE_TABLES = ("spans", "session_traces", "logs")
+# The tables an acknowledged export writes (span exports are acknowledged once staged, and
+# flattened into spans behind: ingest/flattener.py; session_order and trace_sessions are fed from
+# session_traces in the flattening insert, trajectory/tables.py): with EVALKIT_FSYNC each part of
+# them is fsynced (files and directory) before the insert returns.
+DURABLE_TABLES = ("span_staging", "span_flatten_state", "spans", "session_traces", "session_order",
+                  "trace_sessions", "logs")
 
 
 def set_fsync(store: Store, fsync: bool) -> None:
     """Turn fsync of inserted parts on or off (idempotent, run at every start)."""
     value = 1 if fsync else 0
     for table in DURABLE_TABLES:
-        name = f"{store.database}.{table}_local ON CLUSTER {store.cluster}" if store.cluster else \
-            f"{store.database}.{table}"
+        local = table.startswith("span_staging") or table == "span_flatten_state"  # LocalTable: no _local suffix
+        name = f"{store.database}.{table}{'' if local else '_local'} ON CLUSTER {store.cluster}" if store.cluster \
+            else f"{store.database}.{table}"
         store.command(f"ALTER TABLE {name} MODIFY SETTING fsync_after_insert = {value}, "
                       f"fsync_part_directory = {value}")
 

@@ -12,6 +12,7 @@ import gc
 import logging
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -21,20 +22,27 @@ from aiohttp import web
 
 from evalkit.access import Access
 from evalkit.api import Context, RouteModule, api_app
+from evalkit.engine_memory import EngineMemory, machine_memory_bytes, write_config_file
 from evalkit.ingest import export_schema
 from evalkit.ingest.decode import LOG_COLUMNS, Limits
+from evalkit.ingest.flattener import Flattener
 from evalkit.ingest.native import NativeEncoder
 from evalkit.ingest.otlp_grpc import start_grpc_server
 from evalkit.ingest.otlp_http import otlp_http_app
 from evalkit.ingest.pipeline import Ingest
+from evalkit.ingest.staging import StagingLedger
 from evalkit.ingest.workers import EncodePool
 from evalkit.ingest.writer import BatchWriter
 from evalkit.metrics import Metrics
 from evalkit.migrations import migrate, set_fsync
+from evalkit.process_memory import bound_malloc, release_code_pages
 from evalkit.settings import Settings
-from evalkit.store import Store, StoreLocked, StoreUnavailable, engine_options_for
+from evalkit.store import Store, StoreLocked, StoreUnavailable
 
 log = logging.getLogger("evalkit.serve")
+
+# Flattening batches at once: one flattening insert keeps about one core busy.
+FLATTEN_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
 def default_route_modules() -> list[RouteModule]:
@@ -55,11 +63,42 @@ def default_route_modules() -> list[RouteModule]:
     return modules
 
 
-def _ram_bytes() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        return 8 << 30
+def engine_memory(settings: Settings) -> EngineMemory:
+    return EngineMemory.for_machine(machine_memory_bytes(), insert_concurrency=settings.insert_concurrency,
+                                    engine_bytes=settings.engine_memory_bytes,
+                                    insert_bytes=settings.insert_memory_bytes,
+                                    cache_bytes=settings.engine_cache_bytes)
+
+
+def _driver_without_pandas() -> None:
+    """The store hands clickhouse-connect lists and bytes, never DataFrames; left alone, the driver
+    imports pandas at the first insert only to check for one (~50 MB resident, 31 MB of it
+    anonymous, in a process that never uses it). Told pandas is absent, it skips the check. Not
+    done where pandas is already loaded (a process that uses it)."""
+    from clickhouse_connect.driver import options
+
+    if "pandas" not in sys.modules and "pd" not in vars(options):
+        options.pd = None
+        options.pd_time_test = None
+
+
+def make_store(settings: Settings) -> Store:
+    """The service's store. The embedded engine gets its memory budget and MergeTree defaults;
+    a ClickHouse server's memory is its administrator's, so only a per-insert cap that was set
+    explicitly reaches it."""
+    _driver_without_pandas()
+    url = settings.store_url
+    memory = engine_memory(settings)
+    # Insert connections: the span writer's concurrent inserts, one for logs, one per flattener worker.
+    connections = settings.insert_concurrency + 1 + FLATTEN_WORKERS
+    if not url.startswith("chdb:"):
+        explicit = {"max_memory_usage": settings.insert_memory_bytes} if settings.insert_memory_bytes else None
+        return Store(url, cluster=settings.clickhouse_cluster, insert_connections=connections,
+                     insert_settings=explicit)
+    config = write_config_file(settings.data_dir / "engine-config.xml")
+    return Store(url, cluster=settings.clickhouse_cluster, insert_connections=connections,
+                 engine_options={**memory.server_options(), "config-file": str(config.resolve())},
+                 insert_settings=memory.insert_settings())
 
 
 def keep_private(data_dir: Path) -> None:
@@ -86,13 +125,12 @@ class Service:
                  route_modules: Iterable[RouteModule] | None = None,
                  say: Callable[[str], None] = print) -> None:
         self.settings = settings
-        # Insert connections: the span writer's concurrent inserts, and one for logs.
-        self.store = store or Store(settings.store_url, cluster=settings.clickhouse_cluster,
-                                    insert_connections=settings.insert_concurrency + 1,
-                                    engine_options=engine_options_for(_ram_bytes()))
+        bound_malloc()  # before the service's threads make arenas of their own
+        self.store = store or make_store(settings)
         self.clock = clock
         self.say = say
         self.metrics = Metrics()
+        self.metrics.watch_engine_memory(self.store.memory_tracked)
         self.access = Access(self.store, clock)
         self.route_modules = list(default_route_modules() if route_modules is None else route_modules)
         self._ready = False
@@ -109,12 +147,23 @@ class Service:
         self.context = Context(settings, self.store, self.access, self.metrics,
                                {"ready": lambda: self._ready, "problem": self.problem})
         delay = settings.batch_max_delay_ms / 1000
+        # Span exports are acknowledged once staged (ClickHouse reads each request's protobuf into a
+        # row of span_staging) and flattened into spans behind (ingest/tables.py, ingest/flattener.py).
+        self.staging = StagingLedger(backlog_max_rows=settings.staged_max_rows)
         self.span_writer = BatchWriter(
-            # ClickHouse reads the exports' protobuf into spans (ingest/tables.py).
-            self.store, "span_exports", export_schema.COLUMN_NAMES, fmt="Protobuf",
+            self.store, "span_staging", export_schema.STAGING_COLUMN_NAMES, fmt="Protobuf",
             format_settings=export_schema.insert_settings(), concurrency=settings.insert_concurrency,
             max_rows=settings.batch_max_rows, max_bytes=settings.batch_max_bytes, max_delay=delay,
-            queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("spans"))
+            queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("spans"),
+            staging=self.staging, sequence=export_schema.sequenced)
+        self.flattener = Flattener(
+            self.store, self.staging, max_rows=settings.flatten_max_rows, max_bytes=settings.flatten_max_bytes,
+            linger=settings.flatten_delay_ms / 1000, workers=FLATTEN_WORKERS,
+            on_batch=self.metrics.batch_observer("flattened"),
+            on_refused=lambda rows: self.metrics.flatten_refused.inc())
+        self.metrics.watch_staged(lambda: self.staging.backlog_rows)
+        # Reads see every export acknowledged before them (evalkit/store.py), waiting at most 5 s.
+        self.store.read_barrier = lambda: self.staging.caught_up(5.0)
         self.log_writer = BatchWriter(
             self.store, "logs", LOG_COLUMNS, max_rows=settings.batch_max_rows, max_bytes=settings.batch_max_bytes,
             max_delay=delay,
@@ -139,6 +188,10 @@ class Service:
             reason = writer.problem()
             if reason is not None:
                 return f"{reason}; exports get 503 and are retried by their senders until it clears"
+        reason = self.flattener.problem()
+        if reason is not None:
+            return (f"{reason}; acknowledged spans stay staged (nothing is lost) and become readable once "
+                    "it clears")
         return None
 
     async def wait_ready(self, timeout: float) -> None:
@@ -149,6 +202,11 @@ class Service:
         self.store.connect()
         migrate(self.store)
         set_fsync(self.store, self.settings.fsync)
+        # What a previous run acknowledged and did not flatten is flattened first (before any export
+        # of this run is taken: the log encoder below is what makes ingest ready).
+        staged = self.flattener.recover()
+        if staged:
+            log.warning("flattening %d export requests a previous run acknowledged and left staged", staged)
         token = self.access.ensure_admin_token(self.settings.data_dir, self.settings.bootstrap_token)
         # The log encoder serialises for the columns as the store has them.
         self.ingest.log_encoder = NativeEncoder("logs", LOG_COLUMNS, self.store.column_types("logs", LOG_COLUMNS))
@@ -169,6 +227,7 @@ class Service:
         while True:
             try:
                 token = await asyncio.to_thread(self._prepare_store)
+                self.flattener.start()
             except StoreLocked:
                 raise
             except StoreUnavailable as exc:
@@ -187,6 +246,9 @@ class Service:
         # Everything loaded so far lives as long as the service: keep the collector from walking it
         # on every full collection (those were a third of a large trajectory request).
         gc.freeze()
+        if self.settings.release_code_pages and self.store.kind == "chdb":
+            released = await asyncio.to_thread(release_code_pages)
+            log.info("paged out %d MB of library code touched at start", released >> 20)
         self._ready = True
         self._ready_event.set()
 
@@ -199,6 +261,10 @@ class Service:
             self.span_writer.format_settings = export_schema.insert_settings(schema)
             # A locked data directory is a mistake to report now, not something to wait out.
             await asyncio.to_thread(self.store.connect)
+            if self.settings.release_code_pages:
+                # Opening the engine touched most of its code (its registrations); paging that out
+                # before the migrations keeps the start's peak lower too. Again once ready.
+                await asyncio.to_thread(release_code_pages)
         self.span_writer.start()
         self.log_writer.start()
         s = self.settings
@@ -239,6 +305,7 @@ class Service:
         for hook in self.context.extras.get("on_stop", []):
             await hook()
         await self.span_writer.close()
+        await self.flattener.close()
         await self.log_writer.close()
         await asyncio.to_thread(self.pool.close)
         self.ingest.close()

@@ -40,11 +40,30 @@ class Settings(BaseModel):
     insert_concurrency: int = 2
     # Rows waiting to be written before new requests get a retryable "overloaded" answer.
     queue_max_rows: int = 400_000
+    # Span exports are acknowledged once staged and flattened into spans behind (ingest/flattener.py):
+    # at most this many spans and bytes of staged requests per flattening insert, and at most this
+    # many spans staged and not yet flattened (past it acknowledgements wait for the flattener).
+    flatten_max_rows: int = 50_000
+    flatten_max_bytes: int = 48 * 1024 * 1024
+    staged_max_rows: int = 200_000
+    # How long the flattener may wait for a fuller batch (fewer, larger inserts at low rates); a
+    # read waiting for staged spans ends the wait at once.
+    flatten_delay_ms: int = 0
     retry_after_seconds: int = 2
     # Bytes of export requests in flight (read, decoding, queued, being inserted) past which new
     # ones get a retryable 429 / RESOURCE_EXHAUSTED before they are decoded (one request alone
     # is always admitted). Peak memory is a small multiple of it (docs/performance.md).
     memory_limit_bytes: int = 128 * 1024 * 1024
+    # The embedded engine's memory (evalkit/engine_memory.py; None: sized from the machine's RAM or
+    # cgroup limit). Everything ClickHouse tracks (inserts, merges, reads, caches) stays under
+    # engine_memory_bytes; one insert under insert_memory_bytes (past it the insert is refused as
+    # "overloaded, retry"); the mark and primary-index caches share engine_cache_bytes.
+    engine_memory_bytes: int | None = Field(default=None, gt=0)
+    insert_memory_bytes: int | None = Field(default=None, gt=0)
+    engine_cache_bytes: int | None = Field(default=None, gt=0)
+    # Page out the library code that starting touched, once the engine is open and once ready
+    # (evalkit/process_memory.py).
+    release_code_pages: bool = True
     # fsync every part written to spans, session_traces and logs before an export is acknowledged:
     # acknowledged spans then survive a power loss, not only a crash of the process.
     fsync: bool = False
@@ -99,8 +118,16 @@ _ENV = {
     "batch_max_delay_ms": "EVALKIT_BATCH_MAX_DELAY_MS",
     "batch_max_bytes": "EVALKIT_BATCH_MAX_BYTES",
     "queue_max_rows": "EVALKIT_QUEUE_MAX_ROWS",
+    "flatten_max_rows": "EVALKIT_FLATTEN_MAX_ROWS",
+    "flatten_max_bytes": "EVALKIT_FLATTEN_MAX_BYTES",
+    "staged_max_rows": "EVALKIT_STAGED_MAX_ROWS",
+    "flatten_delay_ms": "EVALKIT_FLATTEN_DELAY_MS",
     "memory_limit_bytes": "EVALKIT_MEMORY_LIMIT_BYTES",
     "fsync": "EVALKIT_FSYNC",
+    "engine_memory_bytes": "EVALKIT_ENGINE_MEMORY_BYTES",
+    "insert_memory_bytes": "EVALKIT_INSERT_MEMORY_BYTES",
+    "engine_cache_bytes": "EVALKIT_ENGINE_CACHE_BYTES",
+    "release_code_pages": "EVALKIT_RELEASE_CODE_PAGES",
     "insert_concurrency": "EVALKIT_INSERT_CONCURRENCY",
     "ingest_workers": "EVALKIT_INGEST_WORKERS",
     "settle_quiet_seconds": "EVALKIT_SETTLE_QUIET_SECONDS",

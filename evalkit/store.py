@@ -10,7 +10,8 @@ from __future__ import annotations
 import queue
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -27,6 +28,15 @@ class StoreUnavailable(Exception):
 
 class StoreLocked(Exception):
     """Another process owns the chDB data directory."""
+
+
+def compact_sql(sql: str) -> str:
+    """`sql` without its `--` comments and runs of whitespace, for a long query sent often.
+
+    clickhouse-connect tokenizes a query's text in Python several times a call (about 1 ms per 4 kB
+    each time): a commented query can cost more there than in the engine. Only for text whose string
+    literals hold neither `--` nor runs of whitespace."""
+    return re.sub(r"\s+", " ", re.sub(r"--[^\n]*", "", sql)).strip()
 
 
 def parse_store_url(url: str) -> tuple[str, dict[str, Any], str]:
@@ -56,11 +66,16 @@ def parse_store_url(url: str) -> tuple[str, dict[str, Any], str]:
     )
 
 
+# The tables one flattening insert fills: `spans` and the session indexes its views feed.
+_FLATTENED = re.compile(r"\b(spans|session_traces|session_order|trace_sessions)\b")
+
+
 class Store:
     """A thread-safe handle on one ClickHouse database."""
 
     def __init__(self, url: str, *, database: str | None = None, cluster: str | None = None,
-                 insert_connections: int = 2, engine_options: dict[str, str] | None = None) -> None:
+                 insert_connections: int = 2, engine_options: dict[str, str] | None = None,
+                 insert_settings: dict[str, Any] | None = None) -> None:
         self.url = url
         self.kind, self._client_kwargs, url_database = parse_store_url(url)
         self.database = database or url_database
@@ -70,6 +85,8 @@ class Store:
         # Server settings of the embedded engine (caches, memory cap); they apply when this store
         # is the first to open the engine in the process, as `evalkit serve`'s is.
         self.engine_options = dict(engine_options or {})
+        # Session settings of the insert connections (a memory cap per insert, EngineMemory).
+        self.insert_settings = dict(insert_settings or {})
         self._client: Client | None = None
         self._connect_lock = threading.Lock()
         # Inserts get connections of their own: a driver connection runs one statement at a time,
@@ -77,6 +94,13 @@ class Store:
         self._inserters: queue.SimpleQueue[Client] = queue.SimpleQueue()
         self._inserters_made = 0
         self.max_inserters = max(1, insert_connections)
+        # Read your writes: span exports are acknowledged once staged and flattened into spans a
+        # moment later (ingest/flattener.py); with a barrier set, a read (query, query_dicts) of
+        # the tables the flattening fills first waits for what was acknowledged before it. Reads
+        # of other tables (keys, experiments, runs), statements and inserts never wait, nor reads
+        # inside `unfenced()`.
+        self.read_barrier: Callable[[], object] | None = None
+        self._unfenced = threading.local()
 
     # -- connection -----------------------------------------------------------------
     def connect(self) -> None:
@@ -86,13 +110,14 @@ class Store:
                 return
             self._client = self._open(create_database=True)
 
-    def _open(self, *, create_database: bool = False) -> Client:
+    def _open(self, *, create_database: bool = False, settings: dict[str, Any] | None = None) -> Client:
         try:
             if self.kind == "chdb":
                 client = clickhouse_connect.get_client(dsn=f"chdb://{self._client_kwargs['path']}",
-                                                       chdb_options=self.engine_options or None)
+                                                       chdb_options=self.engine_options or None,
+                                                       settings=settings or None)
             else:
-                client = clickhouse_connect.get_client(**self._client_kwargs)
+                client = clickhouse_connect.get_client(**self._client_kwargs, settings=settings or None)
             if create_database:
                 on_cluster = f" ON CLUSTER {self.cluster}" if self.cluster else ""
                 client.command(f"CREATE DATABASE IF NOT EXISTS {self.database}{on_cluster}")
@@ -150,11 +175,38 @@ class Store:
         if not make:
             return self._inserters.get()
         try:
-            return self._open()
+            return self._open(settings=self.insert_settings)
         except BaseException:
             with self._connect_lock:
                 self._inserters_made -= 1
             raise
+
+    @contextmanager
+    def _inserter(self) -> Iterator[Client]:
+        """An insert connection for one statement; ClickHouse's refusals come out classified."""
+        client = self._borrow_inserter()
+        try:
+            yield client
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            raise _classify(exc, self) from exc
+        finally:
+            self._inserters.put(client)
+
+    @contextmanager
+    def unfenced(self) -> Iterator[None]:
+        """Reads on this thread inside the block do not wait at the read barrier."""
+        self._unfenced.active = True
+        try:
+            yield
+        finally:
+            self._unfenced.active = False
+
+    def _fence(self, sql: str) -> None:
+        barrier = self.read_barrier
+        if barrier is not None and not getattr(self._unfenced, "active", False) and _FLATTENED.search(sql):
+            barrier()
 
     # -- operations -----------------------------------------------------------------
     def command(self, sql: str, parameters: dict[str, Any] | None = None,
@@ -168,6 +220,7 @@ class Store:
 
     def query(self, sql: str, parameters: dict[str, Any] | None = None,
               settings: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        self._fence(sql)
         try:
             rows: Sequence[Any] = self._require().query(sql, parameters=parameters, settings=settings).result_rows
             return [tuple(row) for row in rows]
@@ -178,6 +231,7 @@ class Store:
 
     def query_dicts(self, sql: str, parameters: dict[str, Any] | None = None,
                     settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        self._fence(sql)
         try:
             result = self._require().query(sql, parameters=parameters, settings=settings)
         except StoreUnavailable:
@@ -198,20 +252,30 @@ class Store:
         except Exception as exc:
             raise _classify(exc, self) from exc
 
-
     def insert_raw(self, table: str, column_names: Sequence[str], data: bytes, fmt: str,
                    settings: dict[str, Any] | None = None) -> None:
         """Insert data already in a ClickHouse input format (Native blocks, length-delimited
         Protobuf messages, ...); returns once acknowledged."""
-        client = self._borrow_inserter()
-        try:
+        with self._inserter() as client:
             client.raw_insert(table, list(column_names), insert_block=data, fmt=fmt, settings=settings)
-        except StoreUnavailable:
-            raise
-        except Exception as exc:
-            raise _classify(exc, self) from exc
-        finally:
-            self._inserters.put(client)
+
+    def memory_tracked(self) -> float:
+        """Bytes the embedded engine accounts for right now (its MemoryTracking metric); NaN while it
+        is not open or does not answer, and for a ClickHouse server (whose memory is not this
+        process's, and which a metrics scrape must not wait for when it is down)."""
+        if self._client is None or self.kind != "chdb":
+            return float("nan")
+        try:
+            rows = self.query("SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'")
+        except (StoreUnavailable, StoreError):
+            return float("nan")
+        return float(rows[0][0]) if rows else float("nan")
+
+    def execute(self, sql: str, settings: dict[str, Any] | None = None) -> None:
+        """A statement (an `INSERT ... SELECT`, an `ALTER`) on an insert connection, as inserts are:
+        a long one does not hold up the API's reads."""
+        with self._inserter() as client:
+            client.command(sql, settings=settings)
 
     def column_types(self, table: str, column_names: Sequence[str]) -> list[str]:
         rows = self.query(f"DESCRIBE TABLE {self.database}.{table}")
@@ -220,21 +284,6 @@ class Store:
         if missing:
             raise StoreError(f"table {table} has no column(s) {missing}; the schema is older than this evalkit")
         return [types[name] for name in column_names]
-
-
-def engine_options_for(ram_bytes: int) -> dict[str, str]:
-    """The embedded engine's caches sized for the machine, not ClickHouse's server defaults (5 GiB
-    each for marks, index marks and primary indexes; 90% of RAM for queries): evalkit shares its
-    process, and usually its machine, with the agents it measures."""
-    cache = max(64 << 20, ram_bytes // 64)
-    return {
-        "mark_cache_size": str(cache),
-        "index_mark_cache_size": str(cache // 2),
-        "primary_index_cache_size": str(cache // 2),
-        "compiled_expression_cache_size": str(32 << 20),
-        "query_condition_cache_size": str(32 << 20),
-        "max_server_memory_usage_to_ram_ratio": "0.5",
-    }
 
 
 def _held_by_another_process(path: str) -> bool:
@@ -296,6 +345,13 @@ def is_transient(message: str, exc: BaseException | None = None) -> bool:
     if match is not None and int(match.group(1)) in _TRANSIENT_CODES:
         return True
     return any(phrase in lower for phrase in _TRANSIENT)
+
+
+def is_memory_error(message: str) -> bool:
+    """Whether ClickHouse refused a statement for want of memory: waiting may fix it, and so may
+    asking less of it at once."""
+    match = _CODE.search(message)
+    return (match is not None and int(match.group(1)) == 241) or "memory limit" in message.lower()
 
 
 # What a row's content makes ClickHouse refuse: malformed input, a value it cannot convert,

@@ -62,6 +62,8 @@ message Export {
   string session_attribute = 1003;
   uint64 max_attribute_bytes = 1004;
   uint64 payload_threshold_bytes = 1005;
+  uint64 seq = 1006;
+  uint64 request_bytes = 1007;
 }
 """
 
@@ -87,6 +89,11 @@ COLUMNS = (
     ("payload_threshold_bytes", "UInt64"),
 )
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
+# The staged copy of a request (`span_staging`, ingest/tables.py) adds what the writer knows when it
+# inserts: the request's place in the staging sequence and its size (the flattener sizes batches
+# by it). Fields 1006-1007 of the same message: a table without these columns skips them.
+STAGING_COLUMNS = (*COLUMNS, ("seq", "UInt64"), ("request_bytes", "UInt64"))
+STAGING_COLUMN_NAMES = tuple(name for name, _ in STAGING_COLUMNS)
 
 
 def write_schema_file(directory: Path) -> Path:
@@ -129,6 +136,20 @@ def _bytes_field(number: int, value: bytes) -> bytes:
 
 def _int_field(number: int, value: int) -> bytes:
     return _varint(number << 3) + _varint(value)
+
+
+def _strip_length(framed: bytes) -> tuple[int, int]:
+    """(where the message starts, its length) in one length-delimited message."""
+    length, at = _read_varint(framed, 0)
+    return at, length
+
+
+def sequenced(framed: bytes, seq: int) -> bytes:
+    """One framed export (`Framing.frame`) with its staging sequence number and size appended
+    (a protobuf merge again: the message bytes are copied once, never re-serialised)."""
+    at, length = _strip_length(framed)
+    tail = _int_field(1006, seq) + _int_field(1007, length)
+    return _varint(length + len(tail)) + framed[at:at + length] + tail
 
 
 class NotProtobuf(ValueError):

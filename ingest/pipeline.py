@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from evalkit.access import Access, Agent
+from evalkit.access import Access, Agent, KeyHolder
 from evalkit.ingest.decode import Limits, Rejections
 from evalkit.ingest.encode import Encoded, encode_logs, encode_spans
 from evalkit.ingest.export_schema import Framing
@@ -136,18 +136,29 @@ class Ingest:
         if not self.ready():
             raise Unavailable("evalkit's store is not ready yet", self.retry_after)
         try:
-            agent = await asyncio.get_running_loop().run_in_executor(self._lookups, self.access.agent_for_key, key)
+            holder = await asyncio.get_running_loop().run_in_executor(self._lookups, self._key_holder, key)
         except (StoreUnavailable, StoreError) as exc:
             raise Unavailable(f"cannot check the ingest key: {exc}", self.retry_after) from exc
-        if agent is None:
+        if holder is None:
             raise Unauthenticated("the ingest key is unknown or revoked; create a new one with "
                                   "`evalkit agents keys create AGENT`")
+        agent = holder.agent
+        if "ingest" not in holder.scopes:
+            self.metrics.refused.labels("scope").inc()
+            raise Forbidden(f"this key of agent {agent.agent_id} has the scopes {', '.join(sorted(holder.scopes))} "
+                            "but not ingest, so it cannot send spans; send with a key made with the ingest scope "
+                            f"(`evalkit agents keys create {agent.agent_id}`: ingest is the default)")
         if agent.archived:
             self.metrics.refused.labels("archived").inc()
             raise Forbidden(f"agent {agent.agent_id} is archived, so its keys no longer ingest; unarchive it "
                             f"(PATCH /api/agents/{agent.agent_id} with {{\"archived\": false}}) or send with "
                             "another agent's key")
         return agent
+
+    def _key_holder(self, key: str) -> KeyHolder | None:
+        # A key lookup reads no spans: it never waits at the read barrier behind the flattener.
+        with self.access.store.unfenced():
+            return self.access.key_holder(key)
 
     def admit(self, size: int) -> Reservation:
         """Hold `size` bytes of the memory limit while a request is handled (`with` the result);

@@ -7,6 +7,10 @@ once `max_rows` are waiting or the oldest has waited `max_delay`. Up to
 `concurrency` inserts run at once; while they run the next batch gathers, so
 batches grow with load. A bounded queue turns overload into a retryable answer
 instead of memory growth.
+
+Span exports go to `span_staging` with a ledger (ingest/staging.py): each request gets a
+sequence number as its insert starts, and the flattener (ingest/flattener.py) turns what
+is staged into spans behind; past the ledger's backlog limit no new batch starts.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evalkit.ingest.encode import MAX_PARTITIONS_PER_INSERT, Encoded, Part
+from evalkit.ingest.staging import StagingLedger
 from evalkit.store import Store, StoreError, is_data_error
 
 log = logging.getLogger("evalkit.ingest.writer")
@@ -67,6 +72,8 @@ class BatchWriter:
         on_batch: Callable[[int, float], None] | None = None,
         on_refused: Callable[[int], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        staging: StagingLedger | None = None,
+        sequence: Callable[[bytes, int], bytes] | None = None,
     ) -> None:
         self.store = store
         self.table = table
@@ -82,6 +89,10 @@ class BatchWriter:
         self.max_partitions = max_partitions
         self._on_batch = on_batch
         self._on_refused = on_refused
+        # Staged span exports: each request of an insert gets a sequence number from the ledger,
+        # written into its row by `sequence(block, seq)` (ingest/staging.py); None for logs.
+        self.staging = staging
+        self._sequence = sequence
         self._clock = clock
         self._pending: list[Entry] = []
         self._pending_rows = 0
@@ -171,6 +182,11 @@ class BatchWriter:
                 # Every connection is busy: requests keep gathering into the next batch.
                 await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
                 continue
+            if self.staging is not None and not self.staging.has_room() and not self.staging.closing:
+                # The flattener is behind: acknowledge at its pace (requests keep gathering). The
+                # ledger is waited on from a thread: the flattener signals it from its own.
+                await asyncio.to_thread(self.staging.wait_room, 1.0)
+                continue
             now = time.monotonic()
             deadline = self._oldest + self.max_delay
             if len(self._pending) < self._last_batch_requests:
@@ -206,38 +222,54 @@ class BatchWriter:
         parts = [part for part, _ in batch]
         rows = sum(part.rows for part in parts)
         started = time.monotonic()
+        first = self.staging.reserve(parts) if self.staging is not None else 0
         try:
-            await asyncio.get_running_loop().run_in_executor(self._executor, self._insert, parts)
+            await asyncio.get_running_loop().run_in_executor(self._executor, self._insert, parts, first)
         except StoreError as exc:
-            if len(batch) > 1:
-                log.warning("insert of %d rows into %s refused (%s); retrying its %d requests apart",
-                            rows, self.table, _first_line(exc), len(batch))
-                middle = len(batch) // 2
-                await self._commit(batch[:middle])
-                await self._commit(batch[middle:])
-                return
-            if not is_data_error(str(exc)):
-                # Refused alone, but not for its content (a table missing, the engine broken): the
-                # store's fault, so retryable, and health says so.
-                log.warning("insert of %d rows into %s failed: %s", rows, self.table, exc)
-                self._failing = (self._clock(), _first_line(exc))
-                self._answer(batch, WriteFailed(_first_line(exc)))
-                return
-            log.warning("insert of %d rows into %s refused: %s", rows, self.table, _first_line(exc))
-            if self._on_refused is not None:
-                self._on_refused(rows)
-            self._answer(batch, WriteRefused(_first_line(exc)))
+            self._abandon(first)
+            await self._refused(batch, rows, exc)
         except Exception as exc:  # the store's availability: not acknowledged, worth retrying
+            self._abandon(first)
             log.warning("insert of %d rows into %s failed: %s", rows, self.table, exc)
             self._failing = (self._clock(), _first_line(exc))
             self._answer(batch, WriteFailed(_first_line(exc)))
+        except BaseException:
+            self._abandon(first)
+            raise
         else:
+            if self.staging is not None:
+                self.staging.landed(first, parts)
             self._failing = None
             self._answer(batch, None)
             self._last_commit_end = time.monotonic()
             self._last_batch_requests = len(batch)
             if self._on_batch is not None:
                 self._on_batch(rows, time.monotonic() - started)
+
+    def _abandon(self, first: int) -> None:
+        if self.staging is not None:
+            self.staging.abandoned(first)
+
+    async def _refused(self, batch: list[Entry], rows: int, exc: StoreError) -> None:
+        """The store refused a batch: split it (isolation), or answer its one request."""
+        if len(batch) > 1:
+            log.warning("insert of %d rows into %s refused (%s); retrying its %d requests apart",
+                        rows, self.table, _first_line(exc), len(batch))
+            middle = len(batch) // 2
+            await self._commit(batch[:middle])
+            await self._commit(batch[middle:])
+            return
+        if not is_data_error(str(exc)):
+            # Refused alone, but not for its content (a table missing, the engine broken): the
+            # store's fault, so retryable, and health says so.
+            log.warning("insert of %d rows into %s failed: %s", rows, self.table, exc)
+            self._failing = (self._clock(), _first_line(exc))
+            self._answer(batch, WriteFailed(_first_line(exc)))
+            return
+        log.warning("insert of %d rows into %s refused: %s", rows, self.table, _first_line(exc))
+        if self._on_refused is not None:
+            self._on_refused(rows)
+        self._answer(batch, WriteRefused(_first_line(exc)))
 
     @staticmethod
     def _answer(batch: list[Entry], error: Exception | None) -> None:
@@ -277,7 +309,15 @@ class BatchWriter:
             self._oldest = time.monotonic()
         return taken
 
-    def _insert(self, parts: list[Part]) -> None:
+    def _insert(self, parts: list[Part], first: int) -> None:
+        if self._sequence is not None:
+            # A staged request is a row of its own, numbered; nothing to deduplicate at this step
+            # (a re-sent export is a new row, and its spans replace their copies in spans).
+            settings: dict[str, Any] = {**self.format_settings, "insert_deduplicate": 0}
+            sequence = self._sequence
+            data = b"".join(sequence(part.block, first + offset) for offset, part in enumerate(parts))
+            self.store.insert_raw(self.table, self.columns, data, self.fmt, settings)
+            return
         token = batch_token(self.table, [part.digest for part in parts])
         # The token reaches the tables written by materialized views too (spans behind span_exports).
         settings = {**self.format_settings, "insert_deduplicate": 1, "insert_deduplication_token": token,

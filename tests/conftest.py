@@ -96,6 +96,9 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         # Test evaluators, judges and harnesses listen on loopback, which the server refuses to call
         # unless allowed (tests/api/test_outbound.py runs without this).
         "outbound_allow": "127.0.0.0/8,::1,localhost",
+        # Every service started here would page out the test process's library code again, and the
+        # next test read it back (a third of the ingest tests' system time); tests/memory covers it.
+        "release_code_pages": False,
     }
     values.update(overrides)
     return Settings.model_validate(values)

@@ -20,8 +20,14 @@ from evalkit.trajectory.build import build_trajectory
 from evalkit.trajectory.cost import apply_costs
 from evalkit.trajectory.overrides import MappingOverrides
 from evalkit.trajectory.prices import PriceBook
-from evalkit.trajectory.read import SessionWindow, read_spans_to_map, read_trace_logs, session_window
-from evalkit.trajectory.settle import INVALID, Settlement, settle_session
+from evalkit.trajectory.read import (
+    SessionWindow,
+    read_spans_to_map,
+    read_spans_to_map_settling,
+    read_trace_logs,
+    session_window,
+)
+from evalkit.trajectory.settle import INVALID, Settlement, assess, shapes_of
 from evalkit.trajectory.span import SPAN_KIND_NAMES, Span
 from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_trajectory
 
@@ -79,20 +85,33 @@ def assemble(
     settlement: Settlement | None = None,
     window: SessionWindow | None = None,
     full_schema: bool = False,
+    span_limit: int | None = None,
 ) -> Assembled:
     """Read, settle, map, price and validate one session (None `built` when it has no spans).
+
+    Without a `settlement`, the session is settled from the spans read for the build (their settle
+    facts come in the same query): one round trip fewer than the settle check's. `span_limit`: a
+    session of more spans is not built (None `built`, its `span_count` then over the limit but
+    not exact: ask `settle.settle_session` for the count).
 
     Validation is the cross-field rules (the builder types every field, in the shape of the models
     the JSON Schema is generated from); `full_schema` adds the JSON Schema walk, which costs more
     than everything else together on a 3,000-step session.
     """
-    if settlement is None:
-        settlement, window = settle_session(store, agent_id, session_id, now=now, quiet_period=quiet_period)
     window = window or session_window(store, agent_id, session_id)
-    if window is None or settlement.span_count == 0:
+    if window is None:
+        return Assembled(session_id, settlement or assess([], now=now, quiet_period=quiet_period), None, None)
+    if settlement is not None and settlement.span_count == 0:
         return Assembled(session_id, settlement, window, None)
     with cyclic_gc_paused():
-        spans = read_spans_to_map(store, agent_id, window.trace_ids)
+        if settlement is None:
+            limit = None if span_limit is None else span_limit + 1
+            spans, facts, log_records = read_spans_to_map_settling(store, agent_id, window.trace_ids, limit)
+            settlement = assess(shapes_of(facts), now=now, quiet_period=quiet_period, log_records=log_records)
+            if not spans:
+                return Assembled(session_id, settlement, window, None)
+        else:
+            spans = read_spans_to_map(store, agent_id, window.trace_ids)
         # Counted by the settle check: most sessions have no log records, and asking costs a query.
         logs = read_trace_logs(store, agent_id, window.trace_ids) if settlement.log_records != 0 else []
         result = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
@@ -107,15 +126,15 @@ def assemble(
 
 @dataclass
 class CachedDocument:
-    """A served document kept as text, so the collector never walks it: `head + extra + tail`.
+    """A served document kept as (UTF-8) text, so the collector never walks it: `head + extra + tail`.
 
     `built.document` holds only `extra` (what `Assembled.document` adds the per-request fields
     to); everything else of the document is already serialised around it.
     """
 
     built: Built
-    head: str
-    tail: str
+    head: bytes  # UTF-8 JSON, as served
+    tail: bytes
 
 
 # agent, session, last arrival (ms), span count, mapping overrides (as JSON), price book, agent name,
@@ -162,6 +181,11 @@ class BuiltCache:
                 return None
             self._entries.move_to_end(key)
             return entry[1]
+
+    def may_hold(self, agent_id: str, session_id: str, last_received_ms: int) -> bool:
+        """Whether an entry could serve the session as last received: if not, no settle check can find one."""
+        with self._lock:
+            return any(k[0] == agent_id and k[1] == session_id and k[2] == last_received_ms for k in self._entries)
 
     def put(self, key: CacheKey, prices: PriceBook, cached: CachedDocument) -> None:
         with self._lock:

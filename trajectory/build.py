@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 from evalkit.attributes import json_safe
@@ -79,7 +80,7 @@ class BuildResult:
     mapping_version: str
 
 
-@dataclass
+@dataclass(slots=True)
 class _Mapped:
     span: Span
     operation: Operation | None
@@ -87,7 +88,7 @@ class _Mapped:
     unused: list[str]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Draft:
     time_ns: int
     seq: int
@@ -171,12 +172,33 @@ class _Fingerprints:
 
     def __init__(self) -> None:
         self._by_id: dict[int, tuple[Any, ...]] = {}
+        self._inputs_by_id: dict[int, tuple[Any, ...]] = {}
 
     def __call__(self, message: Message) -> tuple[Any, ...]:
         found = self._by_id.get(id(message))
         if found is None:
             found = self._by_id[id(message)] = _fingerprint(message)
         return found
+
+    def of_inputs(self, messages: list[Message]) -> list[tuple[Any, ...]]:
+        """Each input message's fingerprint, `_SYSTEM` for a system message, looked up in C for the
+        messages seen before (a re-sent history is almost all of them)."""
+        by_id = self._inputs_by_id
+        keys: list[tuple[Any, ...] | None] = list(map(by_id.get, map(id, messages)))
+        if None in keys:
+            for index, key in enumerate(keys):
+                if key is None:
+                    message = messages[index]
+                    role = message.role
+                    key = by_id[id(message)] = _SYSTEM if _ROLE_ALIASES.get(role, role) == "system" else self(message)
+                    keys[index] = key
+        return keys  # type: ignore[return-value]  # every None was filled in
+
+
+_SYSTEM: tuple[Any, ...] = ("system message",)  # never a fingerprint (those have four fields)
+# From this many input messages a call's history is checked in bulk (`_Fingerprints.of_inputs`);
+# for the few of a call that re-sends nothing, the setting up costs more than it saves.
+_MANY_MESSAGES = 8
 
 
 def _tool_arguments(value: Any) -> tuple[dict[str, Any], bool]:
@@ -218,7 +240,7 @@ class _Context:
 
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
         self.seq += 1
-        draft = _Draft(time_ns=time_ns, seq=self.seq, source=source, **fields)
+        draft = _Draft(time_ns, self.seq, source, **fields)
         self.drafts.append(draft)
         return draft
 
@@ -277,34 +299,50 @@ class _Context:
         if span.trace_id not in self.traces:
             self.traces.add(span.trace_id)
             fresh = not any(_normal_role(m.role) == "assistant" for m in call.input_messages)
-        # The n-th copy of a message in this call is new if fewer than n were seen before. Runs once
-        # per message of every call, i.e. over the whole re-sent history: plain dicts, not Counters.
+        # The n-th copy of a message in this call is new if fewer than n were seen before. Runs over
+        # every message of every call, i.e. over the whole re-sent history.
         known = self.known
-        seen: dict[tuple[Any, ...], int] = {}
+        messages = call.input_messages
+        keys = self.fingerprint.of_inputs(messages) if not fresh and len(messages) >= _MANY_MESSAGES else None
         new: list[Message] = []
-        for message in call.input_messages:
-            role = message.role
-            if _ROLE_ALIASES.get(role, role) == "system":
-                if message.text:
-                    system.append(message.text)
-                continue
-            fingerprint = self.fingerprint(message)
-            count = seen[fingerprint] = seen.get(fingerprint, 0) + 1
-            before = known.get(fingerprint, 0)
-            if fresh or count > before:
-                if role != "user" and self._already_produced(fingerprint):
+        if keys is not None and _SYSTEM not in keys and len(set(keys)) == len(keys):
+            # Each message once in this call (the usual): new is never seen before, found in C for
+            # the re-sent ones; what the loop below does, without a Python step per message.
+            befores = list(map(known.get, keys))  # None: never seen (a count is at least 1)
+            if None in befores:
+                for message, key, before in zip(messages, keys, befores, strict=True):
+                    if before is None:
+                        if message.role != "user" and self._already_produced(key):
+                            continue
+                        known[key] = 1
+                        new.append(message)
+        else:
+            seen: dict[tuple[Any, ...], int] = {}
+            for message in messages:
+                role = message.role
+                if _ROLE_ALIASES.get(role, role) == "system":
+                    if message.text:
+                        system.append(message.text)
                     continue
-                known[fingerprint] = max(count, before)
-                new.append(message)
-        self.system(system, start)
+                fingerprint = self.fingerprint(message)
+                count = seen[fingerprint] = seen.get(fingerprint, 0) + 1
+                before = known.get(fingerprint, 0)
+                if fresh or count > before:
+                    if role != "user" and self._already_produced(fingerprint):
+                        continue
+                    known[fingerprint] = max(count, before)
+                    new.append(message)
+        if system:
+            self.system(system, start)
         for message in new:
             self._new_input(message, start, span)
         for definition in call.tool_definitions:
             name = str(definition.get("function", {}).get("name", ""))
             self.tool_definitions.setdefault(name, definition)
 
+        aliases = _ROLE_ALIASES
         outputs = [
-            m for m in call.output_messages if _normal_role(m.role) == "assistant"
+            m for m in call.output_messages if aliases.get(m.role, m.role) == "assistant"
         ] or call.output_messages
         output = outputs[0] if outputs else Message("assistant")
         draft = self.draft(
@@ -315,12 +353,12 @@ class _Context:
             model_name=call.model,
             reasoning_effort=call.reasoning_effort,
             llm_call_count=1,
+            metrics=_metrics(call),
+            extra=_span_extra(span, call.emitter),
         )
         self._register_calls(draft, output.tool_calls, span.span_id)
         if call.model:
             self.models[call.model] += 1
-        draft.metrics = _metrics(call)
-        draft.extra.update(_span_extra(span, call.emitter))
         if call.provider:
             draft.extra["provider"] = call.provider
         if call.finish_reasons:
@@ -343,8 +381,9 @@ class _Context:
 
     def _new_input(self, message: Message, time_ns: int, span: Span) -> None:
         role = _normal_role(message.role)
-        for part in message.tool_results:
-            self.history_results.append((time_ns, part))
+        for part in message.parts:
+            if part.kind == "tool_result":
+                self.history_results.append((time_ns, part))
         if role == "assistant":
             # Produced by a call we never received: keep it, flagged as context.
             draft = self.draft(
@@ -585,7 +624,7 @@ class _Context:
             )
 
     def steps(self) -> list[Json]:
-        ordered = sorted(self.drafts, key=lambda draft: (draft.time_ns, draft.seq))
+        ordered = sorted(self.drafts, key=_DRAFT_ORDER)
         # A call's input and its answer are steps at one time: each time written once.
         stamps: dict[int, str] = {}
         steps = []
@@ -595,6 +634,10 @@ class _Context:
                 stamp = stamps[draft.time_ns] = iso_timestamp(draft.time_ns)
             steps.append(draft.to_step(index, stamp))
         return steps
+
+
+_DRAFT_ORDER = attrgetter("time_ns", "seq")
+_SPAN_ORDER = attrgetter("start_time_unix_nano", "end_time_unix_nano", "span_id")
 
 
 def _call_starting(step: _Draft, run: AgentRun) -> Json | None:
@@ -641,11 +684,12 @@ def _metrics(call: LlmCall) -> Json | None:
 
 
 def _span_extra(span: Span, emitter: str) -> dict[str, Any]:
+    duration = span.end_time_unix_nano - span.start_time_unix_nano  # `span.duration_ns`, one call less
     return {
         "span_id": span.span_id,
         "trace_id": span.trace_id,
         "emitter": emitter,
-        "duration_ms": round(span.duration_ns / 1e6, 3),
+        "duration_ms": round((duration if duration > 0 else 0) / 1e6, 3),
     }
 
 
@@ -718,45 +762,48 @@ class _SessionTree:
         parent = (span.trace_id, span.parent_span_id)
         return parent if parent in self.by_key else None
 
-    def ancestors(self, key: SpanKey) -> Iterable[SpanKey]:
+    def nearest(self, key: SpanKey, kind: type, stop: type | None = None) -> SpanKey | None:
+        # The ancestors walked (a cycle stops the walk) without a generator: asked for every span,
+        # most of them one step below their agent.
+        by_key, parent = self.by_key, self.parent
         seen = {key}
-        current = self.parent(key)
+        current = parent(key)
         while current is not None and current not in seen:
             seen.add(current)
-            yield current
-            current = self.parent(current)
-
-    def nearest(self, key: SpanKey, kind: type, stop: type | None = None) -> SpanKey | None:
-        for ancestor in self.ancestors(key):
-            operation = self.by_key[ancestor].operation
+            operation = by_key[current].operation
             if isinstance(operation, kind):
-                return ancestor
+                return current
             if stop is not None and isinstance(operation, stop):
                 return None
+            current = parent(current)
         return None
 
 
-def build_trajectory(
-    spans: Sequence[Span],
-    logs: Sequence[LogRecord] = (),
-    *,
-    overrides: MappingOverrides | None = None,
-    agent_name: str | None = None,
-    agent_version: str | None = None,
-    session_id: str | None = None,
-) -> BuildResult:
-    """The session's ATIF trajectory (steps, tokens; no prices yet) and what the mappers made of it."""
-    overrides = overrides or MappingOverrides()
+@dataclass
+class _MappedSession:
+    """A session's spans read by the mappers, before any step is assembled."""
+
+    ordered: list[Span]
+    mapped: list[_Mapped]
+    tree: _SessionTree
+    wrappers: set[SpanKey]  # LLM spans not counted: wrapping another, or reporting another's call
+    warnings: list[str]
+    unmapped: Counter[str]
+    emitters: dict[str, None]
+
+
+def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: MappingOverrides) -> _MappedSession:
     warnings: list[str] = []
     unmapped: Counter[str] = Counter()
     emitters: dict[str, None] = {}
 
     unique: dict[SpanKey, Span] = {}
+    ignored = overrides.ignore_span_names
     for span in spans:
-        if any(fnmatch.fnmatchcase(span.name, pattern) for pattern in overrides.ignore_span_names):
+        if ignored and any(fnmatch.fnmatchcase(span.name, pattern) for pattern in ignored):
             continue
         unique.setdefault((span.trace_id, span.span_id), span)
-    ordered = sorted(unique.values(), key=lambda s: (s.start_time_unix_nano, s.end_time_unix_nano, s.span_id))
+    ordered = sorted(unique.values(), key=_SPAN_ORDER)
     logs_by_span: dict[SpanKey, list[LogRecord]] = {}
     for log in logs:
         if log.span_id:
@@ -799,6 +846,51 @@ def build_trajectory(
         wrappers.update(reported_again)
         warnings.append(f"{len(reported_again)} LLM span(s) reporting a call another span reports were not "
                         "counted again")
+    return _MappedSession(ordered, mapped, tree, wrappers, warnings, unmapped, emitters)
+
+
+@dataclass
+class MappingSummary:
+    """What the mappers made of a session, without its steps (a session's spans view shows it)."""
+
+    llm_calls: int  # the trajectory's LLM calls: each becomes one agent step with `llm_call_count: 1`
+    emitters: list[str]
+    unmapped_attributes: list[str]
+    mapping_version: str
+
+
+def summarise_mapping(
+    spans: Sequence[Span], logs: Sequence[LogRecord] = (), *, overrides: MappingOverrides | None = None
+) -> MappingSummary:
+    """`build_trajectory`'s emitters, unmapped attributes and mapping version, and the number of LLM
+    calls its document holds, without assembling the steps (a third of the build)."""
+    overrides = overrides or MappingOverrides()
+    session = _map_session(spans, logs, overrides)
+    wrappers = session.wrappers
+    calls = sum(1 for m in session.mapped
+                if isinstance(m.operation, LlmCall) and (m.span.trace_id, m.span.span_id) not in wrappers)
+    return MappingSummary(calls, list(session.emitters), sorted(session.unmapped), _mapping_version(overrides))
+
+
+def _mapping_version(overrides: MappingOverrides) -> str:
+    return overrides.label if overrides != MappingOverrides() else BUILT_IN_VERSION
+
+
+def build_trajectory(
+    spans: Sequence[Span],
+    logs: Sequence[LogRecord] = (),
+    *,
+    overrides: MappingOverrides | None = None,
+    agent_name: str | None = None,
+    agent_version: str | None = None,
+    session_id: str | None = None,
+) -> BuildResult:
+    """The session's ATIF trajectory (steps, tokens; no prices yet) and what the mappers made of it."""
+    overrides = overrides or MappingOverrides()
+    session_spans = _map_session(spans, logs, overrides)
+    ordered, mapped, tree = session_spans.ordered, session_spans.mapped, session_spans.tree
+    wrappers, warnings = session_spans.wrappers, session_spans.warnings
+    unmapped, emitters = session_spans.unmapped, session_spans.emitters
 
     nearest_runs: dict[SpanKey, SpanKey | None] = {}
 
@@ -968,7 +1060,7 @@ def build_trajectory(
     }
     if agent_extra:
         agent["extra"] = {**agent.get("extra", {}), **agent_extra}  # the last field: order kept
-    mapping_version = overrides.label if overrides != MappingOverrides() else BUILT_IN_VERSION
+    mapping_version = _mapping_version(overrides)
     extra: dict[str, Any] = {
         "emitters": list(emitters),
         "unmapped_attributes": sorted(unmapped),
@@ -1043,32 +1135,36 @@ def _map_span(
     reader = SpanReader(span, memo)
     found = detect(span)
     operation: Operation | None = None
-    covered: set[str] = set()
-    for emitter in found:
+    if len(found) == 1:  # most spans: one convention, nothing to cover or fill in
+        emitter = found[0]
         emitters.setdefault(emitter.name, None)
-        if emitter.name in covered:
-            continue
-        covered |= emitter.covers
-        candidate = emitter.map_span(reader, logs)
-        if operation is None:
-            operation = candidate
-        elif candidate is not None and type(candidate) is type(operation):
-            _fill_gaps(operation, candidate)
+        operation = emitter.map_span(reader, logs)
+    else:
+        covered: set[str] = set()
+        for emitter in found:
+            emitters.setdefault(emitter.name, None)
+            if emitter.name in covered:
+                continue
+            covered |= emitter.covers
+            candidate = emitter.map_span(reader, logs)
+            if operation is None:
+                operation = candidate
+            elif candidate is not None and type(candidate) is type(operation):
+                _fill_gaps(operation, candidate)
     targets: dict[str, Any] = {}
     for attribute, target in overrides.attribute_map.items():
         if attribute in span.attributes:
             reader.used.add(attribute)
             targets[target] = json_safe(span.attributes[attribute])
-    used = reader.used
-    named = (overrides.session_id_attribute or None, overrides.agent_name_attribute or None)
     # Identity attributes are read by the builder; the SDK's own bookkeeping on its `evalkit.run`
     # root (case, repetition, input, output…) is already on the run record. Neither is an attribute
-    # the mapper failed to understand. (One pass rather than marking them used, then subtracting.)
-    unused = [
-        key
-        for key in span.attributes
-        if key not in used and key not in _IDENTITY_KEYS and key not in named and not key.startswith("evalkit.")
-    ]
+    # the mapper failed to understand. (Set differences: the list is sorted below, so order is moot.)
+    left = span.attributes.keys() - reader.used - _IDENTITY_KEYS
+    if left:
+        for name in (overrides.session_id_attribute, overrides.agent_name_attribute):
+            if name:
+                left.discard(name)
+    unused = [key for key in left if not key.startswith("evalkit.")] if left else []
     if span.events:
         # Attributes of events no mapper read (Strands' event-loop spans, ...), named by their event.
         unused.extend(f"event {event.name}: {key}" for event in span.events
@@ -1216,4 +1312,4 @@ def ordered_trajectory(document: Json) -> Json:
     return _ordered(document, _TRAJECTORY_FIELDS)
 
 
-__all__ = ["BuildResult", "ErrorInfo", "build_trajectory", "iso_timestamp"]
+__all__ = ["BuildResult", "ErrorInfo", "MappingSummary", "build_trajectory", "iso_timestamp", "summarise_mapping"]

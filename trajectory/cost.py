@@ -54,7 +54,7 @@ def _when(step: Mapping[str, Any]) -> datetime | None:
 def _updated(metrics: Mapping[str, Any], **update: Any) -> dict[str, Any]:
     """A copy of `metrics` with `update` (None drops a field), in the metrics fields' order."""
     merged = {**metrics, **update}
-    return {name: merged[name] for name in _METRICS_FIELDS if merged.get(name) is not None}
+    return {name: value for name in _METRICS_FIELDS if (value := merged.get(name)) is not None}
 
 
 def _set_metrics(step: dict[str, Any], metrics: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """The common shape every mapper normalises a span into: an LLM call, a tool execution, an agent run.
 
-Plain dataclasses: they live only between a mapper and the trajectory builder.
+Plain dataclasses: they live only between a mapper and the trajectory builder. With slots: thousands
+are made per session, and a slotted instance is made and read faster than one with a `__dict__`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from evalkit.trajectory.span import Span
 PartKind = Literal["text", "reasoning", "tool_call", "tool_result", "media", "other"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Part:
     kind: PartKind
     text: str | None = None  # text, reasoning, or the rendered result of a tool
@@ -25,7 +26,7 @@ class Part:
     uri: str | None = None  # media: URL or data URL
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
     role: str  # system / user / assistant / tool (free string, lower-cased)
     parts: list[Part] = field(default_factory=list)
@@ -33,11 +34,12 @@ class Message:
 
     @property
     def text(self) -> str:
-        return "\n".join(part.text for part in self.parts if part.kind == "text" and part.text)
+        # Lists, not generators, for `join`: read for every message of every call.
+        return "\n".join([part.text for part in self.parts if part.kind == "text" and part.text])
 
     @property
     def reasoning(self) -> str:
-        return "\n".join(part.text for part in self.parts if part.kind == "reasoning" and part.text)
+        return "\n".join([part.text for part in self.parts if part.kind == "reasoning" and part.text])
 
     @property
     def tool_calls(self) -> list[Part]:
@@ -48,7 +50,7 @@ class Message:
         return [part for part in self.parts if part.kind == "tool_result"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Usage:
     """Token counts of one LLM call, normalised: `input_tokens` includes cached and cache-write tokens."""
 
@@ -65,7 +67,7 @@ class Usage:
         return self.input_tokens is None and self.output_tokens is None
 
 
-@dataclass
+@dataclass(slots=True)
 class ErrorInfo:
     status_message: str = ""
     error_type: str | None = None
@@ -82,7 +84,7 @@ class ErrorInfo:
         return extra
 
 
-@dataclass
+@dataclass(slots=True)
 class LlmCall:
     span: Span
     emitter: str
@@ -101,7 +103,7 @@ class LlmCall:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolExecution:
     span: Span
     emitter: str
@@ -114,7 +116,7 @@ class ToolExecution:
     handoff_to: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class AgentRun:
     """An agent invocation (invoke_agent, OpenInference AGENT, a Vercel generateText call, ...)."""
 

@@ -27,7 +27,7 @@ from evalkit.trajectory.assemble import (
     cyclic_gc_paused,
     span_view,
 )
-from evalkit.trajectory.build import build_trajectory
+from evalkit.trajectory.build import summarise_mapping
 from evalkit.trajectory.mapping_store import (
     CurrentMappings,
     current_mapping,
@@ -37,7 +37,13 @@ from evalkit.trajectory.mapping_store import (
 )
 from evalkit.trajectory.overrides import MappingOverrides
 from evalkit.trajectory.prices import PriceBook
-from evalkit.trajectory.read import count_trace_spans, read_trace_logs, read_trace_spans, session_window
+from evalkit.trajectory.read import (
+    SessionWindow,
+    count_trace_spans,
+    read_trace_logs,
+    read_trace_spans_typed,
+    session_window,
+)
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_list import (
     BadQuery,
@@ -54,17 +60,10 @@ SETTLED_HEADER = "X-Evalkit-Trajectory-Settled"
 _POLL_SECONDS = 0.25
 PRICES_KEY = web.AppKey("trajectory_prices", PriceBook)
 
-_TYPED_COLUMNS = """
-SELECT trace_id, span_id, operation, provider, model, is_llm_call, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, reasoning_tokens, reported_cost_usd, tool_name, tool_call_id,
-       toUnixTimestamp64Milli(received_at)
-FROM spans FINAL
-WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
-"""
-
-
-def _dumps(document: Any) -> str:
-    return dumps_json(document).decode()  # strict JSON: a non-finite number is null
+def _dumps(document: Any) -> bytes:
+    # Strict JSON (a non-finite number is null), as the UTF-8 bytes served: a 3,000-step document
+    # is megabytes, not decoded to text and encoded back.
+    return dumps_json(document)
 
 
 def _ctx(request: web.Request) -> Context:
@@ -168,26 +167,24 @@ async def _session_detail(request: web.Request) -> web.Response:
             return summarised()
 
     def summarised() -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        spans = read_trace_spans(context.store, agent.agent_id, window.trace_ids, limit=limit, offset=offset)
-        typed_rows = context.store.query(_TYPED_COLUMNS, {"agent": agent.agent_id, "traces": list(window.trace_ids)})
-        typed = {(r[0], r[1]): r[2:] for r in typed_rows}
+        # The spans with their typed columns, one query (`read.TYPED_COLUMNS`).
+        spans, typed = read_trace_spans_typed(context.store, agent.agent_id, window.trace_ids, limit=limit,
+                                              offset=offset)
         views = []
-        for span in spans:
+        for span, t in zip(spans, typed, strict=True):
             view = span_view(span)
-            t = typed.get((span.trace_id, span.span_id))
-            if t is not None:
-                view["typed"] = {
-                    "operation": t[0] or None, "provider": t[1] or None, "model": t[2] or None,
-                    "is_llm_call": bool(t[3]), "input_tokens": t[4], "output_tokens": t[5],
-                    "cache_read_tokens": t[6], "cache_write_tokens": t[7], "reasoning_tokens": t[8],
-                    "reported_cost_usd": t[9], "tool_name": t[10] or None, "tool_call_id": t[11] or None,
-                    "received_at_ms": t[12]}
+            view["typed"] = {
+                "operation": t[0] or None, "provider": t[1] or None, "model": t[2] or None,
+                "is_llm_call": bool(t[3]), "input_tokens": t[4], "output_tokens": t[5],
+                "cache_read_tokens": t[6], "cache_write_tokens": t[7], "reasoning_tokens": t[8],
+                "reported_cost_usd": t[9], "tool_name": t[10] or None, "tool_call_id": t[11] or None,
+                "received_at_ms": t[12]}
             views.append(view)
         whole = len(spans) == total
         logs = read_trace_logs(context.store, agent.agent_id, window.trace_ids) if whole else []
         overrides = current_mappings(context).get(context.store, agent.agent_id).overrides
-        # The summary needs only what the mappers made of the spans: no prices, no validation.
-        built = build_trajectory(spans, logs, overrides=overrides, session_id=session_id)
+        # The summary needs only what the mappers made of the spans: no steps, prices or validation.
+        mapping = summarise_mapping(spans, logs, overrides=overrides)
         summary = {
             "span_count": total,
             "trace_count": len(window.trace_ids),
@@ -197,11 +194,11 @@ async def _session_detail(request: web.Request) -> web.Response:
             "spans_by_operation": dict(Counter((v.get("typed") or {}).get("operation") or "other" for v in views)),
             # The trajectory's LLM calls: a wrapping or repeated report, or a span preparing a call
             # (LlamaIndex's `_prepare_chat_with_tools`), is no call of its own, as in the session list.
-            "llm_calls": _llm_calls(built.document),
+            "llm_calls": mapping.llm_calls,
             "errors": sum(1 for v in views if v["status_code"] == "ERROR"),
-            "mapping_version": built.mapping_version,
-            "emitters": built.emitters,
-            "unmapped_attributes": built.unmapped_attributes,
+            "mapping_version": mapping.mapping_version,
+            "emitters": mapping.emitters,
+            "unmapped_attributes": mapping.unmapped_attributes,
             # Paged: the mapper saw only this page, so its findings are the page's.
             "mapped_over": "session" if whole else "page",
         }
@@ -216,12 +213,6 @@ async def _session_detail(request: web.Request) -> web.Response:
     return web.Response(body=encoded, content_type="application/json")
 
 
-def _llm_calls(document: dict[str, Any]) -> int:
-    """LLM calls a built trajectory holds, in its subagents too."""
-    own = sum(step.get("llm_call_count") or 0 for step in document["steps"])
-    return own + sum(_llm_calls(sub) for sub in document.get("subagent_trajectories") or ())
-
-
 def _unknown_session(agent: Agent, session_id: str) -> str:
     return (f"agent {agent.agent_id} has no session {session_id!r}: no span carrying that session id has "
             "arrived. Spans name their session in `session.id` or `gen_ai.conversation.id` (or the attribute "
@@ -230,14 +221,17 @@ def _unknown_session(agent: Agent, session_id: str) -> str:
 
 
 # -- trajectories -----------------------------------------------------------------------------------------------
-async def _settle(context: Context, agent: Agent, session_id: str, wait: float
-                  ) -> tuple[Settlement, Any, float, bool]:
-    """Poll the cheap settle check until the session is settled or `wait` runs out."""
+async def _settle(context: Context, agent: Agent, session_id: str, wait: float,
+                  window: SessionWindow | None = None) -> tuple[Settlement, Any, float, bool]:
+    """Poll the cheap settle check until the session is settled or `wait` runs out (`window`: the first's)."""
     started = time.monotonic()
     quiet = context.settings.settle_quiet_seconds
+    known = window
     while True:
         settlement, window = await asyncio.to_thread(
-            settle_session, context.store, agent.agent_id, session_id, now=_now(context), quiet_period=quiet)
+            settle_session, context.store, agent.agent_id, session_id, now=_now(context), quiet_period=quiet,
+            window=known)
+        known = None  # read afresh on the next round: a span arriving meanwhile may add a trace or move times
         waited = time.monotonic() - started
         remaining = wait - waited
         if settlement.settled or remaining <= 0:
@@ -257,29 +251,46 @@ def _wait_of(request: web.Request, context: Context) -> float:
     return wait
 
 
+def _too_many_spans(agent: Agent, session_id: str, span_count: int, cap: int) -> ApiError:
+    return ApiError(413, f"session {session_id} has {span_count} spans, over this service's limit "
+                         f"of {cap}; read its spans page by page from /api/agents/{agent.agent_id}/sessions/"
+                         f"{session_id}?limit=1000&offset=0, or raise EVALKIT_SESSION_SPAN_LIMIT")
+
+
 async def _trajectory(request: web.Request) -> web.Response:
     agent = await agent_of(request)
     context = _ctx(request)
     session_id = request.match_info["session_id"]
     wait = _wait_of(request, context)
-    settlement, window, waited, ran_out = await _settle(context, agent, session_id, wait)
+    cap = context.settings.session_span_limit
+    overrides = await _overrides(context, agent)
+    prices = _prices(request)
+    full_schema = request.query.get("validate") == "schema"
+    cache = built_cache(context)
+
+    if not wait:
+        # Not waiting, and no cached document for the session as last received: it is built, so it
+        # is settled from the spans read for the build (one query) rather than checked first (two).
+        started = time.monotonic()
+        window = await asyncio.to_thread(session_window, context.store, agent.agent_id, session_id)
+        if window is None:
+            raise ApiError(404, _unknown_session(agent, session_id))
+        if not cache.may_hold(agent.agent_id, session_id, window.last_received_ms):
+            return await _first_trajectory(context, agent, session_id, window, overrides, prices, full_schema,
+                                           waited=time.monotonic() - started)
+    else:
+        window = None
+    settlement, window, waited, ran_out = await _settle(context, agent, session_id, wait, window)
     if window is None or settlement.span_count == 0:
         raise ApiError(404, _unknown_session(agent, session_id)
                        + (f" (waited {waited:.1f}s)" if wait else ""))
-    cap = context.settings.session_span_limit
     if settlement.span_count > cap:
-        raise ApiError(413, f"session {session_id} has {settlement.span_count} spans, over this service's limit "
-                            f"of {cap}; read its spans page by page from /api/agents/{agent.agent_id}/sessions/"
-                            f"{session_id}?limit=1000&offset=0, or raise EVALKIT_SESSION_SPAN_LIMIT")
-    overrides = await _overrides(context, agent)
-    prices = _prices(request)
+        raise _too_many_spans(agent, session_id, settlement.span_count, cap)
 
-    full_schema = request.query.get("validate") == "schema"
-    cache = built_cache(context)
     key = BuiltCache.key(agent.agent_id, agent.name, session_id, window, settlement, overrides, prices,
                          full_schema) if settlement.settled else None
 
-    def serve() -> tuple[str, str]:
+    def serve() -> tuple[bytes, str]:
         # Serialised and dropped while the cycle collector is still paused: resumed with the
         # document alive, its first collection walked every object of it (tens of ms on 3,000 steps).
         # Cached as text for the same reason.
@@ -294,22 +305,69 @@ async def _trajectory(request: web.Request) -> web.Response:
                     raise ApiError(404, _unknown_session(agent, session_id))
                 cached = _as_text(assembled.built)
                 if cached is None:  # the marker is in the session's own text: serialise it whole
-                    text = _dumps(assembled.document(waited_seconds=waited, waited_out=ran_out if wait else None))
+                    body = _dumps(assembled.document(waited_seconds=waited, waited_out=ran_out if wait else None))
                     status = assembled.status
                     del assembled
-                    return text, status
+                    return body, status
                 if key is not None:
                     cache.put(key, prices, cached)
                 del assembled
             served = Assembled(session_id, settlement, window, cached.built)
             extra = served.document(waited_seconds=waited, waited_out=ran_out if wait else None)["extra"]
-            text = cached.head + _dumps(extra) + cached.tail
+            body = b"".join((cached.head, _dumps(extra), cached.tail))
             status = served.status
             del cached, served
-        return text, status
+        return body, status
 
-    text, status = await asyncio.to_thread(serve)
-    return web.Response(text=text, content_type="application/json", headers={
+    body, status = await asyncio.to_thread(serve)
+    return web.Response(body=body, content_type="application/json", charset="utf-8", headers={
+        STATUS_HEADER: status, SETTLED_HEADER: "true" if settlement.settled else "false"})
+
+
+async def _first_trajectory(context: Context, agent: Agent, session_id: str, window: SessionWindow,
+                            overrides: MappingOverrides | None, prices: PriceBook, full_schema: bool,
+                            waited: float) -> web.Response:
+    """A session no cached document can serve: settled and built from one read of its spans (`assemble`)."""
+    cap = context.settings.session_span_limit
+    cache = built_cache(context)
+
+    def serve() -> tuple[bytes, str, Settlement]:
+        with cyclic_gc_paused():  # as `_trajectory`'s serve: the document serialised before collection resumes
+            assembled = assemble(
+                context.store, agent.agent_id, agent.name, session_id, now=_now(context),
+                quiet_period=context.settings.settle_quiet_seconds, overrides=overrides, prices=prices,
+                window=window, full_schema=full_schema, span_limit=cap)
+            settlement = assembled.settlement
+            if assembled.built is None:
+                return b"", "", settlement
+            cached = _as_text(assembled.built)
+            if cached is None:  # the marker is in the session's own text: serialise it whole
+                body = _dumps(assembled.document(waited_seconds=waited))
+                status = assembled.status
+                del assembled
+                return body, status, settlement
+            if settlement.settled:
+                key = BuiltCache.key(agent.agent_id, agent.name, session_id, window, settlement, overrides, prices,
+                                     full_schema)
+                cache.put(key, prices, cached)
+            del assembled
+            served = Assembled(session_id, settlement, window, cached.built)
+            extra = served.document(waited_seconds=waited)["extra"]
+            body = b"".join((cached.head, _dumps(extra), cached.tail))
+            status = served.status
+            del cached, served
+        return body, status, settlement
+
+    body, status, settlement = await asyncio.to_thread(serve)
+    if settlement.span_count == 0:
+        raise ApiError(404, _unknown_session(agent, session_id))
+    if settlement.span_count > cap:
+        # Read up to one span over the cap: the settle check counts them all, for the message.
+        counted, _ = await asyncio.to_thread(
+            settle_session, context.store, agent.agent_id, session_id, now=_now(context),
+            quiet_period=context.settings.settle_quiet_seconds, window=window)
+        raise _too_many_spans(agent, session_id, counted.span_count, cap)
+    return web.Response(body=body, content_type="application/json", charset="utf-8", headers={
         STATUS_HEADER: status, SETTLED_HEADER: "true" if settlement.settled else "false"})
 
 
@@ -325,7 +383,7 @@ def _as_text(built: Built) -> CachedDocument | None:
     """
     document = built.document
     slot = _dumps(_EXTRA_SLOT)
-    text = _dumps({**document, "extra": _EXTRA_SLOT})
+    text = _dumps({**document, "extra": _EXTRA_SLOT})  # bytes, as served
     head, found, tail = text.partition(slot)
     if not found or slot in head or slot in tail:
         return None
@@ -371,8 +429,8 @@ async def _export(request: web.Request) -> web.StreamResponse:
             continue
         if statuses and assembled.status not in statuses:
             continue
-        line_text = await asyncio.to_thread(_dumps, assembled.document())
-        await response.write((line_text + "\n").encode())
+        encoded = await asyncio.to_thread(_dumps, assembled.document())
+        await response.write(encoded + b"\n")
     await response.write_eof()
     return response
 

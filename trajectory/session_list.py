@@ -18,10 +18,11 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from evalkit.store import Store
+from evalkit.store import Store, compact_sql
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
 from evalkit.trajectory.session_index import RESOLVED
+from evalkit.trajectory.session_page import ORDERS, page_by_time
 from evalkit.trajectory.settle import PARTIAL, VALID
 
 SORTS = {
@@ -31,8 +32,22 @@ SORTS = {
     "cost": None,  # priced in Python, so sorted there
 }
 
+# Each trace's spans, errors, structure and models (for the sessions a query resolves and sums in SQL).
+_PER_TRACE = """
+SELECT trace_id, count() AS spans, min(start_time) AS first_start, max(end_time) AS last_end,
+       max(received_at) AS last_received, countIf(status_code = 2) AS errors,
+       countIf(parent_span_id = '') AS roots,
+       length(groupUniqArrayIf(parent_span_id, parent_span_id != ''))
+         - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''),
+                                 groupUniqArray(span_id))) AS missing_parents,
+       groupUniqArrayIf(model, model != '' AND is_llm_call) AS models
+FROM spans FINAL
+WHERE agent_id = {agent:String} AND trace_id IN __TRACES__
+GROUP BY trace_id
+"""
+
 # Sessions overlapping [since, until), then per trace (so structure can be judged), then per session.
-_SESSIONS = """
+_SESSIONS = compact_sql("""
 WITH resolved AS (__RESOLVED__),
 in_range AS (
     SELECT session_id FROM resolved
@@ -41,18 +56,7 @@ in_range AS (
        AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
 ),
 pairs AS (__PAIRS__),
-per_trace AS (
-    SELECT trace_id, count() AS spans, min(start_time) AS first_start, max(end_time) AS last_end,
-           max(received_at) AS last_received, countIf(status_code = 2) AS errors,
-           countIf(parent_span_id = '') AS roots,
-           length(groupUniqArrayIf(parent_span_id, parent_span_id != ''))
-             - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''),
-                                     groupUniqArray(span_id))) AS missing_parents,
-           groupUniqArrayIf(model, model != '' AND is_llm_call) AS models
-    FROM spans FINAL
-    WHERE agent_id = {agent:String} AND trace_id IN (SELECT trace_id FROM pairs)
-    GROUP BY trace_id
-)
+per_trace AS (__PER_TRACE__)
 SELECT p.session_id AS sid, sum(t.spans) AS span_count, count() AS trace_count,
        toUnixTimestamp64Nano(min(t.first_start)) AS first_ns, toUnixTimestamp64Nano(max(t.last_end)) AS last_ns,
        toUnixTimestamp64Milli(max(t.last_received)) AS received_ms, sum(t.errors) AS error_count,
@@ -63,99 +67,113 @@ GROUP BY p.session_id
 __HAVING__
 ORDER BY __ORDER__
 __LIMIT__
-""".replace("__RESOLVED__", RESOLVED)
+""".replace("__RESOLVED__", RESOLVED).replace("__PER_TRACE__", _PER_TRACE).replace(
+    "__TRACES__", "(SELECT trace_id FROM pairs)"))
 _IN_RANGE_PAIRS = ("SELECT DISTINCT session_id, trace_id FROM resolved "
                    "WHERE session_id IN (SELECT session_id FROM in_range)")
 
-# (session, trace) pairs the caller already knows (a page's), so that no query resolves the index again.
-_GIVEN_PAIRS = ("SELECT pair.1 AS session_id, pair.2 AS trace_id "
-                "FROM (SELECT arrayJoin({pairs:Array(Tuple(String, String))}) AS pair)")
-# ... or the named sessions' pairs from the index (as many sessions as a sort by cost prices).
-_INDEX_PAIRS = "SELECT DISTINCT session_id, trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)}"
+# The named sessions' traces from the index (as many sessions as a sort by cost prices).
 _INDEX_TRACES = "(SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)})"
-_MAX_GIVEN_PAIRS = 5_000  # query parameters travel in the request: past a page's worth, let the store resolve
+_REPORTED = 2  # where the reported cost is among _CALL_FIGURES
+_MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page's worth, let the store resolve
 
-# A page of sessions by time, from the session index alone (a row per session and trace, times
-# kept by ingest): the spans are then read for that page only, so a page costs the page, not the
-# agent's every span. Sorts and filters that need the spans (span count, errors, model, cost) scan them.
-_PAGE_BY_TIME = """
-WITH resolved AS (__RESOLVED__)
-SELECT session_id, groupUniqArray(trace_id) FROM resolved
-GROUP BY session_id
-HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
-   AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
-ORDER BY __ORDER__, session_id
-LIMIT {limit:UInt64} OFFSET {offset:UInt64}
-""".replace("__RESOLVED__", RESOLVED)
-_INDEX_ORDER = {"last_seen": "max(last_end) DESC", "first_seen": "min(first_start) DESC"}
+# A page of sessions by last or first seen is picked from the session index in list order
+# (trajectory/session_page.py), reading as many sessions as the page needs: the spans are then read
+# for that page only, so a page costs the page, not the agent's every span. Sorts and filters that
+# need the spans (span count, errors, model, cost) scan them.
 
-# The session's LLM spans that carry a response id (the keys of trajectory/same_call.py, first non-empty).
+# An LLM span's response id (the keys of trajectory/same_call.py, first non-empty).
 _RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
-_REPORTS = f"""(
-    SELECT trace_id, span_id, toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns,
-           {_RESPONSE_ID} AS response_id
-    FROM spans WHERE agent_id = {{agent:String}} AND is_llm_call AND response_id != ''
-      AND trace_id IN __TRACES__)"""
 
-_SIBLINGS = """(
-    SELECT trace_id, span_id, parent_span_id, scope_name, start_time, input_tokens, output_tokens,
-           reported_cost_usd, status_code
-    FROM spans WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != ''
-      AND trace_id IN __TRACES__)"""
+# Each span of some traces (`__WHICH__` narrows them) with whether it is an LLM call the list counts:
+# a leaf call (a framework's LLM span wrapping the client library's repeats its usage), not a step
+# preparing a call, not a second report of a call, not a streamed call's request span. One read of the
+# spans: the rules that compare a span with others are window functions over it, not self-joins, which
+# cost a second and third read and most of the query's planning.
+_SPANS_COUNTED = """(
+    SELECT *,
+           is_llm_call AND NOT preparing AND (trace_id, span_id) NOT IN (
+               SELECT trace_id, parent_span_id FROM spans
+               WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != '' AND trace_id IN __TRACES__)
+             AND NOT (response_id != '' AND next_report_start IS NOT NULL AND next_report_start <= end_ns)
+             AND NOT (unanswered AND last_answer_start IS NOT NULL AND last_answer_start >= start_ns) AS counted
+    FROM (
+        SELECT trace_id, span_id, parent_span_id, model, provider, status_code, is_llm_call, start_time, end_time,
+               received_at, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+               start_ns, end_ns, response_id,
+               -- A NaN or infinite reported cost is unknown (NULL): the call is priced from its tokens like
+               -- one that reported none.
+               if(isFinite(reported_cost_usd), reported_cost_usd, NULL) AS cost,
+               -- Prompt tokens include cached ones (as in the trajectory); emitters that leave them out say
+               -- fewer prompt tokens than cache tokens.
+               if(input_tokens < cache_read_tokens + cache_write_tokens,
+                  input_tokens + cache_read_tokens + cache_write_tokens, input_tokens) AS prompt,
+               -- An OpenInference LLM span with no messages, token counts or cost is a step preparing a
+               -- call, not a call (LlamaIndex's `_prepare_chat_with_tools`): the trajectory reads it so too
+               -- (`mappers.openinference.is_preprocessing`). (Keys only: ClickHouse reads the maps' key
+               -- subcolumns, not their values.)
+               is_llm_call AND has(mapKeys(attributes), 'openinference.span.kind')
+                 AND NOT arrayExists(k -> startsWith(k, 'llm.input_messages.') OR startsWith(k, 'llm.output_messages.')
+                                          OR startsWith(k, 'llm.token_count.') OR startsWith(k, 'llm.cost.'),
+                                     arrayConcat(mapKeys(attributes), mapKeys(payloads))) AS preparing,
+               -- One call reported by several instrumentations (the same response id, overlapping in time)
+               -- counts once, the report that started last kept (the innermost), as in the trajectory
+               -- (trajectory/same_call.py, which also prefers a report with output, input and usage: these
+               -- agree whenever every report has them). A report is dropped when a later one overlaps it:
+               -- ordered by (start, longest first, span id), that is when the next one starts before it ends.
+               leadInFrame(toNullable(start_ns)) OVER (
+                   PARTITION BY trace_id, is_llm_call, response_id ORDER BY start_ns, end_ns DESC, span_id
+                   ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) AS next_report_start,
+               -- A streamed call's request span (no usage, no cost, no error) that a later sibling of the
+               -- same instrumentation answers with usage (Logfire's "streaming response" span) is that call,
+               -- not a second, unpriced one (trajectory/same_call.py, which also asks for the same model and
+               -- input).
+               parent_span_id != '' AND input_tokens = 0 AND output_tokens = 0 AND reported_cost_usd IS NULL
+                 AND status_code != 2 AS unanswered,
+               max(if(input_tokens > 0 OR output_tokens > 0, start_ns, NULL)) OVER (
+                   PARTITION BY trace_id, is_llm_call, parent_span_id, scope_name) AS last_answer_start
+        -- (The columns named, not `*`: planning a query that names all of the spans' columns costs more
+        -- than running it.)
+        FROM (SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call,
+                     start_time, end_time, received_at, input_tokens, output_tokens, cache_read_tokens,
+                     cache_write_tokens, reasoning_tokens, reported_cost_usd, attributes, payloads,
+                     toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns,
+                     if(is_llm_call, __RESPONSE_ID__, '') AS response_id
+              FROM spans FINAL
+              WHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __WHICH__)))
+""".replace("__RESPONSE_ID__", _RESPONSE_ID)
 
-# Leaf LLM calls per session and (model, provider): what pricing needs. A NaN or infinite reported
-# cost is unknown (NULL): the call is priced from its tokens like one that reported none.
-_LLM_CALLS = """
-SELECT p.session_id, s.model, s.provider, count(), countIf(__COST__ IS NOT NULL),
-       sumIf(__COST__, __COST__ IS NOT NULL),
-       -- Prompt tokens include cached ones (as in the trajectory); emitters that leave them out say
-       -- fewer prompt tokens than cache tokens.
-       sumIf(if(s.input_tokens < s.cache_read_tokens + s.cache_write_tokens,
-                s.input_tokens + s.cache_read_tokens + s.cache_write_tokens, s.input_tokens),
-             __COST__ IS NULL),
-       sumIf(s.output_tokens, __COST__ IS NULL),
-       sumIf(s.cache_read_tokens, __COST__ IS NULL),
-       sumIf(s.cache_write_tokens, __COST__ IS NULL),
-       sum(if(s.input_tokens < s.cache_read_tokens + s.cache_write_tokens,
-              s.input_tokens + s.cache_read_tokens + s.cache_write_tokens, s.input_tokens)),
-       sum(s.output_tokens), sum(s.cache_read_tokens), sum(s.reasoning_tokens),
-       countIf(__COST__ IS NULL AND s.input_tokens = 0 AND s.output_tokens = 0)
-FROM spans AS s FINAL
-INNER JOIN (__PAIRS__) AS p
-    ON s.trace_id = p.trace_id
-WHERE s.agent_id = {agent:String} AND s.is_llm_call
-  -- An OpenInference LLM span with no messages, token counts or cost is a step preparing a call,
-  -- not a call (LlamaIndex's `_prepare_chat_with_tools`): the trajectory reads it so too
-  -- (`mappers.openinference.is_preprocessing`).
-  -- (Keys only: ClickHouse reads the maps' key subcolumns, not their values.)
-  AND NOT (has(mapKeys(s.attributes), 'openinference.span.kind')
-           AND NOT arrayExists(k -> startsWith(k, 'llm.input_messages.') OR startsWith(k, 'llm.output_messages.')
-                                    OR startsWith(k, 'llm.token_count.') OR startsWith(k, 'llm.cost.'),
-                               arrayConcat(mapKeys(s.attributes), mapKeys(s.payloads))))
-  -- Leaf calls only: a framework's LLM span wrapping the client library's repeats its usage.
-  AND (s.trace_id, s.span_id) NOT IN (
-      SELECT trace_id, parent_span_id FROM spans
-      WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != ''
-        AND trace_id IN __TRACES__)
-  -- One call reported by several instrumentations (the same response id, overlapping in time) counts
-  -- once, the report that started last kept (the innermost), as in the trajectory (trajectory/same_call.py,
-  -- which also prefers a report with output, input and usage: these agree whenever every report has them).
-  AND (s.trace_id, s.span_id) NOT IN (
-      SELECT a.trace_id, a.span_id FROM __REPORTS__ AS a INNER JOIN __REPORTS__ AS b
-          ON a.trace_id = b.trace_id AND a.response_id = b.response_id
-      WHERE a.span_id != b.span_id AND a.start_ns <= b.end_ns AND b.start_ns <= a.end_ns
-        AND (b.start_ns, -b.end_ns, b.span_id) > (a.start_ns, -a.end_ns, a.span_id))
-  -- A streamed call's request span (no usage, no cost, no error) that a later sibling of the same
-  -- instrumentation answers with usage (Logfire's "streaming response" span) is that call, not a
-  -- second, unpriced one (trajectory/same_call.py, which also asks for the same model and input).
-  AND (s.trace_id, s.span_id) NOT IN (
-      SELECT a.trace_id, a.span_id FROM __SIBLINGS__ AS a INNER JOIN __SIBLINGS__ AS b
-          ON a.trace_id = b.trace_id AND a.parent_span_id = b.parent_span_id AND a.scope_name = b.scope_name
-      WHERE a.input_tokens = 0 AND a.output_tokens = 0 AND a.reported_cost_usd IS NULL AND a.status_code != 2
-        AND (b.input_tokens > 0 OR b.output_tokens > 0) AND b.start_time >= a.start_time AND b.span_id != a.span_id)
-GROUP BY p.session_id, s.model, s.provider
-""".replace("__REPORTS__", _REPORTS).replace("__SIBLINGS__", _SIBLINGS).replace(
-    "__COST__", "if(isFinite(s.reported_cost_usd), s.reported_cost_usd, NULL)")
+# The counted calls' figures, per group: what pricing needs (see `_add_calls`).
+_CALL_FIGURES = """
+countIf(counted), countIf(counted AND cost IS NOT NULL), sumIf(cost, counted AND cost IS NOT NULL),
+sumIf(prompt, counted AND cost IS NULL), sumIf(output_tokens, counted AND cost IS NULL),
+sumIf(cache_read_tokens, counted AND cost IS NULL), sumIf(cache_write_tokens, counted AND cost IS NULL),
+sumIf(prompt, counted), sumIf(output_tokens, counted), sumIf(cache_read_tokens, counted),
+sumIf(reasoning_tokens, counted), countIf(counted AND cost IS NULL AND input_tokens = 0 AND output_tokens = 0)
+"""
+
+# Counted LLM calls per trace and (model, provider), summed per session in Python (a trace of two
+# sessions counts in each): for sessions that were not read as a page (a sort by cost prices them all).
+_LLM_CALLS = compact_sql(f"""
+SELECT trace_id, model, provider, {_CALL_FIGURES}
+FROM {_SPANS_COUNTED.replace("__WHICH__", "AND is_llm_call")}
+GROUP BY trace_id, model, provider
+""")
+
+# A page's traces in one read of their spans: per trace its spans, times, errors, structure and models
+# (the rows of the (trace) grouping set), and its counted LLM calls per (model, provider) (the rows of
+# the other set).
+_PAGE_SPANS = compact_sql(f"""
+SELECT trace_id, model, provider, grouping(model, provider) = 0 AS calls,
+       count(), toUnixTimestamp64Nano(min(start_time)), toUnixTimestamp64Nano(max(end_time)),
+       toUnixTimestamp64Milli(max(received_at)), countIf(status_code = 2), countIf(parent_span_id = ''),
+       length(groupUniqArrayIf(parent_span_id, parent_span_id != ''))
+         - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''), groupUniqArray(span_id))),
+       groupUniqArrayIf(model, model != '' AND is_llm_call),
+       {_CALL_FIGURES}
+FROM {_SPANS_COUNTED.replace("__WHICH__", "").replace("__TRACES__", "{traces:Array(String)}")}
+GROUP BY GROUPING SETS ((trace_id), (trace_id, model, provider))
+""")
 
 
 class BadQuery(ValueError):
@@ -284,64 +302,111 @@ def _sessions(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) 
         params["model"] = q.model
     order = SORTS[q.sort] if paged_in_sql else "sid"
     limit = f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}" if paged_in_sql else ""
-    pairs = _IN_RANGE_PAIRS
-    if paged_in_sql and not having and q.sort in _INDEX_ORDER:
-        page = store.query(_PAGE_BY_TIME.replace("__ORDER__", _INDEX_ORDER[q.sort]),
-                           {**params, "limit": q.limit, "offset": q.offset})
-        if not page:
-            return []
-        pairs, limit = _GIVEN_PAIRS, ""
-        params["pairs"] = [(str(session), str(trace)) for session, traces in page for trace in traces]
-    sql = (_SESSIONS.replace("__PAIRS__", pairs).replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having
-                                                          else "")
+    sql = (_SESSIONS.replace("__PAIRS__", _IN_RANGE_PAIRS)
+           .replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having else "")
            .replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
     rows = store.query(sql, params)
     return [SessionRow(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7]),
                        int(r[8]), list(r[9]), trace_ids=[str(t) for t in r[10]]) for r in rows]
 
 
+def _page(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> list[SessionRow]:
+    """A page by last or first seen: picked from the index, then its traces' spans read once, summed, priced."""
+    page = page_by_time(store, agent_id, q.sort, q.since_ns, q.until_ns, q.limit, q.offset)
+    if not page:
+        return []
+    traces = sorted({trace for session in page for trace in session.trace_ids})
+    per_trace: dict[str, Sequence[Any]] = {}
+    calls: list[Sequence[Any]] = []
+    for row in store.query(_PAGE_SPANS, {"agent": agent_id, "traces": traces}):
+        if row[3]:
+            calls.append((row[0], row[1], row[2], *row[12:]))
+        else:
+            per_trace[str(row[0])] = row[4:12]
+    rows: list[SessionRow] = []
+    for session in page:
+        found = [(t, per_trace[t]) for t in session.trace_ids if t in per_trace]
+        if not found:
+            continue  # indexed, but its spans are not readable (as the join with the spans would drop it)
+        figures = [f for _, f in found]
+        rows.append(SessionRow(
+            session.session_id, sum(int(f[0]) for f in figures), len(found), min(int(f[1]) for f in figures),
+            max(int(f[2]) for f in figures), max(int(f[3]) for f in figures), sum(int(f[4]) for f in figures),
+            sum(1 for f in figures if not int(f[5])), sum(int(f[6]) for f in figures),
+            sorted({str(m) for f in figures for m in f[7]}), trace_ids=[t for t, _ in found]))
+    # As the spans have them (the index may not yet know a late span's time).
+    if q.sort == "last_seen":
+        rows.sort(key=lambda r: (-r.last_end_ns, r.session_id))
+    else:
+        rows.sort(key=lambda r: (-r.first_start_ns, r.session_id))
+    _apply_calls(rows, calls, prices)
+    return rows
+
+
 def _price(store: Store, agent_id: str, rows: Sequence[SessionRow], prices: PriceBook) -> None:
     if not rows:
         return
-    by_id = {row.session_id: row for row in rows}
-    pairs = [(row.session_id, trace) for row in rows for trace in row.trace_ids]
-    if len(pairs) <= _MAX_GIVEN_PAIRS:
-        sql = _LLM_CALLS.replace("__PAIRS__", _GIVEN_PAIRS).replace("__TRACES__", "{traces:Array(String)}")
-        params: dict[str, Any] = {"agent": agent_id, "pairs": pairs, "traces": [trace for _, trace in pairs]}
+    traces = {trace for row in rows for trace in row.trace_ids}
+    if len(traces) <= _MAX_GIVEN_TRACES:
+        sql = _LLM_CALLS.replace("__TRACES__", "{traces:Array(String)}")
+        params: dict[str, Any] = {"agent": agent_id, "traces": sorted(traces)}
     else:
-        sql = (_LLM_CALLS.replace("__PAIRS__", _INDEX_PAIRS).replace("__TRACES__", _INDEX_TRACES)
-               .replace("__RESOLVED__", RESOLVED))
-        params = {"agent": agent_id, "sessions": list(by_id)}
-    calls = store.query(sql, params)
-    for (session, model, provider, count, reported_count, reported, prompt, completion, cache_read, cache_write,
-         all_prompt, all_completion, all_cached, reasoning, no_usage) in calls:
-        row = by_id[session]
-        row.steps += int(count)
-        row.prompt_tokens += int(all_prompt)
-        row.completion_tokens += int(all_completion)
-        row.cached_tokens += int(all_cached)
-        row.reasoning_tokens += int(reasoning)
-        if reported_count:
-            row.price_sources.add("reported")
-            if row.cost_usd is not None:
-                row.cost_usd += Decimal(repr(float(reported)))
-        unreported = int(count) - int(reported_count)
-        if not unreported:
-            continue
-        priced = None
-        if model and not no_usage:
-            tokens = TokenCounts(int(prompt), int(completion), int(cache_read), int(cache_write))
-            when = datetime.fromtimestamp(row.first_start_ns / 1e9, UTC)
-            priced = prices.cost(tokens, model, provider or None, when)
-        if priced is None:
-            why = "no model name" if not model else ("no token usage" if no_usage else "no price")
-            row.unpriced.append(f"{model or '?'}" + (f" ({provider})" if provider else "") + f": {why}")
-            row.cost_usd = None
-        else:
-            row.price_sources.add(priced.source)
-            if row.cost_usd is not None:
-                row.cost_usd += priced.usd
+        sql = _LLM_CALLS.replace("__TRACES__", _INDEX_TRACES).replace("__RESOLVED__", RESOLVED)
+        params = {"agent": agent_id, "sessions": [row.session_id for row in rows]}
+    _apply_calls(rows, store.query(sql, params), prices)
 
+
+def _apply_calls(rows: Sequence[SessionRow], calls: Sequence[Sequence[Any]], prices: PriceBook) -> None:
+    """Add (trace, model, provider, *figures) of counted LLM calls to the sessions holding those traces."""
+    by_trace: dict[str, list[SessionRow]] = {}
+    for row in rows:
+        for trace in row.trace_ids:
+            by_trace.setdefault(trace, []).append(row)
+    # Summed per session and (model, provider) before pricing, as one call of the price book per session.
+    summed: dict[tuple[int, str, str], list[Any]] = {}
+    owners: dict[int, SessionRow] = {}
+    for trace, model, provider, *counts in calls:
+        if not counts[0]:
+            continue  # spans of this (model, provider) but no counted call
+        for row in by_trace.get(str(trace), ()):
+            owners[id(row)] = row
+            seen = summed.setdefault((id(row), str(model), str(provider)), [0] * len(counts))
+            for i, value in enumerate(counts):
+                # The reported cost (a float) in decimal, summed exactly.
+                seen[i] += (Decimal(repr(float(value))) if value is not None else 0) if i == _REPORTED else value
+    for (owner, model, provider), counts in summed.items():
+        _add_calls(owners[owner], model, provider, counts, prices)
+
+
+def _add_calls(row: SessionRow, model: str, provider: str, counts: Sequence[Any], prices: PriceBook) -> None:
+    """Add the session's LLM calls of one (model, provider) to its steps, tokens and cost."""
+    (count, reported_count, reported, prompt, completion, cache_read, cache_write, all_prompt, all_completion,
+     all_cached, reasoning, no_usage) = counts
+    row.steps += int(count)
+    row.prompt_tokens += int(all_prompt)
+    row.completion_tokens += int(all_completion)
+    row.cached_tokens += int(all_cached)
+    row.reasoning_tokens += int(reasoning)
+    if reported_count:
+        row.price_sources.add("reported")
+        if row.cost_usd is not None:
+            row.cost_usd += Decimal(reported)
+    unreported = int(count) - int(reported_count)
+    if not unreported:
+        return
+    priced = None
+    if model and not no_usage:
+        tokens = TokenCounts(int(prompt), int(completion), int(cache_read), int(cache_write))
+        when = datetime.fromtimestamp(row.first_start_ns / 1e9, UTC)
+        priced = prices.cost(tokens, model, provider or None, when)
+    if priced is None:
+        why = "no model name" if not model else ("no token usage" if no_usage else "no price")
+        row.unpriced.append(f"{model or '?'}" + (f" ({provider})" if provider else "") + f": {why}")
+        row.cost_usd = None
+    else:
+        row.price_sources.add(priced.source)
+        if row.cost_usd is not None:
+            row.cost_usd += priced.usd
 
 def list_sessions(
     store: Store, agent_id: str, query: SessionQuery, prices: PriceBook
@@ -351,7 +416,11 @@ def list_sessions(
         raise BadQuery(f"sort={query.sort!r} is not known; use one of {', '.join(SORTS)}")
     needs_price_first = query.sort == "cost" or query.min_cost is not None
     if not needs_price_first:
-        page = _sessions(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)
+        one_more = SessionQuery(**{**query.__dict__, "limit": query.limit + 1})
+        if query.sort in ORDERS and not query.errors_only and not query.model:  # the index serves it
+            page = _page(store, agent_id, one_more, prices)
+            return page[: query.limit], len(page) > query.limit
+        page = _sessions(store, agent_id, one_more, True)
         more = len(page) > query.limit
         page = page[: query.limit]
         _price(store, agent_id, page, prices)

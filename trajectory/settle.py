@@ -27,14 +27,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.store import Store
-from evalkit.trajectory.read import SessionWindow, session_window
+from evalkit.trajectory.read import FINISHED_ROOT, SessionWindow, SpanFacts, session_window
 from evalkit.trajectory.validate import ValidationIssue, errors_only, validate_trajectory
 
 VALID, PARTIAL, INVALID, UNAVAILABLE = "valid", "partial", "invalid", "unavailable"
 FINISHED_QUIET_SECONDS = 0.5
-# Roots whose end means the agent's work in that trace is over. `evalkit.run` is the SDK's task-call
-# root (sdk/tracing.py; named here, not imported: trajectory never imports the SDK).
-_FINISHED_ROOT = "parent_span_id = '' AND (operation IN ('invoke_agent', 'create_agent') OR name = 'evalkit.run')"
+# Roots whose end means the agent's work in that trace is over: read.FINISHED_ROOT, which the
+# spans read that settles a session's first request (`shapes_of`) shares.
 
 # Per trace: spans, roots, distinct parent ids that are not a span of the trace, last receive time,
 # roots that say the work is done; and on every row the log records linked to the traces (most
@@ -49,7 +48,8 @@ SELECT trace_id, count(), countIf(parent_span_id = ''),
 FROM spans FINAL
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id
-""".replace("{finished}", _FINISHED_ROOT)
+ORDER BY trace_id
+""".replace("{finished}", FINISHED_ROOT)
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,35 @@ def trace_shapes(store: Store, agent_id: str, trace_ids: Sequence[str]) -> tuple
     rows = store.query(_TRACE_SHAPES, {"agent": agent_id, "traces": list(trace_ids)})
     shapes = [TraceShape(r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[6])) for r in rows]
     return shapes, (int(rows[0][5]) if rows else None)
+
+
+def shapes_of(facts: SpanFacts) -> list[TraceShape]:
+    """The traces' shapes from their spans' facts: what `trace_shapes` aggregates in the engine, by trace id.
+
+    For a session's first request, which reads every span anyway (read.read_spans_to_map_settling).
+    """
+    distinct = set(facts.trace_ids)
+    if len(distinct) == 1:
+        # The usual session is one trace: whole columns, no step per span in Python.
+        (trace_id,) = distinct
+        return [_shape(trace_id, facts.span_ids, facts.parent_span_ids, facts.received_ms, facts.finished_roots)]
+    by_trace: dict[str, list[int]] = {}
+    for index, trace_id in enumerate(facts.trace_ids):
+        by_trace.setdefault(trace_id, []).append(index)
+    shapes = []
+    for trace_id in sorted(by_trace):
+        rows = by_trace[trace_id]
+        shapes.append(_shape(trace_id, [facts.span_ids[i] for i in rows], [facts.parent_span_ids[i] for i in rows],
+                             [facts.received_ms[i] for i in rows], [facts.finished_roots[i] for i in rows]))
+    return shapes
+
+
+def _shape(trace_id: str, span_ids: list[str], parents: list[str], received_ms: list[int],
+           finished: list[bool]) -> TraceShape:
+    missing = set(parents)
+    missing.discard("")
+    missing.difference_update(span_ids)
+    return TraceShape(trace_id, len(span_ids), parents.count(""), len(missing), max(received_ms), sum(finished))
 
 
 def settle_session(

@@ -3,11 +3,14 @@
 `mapping_overrides` keeps every version of an agent's mapping overrides: a new
 version is a new row, never an update, so a trajectory's `mapping_version` can
 always be looked up. `sessionless_traces_feed` indexes traces that carry no session id.
+`session_order` and `trace_sessions` let a page of the session list be picked without reading
+the agent's whole session index (trajectory/session_page.py).
 """
 
 from __future__ import annotations
 
-from evalkit.migrations import MaterializedView, Migration, Table
+from evalkit.migrations import Backfill, DropView, MaterializedView, Migration, Table
+from evalkit.trajectory.session_index import NAMED
 
 MAPPING_OVERRIDES = Table(
     name="mapping_overrides",
@@ -34,13 +37,73 @@ SESSIONLESS_TRACES_FEED = MaterializedView(
     name="sessionless_traces_feed",
     source="spans",
     target="session_traces",
+    # `s.session_id`, the span's: unqualified, ClickHouse would read the alias `'' AS session_id`
+    # and index every trace (migration 201 did; 203 replaces its view).
     select="SELECT agent_id, '' AS session_id, trace_id, min(start_time) AS first_start, max(end_time) AS last_end, "
-           "max(received_at) AS last_received FROM {source} "
-           "WHERE session_id = '' AND (is_llm_call OR operation NOT IN ('', 'create_agent')) "
+           "max(received_at) AS last_received FROM {source} AS s "
+           "WHERE s.session_id = '' AND (is_llm_call OR operation NOT IN ('', 'create_agent')) "
            "GROUP BY agent_id, trace_id",
 )
+
+# The session index in the order the list pages it: a row per indexed row's time, under the id of the
+# session it would list (a named session's id; for a sessionless or scrubbed row, its trace id), its
+# position minus the time in nanoseconds, so that reading the sort key forwards reads newest first.
+# Sort 0 places by last end (last seen), sort 1 by first start (first seen). Fed by the rows inserted into
+# `session_traces` (whichever view wrote them), so it needs nothing of the spans' insert path. Only
+# positions are kept, no sum or count: a re-sent export adds rows equal to ones already there, which the
+# replacing key collapses, and a session's newest (or oldest) row is the same however its spans were
+# batched. Which session a row's trace really belongs to (a root naming it arriving later, a nested
+# run's id) is decided when a page is read, from `session_traces` and `trace_sessions`.
+SESSION_ORDER = Table(
+    name="session_order",
+    columns="""
+        agent_id LowCardinality(String),
+        sort UInt8,
+        position Int64,
+        session_key String
+    """,
+    engine="ReplacingMergeTree",
+    order_by="agent_id, sort, position, session_key",
+    sharding_key="cityHash64(agent_id)",
+)
+_SESSION_ORDER_ROWS = (
+    f"SELECT agent_id, o.1 AS sort, o.2 AS position, if({NAMED}, session_id, trace_id) AS session_key "
+    "FROM {source} ARRAY JOIN [(toUInt8(0), -toUnixTimestamp64Nano(last_end)), "
+    "(toUInt8(1), -toUnixTimestamp64Nano(first_start))] AS o")
+SESSION_ORDER_FEED = MaterializedView(name="session_order_feed", source="session_traces", target="session_order",
+                                      select=_SESSION_ORDER_ROWS)
+
+# The session index ordered by trace: which sessions a trace has rows under (a late root's session
+# claiming a trace listed on its own, sessions sharing a trace), found without reading the agent's whole
+# index. The same min/max rows as `session_traces`, so as re-run safe.
+TRACE_SESSIONS = Table(
+    name="trace_sessions",
+    columns="""
+        agent_id LowCardinality(String),
+        trace_id String,
+        session_id String,
+        first_start SimpleAggregateFunction(min, DateTime64(9, 'UTC')),
+        last_end SimpleAggregateFunction(max, DateTime64(9, 'UTC')),
+        last_received SimpleAggregateFunction(max, DateTime64(3, 'UTC'))
+    """,
+    engine="AggregatingMergeTree",
+    order_by="agent_id, trace_id, session_id",
+    sharding_key="cityHash64(agent_id, trace_id)",
+)
+_TRACE_SESSIONS_ROWS = "SELECT agent_id, trace_id, session_id, first_start, last_end, last_received FROM {source}"
+TRACE_SESSIONS_FEED = MaterializedView(name="trace_sessions_feed", source="session_traces", target="trace_sessions",
+                                       select=_TRACE_SESSIONS_ROWS)
 
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
+    # Views first, then the copy of what was indexed before: a row inserted in between lands twice, harmlessly.
+    Migration(202, "the session index by list order and by trace", (
+        SESSION_ORDER, SESSION_ORDER_FEED, TRACE_SESSIONS, TRACE_SESSIONS_FEED,
+        Backfill("session_order", "session_traces", _SESSION_ORDER_ROWS),
+        Backfill("trace_sessions", "session_traces", _TRACE_SESSIONS_ROWS))),
+    # Rows 201's view wrote for traces whose spans did carry a session id stay: harmless (a named row
+    # wins), only no longer added.
+    Migration(203, "traces with a session id no longer indexed as sessionless too", (
+        DropView(SESSIONLESS_TRACES_FEED.name), SESSIONLESS_TRACES_FEED)),
 ]

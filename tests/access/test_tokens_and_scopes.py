@@ -123,10 +123,10 @@ async def test_key_scopes(running: Running) -> None:
     assert await asyncio.to_thread(otlp_status, running, default_key) == 200
     status, body = await asyncio.to_thread(running.call, "GET", f"/api/agents/{agent}/sessions", None, default_key)
     assert status == 403 and "--scope read" in body["error"]["message"], body
-    # A read-only key reads and sends nothing.
+    # A read-only key reads, and sends nothing: 403 (the key is known, its scope is not ingest).
     status, _ = await asyncio.to_thread(running.call, "GET", f"/api/agents/{agent}/sessions", None, reader["key"])
     assert status == 200
-    assert await asyncio.to_thread(otlp_status, running, reader["key"]) == 401
+    assert await asyncio.to_thread(otlp_status, running, reader["key"]) == 403
     assert await asyncio.to_thread(otlp_status, running, both["key"]) == 200
     status, _ = await asyncio.to_thread(running.call, "GET", f"/api/agents/{agent}", None, both["key"])
     assert status == 200

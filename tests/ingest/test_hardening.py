@@ -283,6 +283,16 @@ def metrics_text(running: Running) -> str:
         return str(response.read().decode())
 
 
+async def grpc_refusal(running: Running, body: bytes, key: str) -> tuple[grpc.StatusCode, str]:
+    """The status and message of an export the gRPC receiver must refuse."""
+    async with grpc.aio.insecure_channel(running.grpc_target) as channel:
+        stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as failure:
+            await stub.Export(trace_service_pb2.ExportTraceServiceRequest.FromString(body),
+                              metadata=(("authorization", f"Bearer {key}"),))
+    return failure.value.code(), failure.value.details() or ""
+
+
 async def test_an_archived_agents_key_stops_ingesting(running: Running) -> None:
     agent_id, key = await asyncio.to_thread(running.new_agent, "retired", "acme")
     body = make_request_bytes(make_spans(2))
@@ -295,14 +305,25 @@ async def test_an_archived_agents_key_stops_ingesting(running: Running) -> None:
                                                "application/x-protobuf", key)
     assert status == 403
     assert f"agent {agent_id} is archived" in reply.decode(errors="replace")
-    async with grpc.aio.insecure_channel(running.grpc_target) as channel:
-        stub = trace_service_pb2_grpc.TraceServiceStub(channel)
-        with pytest.raises(grpc.aio.AioRpcError) as failure:
-            await stub.Export(trace_service_pb2.ExportTraceServiceRequest.FromString(body),
-                              metadata=(("authorization", f"Bearer {key}"),))
-    assert failure.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    assert "archived" in (failure.value.details() or "")
+    code, details = await grpc_refusal(running, body, key)
+    assert code == grpc.StatusCode.PERMISSION_DENIED and "archived" in details
     assert count_spans(running, agent_id) == 2
+
+
+async def test_a_read_only_key_is_refused_at_ingest_naming_its_scope(running: Running) -> None:
+    agent_id, _ = await asyncio.to_thread(running.new_agent, "reader", "acme")
+    status, made = await asyncio.to_thread(running.call, "POST", f"/api/agents/{agent_id}/keys", {"scopes": ["read"]})
+    assert status == 201, made
+    key = made["key"]
+    body = make_request_bytes(make_spans(2))
+    status, reply, _ = await asyncio.to_thread(post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf",
+                                               key)
+    assert status == 403
+    text = reply.decode(errors="replace")
+    assert "not ingest" in text and f"evalkit agents keys create {agent_id}" in text
+    code, details = await grpc_refusal(running, body, key)
+    assert code == grpc.StatusCode.PERMISSION_DENIED and "not ingest" in details
+    assert count_spans(running, agent_id) == 0
 
 
 async def test_the_data_directory_is_private(tmp_path: Path) -> None:

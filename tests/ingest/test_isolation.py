@@ -130,24 +130,47 @@ async def test_a_refused_request_is_isolated_from_its_batch(numbers_table: Store
 
 
 async def test_a_failing_store_is_retryable_and_shown_by_health(running: Running) -> None:
-    """Every insert failing for the store's sake (here its spans table gone): exports get 503 with
+    """Every insert failing for the store's sake (here the staging table gone): exports get 503 with
     Retry-After, nothing is acknowledged, /healthz says why; all is well again once it is back."""
     agent_id, key = await asyncio.to_thread(running.new_agent)
     status, health, _ = await asyncio.to_thread(post_get, f"{running.api}/healthz")
     assert status == 200 and health["status"] == "ok"
-    running.store.command("DETACH TABLE spans")
+    running.store.command("DETACH TABLE span_staging")
     try:
         assert await asyncio.to_thread(export_http_status, running, key) == 503
         status, health, _ = await asyncio.to_thread(post_get, f"{running.api}/healthz")
         assert status == 503
         assert health["status"] == "failing"
-        assert "inserts into span_exports are failing" in health["reason"]
+        assert "inserts into span_staging are failing" in health["reason"]
     finally:
-        running.store.command("ATTACH TABLE spans")
+        running.store.command("ATTACH TABLE span_staging")
     assert await asyncio.to_thread(export_http_status, running, key) == 200
     status, health, _ = await asyncio.to_thread(post_get, f"{running.api}/healthz")
     assert status == 200 and health["status"] == "ok"
-    assert count_spans(running, agent_id) == 2
+    assert await asyncio.to_thread(count_spans, running, agent_id) == 2
+
+
+async def test_spans_staged_while_flattening_fails_are_kept_and_flattened_later(running: Running) -> None:
+    """The spans table gone: exports are still acknowledged (staged), health says flattening fails,
+    and once the table is back the staged spans reach it, none lost."""
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    running.store.command("DETACH TABLE spans")
+    try:
+        assert await asyncio.to_thread(export_http_status, running, key) == 200
+        for _ in range(100):
+            status, health, _ = await asyncio.to_thread(post_get, f"{running.api}/healthz")
+            if status == 503:
+                break
+            await asyncio.sleep(0.05)
+        assert status == 503 and health["status"] == "failing"
+        assert "flattening staged spans into spans is failing" in health["reason"]
+        assert "nothing is lost" in health["reason"]
+        assert running.service.staging.backlog_rows == 2
+    finally:
+        running.store.command("ATTACH TABLE spans")
+    assert await asyncio.to_thread(count_spans, running, agent_id) == 2
+    status, health, _ = await asyncio.to_thread(post_get, f"{running.api}/healthz")
+    assert status == 200 and health["status"] == "ok"
 
 
 def export_http_status(running: Running, key: str) -> int:

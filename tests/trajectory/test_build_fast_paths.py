@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -147,3 +148,108 @@ def test_json_read_through_orjson_falls_back_where_it_refuses() -> None:
     assert loads("[NaN, Infinity]")[1] == float("inf")  # not strict JSON: the standard library reads it
     # The one known difference, documented in `loads`: past 64 bits an integer becomes a float.
     assert loads("[18446744073709551617]") == [18446744073709551617.0]
+
+
+def _loop_session(trace: str, calls: int, history: int, *, twice: bool = False, system: bool = False,
+                  briefing: int = 0, split: bool = False) -> list[Span]:
+    """An agent loop whose every call re-sends the task and its last `history` messages (as agents do);
+    `twice`: one of them re-sent twice in a call; `system`: a system message in the re-sent history;
+    `briefing`: that many user messages after the task (the same in every trace); `split`: each answer
+    re-sent as one item per part (the Responses API's input items)."""
+    task = {"role": "user", "parts": [{"type": "text", "content": "the task"}]}
+    spans = [_agent(f"{trace}-root", "looper")]
+    conversation: list[dict[str, Any]] = []
+    for i in range(calls):
+        notes = [{"role": "user", "content": f"note {n}"} for n in range(briefing)]
+        inputs: list[dict[str, Any]] = [task, *notes, *conversation[-history:]]
+        if twice and len(inputs) > 2:
+            inputs.append(inputs[1])
+        if system:
+            inputs.insert(1, {"role": "system", "content": "be brief"})
+        call_id = f"{trace}-call-{i}"
+        output = {"role": "assistant", "parts": [{"type": "text", "content": f"step {i}"},
+                                                 {"type": "tool_call", "id": call_id, "name": "search",
+                                                  "arguments": {"q": i}}]}
+        conversation.extend([{"role": "assistant", "parts": [part]} for part in output["parts"]] if split else [output])
+        chat = _session_span(f"{trace}-c{i}", "chat", {
+            "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.input_tokens": 10 * (i + 1), "gen_ai.usage.output_tokens": 5,
+            "gen_ai.input.messages": json.dumps(inputs), "gen_ai.output.messages": json.dumps([output]),
+        }, f"{trace}-root", 2 * i + 1)
+        result = {"role": "tool", "parts": [{"type": "tool_call_response", "id": call_id, "response": f"r{i}"}]}
+        if i % 3 != 2:  # some results only in the next call's history: no tool span answered them
+            spans.append(_tool(f"{trace}-t{i}", f"{trace}-root", 2 * i + 2, call_id, "search"))
+        conversation.append(result)
+        spans.append(chat)
+    return [replace(span, trace_id=trace * 16) for span in spans]
+
+
+@pytest.mark.parametrize("shape", ["distinct", "twice", "system", "split", "two traces"])
+def test_bulk_history_lookup_builds_what_the_per_message_loop_builds(
+        shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Calls re-sending 8+ messages look them up in bulk (`MessageMemo.parse_all`, `_Fingerprints.of_inputs`,
+    # the distinct-messages shortcut); with the threshold out of reach every message goes the per-message way.
+    from evalkit.trajectory import build
+    from evalkit.trajectory.mappers import messages
+
+    if shape == "two traces":  # the same task and briefing asked again in a second trace: it starts afresh
+        spans = [*_loop_session("ab", 14, 10, briefing=9), *_loop_session("cd", 14, 10, briefing=9)]
+    else:
+        spans = _loop_session("ab", 14, 10, twice=shape == "twice", system=shape == "system", split=shape == "split")
+    bulk = trajectory_from_spans(spans).document()
+    assert sum(1 for step in bulk["steps"] if step["source"] == "user") >= 1
+    monkeypatch.setattr(build, "_MANY_MESSAGES", 10**9)
+    monkeypatch.setattr(messages, "_MANY_MESSAGES", 10**9)
+    one_by_one = trajectory_from_spans(spans).document()
+    assert json.dumps(bulk) == json.dumps(one_by_one)
+
+
+def test_json_safe_shortcuts_give_what_the_recursion_gives() -> None:
+    from evalkit.attributes import json_safe
+
+    def recursive(value: Any) -> Any:  # json_safe before its shortcuts for scalars and flat dicts
+        if isinstance(value, bytes):
+            return {"bytes_base64": __import__("base64").b64encode(value).decode("ascii")}
+        if isinstance(value, dict):
+            return {str(k): recursive(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [recursive(v) for v in value]
+        return value
+
+    class Text(str):
+        pass
+
+    for value in ["a", 1, 1.5, True, None, b"\x00", {"q": "x", "n": 1, "f": None}, {1: "x", "b": True},
+                  {"q": b"\x01"}, {"nested": {"k": [1, (2, b"\x02")]}}, {Text("k"): Text("v")}, [{"a": 1}], ()]:
+        safe = json_safe(value)
+        assert safe == recursive(value) and type(safe) is type(recursive(value))
+        assert json.dumps(safe) == json.dumps(recursive(value))
+    flat = {"q": "x"}
+    assert json_safe(flat) is not flat  # a copy, as the comprehension made: the document may be changed
+
+
+def _llm_calls(document: dict[str, Any]) -> int:
+    """LLM calls a built trajectory holds, in its subagents too (what GET /sessions/{id} summarised)."""
+    own = sum(step.get("llm_call_count") or 0 for step in document["steps"])
+    return own + sum(_llm_calls(sub) for sub in document.get("subagent_trajectories") or ())
+
+
+@pytest.mark.parametrize("case", range(len(_sessions()) + 3))
+def test_mapping_summary_is_what_the_built_trajectory_says(case: int) -> None:
+    # The session's spans view summarises the mapping without assembling the steps; it must say what
+    # the whole build says: its LLM calls (wrapping and repeated reports not counted), emitters, the
+    # attributes no mapper read, the mapping version.
+    from evalkit.trajectory.build import build_trajectory, summarise_mapping
+
+    wrapped = [_agent("a1", "lead"), _chat("w1", "a1", 1, []), _chat("c1", "w1", 2, [("r1", "research")]),
+               _tool("t1", "a1", 3, "r1", "research")]  # a framework's LLM span around the client's
+    sessions = [*_sessions(), (_loop_session("ab", 12, 9, split=True), None), (wrapped, None),
+                ([*_loop_session("ab", 3, 2), *_loop_session("cd", 3, 2)], MappingOverrides(version="v2"))]
+    spans, overrides = sessions[case]
+    built = build_trajectory(spans, overrides=overrides)
+    summary = summarise_mapping(spans, overrides=overrides)
+    assert summary.llm_calls == _llm_calls(built.document) > 0
+    if case == len(sessions) - 2:
+        assert summary.llm_calls == 1 and any("wrapping" in w for w in built.warnings)
+    assert (summary.emitters, summary.unmapped_attributes, summary.mapping_version) == (
+        built.emitters, built.unmapped_attributes, built.mapping_version)

@@ -3,6 +3,8 @@ carrying a session id arrives last joins that session instead."""
 
 from __future__ import annotations
 
+import asyncio
+
 from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid, chat, root, span
 
 TRACE_7 = f"{7:032x}"
@@ -89,3 +91,14 @@ async def test_a_nested_run_with_a_session_id_of_its_own_does_not_make_the_trace
     assert (await svc.get(f"/api/agents/{agent}/sessions/inner")).status == 404
     reply = await svc.trajectory(agent, "outer")
     assert reply.status == 200 and reply.body["session_id"] == "outer"
+
+
+async def test_a_trace_whose_spans_all_carry_the_session_id_has_no_sessionless_index_row(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [chat(6, 61, 60, 1.0, **{"session.id": "s-all"}), root(6, 60, "s-all", 0.5, 2.0)])
+    await svc.send(key, [chat(7, 71, 70, 1.0), span(7, 70, None, "workflow", 0.5, 2.0)])
+    rows = await asyncio.to_thread(
+        svc.running.store.query,
+        "SELECT session_id, trace_id FROM session_traces FINAL WHERE agent_id = {a:String} ORDER BY trace_id",
+        {"a": agent})
+    assert rows == [("s-all", f"{6:032x}"), ("", TRACE_7)]

@@ -21,10 +21,10 @@ def span_error(reader: SpanReader) -> ErrorInfo | None:
         }
         for event in span.events
         if event.name == "exception"
-    ]
+    ] if span.events else []
     if exceptions:
         reader.read_events("exception")
-    error_type = reader.text("error.type")
+    error_type = reader.text("error.type") if "error.type" in reader.attributes else None
     if span.status_code != STATUS_ERROR and not exceptions and not error_type:
         return None
     return ErrorInfo(status_message=span.status_message, error_type=error_type, exceptions=exceptions)

@@ -18,6 +18,8 @@ from evalkit.trajectory.mappers.reader import orjson, parse_json
 from evalkit.trajectory.operations import Message, Part
 
 _MISSING: Any = object()  # a key that is absent, told apart from one set to None
+# From this many messages a list is looked up in the memo in bulk (`MessageMemo.parse_all`).
+_MANY_MESSAGES = 8
 _REASONING_TYPES = {"reasoning", "thinking", "redacted_thinking"}
 _TEXT_TYPES = {"text", "input_text", "output_text"}
 _TOOL_CALL_TYPES = {"tool_call", "tool-call", "tool_use", "function_call"}
@@ -98,6 +100,12 @@ def _bedrock_block(kind: str, body: Any) -> Part | None:
 
 
 def parse_part(raw: Any) -> Part | None:
+    if type(raw) is dict and raw.get("type") == "text":
+        # The usual part, ahead of the general reading below (which makes the same of it).
+        text = raw.get("content", _MISSING)
+        if text is _MISSING:
+            text = raw.get("text")
+        return Part("text", text=text if type(text) is str else render(text))
     if isinstance(raw, str):
         return Part("text", text=raw)
     if not (type(raw) is dict or isinstance(raw, Mapping)):
@@ -216,21 +224,53 @@ class MessageMemo:
 
     def __init__(self, limit: int = 100_000) -> None:
         self.limit = limit
-        self._read: dict[tuple[str, bytes], Message | None] = {}
+        self._size = 0
+        # default role -> a message's JSON -> the message read from it.
+        self._read: dict[str, dict[bytes, Message]] = {}
 
     def parse(self, raw: Any, default_role: str) -> Message | None:
         if orjson is None or type(raw) is not dict:
             return parse_message(raw, default_role)
         try:
-            key = (default_role, orjson.dumps(raw))
+            key = orjson.dumps(raw)
         except TypeError:  # not JSON-serialisable by orjson (it came from JSON, so never expected)
             return parse_message(raw, default_role)
-        if key in self._read:
-            return self._read[key]
+        table = self._read.setdefault(default_role, {})
+        found = table.get(key)
+        if found is not None:
+            return found
         message = parse_message(raw, default_role)
-        if len(self._read) < self.limit:
-            self._read[key] = message
+        self._keep(table, key, message)
         return message
+
+    def parse_all(self, items: list[Any], default_role: str) -> list[Message]:
+        """`parse` of each item, the messages that are not None, with no Python call per message read
+        before: a call re-sending a hundred messages costs a serialisation and a lookup each, in C."""
+        if orjson is None or set(map(type, items)) != {dict}:
+            return [m for m in (self.parse(item, default_role) for item in items) if m is not None]
+        try:
+            keys = list(map(orjson.dumps, items))
+        except TypeError:
+            return [m for m in (self.parse(item, default_role) for item in items) if m is not None]
+        table = self._read.setdefault(default_role, {})
+        found: list[Message | None] = list(map(table.get, keys))
+        if None in found:
+            for index, message in enumerate(found):
+                if message is None:
+                    known = table.get(keys[index])  # a repeat of a message first seen in this call
+                    if known is None:
+                        # Never None: a dict always reads as a message.
+                        known = parse_message(items[index], default_role)
+                        assert known is not None
+                        self._keep(table, keys[index], known)
+                    found[index] = known
+        return found  # type: ignore[return-value]  # every None was filled in
+
+    def _keep(self, table: dict[bytes, Message], key: bytes, message: Message | None) -> None:
+        # Only dicts come here, and a dict always reads as a message.
+        if message is not None and self._size < self.limit:
+            table[key] = message
+            self._size += 1
 
 
 def parse_messages(value: Any, default_role: str = "user", memo: MessageMemo | None = None) -> list[Message]:
@@ -271,10 +311,15 @@ def parse_messages(value: Any, default_role: str = "user", memo: MessageMemo | N
 
 
 def _parse_message_list(value: list[Any], default_role: str, memo: MessageMemo | None) -> list[Message]:
-    if all(_is_mapping(item) and "role" not in item and "type" in item for item in value):
-        # A bare list of parts is one message.
+    for item in value:
+        if not (type(item) is dict or isinstance(item, Mapping)) or "role" in item or "type" not in item:
+            break  # a message (the usual first item): a list of messages
+    else:
+        # A bare list of parts (or nothing) is one message.
         parts = [part for part in map(parse_part, value) if part is not None]
         return [Message(default_role, parts)] if parts else []
+    if memo is not None and len(value) >= _MANY_MESSAGES:
+        return memo.parse_all(value, default_role)
     parse = parse_message if memo is None else memo.parse
     messages = []
     for item in value:

@@ -22,7 +22,7 @@ from evalkit.trajectory.mappers.messages import (
     parse_message,
     parse_messages,
 )
-from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, parse_json
+from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_int, as_text, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
 from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution, Usage
 from evalkit.trajectory.span import LogRecord, Span
@@ -90,7 +90,7 @@ def operation_name(reader: SpanReader) -> str:
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
-    reader.consume(*IDENTITY_KEYS)
+    reader.used.update(_IDENTITY_SET.intersection(reader.attributes))  # `reader.consume(*IDENTITY_KEYS)`
     operation = operation_name(reader)
     if operation in TOOL_OPERATIONS:
         return tool_execution(reader)
@@ -102,18 +102,24 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
 
 
 def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
-    name = reader.text("gen_ai.tool.name")
+    # Every span of a session is read here or in `llm_call`: the keys each reads are marked used
+    # at once (one set intersection), and values taken from the attributes directly, the first
+    # present of each spelling as `SpanReader.get` takes it.
+    attributes = reader.attributes
+    reader.used.update(_TOOL_KEYS.intersection(attributes))
+    name = as_text(attributes.get("gen_ai.tool.name"))
     if name is None and reader.span.name.startswith("execute_tool "):
         name = reader.span.name.removeprefix("execute_tool ").strip()
-    reader.consume("gen_ai.tool.type", "gen_ai.tool.description")
     # `input`/`output` are what OpenInference's GenAI test fixtures use in place of the opt-in attributes.
-    arguments = reader.get("gen_ai.tool.call.arguments", "input")
-    result = reader.get("gen_ai.tool.call.result", "output")
+    arguments = (attributes["gen_ai.tool.call.arguments"] if "gen_ai.tool.call.arguments" in attributes
+                 else attributes.get("input"))
+    result = (attributes["gen_ai.tool.call.result"] if "gen_ai.tool.call.result" in attributes
+              else attributes.get("output"))
     return ToolExecution(
         span=reader.span,
         emitter=emitter,
         name=name,
-        call_id=reader.text("gen_ai.tool.call.id"),
+        call_id=as_text(attributes.get("gen_ai.tool.call.id")),
         arguments=parse_arguments(arguments),
         result=parse_json(result),
         error=span_error(reader),
@@ -137,59 +143,107 @@ def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
     )
 
 
+_INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+_OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+_CACHE_READ_TOKENS = (
+    "gen_ai.usage.cache_read.input_tokens",
+    "gen_ai.usage.cache_read_input_tokens",
+    "gen_ai.usage.input_tokens.cached",
+    "gen_ai.usage.details.cache_read_tokens",
+)
+_CACHE_WRITE_TOKENS = (
+    "gen_ai.usage.cache_creation.input_tokens",
+    "gen_ai.usage.cache_write.input_tokens",
+    "gen_ai.usage.cache_creation_input_tokens",
+    "gen_ai.usage.details.cache_write_tokens",
+)
+_REASONING_TOKENS = (
+    "gen_ai.usage.reasoning.output_tokens",
+    "gen_ai.usage.reasoning_tokens",
+    "gen_ai.usage.output_tokens.reasoning",
+    "llm.usage.reasoning_tokens",
+)
+_USAGE_KEYS = frozenset((*_INPUT_TOKENS, *_OUTPUT_TOKENS, *_CACHE_READ_TOKENS, *_CACHE_WRITE_TOKENS,
+                         *_REASONING_TOKENS))
+_IDENTITY_SET = frozenset(IDENTITY_KEYS)
+_TOOL_KEYS = frozenset((
+    "gen_ai.tool.name", "gen_ai.tool.type", "gen_ai.tool.description", "gen_ai.tool.call.arguments", "input",
+    "gen_ai.tool.call.result", "output", "gen_ai.tool.call.id",
+))
+# Every attribute `llm_call` reads, whatever else the span holds (`gen_ai.request.*` aside).
+_LLM_CALL_KEYS = frozenset((
+    "gen_ai.input.messages", "gen_ai.prompt", "gen_ai.output.messages", "gen_ai.completion",
+    "gen_ai.system_instructions", "gen_ai.response.model", "gen_ai.request.model", "gen_ai.provider.name",
+    "gen_ai.system", "gen_ai.usage.total_tokens", "llm.usage.total_tokens", "gen_ai.usage.cost",
+    "gen_ai.tool.definitions", "gen_ai.response.finish_reasons", "gen_ai.request.reasoning_effort",
+    "llm.request.reasoning_effort", "gen_ai.response.id",
+))
+
+
 def read_usage(reader: SpanReader, *, input_includes_cache: bool | None = None) -> Usage:
+    attributes = reader.attributes
+    present = _USAGE_KEYS.intersection(attributes)
+    if not present:
+        return normalised_usage(None, None, input_includes_cache=input_includes_cache)
+    reader.used.update(present)
+    # Most calls report input and output tokens only: the other spellings are not looked for one by one.
     return normalised_usage(
-        reader.integer("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
-        reader.integer("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
-        cache_read=reader.integer(
-            "gen_ai.usage.cache_read.input_tokens",
-            "gen_ai.usage.cache_read_input_tokens",
-            "gen_ai.usage.input_tokens.cached",
-            "gen_ai.usage.details.cache_read_tokens",
-        ),
-        cache_write=reader.integer(
-            "gen_ai.usage.cache_creation.input_tokens",
-            "gen_ai.usage.cache_write.input_tokens",
-            "gen_ai.usage.cache_creation_input_tokens",
-            "gen_ai.usage.details.cache_write_tokens",
-        ),
-        reasoning=reader.integer(
-            "gen_ai.usage.reasoning.output_tokens",
-            "gen_ai.usage.reasoning_tokens",
-            "gen_ai.usage.output_tokens.reasoning",
-            "llm.usage.reasoning_tokens",
-        ),
+        _first_int(attributes, _INPUT_TOKENS),
+        _first_int(attributes, _OUTPUT_TOKENS),
+        cache_read=None if present.isdisjoint(_CACHE_READ_TOKENS) else _first_int(attributes, _CACHE_READ_TOKENS),
+        cache_write=None if present.isdisjoint(_CACHE_WRITE_TOKENS) else _first_int(attributes, _CACHE_WRITE_TOKENS),
+        reasoning=None if present.isdisjoint(_REASONING_TOKENS) else _first_int(attributes, _REASONING_TOKENS),
         input_includes_cache=input_includes_cache,
     )
 
 
+def _first_int(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> int | None:
+    """`SpanReader.integer(*keys)`'s value: the first present spelling that reads as an integer."""
+    for key in keys:
+        if key in attributes:
+            value = as_int(attributes[key])
+            if value is not None:
+                return value
+    return None
+
+
 def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME) -> LlmCall:
+    # As in `tool_execution`: the keys read here marked used at once, values read directly.
+    attributes = reader.attributes
+    reader.used.update(_LLM_CALL_KEYS.intersection(attributes))
     call = LlmCall(span=reader.span, emitter=emitter)
     call.input_messages = parse_messages(
-        reader.get("gen_ai.input.messages", "gen_ai.prompt"), memo=reader.memo
+        attributes["gen_ai.input.messages"] if "gen_ai.input.messages" in attributes
+        else attributes.get("gen_ai.prompt"),
+        memo=reader.memo,
     )
     call.output_messages = parse_messages(
-        reader.get("gen_ai.output.messages", "gen_ai.completion"), "assistant"
+        attributes["gen_ai.output.messages"] if "gen_ai.output.messages" in attributes
+        else attributes.get("gen_ai.completion"),
+        "assistant",
     )
-    call.system_instructions = instruction_texts(reader.get("gen_ai.system_instructions"))
+    call.system_instructions = instruction_texts(attributes.get("gen_ai.system_instructions"))
     if not call.input_messages and not call.output_messages:
         _messages_from_events(call, reader.span, logs)
         reader.read_events(*_ALL_EVENTS)
-    call.model = reader.text("gen_ai.response.model", "gen_ai.request.model")
-    call.request_model = reader.text("gen_ai.request.model")
-    call.provider = reader.text("gen_ai.provider.name", "gen_ai.system")
+    request_model = as_text(attributes.get("gen_ai.request.model"))
+    call.model = (as_text(attributes["gen_ai.response.model"]) if "gen_ai.response.model" in attributes
+                  else request_model)
+    call.request_model = request_model
+    call.provider = as_text(attributes["gen_ai.provider.name"] if "gen_ai.provider.name" in attributes
+                            else attributes.get("gen_ai.system"))
     call.usage = read_usage(reader)
-    reader.consume("gen_ai.usage.total_tokens", "llm.usage.total_tokens")
-    call.reported_cost = as_decimal(reader.get("gen_ai.usage.cost"))
-    definitions = parse_json(reader.get("gen_ai.tool.definitions"))
+    call.reported_cost = as_decimal(attributes.get("gen_ai.usage.cost"))
+    definitions = parse_json(attributes.get("gen_ai.tool.definitions"))
     if isinstance(definitions, list):
         call.tool_definitions = [d for d in map(openai_tool_definition, definitions) if d is not None]
-    finish = parse_json(reader.get("gen_ai.response.finish_reasons"))
+    finish = parse_json(attributes.get("gen_ai.response.finish_reasons"))
     if isinstance(finish, list | tuple):
         call.finish_reasons = [str(reason) for reason in finish]
     elif isinstance(finish, str):
         call.finish_reasons = [finish]
-    effort = reader.get("gen_ai.request.reasoning_effort", "llm.request.reasoning_effort")
+    effort = (attributes["gen_ai.request.reasoning_effort"] if "gen_ai.request.reasoning_effort" in attributes
+              else attributes.get("llm.request.reasoning_effort"))
     if isinstance(effort, str | float) and effort != "":
         call.reasoning_effort = effort
     request = {
@@ -199,7 +253,7 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
     }
     if request:
         call.extra["request"] = request
-    response_id = reader.text("gen_ai.response.id")
+    response_id = as_text(attributes.get("gen_ai.response.id"))
     if response_id:
         call.extra["response_id"] = response_id
     call.error = span_error(reader)

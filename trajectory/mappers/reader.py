@@ -63,6 +63,17 @@ def parse_json(value: Any) -> Any:
     return value
 
 
+def as_text(value: Any) -> str | None:
+    """An attribute value as text (None stays None): strings as they are, bytes decoded, else JSON."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def as_int(value: Any) -> int | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -176,14 +187,7 @@ class SpanReader:
         return found
 
     def text(self, *keys: str) -> str | None:
-        value = self.get(*keys)
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return value
-        if isinstance(value, bytes):
-            return value.decode("utf-8", "replace")
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return as_text(self.get(*keys))
 
     def integer(self, *keys: str) -> int | None:
         found = None

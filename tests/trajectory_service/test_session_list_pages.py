@@ -1,0 +1,214 @@
+"""Pages of the session list picked from the session index in list order (trajectory/session_page.py):
+walked by cursor and offset in both time orders, past many sessions a time range leaves out, with a
+re-sent export counted once, the same after migration 202 indexes a data directory written before it,
+and exactly the pages a resolution of the whole index gives, for a mix of every kind of trace."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from evalkit.migrations import Backfill, migrate
+from evalkit.trajectory import tables
+from evalkit.trajectory.session_index import RESOLVED
+from evalkit.trajectory.session_page import page_by_time
+from tests.trajectory_service.conftest import BASE_NS, Service, chat, root, span
+
+SESSIONS = 40
+
+
+def _session(i: int) -> list[Any]:
+    # Later sessions start later but end earlier: last seen and first seen order them oppositely.
+    start, end = i * 10.0, (SESSIONS - i) * 10.0 + 500
+    return [chat(i, i * 10 + 1, i * 10, start + 1), root(i, i * 10, f"s-{i:02d}", start, end)]
+
+
+def _flat(pages: list[list[str]]) -> list[str]:
+    return [session for page in pages for session in page]
+
+
+async def _walk(svc: Service, base: str, limit: int) -> list[list[str]]:
+    pages, cursor = [], ""
+    while True:
+        body = (await svc.get(base + f"&limit={limit}" + (f"&cursor={cursor}" if cursor else ""))).body
+        pages.append([row["session_id"] for row in body["sessions"]])
+        assert body["has_more"] == bool(body.get("next_cursor")), body
+        if not body["has_more"]:
+            return pages
+        cursor = body["next_cursor"]
+
+
+async def test_pages_by_last_and_first_seen_walk_every_session_once_in_order(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [s for i in range(1, SESSIONS + 1) for s in _session(i)])
+    base = f"/api/agents/{agent}/sessions?x=1"
+
+    by_last = await _walk(svc, base, 7)
+    assert [len(page) for page in by_last] == [7] * 5 + [5]
+    assert _flat(by_last) == [f"s-{i:02d}" for i in range(1, SESSIONS + 1)]
+    by_first = await _walk(svc, base + "&sort=first_seen", 7)
+    assert _flat(by_first) == [f"s-{i:02d}" for i in range(SESSIONS, 0, -1)]
+
+    deep = (await svc.get(base + "&limit=7&offset=35")).body
+    assert [row["session_id"] for row in deep["sessions"]] == [f"s-{i:02d}" for i in range(36, 41)]
+    assert not deep["has_more"]
+    row = (await svc.get(base + "&limit=1&offset=3&sort=first_seen")).body["sessions"][0]
+    assert (row["session_id"], row["span_count"], row["trace_count"], row["steps"], row["prompt_tokens"]) == (
+        "s-37", 2, 1, 1, 100)
+    past = (await svc.get(base + "&limit=5&offset=40")).body
+    assert (past["sessions"], past["has_more"], past["next_cursor"]) == ([], False, None)
+
+
+async def test_a_time_range_that_leaves_out_the_newest_sessions_still_fills_the_page(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    # 90 sessions of one trace each; `until` keeps the first ten: the index rows of the other 80 come
+    # first by last seen, more than the first read of the index takes for a page of 2.
+    await svc.send(key, [s for i in range(1, 91)
+                         for s in (chat(i, i * 10 + 1, i * 10, i * 10.0 + 1), root(i, i * 10, f"r-{i:02d}",
+                                                                                  i * 10.0, i * 10.0 + 5))])
+    until = (BASE_NS + 101 * 10**9) / 1e9
+    pages = await _walk(svc, f"/api/agents/{agent}/sessions?until={until}", 2)
+    assert _flat(pages) == [f"r-{i:02d}" for i in range(10, 0, -1)]
+    since = (BASE_NS + 856 * 10**9) / 1e9  # r-85 ends at 855 s: r-86 .. r-90 overlap
+    pages = await _walk(svc, f"/api/agents/{agent}/sessions?since={since}&sort=first_seen", 2)
+    assert _flat(pages) == [f"r-{i:02d}" for i in range(90, 85, -1)]
+
+
+async def test_a_re_sent_export_batched_differently_is_counted_once(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    batch = _session(1) + _session(2) + [span(3, 30, None, "workflow", 0.5, 2.0), chat(3, 31, 30, 1.0)]
+    await svc.send(key, batch)
+    first = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    # An exporter retrying with its spans split differently, then the whole batch again.
+    for part in (batch[:1], batch[1:3], batch[3:], batch):
+        await svc.send(key, part)
+    again = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    assert [r["session_id"] for r in again] == ["s-01", "s-02", f"{3:032x}"]
+    assert [(r["span_count"], r["trace_count"], r["steps"], r["prompt_tokens"]) for r in again] == [(2, 1, 1, 100)] * 3
+    assert again == first
+    paged = [(await svc.get(f"/api/agents/{agent}/sessions?limit=1&offset={i}")).body["sessions"] for i in range(4)]
+    assert paged == [[first[0]], [first[1]], [first[2]], []]
+
+
+async def test_migration_202_indexes_what_was_stored_before_it_and_re_running_it_changes_nothing(
+        svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, _session(1) + _session(2))
+    await svc.send(key, [chat(7, 71, 70, 1.0)])  # sessionless: its own session until ...
+    await svc.send(key, [chat(8, 81, 80, 1.0)])
+    await svc.send(key, [root(8, 80, "s-late", 0.5, 3.0)])  # ... its root names one
+    before = (await svc.get(f"/api/agents/{agent}/sessions")).body
+    assert [r["session_id"] for r in before["sessions"]] == ["s-01", "s-02", "s-late", f"{7:032x}"]
+
+    # The data directory as a service before migration 202 left it.
+    store = svc.running.store
+    for view in ("session_order_feed", "trace_sessions_feed"):
+        store.command(f"DROP VIEW {store.database}.{view}")
+    for table in ("session_order", "trace_sessions"):
+        store.command(f"DROP TABLE {store.database}.{table}")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 202")
+    assert migrate(store) == [202]
+    assert (await svc.get(f"/api/agents/{agent}/sessions")).body == before
+    by_first = (await svc.get(f"/api/agents/{agent}/sessions?sort=first_seen")).body["sessions"]
+    assert [r["session_id"] for r in by_first] == ["s-02", "s-01", f"{7:032x}", "s-late"]
+
+    # Copied twice (a migration cut short and re-run): the same list.
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 202]
+    for step in migration.tables:
+        if isinstance(step, Backfill):
+            for statement in step.statements(store.database, store.cluster):
+                store.command(statement)
+    assert (await svc.get(f"/api/agents/{agent}/sessions")).body == before
+    # And spans arriving after it are indexed by the re-created views.
+    await svc.send(key, _session(3))
+    after = (await svc.get(f"/api/agents/{agent}/sessions?limit=2")).body["sessions"]
+    assert [r["session_id"] for r in after] == ["s-01", "s-02"]  # s-03 ends before them
+    assert [r["session_id"] for r in (await svc.get(f"/api/agents/{agent}/sessions?sort=first_seen&limit=1")).body[
+        "sessions"]] == ["s-03"]
+
+
+# The whole-index resolution a page by time used before session_order: every session of the agent
+# grouped, then ordered. The reference the early-stopping read must match exactly.
+_WHOLE_INDEX_PAGE = """
+WITH resolved AS (__RESOLVED__)
+SELECT session_id FROM resolved
+GROUP BY session_id
+HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
+   AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
+ORDER BY __ORDER__, session_id
+LIMIT {limit:UInt64} OFFSET {offset:UInt64}
+""".replace("__RESOLVED__", RESOLVED)
+
+
+def _mixed_traces(rng: random.Random) -> list[list[Any]]:
+    """Batches of spans of 120 traces of every kind the index resolves, shuffled over 12 exports."""
+    spans: list[Any] = []
+    for t in range(1, 121):
+        start = rng.uniform(0, 5000)
+        end = start + rng.uniform(1, 400)
+        sid, kind = 10 * t, rng.choice(["named", "named", "sessionless", "nested", "side", "scrubbed"])
+        spans.append(chat(t, sid + 1, sid, start + 0.5))
+        if kind == "named":  # sessions of one to three traces; the root often sent apart from its children
+            spans.append(root(t, sid, f"s-{rng.randrange(40):02d}", start, end))
+        elif kind == "sessionless":
+            spans.append(span(t, sid, None, "workflow", start, end))
+        elif kind == "nested":  # a nested run's id: its own, or a session's with traces of its own
+            spans.append(root(t, sid, f"outer-{t}", start, end))
+            spans.append(span(t, sid + 2, sid, "invoke_agent helper", start + 0.2, end - 0.2,
+                              session__id=rng.choice([f"inner-{rng.randrange(3)}", f"s-{rng.randrange(40):02d}"]),
+                              gen_ai__operation__name="invoke_agent"))
+        elif kind == "side":
+            spans.append(span(t, sid, None, "batch", start, end))
+            spans.append(chat(t, sid + 3, sid, start + 0.7, **{"session.id": f"side-{t}"}))
+            spans.append(chat(t, sid + 4, sid, start + 0.9, **{"session.id": f"s-{rng.randrange(40):02d}"}))
+        else:
+            spans.append(root(t, sid, "[Scrubbed due to 'session']", start, end))
+    rng.shuffle(spans)
+    return [spans[i::12] for i in range(12)]
+
+
+async def test_pages_match_the_whole_index_resolution_for_a_mix_of_every_kind_of_trace(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    rng = random.Random(14)
+    for batch in _mixed_traces(rng):
+        await svc.send(key, batch)
+    store = svc.running.store
+    agent_id = agent  # the path's agent is its id
+    everyone = store.query(_WHOLE_INDEX_PAGE.replace("__ORDER__", "max(last_end) DESC"),
+                           {"agent": agent_id, "since": 0, "until": 2**62, "limit": 10**6, "offset": 0})
+    assert len(everyone) > 60  # sessions of every kind, some of several traces
+    cases = [(sort, since, until, limit, offset)
+             for sort in ("last_seen", "first_seen")
+             for since, until in ((0, 2**62), (BASE_NS + 2000 * 10**9, 2**62), (0, BASE_NS + 3000 * 10**9),
+                                  (BASE_NS + 1000 * 10**9, BASE_NS + 1500 * 10**9))
+             for limit, offset in ((1, 0), (7, 0), (7, 14), (50, 30), (1000, 0))]
+    for sort, since, until, limit, offset in cases:
+        order = "max(last_end) DESC" if sort == "last_seen" else "min(first_start) DESC"
+        expected = [str(r[0]) for r in store.query(_WHOLE_INDEX_PAGE.replace("__ORDER__", order), {
+            "agent": agent_id, "since": since, "until": until, "limit": limit, "offset": offset})]
+        got = [s.session_id for s in page_by_time(store, agent_id, sort, since, until, limit, offset)]
+        assert got == expected, (sort, since, until, limit, offset)
+
+
+async def test_a_session_whose_newest_index_row_is_a_nested_runs_waits_for_its_own_place(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    until = 1000.0
+    spans: list[Any] = []
+    for i in range(1, 31):
+        # Trace 100+i: run o-i, after `until`, with a nested run carrying x-i; trace 200+i: x-i's own, long
+        # before. So x-i's newest index row is near the top, but it is listed by its own trace, at the end.
+        start = until + 100 + 10 * i
+        spans += [root(100 + i, 1000 + i, f"o-{i:02d}", start, start + 5),
+                  span(100 + i, 2000 + i, 1000 + i, "invoke_agent helper", start + 1, start + 2,
+                       session__id=f"x-{i:02d}", gen_ai__operation__name="invoke_agent"),
+                  chat(100 + i, 3000 + i, 2000 + i, start + 1.2),
+                  root(200 + i, 4000 + i, f"x-{i:02d}", 10.0 + i, 20.0 + i),
+                  chat(200 + i, 5000 + i, 4000 + i, 11.0 + i)]
+    for j in range(1, 11):  # sessions in range ending between the two
+        spans += [root(300 + j, 6000 + j, f"f-{j:02d}", until - 50, until + 50 + j),
+                  chat(300 + j, 7000 + j, 6000 + j, until - 40)]
+    await svc.send(key, spans)
+    listed = (await svc.get(f"/api/agents/{agent}/sessions?until={(BASE_NS + until * 1e9) / 1e9}&limit=3")).body
+    assert [r["session_id"] for r in listed["sessions"]] == ["f-10", "f-09", "f-08"] and listed["has_more"]
+    everyone = await _walk(svc, f"/api/agents/{agent}/sessions?until={(BASE_NS + until * 1e9) / 1e9}", 25)
+    assert _flat(everyone) == [f"f-{j:02d}" for j in range(10, 0, -1)] + [f"x-{i:02d}" for i in range(30, 0, -1)]

@@ -1,0 +1,92 @@
+"""A page of an agent's sessions by last or first seen, read from the session index in list order.
+
+`session_order` (trajectory/tables.py) holds a row per indexed time under the id of the session it
+would list, sorted newest first; reading it forwards with one row per id gives candidate sessions
+in order, and the read stops after as many rows as the page needs. Which of them are listed, with which
+traces and times, is then decided from `trace_sessions` for just those ids, as `RESOLVED` decides
+it for the whole index (trajectory/session_index.py): a trace claimed by a late root's session, a
+nested run's id, a sessionless row of a named trace drop out.
+
+Why stopping early is exact: a listed session's time is one of its rows' times, so a session none of
+whose rows was reached has every row, hence its time, after the last row read. Candidates
+ranked no later than that last row are therefore in their final order; when fewer of them are
+listed than the page needs, the read goes on four times further (or to the end).
+"""
+
+from __future__ import annotations
+
+from evalkit.store import Store, compact_sql
+from evalkit.trajectory.session_index import Resolved, resolve
+
+# The `sort` column of session_order: positions by last end, or by first start (minus nanoseconds).
+ORDERS = {"last_seen": 0, "first_seen": 1}
+
+# How far the first `scan` rows reach: their count and the last one's (position, id). (Only that comes back:
+# the ids themselves are read again by position below, in SQL, so that none travels as a query parameter.)
+_EXTENT = compact_sql("""
+SELECT count(), max((position, session_key)) FROM (
+    SELECT session_key, position FROM session_order
+    WHERE agent_id = {agent:String} AND sort = {sort:UInt8} AND position BETWEEN {low:Int64} AND {high:Int64}
+    ORDER BY position, session_key
+    LIMIT {scan:UInt64})
+""")
+
+# Every row of the candidates' traces (those named after a candidate, and a named candidate's), and
+# whether its session id and its trace id are candidates. The candidates are the ids of the rows up to
+# the last one read above: a row inserted in that range meanwhile adds one, which is harmless.
+_TRACE_ROWS = compact_sql("""
+SELECT session_id, trace_id, toUnixTimestamp64Nano(min(first_start)), toUnixTimestamp64Nano(max(last_end)),
+       toUnixTimestamp64Milli(max(last_received)), session_id IN __KEYS__, trace_id IN __KEYS__
+FROM trace_sessions
+WHERE agent_id = {agent:String}
+  AND (trace_id IN __KEYS__
+       OR trace_id IN (SELECT trace_id FROM session_traces WHERE agent_id = {agent:String} AND session_id IN __KEYS__))
+GROUP BY session_id, trace_id
+""".replace("__KEYS__", """(SELECT session_key FROM session_order
+    WHERE agent_id = {agent:String} AND sort = {sort:UInt8} AND position BETWEEN {low:Int64} AND {last:Int64})"""))
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _rank(sort: str, session: Resolved) -> tuple[int, str]:
+    """The session's place as session_order sorts it: (minus its time, its id)."""
+    return (-session.last_end_ns if sort == "last_seen" else -session.first_start_ns, session.session_id)
+
+
+def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns: int, limit: int,
+                 offset: int) -> list[Resolved]:
+    """Sessions overlapping [since, until) ranked `offset`..`offset + limit` by `sort` (last_seen, first_seen).
+
+    Ties go by session id; the times are the index's (the list shows the spans' own).
+    """
+    need = offset + limit
+    if limit <= 0:
+        return []
+    # A session's rows are in range when its last end is at or after `since` (by last seen), or its
+    # first start before `until` (by first seen): the bound the other end sets is checked once resolved.
+    low, high = (_INT64_MIN, -since_ns) if sort == "last_seen" else (-until_ns + 1, _INT64_MAX)
+    # Sessionless rows of named traces are candidates too (often one per trace): read twice the page.
+    scan = 2 * need + 64
+    while True:
+        params = {"agent": agent_id, "sort": ORDERS[sort], "low": low, "high": high, "scan": scan}
+        [(count, (last_position, last_key))] = store.query(_EXTENT, params)
+        if not count:
+            return []
+        keys: set[str] = set()
+        rows: list[tuple[str, str, int, int, int]] = []
+        for sid, trace, first, end, received, sid_is_key, trace_is_key in store.query(
+                _TRACE_ROWS, {**params, "last": last_position}):
+            rows.append((str(sid), str(trace), int(first), int(end), int(received)))
+            if sid_is_key:
+                keys.add(str(sid))
+            if trace_is_key:
+                keys.add(str(trace))
+        listed = [s for s in resolve(keys, rows).values()
+                  if s.last_end_ns >= since_ns and s.first_start_ns < until_ns]
+        listed.sort(key=lambda s: _rank(sort, s))
+        if count < scan:  # read to the end: every session is among them
+            return listed[offset:need]
+        settled = [s for s in listed if _rank(sort, s) <= (int(last_position), str(last_key))]
+        if len(settled) >= need:
+            return settled[offset:need]
+        scan *= 4
