@@ -65,6 +65,10 @@ async def test_a_backfill_over_hundreds_of_days_is_stored_and_stalls_nobody(tmp_
                 asyncio.to_thread(export, running, poison, poison_key),
                 *(victim(key, round_) for _, key in victims))
             assert results == [SpanExportResult.SUCCESS] * 4, round_
+        # Acknowledged is stored; readable follows once flattened, in acknowledgement order, so the
+        # backfill's 250 day partitions are flattened first. A read waits at most 5 s for that,
+        # which two loaded cores can exceed: wait here for the flattener explicitly.
+        assert await asyncio.to_thread(running.service.staging.caught_up, 120)
         for agent_id, _ in victims:
             assert count_spans(running, agent_id) == 9
         assert count_spans(running, poisoner) == 250
@@ -168,6 +172,11 @@ async def test_spans_staged_while_flattening_fails_are_kept_and_flattened_later(
         assert running.service.staging.backlog_rows == 2
     finally:
         running.store.command("ATTACH TABLE spans")
+    # While flattening fails a read waits at most ~1 s at the barrier (one retry), which a loaded
+    # machine can exceed before the retry lands: wait for the flattener itself, bounded.
+    for _ in range(60):
+        if await asyncio.to_thread(running.service.staging.caught_up, 1.0):
+            break
     assert await asyncio.to_thread(count_spans, running, agent_id) == 2
     status, health, _ = await asyncio.to_thread(post_get, f"{running.api}/healthz")
     assert status == 200 and health["status"] == "ok"

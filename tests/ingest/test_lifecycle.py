@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 
 from evalkit.ingest.tables import SPAN_EXPORTS, SPAN_EXPORTS_TO_SPANS
 from evalkit.migrations import SESSION_TRACES_FEED, SPANS, Backfill, all_migrations
+from tests.conftest import release_shared_engine
 from tests.ingest.test_otlp import make_spans
 
 TOKEN = "evk_lifecycle_admin"
@@ -104,6 +105,7 @@ def test_data_survives_a_restart_and_sigterm_drains(tmp_path: Path) -> None:
     from evalkit.store import Store
     from evalkit.trajectory.read import read_session_spans
 
+    release_shared_engine()
     store = Store(f"chdb://{served.data_dir / 'clickhouse'}")
     store.connect()
     try:
@@ -146,6 +148,7 @@ def test_a_failing_migration_stops_serve_with_the_reason(tmp_path: Path) -> None
     from evalkit.store import Store
 
     # A table in the way of migration 10: its view cannot read the columns it needs.
+    release_shared_engine()
     store = Store(f"chdb://{tmp_path / 'clickhouse'}")
     store.connect()
     store.command("CREATE TABLE evalkit.span_exports (x UInt8) ENGINE = Null")

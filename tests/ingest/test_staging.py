@@ -24,7 +24,7 @@ from evalkit.ingest.staging import Staged, StagingLedger
 from evalkit.ingest.writer import BatchWriter
 from evalkit.migrations import migrate
 from evalkit.store import Store
-from tests.conftest import serve
+from tests.conftest import release_shared_engine, serve
 from tests.ingest.test_lifecycle import Served
 from tests.ingest.test_otlp import count_spans, export_grpc, make_request_bytes, make_spans
 
@@ -73,6 +73,7 @@ def test_sigkill_right_after_acks_loses_nothing_and_duplicates_nothing(tmp_path:
         process.communicate(timeout=60)
     assert process.returncode == 0
 
+    release_shared_engine()
     store = Store(f"chdb://{served.data_dir / 'clickhouse'}")
     store.connect()
     try:
