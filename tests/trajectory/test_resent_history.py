@@ -23,27 +23,28 @@ def _same(got: Any, want: Any) -> bool:
     return orjson.dumps(got) == orjson.dumps(want)
 
 
-def _message(i: int) -> dict[str, Any]:
-    return {"role": "user" if i % 2 else "assistant", "parts": [{"type": "text", "content": f"message {i} é"}],
+def _message(i: int, size: int = 1) -> dict[str, Any]:
+    return {"role": "user" if i % 2 else "assistant", "parts": [{"type": "text", "content": f"message {i} é" * size}],
             "n": i, "f": 1.0}
 
 
 def test_a_growing_history_takes_the_messages_decoded_before() -> None:
     lists = ResentLists()
-    first = [_message(i) for i in range(3)]
+    first = [_message(i, 100) for i in range(3)]
     assert _same(lists.decode(json.dumps(first)), first)
-    decoded = lists.decode(json.dumps([*first, _message(3)]))
-    assert decoded is not None and _same(decoded, [*first, _message(3)])
-    again = lists.decode(json.dumps([*first, _message(3), _message(4)]))
-    assert again is not None and _same(again, [*first, _message(3), _message(4)])
+    decoded = lists.decode(json.dumps([*first, _message(3, 100)]))
+    assert decoded is not None and _same(decoded, [*first, _message(3, 100)])
+    again = lists.decode(json.dumps([*first, _message(3, 100), _message(4, 100)]))
+    assert again is not None and _same(again, [*first, _message(3, 100), _message(4, 100)])
     # The same objects: a re-sent message is neither parsed nor serialised again.
     assert all(a is b for a, b in zip(again, decoded, strict=False))
 
 
-def test_a_window_of_the_last_messages_drops_the_oldest_and_keeps_the_task() -> None:
+@pytest.mark.parametrize("task", [{"role": "user", "content": "the task " * 50}, {"role": "user", "content": "task"}])
+def test_a_window_of_the_last_messages_drops_the_oldest_and_keeps_the_task(task: dict[str, Any]) -> None:
+    # A long task: the lists start alike; a short one: they do not, and are long enough to look further.
     lists = ResentLists()
-    task = {"role": "user", "content": "the task"}
-    conversation = [_message(i) for i in range(40)]
+    conversation = [_message(i, 100) for i in range(40)]
     previous: list[Any] | None = None
     for end in range(4, 40, 2):
         messages = [task, *conversation[max(0, end - 10):end]]
@@ -67,7 +68,8 @@ def test_a_window_of_the_last_messages_drops_the_oldest_and_keeps_the_task() -> 
     '["\\ud800"]',
     '{"messages": [{"a": 1}]}',
 ])
-def test_every_text_reads_as_parsing_it_whole_gives(text: str) -> None:
+def test_every_text_reads_as_parsing_it_whole_gives(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
     lists = ResentLists()
     lists.decode('[{"a": 1}, {"a": 1}, 1]')
     decoded = lists.decode(text)
@@ -77,7 +79,8 @@ def test_every_text_reads_as_parsing_it_whole_gives(text: str) -> None:
     assert type(want) is list and _same(decoded, want)
 
 
-def test_strict_arrays_after_a_hint_are_decoded_not_handed_back() -> None:
+def test_strict_arrays_after_a_hint_are_decoded_not_handed_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
     lists = ResentLists()
     lists.decode('[{"a": 1}, {"a": 2}]')
     for text in ('[{"a": 1}, {"a": 2}, {"a": 3}]', '[ {"a": 1} ,\n {"a": 2}\t, 4]', '[{"a": 1}, 12]'):
@@ -126,6 +129,7 @@ def _agent_loop(calls: int, window: int | None, separators: tuple[str, str] = ("
 def test_re_sent_history_is_neither_doubled_nor_lost(
     window: int | None, separators: tuple[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
     spans = _agent_loop(30, window, separators)
     decoded: list[bool] = []
     decode = ResentLists.decode
@@ -153,6 +157,7 @@ def test_re_sent_history_is_neither_doubled_nor_lost(
 def test_two_loops_interleaved_in_one_trace_read_as_parsed_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each list's hint is the other loop's: found in neither, decoded element by element or whole.
     monkeypatch.setattr(resent_history, "_UNHINTED_LIMIT", 200)
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
     one, other = _agent_loop(12, None), _agent_loop(12, 4)
     other = [Span(**{**s.__dict__, "span_id": "f" + s.span_id[1:], "start_time_unix_nano": s.start_time_unix_nano + 1,
                      "parent_span_id": s.parent_span_id and "r" * 16}) for s in other[1:]]
