@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from itertools import compress
+from operator import not_
 from typing import Any
 
 from evalkit.trajectory.mappers.reader import orjson, parse_json
+from evalkit.trajectory.mappers.resent_history import ResentLists
 from evalkit.trajectory.operations import Message, Part
 
 _MISSING: Any = object()  # a key that is absent, told apart from one set to None
@@ -227,6 +230,21 @@ class MessageMemo:
         self._size = 0
         # default role -> a message's JSON -> the message read from it.
         self._read: dict[str, dict[bytes, Message]] = {}
+        # Message lists decoded against the one before: a re-sent message's JSON object is the
+        # object decoded before (`resent_history`), so it is found by identity, not serialised again.
+        self.lists = ResentLists()
+        # default role -> id of a JSON object read -> the message read from it. Every object here is
+        # kept alive in `_objects`, so no other object can come to have its id.
+        self._by_object: dict[str, dict[int, Message]] = {}
+        self._objects: list[Any] = []
+
+    def decode(self, value: Any) -> Any:
+        """`reader.parse_json(value)`; a JSON array decoded against the list decoded before."""
+        if type(value) is str:
+            items = self.lists.decode(value)
+            if items is not None:
+                return items
+        return parse_json(value)
 
     def parse(self, raw: Any, default_role: str) -> Message | None:
         if orjson is None or type(raw) is not dict:
@@ -245,25 +263,36 @@ class MessageMemo:
 
     def parse_all(self, items: list[Any], default_role: str) -> list[Message]:
         """`parse` of each item, the messages that are not None, with no Python call per message read
-        before: a call re-sending a hundred messages costs a serialisation and a lookup each, in C."""
+        before: a call re-sending a hundred messages costs a lookup each (by identity for objects
+        decoded before, else by their serialisation), in C."""
         if orjson is None or set(map(type, items)) != {dict}:
             return [m for m in (self.parse(item, default_role) for item in items) if m is not None]
+        by_object = self._by_object.setdefault(default_role, {})
+        ids = list(map(id, items))
+        known_ids = list(map(by_object.__contains__, ids))
+        if all(known_ids):
+            return list(map(by_object.__getitem__, ids))
+        found: list[Message | None] = list(map(by_object.get, ids))
+        # Only the objects not read before are serialised (picked in C, not one Python step per item).
+        unread = list(compress(range(len(items)), map(not_, known_ids)))
         try:
-            keys = list(map(orjson.dumps, items))
+            keys = {index: orjson.dumps(items[index]) for index in unread}
         except TypeError:
             return [m for m in (self.parse(item, default_role) for item in items) if m is not None]
         table = self._read.setdefault(default_role, {})
-        found: list[Message | None] = list(map(table.get, keys))
-        if None in found:
-            for index, message in enumerate(found):
-                if message is None:
-                    known = table.get(keys[index])  # a repeat of a message first seen in this call
-                    if known is None:
-                        # Never None: a dict always reads as a message.
-                        known = parse_message(items[index], default_role)
-                        assert known is not None
-                        self._keep(table, keys[index], known)
-                    found[index] = known
+        for index in unread:
+            if found[index] is None:
+                key = keys[index]
+                known = table.get(key)  # read before, from another object (or earlier in this call)
+                if known is None:
+                    # Never None: a dict always reads as a message.
+                    known = parse_message(items[index], default_role)
+                    assert known is not None
+                    self._keep(table, key, known)
+                if key in table:  # kept (the memo is bounded): found by identity from now on
+                    by_object[id(items[index])] = known
+                    self._objects.append(items[index])
+                found[index] = known
         return found  # type: ignore[return-value]  # every None was filled in
 
     def _keep(self, table: dict[bytes, Message], key: bytes, message: Message | None) -> None:
@@ -276,9 +305,10 @@ class MessageMemo:
 def parse_messages(value: Any, default_role: str = "user", memo: MessageMemo | None = None) -> list[Message]:
     """Messages from a JSON string or value: a list, `{"messages": [...]}`, a single message or text.
 
-    With a `memo`, list items read before (in this session) are not read again (see `MessageMemo`).
+    With a `memo`, list items read before (in this session) are not read again (see `MessageMemo`),
+    nor is the JSON text of messages the list before re-sent (`MessageMemo.decode`).
     """
-    value = parse_json(value)
+    value = parse_json(value) if memo is None else memo.decode(value)
     if type(value) is list:  # the usual shape; a list is never a Mapping, so this order changes nothing
         return _parse_message_list(value, default_role, memo)
     if value is None or value == "":

@@ -1,0 +1,167 @@
+"""Message lists that re-send the previous call's messages: decoded by what is new, nothing lost or doubled."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+import pytest
+
+from evalkit.trajectory.build import build_trajectory
+from evalkit.trajectory.mappers import resent_history
+from evalkit.trajectory.mappers.reader import parse_json
+from evalkit.trajectory.mappers.resent_history import ResentLists
+from evalkit.trajectory.span import Span
+
+TRACE = "cd" * 16
+BASE_NS = 1_760_000_000_000_000_000
+
+
+def _same(got: Any, want: Any) -> bool:
+    # orjson tells 1 from 1.0 and keeps key order: equal output is equal JSON data, types included.
+    return orjson.dumps(got) == orjson.dumps(want)
+
+
+def _message(i: int, size: int = 1) -> dict[str, Any]:
+    return {"role": "user" if i % 2 else "assistant", "parts": [{"type": "text", "content": f"message {i} é" * size}],
+            "n": i, "f": 1.0}
+
+
+def test_a_growing_history_takes_the_messages_decoded_before() -> None:
+    lists = ResentLists()
+    first = [_message(i, 100) for i in range(3)]
+    assert _same(lists.decode(json.dumps(first)), first)
+    decoded = lists.decode(json.dumps([*first, _message(3, 100)]))
+    assert decoded is not None and _same(decoded, [*first, _message(3, 100)])
+    again = lists.decode(json.dumps([*first, _message(3, 100), _message(4, 100)]))
+    assert again is not None and _same(again, [*first, _message(3, 100), _message(4, 100)])
+    # The same objects: a re-sent message is neither parsed nor serialised again.
+    assert all(a is b for a, b in zip(again, decoded, strict=False))
+
+
+@pytest.mark.parametrize("task", [{"role": "user", "content": "the task " * 50}, {"role": "user", "content": "task"}])
+def test_a_window_of_the_last_messages_drops_the_oldest_and_keeps_the_task(task: dict[str, Any]) -> None:
+    # A long task: the lists start alike; a short one: they do not, and are long enough to look further.
+    lists = ResentLists()
+    conversation = [_message(i, 100) for i in range(40)]
+    previous: list[Any] | None = None
+    for end in range(4, 40, 2):
+        messages = [task, *conversation[max(0, end - 10):end]]
+        decoded = lists.decode(json.dumps(messages))
+        assert decoded is not None and _same(decoded, messages)
+        if previous is not None:
+            assert decoded[0] is previous[0]
+            assert decoded[-3] is previous[-1]  # two new at the end, the rest as decoded before
+        previous = decoded
+
+
+@pytest.mark.parametrize("text", [
+    '[{"a": 1}, {"a": 12}]',  # `{"a": 1` of the list before is a prefix of the new element's text
+    '[{"a": 1}, NaN]',  # not strict JSON: parsed whole, as before (NaN through the standard library)
+    '[{"a": 1}, {"a": 2}] trailing',
+    '[{"a": 1}, {"a": 2}',
+    '[{"a": 1} {"a": 2}]',
+    '[ {"a": 1} ,\n {"a": 2}\t]',
+    '[]',
+    '[1, 2.0, "x", null, true, [1, {"b": 2}]]',
+    '["\\ud800"]',
+    '{"messages": [{"a": 1}]}',
+])
+def test_every_text_reads_as_parsing_it_whole_gives(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
+    lists = ResentLists()
+    lists.decode('[{"a": 1}, {"a": 1}, 1]')
+    decoded = lists.decode(text)
+    want = parse_json(text)
+    if decoded is None:
+        return  # handed back to be parsed whole (`MessageMemo.decode` does)
+    assert type(want) is list and _same(decoded, want)
+
+
+def test_strict_arrays_after_a_hint_are_decoded_not_handed_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
+    lists = ResentLists()
+    lists.decode('[{"a": 1}, {"a": 2}]')
+    for text in ('[{"a": 1}, {"a": 2}, {"a": 3}]', '[ {"a": 1} ,\n {"a": 2}\t, 4]', '[{"a": 1}, 12]'):
+        assert lists.decode(text) is not None, text
+
+
+def _span(index: int, attributes: dict[str, Any], parent: str = "r" * 16) -> Span:
+    start = BASE_NS + index * 1_000_000_000
+    return Span(
+        trace_id=TRACE, span_id=f"{index:016x}", parent_span_id=parent if index else "", name="span", kind=1,
+        start_time_unix_nano=start, end_time_unix_nano=start + 500_000_000, status_code=0, status_message="",
+        attributes=attributes, resource_attributes={}, scope_name="", scope_version="", events=(), links=(),
+        truncated={}, session_id="",
+    )
+
+
+def _agent_loop(calls: int, window: int | None, separators: tuple[str, str] = (", ", ": ")) -> list[Span]:
+    """An agent loop: each chat call re-sends the task and the conversation (its last `window` messages)."""
+    task = {"role": "user", "parts": [{"type": "text", "content": "the task"}]}
+    spans = [_span(0, {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "bot", "session.id": "s"})]
+    spans[0] = Span(**{**spans[0].__dict__, "span_id": "r" * 16})
+    conversation: list[dict[str, Any]] = []
+    for call in range(calls):
+        history = conversation if window is None else conversation[-window:] if window else []
+        answer = {"role": "assistant", "parts": [
+            {"type": "text", "content": f"thinking {call}"},
+            {"type": "tool_call", "id": f"call_{call}", "name": "search", "arguments": {"q": call}}]}
+        spans.append(_span(2 * call + 1, {
+            "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 1,
+            "gen_ai.input.messages": json.dumps([task, *history], separators=separators),
+            "gen_ai.output.messages": json.dumps([answer]),
+        }))
+        result = f"result {call}"
+        spans.append(_span(2 * call + 2, {
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search",
+            "gen_ai.tool.call.id": f"call_{call}", "gen_ai.tool.call.result": result,
+        }))
+        conversation += [answer, {"role": "tool", "parts": [
+            {"type": "tool_call_response", "id": f"call_{call}", "response": result}]}]
+    return spans
+
+
+@pytest.mark.parametrize("window", [None, 6, 0])
+@pytest.mark.parametrize("separators", [(", ", ": "), (",", ":")])
+def test_re_sent_history_is_neither_doubled_nor_lost(
+    window: int | None, separators: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
+    spans = _agent_loop(30, window, separators)
+    decoded: list[bool] = []
+    decode = ResentLists.decode
+
+    def counted(self: ResentLists, text: str) -> list[Any] | None:
+        items = decode(self, text)
+        decoded.append(items is not None)
+        return items
+
+    monkeypatch.setattr(ResentLists, "decode", counted)
+    document = build_trajectory(spans, session_id="s").document
+    assert all(decoded) and len(decoded) == 30  # every call's list read against the one before
+    steps = document["steps"]
+    assert [s["message"] for s in steps if s["source"] == "user"] == ["the task"]
+    agent_steps = [s for s in steps if s["source"] == "agent"]
+    assert [s["message"] for s in agent_steps] == [f"thinking {call}" for call in range(30)]
+    assert not any(s.get("is_copied_context") for s in agent_steps)
+    assert [[r["content"] for r in s["observation"]["results"]] for s in agent_steps] == [
+        [f"result {call}"] for call in range(30)]
+    # What parsing every list whole gives.
+    monkeypatch.setattr(ResentLists, "decode", lambda self, text: None)
+    assert orjson.dumps(build_trajectory(spans, session_id="s").document) == orjson.dumps(document)
+
+
+def test_two_loops_interleaved_in_one_trace_read_as_parsed_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each list's hint is the other loop's: found in neither, decoded element by element or whole.
+    monkeypatch.setattr(resent_history, "_UNHINTED_LIMIT", 200)
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
+    one, other = _agent_loop(12, None), _agent_loop(12, 4)
+    other = [Span(**{**s.__dict__, "span_id": "f" + s.span_id[1:], "start_time_unix_nano": s.start_time_unix_nano + 1,
+                     "parent_span_id": s.parent_span_id and "r" * 16}) for s in other[1:]]
+    spans = [*one, *other]
+    document = build_trajectory(spans, session_id="s").document
+    monkeypatch.setattr(ResentLists, "decode", lambda self, text: None)
+    assert orjson.dumps(build_trajectory(spans, session_id="s").document) == orjson.dumps(document)
