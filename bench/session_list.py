@@ -4,7 +4,9 @@ Starts a Service in this process (embedded chDB in a work directory), loads `--s
 `--spans` spans each (a root naming the session, chat calls with usage, one failing tool call per
 tenth session), then times pages of `GET /api/agents/{agent}/sessions`: the first page and a deep
 one by last and first seen (picked from the session index in list order, so a page reads only its
-own sessions' spans), and the sorts and filters that still read every span (span count, errors, cost).
+own sessions' spans), deep pages reached by offset and by the keyset cursor the previous page gives,
+the sort by span count and the errors and model filters (picked from the per-trace summary, a row per
+trace), and the sort by cost, which still reads every LLM span (it prices every session).
 
 `--load otlp` (the default) sends the spans through the OTLP/HTTP receiver. `--load direct` writes
 the same spans with `INSERT INTO spans ... SELECT ... FROM numbers()` in blocks of `--block` spans:
@@ -117,7 +119,7 @@ def main() -> None:
     parser.add_argument("--load", choices=("otlp", "direct"), default="otlp")
     parser.add_argument("--block", type=int, default=1_000_000, help="spans per INSERT with --load direct")
     parser.add_argument("--skip-scans", action="store_true",
-                        help="time only the pages the index serves (by cost at 10M spans outlasts the client)")
+                        help="skip the sort by cost, which reads every LLM span (at 10M spans it outlasts the client)")
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--api-port", type=int, default=0)
     parser.add_argument("--otlp-http-port", type=int, default=0)
@@ -149,13 +151,25 @@ def main() -> None:
     while server.service.store.query("SELECT count() FROM system.merges")[0][0]:
         time.sleep(0.5)
     base = f"{api}/api/agents/bot@bench/sessions"
+    deep = min(50 * 99, max(0, args.sessions - 50))
+
+    def cursor_to_page_100(sort: str) -> str:
+        # The cursor page 99 gives (read once, by offset): page 100 as a user paging on reaches it.
+        body = json.loads(get(base + f"?limit=50&sort={sort}&offset={max(0, deep - 50)}"))
+        return f"?limit=50&sort={sort}&cursor={body['next_cursor']}"
+
     queries = {
         "first page, last seen": "?limit=50",
-        "page 100, last seen": f"?limit=50&offset={min(50 * 99, max(0, args.sessions - 50))}",
+        "page 100 by offset, last seen": f"?limit=50&offset={deep}",
+        "page 100 by cursor, last seen": cursor_to_page_100("last_seen"),
         "first page, first seen": "?limit=50&sort=first_seen",
-        "page 100, first seen": f"?limit=50&sort=first_seen&offset={min(50 * 99, max(0, args.sessions - 50))}",
-        "first page, most spans (scans)": "?limit=50&sort=spans",
-        "first page, errors only (scans)": "?limit=50&errors=true",
+        "page 100 by offset, first seen": f"?limit=50&sort=first_seen&offset={deep}",
+        "page 100 by cursor, first seen": cursor_to_page_100("first_seen"),
+        "first page, most spans (summary)": "?limit=50&sort=spans",
+        "page 100, most spans (summary)": f"?limit=50&sort=spans&offset={deep}",
+        "first page, errors only (summary)": "?limit=50&errors=true",
+        "first page, errors, first seen (summary)": "?limit=50&errors=true&sort=first_seen",
+        "first page, model filter (summary)": "?limit=50&model=gpt-4o-mini",
         "first page, by cost (scans, prices all)": "?limit=50&sort=cost",
     }
     for label, query in queries.items():
@@ -164,7 +178,7 @@ def main() -> None:
         try:
             body = json.loads(get(base + query))
         except TimeoutError:
-            print(f"{label:<42} timed out (the client waits 120 s)")
+            print(f"{label:<44} timed out (the client waits 120 s)")
             continue
         assert len(body["sessions"]) > 0, body
         times, cpu = [], []
@@ -173,7 +187,7 @@ def main() -> None:
             get(base + query)
             times.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
-        print(f"{label:<42} p50 {statistics.median(times):8.1f} ms  max {max(times):8.1f} ms  "
+        print(f"{label:<44} p50 {statistics.median(times):8.1f} ms  max {max(times):8.1f} ms  "
               f"cpu p50 {statistics.median(cpu):8.1f} ms")
     server.stop()
     shutil.rmtree(data_dir, ignore_errors=True)
