@@ -153,7 +153,8 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
 async def test_a_keyset_cursor_resumes_after_its_session_whatever_arrives_before_it(svc: Service) -> None:
     agent, key = await svc.new_agent()
     for i in range(1, 11):
-        await svc.send(key, [root(i, 10 * i, f"s-{i:02d}", 10.0 * i, 10.0 * i + 5), chat(i, 10 * i + 1, 10 * i, 10.0 * i)])
+        await svc.send(key, [root(i, 10 * i, f"s-{i:02d}", 10.0 * i, 10.0 * i + 5),
+                             chat(i, 10 * i + 1, 10 * i, 10.0 * i)])
     base = f"/api/agents/{agent}/sessions?limit=4"
     first = (await svc.get(base)).body
     assert _ids(first["sessions"]) == ["s-10", "s-09", "s-08", "s-07"]
