@@ -34,29 +34,30 @@ SORTS = {
 
 # The sessions a sort by span count or a filter (errors, model) picks from, from the per-trace summary
 # (trajectory/tables.py): a row per trace of the agent's index, not every span. Sessions overlapping
-# [since, until) as the index has them, then per trace, then per session; the page's own figures are
-# then read from its traces' spans (`_PAGE_SPANS`), so they are those a page by time shows.
+# [since, until) as the index has them (the index resolved once: a CTE named twice is run twice), then
+# per trace (every trace of the agent's summary: the summary's rows are small, and narrowing them to the
+# sessions' traces would resolve the index again), then per session; the page's own figures are then
+# read from its traces' spans (`_PAGE_SPANS`), so they are those a page by time shows.
 # `__SPAN_COUNT__` merges the span-id sets only when the sort needs the count (the one costly figure).
 _SUMMARY_SESSIONS = compact_sql("""
-WITH resolved AS (__RESOLVED__),
-in_range AS (
-    SELECT session_id FROM resolved
+WITH sessions AS (
+    SELECT session_id, groupUniqArray(trace_id) AS traces FROM (__RESOLVED__)
     GROUP BY session_id
     HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
        AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
 ),
-pairs AS (SELECT DISTINCT session_id, trace_id FROM resolved WHERE session_id IN (SELECT session_id FROM in_range)),
 per_trace AS (
     SELECT trace_id, __SPAN_COUNT__ AS spans, max(failing) AS failing, groupUniqArrayArray(models) AS models,
            min(first_start) AS first_start, max(last_end) AS last_end
     FROM trace_summary
-    WHERE agent_id = {agent:String} AND trace_id IN (SELECT trace_id FROM pairs)
+    WHERE agent_id = {agent:String}
     GROUP BY trace_id
 )
 SELECT p.session_id AS sid, sum(t.spans) AS span_count, toUnixTimestamp64Nano(min(t.first_start)) AS first_ns,
        toUnixTimestamp64Nano(max(t.last_end)) AS last_ns, max(t.failing) AS failing,
        groupUniqArrayArray(t.models) AS session_models, groupUniqArray(p.trace_id) AS trace_ids
-FROM per_trace AS t INNER JOIN pairs AS p ON t.trace_id = p.trace_id
+FROM per_trace AS t
+INNER JOIN (SELECT session_id, trace_id FROM sessions ARRAY JOIN traces AS trace_id) AS p ON t.trace_id = p.trace_id
 GROUP BY p.session_id
 __HAVING__
 ORDER BY __ORDER__
@@ -65,6 +66,14 @@ __LIMIT__
 
 # The named sessions' traces from the index (as many sessions as a sort by cost prices).
 _INDEX_TRACES = "(SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)})"
+# Whether some traces had a failing span, and their LLM models (a filtered page by time checks its candidates).
+_TRACE_FLAGS = compact_sql("""
+SELECT trace_id, max(failing), groupUniqArrayArray(models) FROM trace_summary
+WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+GROUP BY trace_id
+""")
+# Sessions a filtered first page by time walks in list order before asking the summary for all of them.
+_WALK_SESSIONS = 4_000
 _REPORTED = 2  # where the reported cost is among _CALL_FIGURES
 _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page's worth, let the store resolve
 
@@ -332,6 +341,36 @@ def _picked(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) ->
             for r in store.query(sql, params)]
 
 
+def _walk_filtered(store: Store, agent_id: str, q: SessionQuery) -> list[Resolved] | None:
+    """A filtered page by time (and one more), walking the index in list order from the cursor's place and
+    checking each candidate's traces in the summary: a page costs about the page over the share of
+    sessions the filter keeps. A first page whose filter keeps too few is left to the summary's query
+    (None); a page after a keyset cursor walks on, so that a walk neither repeats nor skips a session.
+    """
+    need = (q.offset if q.after is None else 0) + q.limit + 1
+    after = q.after
+    window = min(4 * need + 64, _WALK_SESSIONS)
+    matched: list[Resolved] = []
+    walked = 0
+    while True:
+        batch = page_by_time(store, agent_id, q.sort, q.since_ns, q.until_ns, window, 0, after)
+        walked += len(batch)
+        traces = sorted({trace for session in batch for trace in session.trace_ids})
+        flags = {str(t): (bool(failing), {str(m) for m in models}) for t, failing, models in store.query(
+            _TRACE_FLAGS, {"agent": agent_id, "traces": traces})} if traces else {}
+        for session in batch:
+            found = [flags[t] for t in session.trace_ids if t in flags]
+            if found and (not q.errors_only or any(failing for failing, _ in found)) \
+                    and (not q.model or any(q.model in models for _, models in found)):
+                matched.append(session)
+        if len(matched) >= need or len(batch) < window:
+            return matched
+        if q.after is None and walked >= _WALK_SESSIONS:
+            return None
+        after = rank(q.sort, batch[-1])
+        window = min(window * 2, _WALK_SESSIONS)
+
+
 def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook) -> list[SessionRow]:
     """The sessions' rows (in their order), their traces' spans read once, summed and priced."""
     if not sessions:
@@ -442,19 +481,25 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
         raise BadQuery(f"sort={query.sort!r} is not known; use one of {', '.join(SORTS)}")
     if query.sort == "cost" or query.min_cost is not None:
         return _priced_first(store, agent_id, query, prices)
-    if query.sort in ORDERS and not query.errors_only and not query.model:  # the index serves it
+    if query.sort in ORDERS:  # the index serves it, in list order
         # One more than the page says whether more follow; the page is cut in the index's order, so that
         # the next one (from the cursor's rank, or the offset) neither repeats nor skips a session.
-        picked = page_by_time(store, agent_id, query.sort, query.since_ns, query.until_ns, query.limit + 1,
-                              query.offset if query.after is None else 0, query.after)
-        shown = picked[:query.limit]
-        rows = _read(store, agent_id, shown, prices)
-        _order(rows, query.sort)  # as the spans have them (the index may not yet know a late span's time)
-        return SessionPage(rows, len(picked) > query.limit, rank(query.sort, shown[-1]) if shown else None)
-    picked = _picked(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)
-    rows = _read(store, agent_id, picked[:query.limit], prices)
+        picked: list[Resolved] | None
+        if not query.errors_only and not query.model:
+            picked = page_by_time(store, agent_id, query.sort, query.since_ns, query.until_ns, query.limit + 1,
+                                  query.offset if query.after is None else 0, query.after)
+        else:
+            walked = _walk_filtered(store, agent_id, query)
+            picked = None if walked is None else walked[(query.offset if query.after is None else 0):]
+        if picked is not None:
+            shown = picked[:query.limit]
+            rows = _read(store, agent_id, shown, prices)
+            _order(rows, query.sort)  # as the spans have them (the index may not yet know a late span's time)
+            return SessionPage(rows, len(picked) > query.limit, rank(query.sort, shown[-1]) if shown else None)
+    chosen = _picked(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)
+    rows = _read(store, agent_id, chosen[:query.limit], prices)
     _order(rows, query.sort)
-    return SessionPage(rows, len(picked) > query.limit)
+    return SessionPage(rows, len(chosen) > query.limit)
 
 
 def _priced_first(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook) -> SessionPage:
