@@ -14,7 +14,7 @@ the same table and the same views over it (the session index and what it feeds) 
 inserts, without the receiver's decoding, so that 10M spans load in minutes on two cores.
 
     .venv/bin/python bench/session_list.py [--sessions 20000] [--spans 50] [--repeat 10] [--load otlp|direct]
-        [--block 1000000] [--skip-scans] [--work-dir DIR] [--api-port 0] [--otlp-http-port 0]
+        [--block 1000000] [--skip-scans] [--work-dir DIR] [--data-dir DIR] [--api-port 0] [--otlp-http-port 0]
 
 Prints p50/max wall time per query, and the median CPU time of this process per query (the service and
 its embedded engine run in it, so that is what a page costs whatever else loads the machine), and how
@@ -123,29 +123,37 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--api-port", type=int, default=0)
     parser.add_argument("--otlp-http-port", type=int, default=0)
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="keep the loaded store here and, when it already holds the spans, time it without "
+                             "loading again (10M spans take minutes to load)")
     args = parser.parse_args()
     if args.work_dir is not None:
         args.work_dir.mkdir(parents=True, exist_ok=True)
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=args.work_dir))
+    reuse = args.data_dir is not None and (args.data_dir / "clickhouse").exists()
+    if args.data_dir is not None:
+        args.data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=args.work_dir))
     settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=args.otlp_http_port, api_port=args.api_port,
                         bootstrap_token=TOKEN, settle_quiet_seconds=0.0)
     server = InThread(settings)
     api = f"http://127.0.0.1:{server.service.api_port}"
     otlp = f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces"
-    post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
-    post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
-    key = json.loads(post(api + "/api/agents/bot@bench/keys", json.dumps({"scopes": ["ingest", "read"]}).encode(),
-                          TOKEN)[1])["key"]
     started = time.perf_counter()
-    if args.load == "direct":
-        load_direct(server.service.store, "bot@bench", args.sessions, args.spans, args.block)
-    else:
-        load_otlp(otlp, key, args.sessions, args.spans)
+    if not reuse:
+        post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
+        post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
+        key = json.loads(post(api + "/api/agents/bot@bench/keys",
+                              json.dumps({"scopes": ["ingest", "read"]}).encode(), TOKEN)[1])["key"]
+        if args.load == "direct":
+            load_direct(server.service.store, "bot@bench", args.sessions, args.spans, args.block)
+        else:
+            load_otlp(otlp, key, args.sessions, args.spans)
     total = args.sessions * args.spans
     stored = server.service.store.query("SELECT count() FROM spans FINAL WHERE agent_id = 'bot@bench'")[0][0]
     assert stored == total, f"{stored:,} spans stored of {total:,} loaded"
     print(f"evalkit session list bench: {args.sessions:,} sessions × {args.spans} spans = {total:,} spans, "
-          f"loaded ({args.load}) in {time.perf_counter() - started:.1f}s; store {settings.store_url}")
+          f"{'reused' if reuse else f'loaded ({args.load})'} in {time.perf_counter() - started:.1f}s; "
+          f"store {settings.store_url}")
     # The engine's background merges after the load run in this process: let them finish first, so that the
     # CPU time measured is the pages'.
     while server.service.store.query("SELECT count() FROM system.merges")[0][0]:
@@ -190,7 +198,8 @@ def main() -> None:
         print(f"{label:<44} p50 {statistics.median(times):8.1f} ms  max {max(times):8.1f} ms  "
               f"cpu p50 {statistics.median(cpu):8.1f} ms")
     server.stop()
-    shutil.rmtree(data_dir, ignore_errors=True)
+    if args.data_dir is None:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
