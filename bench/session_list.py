@@ -4,7 +4,9 @@ Starts a Service in this process (embedded chDB in a work directory), loads `--s
 `--spans` spans each (a root naming the session, chat calls with usage, one failing tool call per
 tenth session), then times pages of `GET /api/agents/{agent}/sessions`: the first page and a deep
 one by last and first seen (picked from the session index in list order, so a page reads only its
-own sessions' spans), and the sorts and filters that still read every span (span count, errors, cost).
+own sessions' spans), deep pages reached by offset and by the keyset cursor the previous page gives,
+the sort by span count and the errors and model filters (picked from the per-trace summary, a row per
+trace), and the sort by cost, which still reads every LLM span (it prices every session).
 
 `--load otlp` (the default) sends the spans through the OTLP/HTTP receiver. `--load direct` writes
 the same spans with `INSERT INTO spans ... SELECT ... FROM numbers()` in blocks of `--block` spans:
@@ -12,7 +14,7 @@ the same table and the same views over it (the session index and what it feeds) 
 inserts, without the receiver's decoding, so that 10M spans load in minutes on two cores.
 
     .venv/bin/python bench/session_list.py [--sessions 20000] [--spans 50] [--repeat 10] [--load otlp|direct]
-        [--block 1000000] [--skip-scans] [--work-dir DIR] [--api-port 0] [--otlp-http-port 0]
+        [--block 1000000] [--skip-scans] [--work-dir DIR] [--data-dir DIR] [--api-port 0] [--otlp-http-port 0]
 
 Prints p50/max wall time per query, and the median CPU time of this process per query (the service and
 its embedded engine run in it, so that is what a page costs whatever else loads the machine), and how
@@ -117,45 +119,65 @@ def main() -> None:
     parser.add_argument("--load", choices=("otlp", "direct"), default="otlp")
     parser.add_argument("--block", type=int, default=1_000_000, help="spans per INSERT with --load direct")
     parser.add_argument("--skip-scans", action="store_true",
-                        help="time only the pages the index serves (by cost at 10M spans outlasts the client)")
+                        help="skip the sort by cost, which reads every LLM span (at 10M spans it outlasts the client)")
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--api-port", type=int, default=0)
     parser.add_argument("--otlp-http-port", type=int, default=0)
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="keep the loaded store here and, when it already holds the spans, time it without "
+                             "loading again (10M spans take minutes to load)")
     args = parser.parse_args()
     if args.work_dir is not None:
         args.work_dir.mkdir(parents=True, exist_ok=True)
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=args.work_dir))
+    reuse = args.data_dir is not None and (args.data_dir / "clickhouse").exists()
+    if args.data_dir is not None:
+        args.data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=args.work_dir))
     settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=args.otlp_http_port, api_port=args.api_port,
                         bootstrap_token=TOKEN, settle_quiet_seconds=0.0)
     server = InThread(settings)
     api = f"http://127.0.0.1:{server.service.api_port}"
     otlp = f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces"
-    post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
-    post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
-    key = json.loads(post(api + "/api/agents/bot@bench/keys", json.dumps({"scopes": ["ingest", "read"]}).encode(),
-                          TOKEN)[1])["key"]
     started = time.perf_counter()
-    if args.load == "direct":
-        load_direct(server.service.store, "bot@bench", args.sessions, args.spans, args.block)
-    else:
-        load_otlp(otlp, key, args.sessions, args.spans)
+    if not reuse:
+        post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
+        post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
+        key = json.loads(post(api + "/api/agents/bot@bench/keys",
+                              json.dumps({"scopes": ["ingest", "read"]}).encode(), TOKEN)[1])["key"]
+        if args.load == "direct":
+            load_direct(server.service.store, "bot@bench", args.sessions, args.spans, args.block)
+        else:
+            load_otlp(otlp, key, args.sessions, args.spans)
     total = args.sessions * args.spans
     stored = server.service.store.query("SELECT count() FROM spans FINAL WHERE agent_id = 'bot@bench'")[0][0]
     assert stored == total, f"{stored:,} spans stored of {total:,} loaded"
     print(f"evalkit session list bench: {args.sessions:,} sessions × {args.spans} spans = {total:,} spans, "
-          f"loaded ({args.load}) in {time.perf_counter() - started:.1f}s; store {settings.store_url}")
+          f"{'reused' if reuse else f'loaded ({args.load})'} in {time.perf_counter() - started:.1f}s; "
+          f"store {settings.store_url}")
     # The engine's background merges after the load run in this process: let them finish first, so that the
     # CPU time measured is the pages'.
     while server.service.store.query("SELECT count() FROM system.merges")[0][0]:
         time.sleep(0.5)
     base = f"{api}/api/agents/bot@bench/sessions"
+    deep = min(50 * 99, max(0, args.sessions - 50))
+
+    def cursor_to_page_100(sort: str) -> str:
+        # The cursor page 99 gives (read once, by offset): page 100 as a user paging on reaches it.
+        body = json.loads(get(base + f"?limit=50&sort={sort}&offset={max(0, deep - 50)}"))
+        return f"?limit=50&sort={sort}&cursor={body['next_cursor']}"
+
     queries = {
         "first page, last seen": "?limit=50",
-        "page 100, last seen": f"?limit=50&offset={min(50 * 99, max(0, args.sessions - 50))}",
+        "page 100 by offset, last seen": f"?limit=50&offset={deep}",
+        "page 100 by cursor, last seen": cursor_to_page_100("last_seen"),
         "first page, first seen": "?limit=50&sort=first_seen",
-        "page 100, first seen": f"?limit=50&sort=first_seen&offset={min(50 * 99, max(0, args.sessions - 50))}",
-        "first page, most spans (scans)": "?limit=50&sort=spans",
-        "first page, errors only (scans)": "?limit=50&errors=true",
+        "page 100 by offset, first seen": f"?limit=50&sort=first_seen&offset={deep}",
+        "page 100 by cursor, first seen": cursor_to_page_100("first_seen"),
+        "first page, most spans (summary)": "?limit=50&sort=spans",
+        "page 100, most spans (summary)": f"?limit=50&sort=spans&offset={deep}",
+        "first page, errors only (summary)": "?limit=50&errors=true",
+        "first page, errors, first seen (summary)": "?limit=50&errors=true&sort=first_seen",
+        "first page, model filter (summary)": "?limit=50&model=gpt-4o-mini",
         "first page, by cost (scans, prices all)": "?limit=50&sort=cost",
     }
     for label, query in queries.items():
@@ -164,7 +186,7 @@ def main() -> None:
         try:
             body = json.loads(get(base + query))
         except TimeoutError:
-            print(f"{label:<42} timed out (the client waits 120 s)")
+            print(f"{label:<44} timed out (the client waits 120 s)")
             continue
         assert len(body["sessions"]) > 0, body
         times, cpu = [], []
@@ -173,10 +195,11 @@ def main() -> None:
             get(base + query)
             times.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
-        print(f"{label:<42} p50 {statistics.median(times):8.1f} ms  max {max(times):8.1f} ms  "
+        print(f"{label:<44} p50 {statistics.median(times):8.1f} ms  max {max(times):8.1f} ms  "
               f"cpu p50 {statistics.median(cpu):8.1f} ms")
     server.stop()
-    shutil.rmtree(data_dir, ignore_errors=True)
+    if args.data_dir is None:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -390,10 +390,10 @@ def all_migrations() -> list[Migration]:
 
 # The tables an acknowledged export writes (span exports are acknowledged once staged, and
 # flattened into spans behind: ingest/flattener.py; session_order and trace_sessions are fed from
-# session_traces in the flattening insert, trajectory/tables.py): with EVALKIT_FSYNC each part of
-# them is fsynced (files and directory) before the insert returns.
+# session_traces, and trace_summary from spans, in the flattening insert, trajectory/tables.py): with
+# EVALKIT_FSYNC each part of them is fsynced (files and directory) before the insert returns.
 DURABLE_TABLES = ("span_staging", "span_flatten_state", "spans", "session_traces", "session_order",
-                  "trace_sessions", "logs")
+                  "trace_sessions", "trace_summary", "logs")
 
 
 def set_fsync(store: Store, fsync: bool) -> None:

@@ -66,8 +66,8 @@ def parse_store_url(url: str) -> tuple[str, dict[str, Any], str]:
     )
 
 
-# The tables one flattening insert fills: `spans` and the session indexes its views feed.
-_FLATTENED = re.compile(r"\b(spans|session_traces|session_order|trace_sessions)\b")
+# The tables one flattening insert fills: `spans` and the session indexes and summary its views feed.
+_FLATTENED = re.compile(r"\b(spans|session_traces|session_order|trace_sessions|trace_summary)\b")
 
 
 class Store:

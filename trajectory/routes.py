@@ -113,8 +113,10 @@ async def _list_sessions(request: web.Request) -> web.Response:
     sort = request.query.get("sort", "last_seen")
     limit = _int(request, "limit", 50, low=1, high=1000)
     try:
-        offset = (decode_cursor(request.query["cursor"], sort) if request.query.get("cursor")
-                  else _int(request, "offset", 0))
+        # A cursor of a page by last or first seen resumes after that page's last session (keyset: a deep
+        # page costs the page); others carry an offset.
+        offset, after = (decode_cursor(request.query["cursor"], sort) if request.query.get("cursor")
+                         else (_int(request, "offset", 0), None))
     except BadQuery as exc:
         raise ApiError(400, str(exc)) from exc
     errors = request.query.get("errors", "").lower()
@@ -122,20 +124,20 @@ async def _list_sessions(request: web.Request) -> web.Response:
         raise ApiError(400, f"errors={errors!r}: use errors=true to list only sessions with errors")
     query = SessionQuery(since_ns=since, until_ns=until, limit=limit, offset=offset, sort=sort,
                          errors_only=errors in ("true", "1"), model=request.query.get("model") or None,
-                         min_cost=_float(request, "min_cost"))
+                         min_cost=_float(request, "min_cost"), after=after)
     try:
-        rows, more = await asyncio.to_thread(list_sessions, context.store, agent.agent_id, query, _prices(request))
+        page = await asyncio.to_thread(list_sessions, context.store, agent.agent_id, query, _prices(request))
     except BadQuery as exc:
         raise ApiError(400, str(exc)) from exc
     now, quiet = _now(context), context.settings.settle_quiet_seconds
     return json_response({
         "agent": agent.agent_id,
-        "sessions": [row.view(now, quiet) for row in rows],
+        "sessions": [row.view(now, quiet) for row in page.rows],
         "sort": sort,
         "offset": offset,
         "limit": limit,
-        "has_more": more,
-        "next_cursor": encode_cursor(offset + limit, sort) if more else None,
+        "has_more": page.more,
+        "next_cursor": encode_cursor(offset + limit, sort, page.after) if page.more else None,
     })
 
 

@@ -21,8 +21,8 @@ from typing import Any
 from evalkit.store import Store, compact_sql
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
-from evalkit.trajectory.session_index import RESOLVED
-from evalkit.trajectory.session_page import ORDERS, page_by_time
+from evalkit.trajectory.session_index import RESOLVED, Resolved
+from evalkit.trajectory.session_page import ORDERS, page_by_time, rank
 from evalkit.trajectory.settle import PARTIAL, VALID
 
 SORTS = {
@@ -32,55 +32,61 @@ SORTS = {
     "cost": None,  # priced in Python, so sorted there
 }
 
-# Each trace's spans, errors, structure and models (for the sessions a query resolves and sums in SQL).
-_PER_TRACE = """
-SELECT trace_id, count() AS spans, min(start_time) AS first_start, max(end_time) AS last_end,
-       max(received_at) AS last_received, countIf(status_code = 2) AS errors,
-       countIf(parent_span_id = '') AS roots,
-       length(groupUniqArrayIf(parent_span_id, parent_span_id != ''))
-         - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''),
-                                 groupUniqArray(span_id))) AS missing_parents,
-       groupUniqArrayIf(model, model != '' AND is_llm_call) AS models
-FROM spans FINAL
-WHERE agent_id = {agent:String} AND trace_id IN __TRACES__
-GROUP BY trace_id
-"""
-
-# Sessions overlapping [since, until), then per trace (so structure can be judged), then per session.
-_SESSIONS = compact_sql("""
-WITH resolved AS (__RESOLVED__),
-in_range AS (
-    SELECT session_id FROM resolved
+# The sessions a sort by span count or a filter (errors, model) picks from, from the per-trace summary
+# (trajectory/tables.py): a row per trace of the agent's index, not every span. Sessions overlapping
+# [since, until) as the index has them (the index resolved once: a CTE named twice is run twice), then
+# per trace (every trace of the agent's summary: the summary's rows are small, and narrowing them to the
+# sessions' traces would resolve the index again), then per session; the page's own figures are then
+# read from its traces' spans (`_PAGE_SPANS`), so they are those a page by time shows.
+# `__SPAN_COUNT__` merges the span-id sets only when the sort needs the count (the one costly figure).
+_SUMMARY_SESSIONS = compact_sql("""
+WITH sessions AS (
+    SELECT session_id, groupUniqArray(trace_id) AS traces FROM (__RESOLVED__)
     GROUP BY session_id
     HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
        AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
 ),
-pairs AS (__PAIRS__),
-per_trace AS (__PER_TRACE__)
-SELECT p.session_id AS sid, sum(t.spans) AS span_count, count() AS trace_count,
-       toUnixTimestamp64Nano(min(t.first_start)) AS first_ns, toUnixTimestamp64Nano(max(t.last_end)) AS last_ns,
-       toUnixTimestamp64Milli(max(t.last_received)) AS received_ms, sum(t.errors) AS error_count,
-       countIf(t.roots = 0) AS rootless_traces, sum(t.missing_parents) AS missing_parent_count,
-       arraySort(groupUniqArrayArray(t.models)) AS session_models, groupUniqArray(p.trace_id) AS trace_ids
-FROM per_trace AS t INNER JOIN pairs AS p ON t.trace_id = p.trace_id
+per_trace AS (
+    SELECT trace_id, __SPAN_COUNT__ AS spans, max(failing) AS failing, groupUniqArrayArray(models) AS models,
+           min(first_start) AS first_start, max(last_end) AS last_end
+    FROM trace_summary
+    WHERE agent_id = {agent:String}
+    GROUP BY trace_id
+)
+SELECT p.session_id AS sid, sum(t.spans) AS span_count, toUnixTimestamp64Nano(min(t.first_start)) AS first_ns,
+       toUnixTimestamp64Nano(max(t.last_end)) AS last_ns, max(t.failing) AS failing,
+       groupUniqArrayArray(t.models) AS session_models, groupUniqArray(p.trace_id) AS trace_ids
+FROM per_trace AS t
+INNER JOIN (SELECT session_id, trace_id FROM sessions ARRAY JOIN traces AS trace_id) AS p ON t.trace_id = p.trace_id
 GROUP BY p.session_id
 __HAVING__
 ORDER BY __ORDER__
 __LIMIT__
-""".replace("__RESOLVED__", RESOLVED).replace("__PER_TRACE__", _PER_TRACE).replace(
-    "__TRACES__", "(SELECT trace_id FROM pairs)"))
-_IN_RANGE_PAIRS = ("SELECT DISTINCT session_id, trace_id FROM resolved "
-                   "WHERE session_id IN (SELECT session_id FROM in_range)")
+""".replace("__RESOLVED__", RESOLVED))
 
 # The named sessions' traces from the index (as many sessions as a sort by cost prices).
 _INDEX_TRACES = "(SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)})"
+# Whether some traces had a failing span, and their LLM models (a filtered page by time checks its candidates).
+_TRACE_FLAGS = compact_sql("""
+SELECT trace_id, max(failing), groupUniqArrayArray(models) FROM trace_summary
+WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+GROUP BY trace_id
+""")
+# Sessions a filtered first page by time walks in list order before asking the summary for all of them.
+_WALK_SESSIONS = 4_000
 _REPORTED = 2  # where the reported cost is among _CALL_FIGURES
 _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page's worth, let the store resolve
 
 # A page of sessions by last or first seen is picked from the session index in list order
 # (trajectory/session_page.py), reading as many sessions as the page needs: the spans are then read
-# for that page only, so a page costs the page, not the agent's every span. Sorts and filters that
-# need the spans (span count, errors, model, cost) scan them.
+# for that page only, so a page costs the page, not the agent's every span. A sort by span count and
+# the errors and model filters pick their page from the per-trace summary (`_SUMMARY_SESSIONS`: a row
+# per trace), then read that page's spans. A sort by cost, or a cost floor, prices every session: its
+# LLM calls are read from the spans (`_LLM_CALLS`), because neither what counts as a call nor its price
+# can be kept at ingest exactly. Which LLM spans count compares a span with others of its trace (a
+# wrapping framework span counts only if no LLM span is under it, one call reported twice counts once,
+# a streamed request is answered by a later sibling), which may arrive in later batches than it; and
+# the price book (prices.yaml, genai-prices by date) is Python's, and may change after the spans came.
 
 # An LLM span's response id (the keys of trajectory/same_call.py, first non-empty).
 _RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
@@ -240,6 +246,16 @@ class SessionQuery:
     errors_only: bool = False
     model: str | None = None
     min_cost: float | None = None
+    # A keyset cursor's place (session_page.rank of the last session shown): the page starts after it.
+    after: tuple[int, str] | None = None
+
+
+@dataclass
+class SessionPage:
+    rows: list[SessionRow]
+    more: bool
+    # Where the next page starts (a rank), when the page was picked in index order (by last or first seen).
+    after: tuple[int, str] | None = None
 
 
 def iso(ns: int) -> str:
@@ -275,47 +291,91 @@ def parse_time(value: str, name: str) -> int:
     return nanoseconds
 
 
-def encode_cursor(offset: int, sort: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"o": offset, "s": sort}).encode()).decode().rstrip("=")
+def encode_cursor(offset: int, sort: str, after: tuple[int, str] | None = None) -> str:
+    """A cursor for the page at `offset`; with `after` (a time-ordered page's last rank) it resumes there."""
+    data: dict[str, Any] = {"o": offset, "s": sort}
+    if after is not None:
+        data["a"] = [after[0], after[1]]
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str, sort: str) -> int:
+def decode_cursor(cursor: str, sort: str) -> tuple[int, tuple[int, str] | None]:
+    """(offset, rank to resume after or None) from a cursor `encode_cursor` gave for `sort`."""
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         offset, cursor_sort = int(data["o"]), str(data["s"])
         if not 0 <= offset <= 1_000_000_000:
             raise ValueError("offset out of range")
+        after: tuple[int, str] | None = None
+        if "a" in data:
+            position, key = data["a"]
+            if not isinstance(position, int) or not isinstance(key, str) or not -(2**63) <= position < 2**63:
+                raise ValueError("place out of range")
+            after = (position, key)
     except Exception as exc:
         raise BadQuery("cursor is not one this service gave out; start again without it") from exc
     if cursor_sort != sort:
         raise BadQuery(f"this cursor pages sort={cursor_sort}; keep the sort while paging or start again")
-    return offset
+    return offset, after
 
 
-def _sessions(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) -> list[SessionRow]:
+def _picked(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) -> list[Resolved]:
+    """Sessions as the summary has them (filtered; sorted and paged in SQL unless priced first).
+
+    Their times are the spans' (as the summary keeps them), their received time unknown here (0).
+    """
     having: list[str] = []
     params: dict[str, Any] = {"agent": agent_id, "since": q.since_ns, "until": q.until_ns}
     if q.errors_only:
-        having.append("error_count > 0")
+        having.append("failing > 0")
     if q.model:
         having.append("has(session_models, {model:String})")
         params["model"] = q.model
-    order = SORTS[q.sort] if paged_in_sql else "sid"
+    order = SORTS[q.sort] if paged_in_sql else None
     limit = f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}" if paged_in_sql else ""
-    sql = (_SESSIONS.replace("__PAIRS__", _IN_RANGE_PAIRS)
+    sql = (_SUMMARY_SESSIONS
+           .replace("__SPAN_COUNT__", "uniqExactMerge(span_ids)" if order == SORTS["spans"] else "0")
            .replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having else "")
            .replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
-    rows = store.query(sql, params)
-    return [SessionRow(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7]),
-                       int(r[8]), list(r[9]), trace_ids=[str(t) for t in r[10]]) for r in rows]
+    return [Resolved(str(r[0]), sorted(str(t) for t in r[6]), int(r[2]), int(r[3]), 0)
+            for r in store.query(sql, params)]
 
 
-def _page(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> list[SessionRow]:
-    """A page by last or first seen: picked from the index, then its traces' spans read once, summed, priced."""
-    page = page_by_time(store, agent_id, q.sort, q.since_ns, q.until_ns, q.limit, q.offset)
-    if not page:
+def _walk_filtered(store: Store, agent_id: str, q: SessionQuery) -> list[Resolved] | None:
+    """A filtered page by time (and one more), walking the index in list order from the cursor's place and
+    checking each candidate's traces in the summary: a page costs about the page over the share of
+    sessions the filter keeps. A first page whose filter keeps too few is left to the summary's query
+    (None); a page after a keyset cursor walks on, so that a walk neither repeats nor skips a session.
+    """
+    need = (q.offset if q.after is None else 0) + q.limit + 1
+    after = q.after
+    window = min(4 * need + 64, _WALK_SESSIONS)
+    matched: list[Resolved] = []
+    walked = 0
+    while True:
+        batch = page_by_time(store, agent_id, q.sort, q.since_ns, q.until_ns, window, 0, after)
+        walked += len(batch)
+        traces = sorted({trace for session in batch for trace in session.trace_ids})
+        flags = {str(t): (bool(failing), {str(m) for m in models}) for t, failing, models in store.query(
+            _TRACE_FLAGS, {"agent": agent_id, "traces": traces})} if traces else {}
+        for session in batch:
+            found = [flags[t] for t in session.trace_ids if t in flags]
+            if found and (not q.errors_only or any(failing for failing, _ in found)) \
+                    and (not q.model or any(q.model in models for _, models in found)):
+                matched.append(session)
+        if len(matched) >= need or len(batch) < window:
+            return matched
+        if q.after is None and walked >= _WALK_SESSIONS:
+            return None
+        after = rank(q.sort, batch[-1])
+        window = min(window * 2, _WALK_SESSIONS)
+
+
+def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook) -> list[SessionRow]:
+    """The sessions' rows (in their order), their traces' spans read once, summed and priced."""
+    if not sessions:
         return []
-    traces = sorted({trace for session in page for trace in session.trace_ids})
+    traces = sorted({trace for session in sessions for trace in session.trace_ids})
     per_trace: dict[str, Sequence[Any]] = {}
     calls: list[Sequence[Any]] = []
     for row in store.query(_PAGE_SPANS, {"agent": agent_id, "traces": traces}):
@@ -324,7 +384,7 @@ def _page(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> li
         else:
             per_trace[str(row[0])] = row[4:12]
     rows: list[SessionRow] = []
-    for session in page:
+    for session in sessions:
         found = [(t, per_trace[t]) for t in session.trace_ids if t in per_trace]
         if not found:
             continue  # indexed, but its spans are not readable (as the join with the spans would drop it)
@@ -334,13 +394,20 @@ def _page(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> li
             max(int(f[2]) for f in figures), max(int(f[3]) for f in figures), sum(int(f[4]) for f in figures),
             sum(1 for f in figures if not int(f[5])), sum(int(f[6]) for f in figures),
             sorted({str(m) for f in figures for m in f[7]}), trace_ids=[t for t, _ in found]))
-    # As the spans have them (the index may not yet know a late span's time).
-    if q.sort == "last_seen":
-        rows.sort(key=lambda r: (-r.last_end_ns, r.session_id))
-    else:
-        rows.sort(key=lambda r: (-r.first_start_ns, r.session_id))
     _apply_calls(rows, calls, prices)
     return rows
+
+
+def _order(rows: list[SessionRow], sort: str) -> None:
+    """Sort rows as the list orders `sort`, by their own figures (ties by session id)."""
+    if sort == "cost":
+        # Unpriced sessions last; ties by recency.
+        rows.sort(key=lambda r: (r.cost_usd is None, -(r.cost_usd or 0), -r.last_end_ns, r.session_id))
+        return
+    key = {"last_seen": lambda r: (-r.last_end_ns, r.session_id),
+           "first_seen": lambda r: (-r.first_start_ns, r.session_id),
+           "spans": lambda r: (-r.spans, r.session_id)}[sort]
+    rows.sort(key=key)
 
 
 def _price(store: Store, agent_id: str, rows: Sequence[SessionRow], prices: PriceBook) -> None:
@@ -408,35 +475,46 @@ def _add_calls(row: SessionRow, model: str, provider: str, counts: Sequence[Any]
         if row.cost_usd is not None:
             row.cost_usd += priced.usd
 
-def list_sessions(
-    store: Store, agent_id: str, query: SessionQuery, prices: PriceBook
-) -> tuple[list[SessionRow], bool]:
-    """One page of sessions and whether more follow."""
+def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook) -> SessionPage:
+    """One page of sessions, whether more follow, and (by last or first seen) where the next one starts."""
     if query.sort not in SORTS:
         raise BadQuery(f"sort={query.sort!r} is not known; use one of {', '.join(SORTS)}")
-    needs_price_first = query.sort == "cost" or query.min_cost is not None
-    if not needs_price_first:
-        one_more = SessionQuery(**{**query.__dict__, "limit": query.limit + 1})
-        if query.sort in ORDERS and not query.errors_only and not query.model:  # the index serves it
-            page = _page(store, agent_id, one_more, prices)
-            return page[: query.limit], len(page) > query.limit
-        page = _sessions(store, agent_id, one_more, True)
-        more = len(page) > query.limit
-        page = page[: query.limit]
-        _price(store, agent_id, page, prices)
-        return page, more
-    rows = _sessions(store, agent_id, query, False)
+    if query.sort == "cost" or query.min_cost is not None:
+        return _priced_first(store, agent_id, query, prices)
+    if query.sort in ORDERS:  # the index serves it, in list order
+        # One more than the page says whether more follow; the page is cut in the index's order, so that
+        # the next one (from the cursor's rank, or the offset) neither repeats nor skips a session.
+        picked: list[Resolved] | None
+        if not query.errors_only and not query.model:
+            picked = page_by_time(store, agent_id, query.sort, query.since_ns, query.until_ns, query.limit + 1,
+                                  query.offset if query.after is None else 0, query.after)
+        else:
+            walked = _walk_filtered(store, agent_id, query)
+            picked = None if walked is None else walked[(query.offset if query.after is None else 0):]
+        if picked is not None:
+            shown = picked[:query.limit]
+            rows = _read(store, agent_id, shown, prices)
+            _order(rows, query.sort)  # as the spans have them (the index may not yet know a late span's time)
+            return SessionPage(rows, len(picked) > query.limit, rank(query.sort, shown[-1]) if shown else None)
+    chosen = _picked(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)
+    rows = _read(store, agent_id, chosen[:query.limit], prices)
+    _order(rows, query.sort)
+    return SessionPage(rows, len(chosen) > query.limit)
+
+
+def _priced_first(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook) -> SessionPage:
+    """A page by cost or above a cost floor: every session the filters pick is priced, then paged."""
+    picked = _picked(store, agent_id, query, False)
+    # Only what pricing needs: the calls of every session's traces, and when it started (for dated prices).
+    rows = [SessionRow(s.session_id, 0, 0, s.first_start_ns, s.last_end_ns, 0, 0, 0, 0, [], trace_ids=s.trace_ids)
+            for s in picked]
     _price(store, agent_id, rows, prices)
     if query.min_cost is not None:
         # An unpriced session's cost is unknown, not zero: it does not pass a cost floor.
         rows = [r for r in rows if r.cost_usd is not None and r.cost_usd >= Decimal(repr(query.min_cost))]
-    if query.sort == "cost":
-        # Unpriced sessions last; ties by recency.
-        rows.sort(key=lambda r: (r.cost_usd is None, -(r.cost_usd or 0), -r.last_end_ns, r.session_id))
-    else:
-        key = {"last_seen": lambda r: (-r.last_end_ns, r.session_id),
-               "first_seen": lambda r: (-r.first_start_ns, r.session_id),
-               "spans": lambda r: (-r.spans, r.session_id)}[query.sort]
-        rows.sort(key=key)
-    page = rows[query.offset: query.offset + query.limit]
-    return page, len(rows) > query.offset + query.limit
+    _order(rows, query.sort)
+    shown = rows[query.offset: query.offset + query.limit]
+    by_id = {s.session_id: s for s in picked}
+    page = _read(store, agent_id, [by_id[r.session_id] for r in shown], prices)
+    _order(page, query.sort)
+    return SessionPage(page, len(rows) > query.offset + query.limit)

@@ -53,11 +53,20 @@ def _rank(sort: str, session: Resolved) -> tuple[int, str]:
     return (-session.last_end_ns if sort == "last_seen" else -session.first_start_ns, session.session_id)
 
 
+def rank(sort: str, session: Resolved) -> tuple[int, str]:
+    """The session's place as session_order sorts it: (minus its time, its id); a keyset cursor holds one."""
+    return _rank(sort, session)
+
+
 def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns: int, limit: int,
-                 offset: int) -> list[Resolved]:
-    """Sessions overlapping [since, until) ranked `offset`..`offset + limit` by `sort` (last_seen, first_seen).
+                 offset: int, after: tuple[int, str] | None = None) -> list[Resolved]:
+    """Sessions overlapping [since, until) ranked `offset`..`offset + limit` by `sort` (last_seen, first_seen),
+    counted from the first session ranked after `after` (a `rank`) when given.
 
     Ties go by session id; the times are the index's (the list shows the spans' own).
+    Starting after a rank reads from that rank on (a keyset cursor): a deep page costs the page.
+    Exact for the reason stopping early is: a session ranked after `after` has its time, hence every
+    row of it that lists it, at or after `after`'s position, so reading from there finds it.
     """
     need = offset + limit
     if limit <= 0:
@@ -65,6 +74,8 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
     # A session's rows are in range when its last end is at or after `since` (by last seen), or its
     # first start before `until` (by first seen): the bound the other end sets is checked once resolved.
     low, high = (_INT64_MIN, -since_ns) if sort == "last_seen" else (-until_ns + 1, _INT64_MAX)
+    if after is not None:
+        low = max(low, after[0])
     # Sessionless rows of named traces are candidates too (often one per trace): read twice the page.
     scan = 2 * need + 64
     while True:
@@ -82,7 +93,8 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
             if trace_is_key:
                 keys.add(str(trace))
         listed = [s for s in resolve(keys, rows).values()
-                  if s.last_end_ns >= since_ns and s.first_start_ns < until_ns]
+                  if s.last_end_ns >= since_ns and s.first_start_ns < until_ns
+                  and (after is None or _rank(sort, s) > after)]
         listed.sort(key=lambda s: _rank(sort, s))
         if count < scan:  # read to the end: every session is among them
             return listed[offset:need]

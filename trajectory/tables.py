@@ -4,7 +4,9 @@
 version is a new row, never an update, so a trajectory's `mapping_version` can
 always be looked up. `sessionless_traces_feed` indexes traces that carry no session id.
 `session_order` and `trace_sessions` let a page of the session list be picked without reading
-the agent's whole session index (trajectory/session_page.py).
+the agent's whole session index (trajectory/session_page.py). `trace_summary` holds what the list
+sorts and filters by (span count, errors, models, times) per trace, so that those read a row per trace,
+not every span (trajectory/session_list.py).
 """
 
 from __future__ import annotations
@@ -94,6 +96,36 @@ _TRACE_SESSIONS_ROWS = "SELECT agent_id, trace_id, session_id, first_start, last
 TRACE_SESSIONS_FEED = MaterializedView(name="trace_sessions_feed", source="session_traces", target="trace_sessions",
                                        select=_TRACE_SESSIONS_ROWS)
 
+# Per trace, what the session list sorts and filters by, kept by the spans' insert (a view over
+# `spans`, run in the flattener's insert like the session index). Every figure is a set or a min/max:
+# a span inserted twice (a client's retried export, the flattener redoing a range after a crash, a
+# late span in a later batch) changes nothing, so no FINAL and no dedup token is needed. The span
+# count is that of distinct span ids (as `spans FINAL` counts them); errors and models are flags and
+# sets. A span whose status changed between two exports counts as failing if either said so (the
+# list reads the page's own figures from the spans, so only the filter sees that).
+TRACE_SUMMARY = Table(
+    name="trace_summary",
+    columns="""
+        agent_id LowCardinality(String),
+        trace_id String,
+        span_ids AggregateFunction(uniqExact, String),
+        failing SimpleAggregateFunction(max, UInt8),
+        models SimpleAggregateFunction(groupUniqArrayArray, Array(String)),
+        first_start SimpleAggregateFunction(min, DateTime64(9, 'UTC')),
+        last_end SimpleAggregateFunction(max, DateTime64(9, 'UTC'))
+    """,
+    engine="AggregatingMergeTree",
+    order_by="agent_id, trace_id",
+    sharding_key="cityHash64(agent_id, trace_id)",
+)
+_TRACE_SUMMARY_ROWS = ("SELECT agent_id, trace_id, uniqExactState(span_id) AS span_ids, "
+                       "max(toUInt8(status_code = 2)) AS failing, "
+                       "groupUniqArrayIf(toString(model), model != '' AND is_llm_call) AS models, "
+                       "min(start_time) AS first_start, max(end_time) AS last_end "
+                       "FROM {source} GROUP BY agent_id, trace_id")
+TRACE_SUMMARY_FEED = MaterializedView(name="trace_summary_feed", source="spans", target="trace_summary",
+                                      select=_TRACE_SUMMARY_ROWS)
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -106,4 +138,7 @@ MIGRATIONS: list[Migration] = [
     # wins), only no longer added.
     Migration(203, "traces with a session id no longer indexed as sessionless too", (
         DropView(SESSIONLESS_TRACES_FEED.name), SESSIONLESS_TRACES_FEED)),
+    # The view first, then the spans stored before it: a span in both counts once (sets, min/max).
+    Migration(204, "per-trace summary the session list sorts and filters by", (
+        TRACE_SUMMARY, TRACE_SUMMARY_FEED, Backfill("trace_summary", "spans", _TRACE_SUMMARY_ROWS))),
 ]

@@ -1,0 +1,202 @@
+"""The session list's sort by span count and its errors and model filters, picked from the per-trace
+summary (trajectory/tables.py, migration 204), and keyset cursors for pages by last and first seen:
+the same sessions, in the same order, as a resolution of the whole index summed from the spans
+themselves; every session shown with the figures a page by time shows it with; re-sent and late
+spans counted once; what was stored before migration 204 summarised by its backfill."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from evalkit.migrations import Backfill, migrate
+from evalkit.trajectory import session_list, tables
+from evalkit.trajectory.session_index import RESOLVED
+from evalkit.trajectory.session_page import page_by_time, rank
+from tests.trajectory_service.conftest import Service, chat, root, span
+from tests.trajectory_service.test_session_list_pages import _mixed_traces, _walk
+
+# The sessions a sort or filter lists, summed from `spans FINAL` for every session of the index (as the
+# list did before the summary): the reference the summary must match.
+_FROM_SPANS = """
+WITH resolved AS (__RESOLVED__),
+pairs AS (SELECT DISTINCT session_id, trace_id FROM resolved),
+per_trace AS (SELECT trace_id, count() AS spans, countIf(status_code = 2) AS errors,
+                     groupUniqArrayIf(model, model != '' AND is_llm_call) AS models,
+                     min(start_time) AS first_start, max(end_time) AS last_end
+              FROM spans FINAL WHERE agent_id = {agent:String} GROUP BY trace_id)
+SELECT p.session_id AS sid, sum(t.spans) AS span_count, sum(t.errors) AS error_count,
+       groupUniqArrayArray(t.models) AS session_models, max(t.last_end) AS last_ns, min(t.first_start) AS first_ns
+FROM per_trace AS t INNER JOIN pairs AS p ON t.trace_id = p.trace_id
+GROUP BY p.session_id
+HAVING __HAVING__
+ORDER BY __ORDER__
+""".replace("__RESOLVED__", RESOLVED)
+
+
+def _expected(svc: Service, agent: str, having: str, order: str) -> list[str]:
+    sql = _FROM_SPANS.replace("__HAVING__", having).replace("__ORDER__", order)
+    return [str(r[0]) for r in svc.running.store.query(sql, {"agent": agent})]
+
+
+def _ids(rows: list[dict[str, Any]]) -> list[str]:
+    return [row["session_id"] for row in rows]
+
+
+async def _everyone(svc: Service, agent: str) -> dict[str, dict[str, Any]]:
+    rows = (await svc.get(f"/api/agents/{agent}/sessions?limit=1000")).body["sessions"]
+    return {row["session_id"]: row for row in rows}
+
+
+async def _send_mixed(svc: Service, key: str, seed: int) -> None:
+    rng = random.Random(seed)
+    batches = _mixed_traces(rng)
+    # Some failing spans and a second model, so that the filters pick a part of the sessions.
+    for batch in batches:
+        for s in batch[::5]:
+            s.status.code = 2
+        for s in batch[1::7]:
+            for attribute in s.attributes:
+                if attribute.key == "gen_ai.request.model":
+                    attribute.value.string_value = "other-model"
+    for batch in batches:
+        await svc.send(key, batch)
+
+
+async def test_sorts_and_filters_match_the_spans_for_a_mix_of_every_kind_of_trace(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, key = await svc.new_agent()
+    await _send_mixed(svc, key, 204)
+    everyone = await _everyone(svc, agent)
+    cases = {
+        "?sort=spans": ("1", "span_count DESC, sid"),
+        "?errors=true": ("error_count > 0", "last_ns DESC, sid"),
+        "?errors=true&sort=first_seen": ("error_count > 0", "first_ns DESC, sid"),
+        "?model=other-model&sort=spans": ("has(session_models, 'other-model')", "span_count DESC, sid"),
+        "?model=test-model&errors=true": ("has(session_models, 'test-model') AND error_count > 0",
+                                          "last_ns DESC, sid"),
+    }
+    for query, (having, order) in cases.items():
+        expected = _expected(svc, agent, having, order)
+        assert 0 < len(expected) < len(everyone) or query == "?sort=spans", query
+        got = (await svc.get(f"/api/agents/{agent}/sessions{query}&limit=1000")).body["sessions"]
+        assert _ids(got) == expected, query
+        # The figures of each session are those the page by time shows.
+        assert got == [everyone[s] for s in expected], query
+        # Paged by offset, and by cursor: the same sessions once each. (A filtered page by time walks the
+        # index in list order and shows its page in the spans' order, as an unfiltered one does: the two
+        # orders differ where a session's sessionless spans reach past its own, so only a sort by spans is
+        # compared page by page.)
+        by_offset = [s for offset in range(0, len(expected) + 7, 7) for s in _ids(
+            (await svc.get(f"/api/agents/{agent}/sessions{query}&limit=7&offset={offset}")).body["sessions"])]
+        walked = [s for page in await _walk(svc, f"/api/agents/{agent}/sessions{query}", 7) for s in page]
+        for paged in (by_offset, walked):
+            assert (paged if "sort=spans" in query else sorted(paged)) == (
+                expected if "sort=spans" in query else sorted(expected)), query
+        # A filter that keeps too few sessions for the walk is answered from the summary for them all.
+        monkeypatch.setattr(session_list, "_WALK_SESSIONS", 3)
+        assert (await svc.get(f"/api/agents/{agent}/sessions{query}&limit=1000")).body["sessions"] == got, query
+        monkeypatch.undo()
+    by_cost = (await svc.get(f"/api/agents/{agent}/sessions?sort=cost&limit=1000")).body["sessions"]
+    assert sorted(_ids(by_cost)) == sorted(everyone) and by_cost == [everyone[s] for s in _ids(by_cost)]
+    floor = (await svc.get(f"/api/agents/{agent}/sessions?min_cost=0.000001&errors=true&limit=1000")).body["sessions"]
+    assert floor and floor == [everyone[s] for s in _ids(floor)]
+    assert all(row["errors"] > 0 and row["cost_usd"] for row in floor)
+
+
+async def test_re_sent_and_late_spans_count_once_in_the_summary(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    # s-a: 3 spans; s-b: 2 spans, the failing one arriving late; s-c: 1 span.
+    a = [root(1, 10, "s-a", 0.0, 9.0), chat(1, 11, 10, 1.0), chat(1, 12, 10, 2.0)]
+    b = [root(2, 20, "s-b", 0.0, 8.0)]
+    c = [root(3, 30, "s-c", 0.0, 7.0)]
+    await svc.send(key, a + b + c)
+    for part in (a[:1], a[1:], a, b, c):  # a client retrying, batched differently
+        await svc.send(key, part)
+    base = f"/api/agents/{agent}/sessions"
+    assert _ids((await svc.get(base + "?sort=spans")).body["sessions"]) == ["s-a", "s-b", "s-c"]
+    assert [r["span_count"] for r in (await svc.get(base + "?sort=spans")).body["sessions"]] == [3, 1, 1]
+    assert (await svc.get(base + "?errors=true")).body["sessions"] == []
+    late = [span(2, 21, 20, "execute_tool search", 3.0, 4.0, error=True),
+            span(2, 22, 20, "execute_tool search", 4.0, 5.0, error=True),
+            chat(2, 23, 20, 5.0, model="late-model")]
+    await svc.send(key, late)
+    await svc.send(key, late)
+    by_spans = (await svc.get(base + "?sort=spans")).body["sessions"]
+    assert [(r["session_id"], r["span_count"]) for r in by_spans] == [("s-b", 4), ("s-a", 3), ("s-c", 1)]
+    failing = (await svc.get(base + "?errors=true")).body["sessions"]
+    assert [(r["session_id"], r["errors"]) for r in failing] == [("s-b", 2)]
+    assert _ids((await svc.get(base + "?model=late-model")).body["sessions"]) == ["s-b"]
+
+
+async def test_migration_204_summarises_what_was_stored_before_it_and_re_running_it_changes_nothing(
+        svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await _send_mixed(svc, key, 14)
+    base = f"/api/agents/{agent}/sessions"
+    queries = ("?sort=spans&limit=1000", "?errors=true&limit=1000", "?model=other-model&limit=1000",
+               "?sort=cost&limit=1000")
+    before = [(await svc.get(base + q)).body for q in queries]
+    assert all(body["sessions"] for body in before)
+
+    # The data directory as a service before migration 204 left it.
+    store = svc.running.store
+    store.command(f"DROP VIEW {store.database}.trace_summary_feed")
+    store.command(f"DROP TABLE {store.database}.trace_summary")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 204")
+    assert migrate(store) == [204]
+    assert [(await svc.get(base + q)).body for q in queries] == before
+
+    # Copied twice (a migration cut short and re-run): the same lists.
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 204]
+    for step in migration.tables:
+        if isinstance(step, Backfill):
+            for statement in step.statements(store.database, store.cluster):
+                store.command(statement)
+    assert [(await svc.get(base + q)).body for q in queries] == before
+    # And spans arriving after it are summarised by the re-created view.
+    await svc.send(key, [root(999, 9990, "s-big", 0.0, 1.0)] + [chat(999, 9991 + i, 9990, 0.5) for i in range(40)])
+    assert _ids((await svc.get(base + "?sort=spans&limit=1")).body["sessions"]) == ["s-big"]
+
+
+async def test_a_keyset_cursor_resumes_after_its_session_whatever_arrives_before_it(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    for i in range(1, 11):
+        await svc.send(key, [root(i, 10 * i, f"s-{i:02d}", 10.0 * i, 10.0 * i + 5),
+                             chat(i, 10 * i + 1, 10 * i, 10.0 * i)])
+    base = f"/api/agents/{agent}/sessions?limit=4"
+    first = (await svc.get(base)).body
+    assert _ids(first["sessions"]) == ["s-10", "s-09", "s-08", "s-07"]
+    # Newer sessions arrive between two pages: an offset would show s-07 again; the cursor goes on after it.
+    for i in range(11, 14):
+        await svc.send(key, [root(i, 10 * i, f"s-{i:02d}", 10.0 * i, 10.0 * i + 5)])
+    second = (await svc.get(base + f"&cursor={first['next_cursor']}")).body
+    assert _ids(second["sessions"]) == ["s-06", "s-05", "s-04", "s-03"]
+    assert second["offset"] == 4
+    third = (await svc.get(base + f"&cursor={second['next_cursor']}")).body
+    assert (_ids(third["sessions"]), third["has_more"], third["next_cursor"]) == (["s-02", "s-01"], False, None)
+    # A cursor that was tampered with is refused with what to do next, not a 500.
+    bad = await svc.get(base + "&cursor=eyJvIjogNCwgInMiOiAibGFzdF9zZWVuIiwgImEiOiBbIngiLCAxXX0")
+    assert bad.status == 400 and "start again without it" in bad.body["error"]["message"]
+
+
+async def test_pages_after_a_rank_match_the_pages_at_an_offset_for_a_mix_of_every_kind_of_trace(
+        svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    for batch in _mixed_traces(random.Random(14)):
+        await svc.send(key, batch)
+    store = svc.running.store
+    for sort in ("last_seen", "first_seen"):
+        everyone = page_by_time(store, agent, sort, 0, 2**62, 10**6, 0)
+        assert len(everyone) > 60
+        for limit in (1, 7, 50):
+            after, walked = None, []
+            while True:
+                page = page_by_time(store, agent, sort, 0, 2**62, limit, 0, after)
+                walked += page
+                if len(page) < limit:
+                    break
+                after = rank(sort, page[-1])
+            assert [s.session_id for s in walked] == [s.session_id for s in everyone], (sort, limit)
