@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -38,22 +39,6 @@ from evalkit.ingest.tables import STAGING_PARTITION_REQUESTS
 from evalkit.store import Store, StoreError, StoreUnavailable, is_data_error, is_memory_error
 
 log = logging.getLogger("evalkit.ingest.flattener")
-
-
-# How a flattening insert holds its batch in memory. Left to ClickHouse (two threads, its default
-# blocks), a 50,000-span batch peaked at ~410 MB of engine memory, twice that with two workers at
-# once. One thread reading 16 staged requests at a time and a part of spans written every 8,192
-# spans (by rows: min_insert_block_size_bytes counts the Map columns' allocated buffers, several
-# times their data) peaked at ~100 MB (docs/memory.md). Measured, blocks of 16,384 or 25,600 rows
-# peaked *higher* (~600 MB): keep the part size at one granule. One thread each: the two workers
-# flattening at once keep both cores busy.
-FLATTEN_BLOCKS: dict[str, int] = {
-    "max_threads": 1,
-    "max_insert_threads": 1,
-    "max_block_size": 16,
-    "min_insert_block_size_rows": 8192,
-    "min_insert_block_size_bytes": 0,
-}
 
 
 def flatten_token(first: int, last: int) -> str:
@@ -93,6 +78,7 @@ class Flattener:
         self._clock = clock
         self._partition_requests = partition_requests
         self._statement = span_rows()
+        self.threads = max(1, os.cpu_count() or 1)
         # The ranges a previous run may not have finished: flattened again first, each as it was.
         self._redo: list[tuple[int, int]] = []
         # Batches flattened at once, each on a store connection of its own: one flattening insert
@@ -308,7 +294,12 @@ class Flattener:
             "max_partitions_per_insert_block": self.max_partitions,
             # Compiling the view's expressions to machine code costs more than it saves per batch.
             "compile_expressions": 0,
-            **FLATTEN_BLOCKS,
+            # A batch is a few dozen staged rows (granules of 4, ingest/tables.py): read and
+            # flattened by as many streams as there are cores, written by as many sinks, instead of
+            # ClickHouse's one stream for a read this small (which left a core idle).
+            "merge_tree_min_rows_for_concurrent_read": 1,
+            "merge_tree_min_bytes_for_concurrent_read": 1,
+            "max_insert_threads": self.threads,
         }
         self.store.execute(f"INSERT INTO {db}.spans ({', '.join(SPAN_COLUMNS)}) "
                            f"{self._statement.format(source=source)}", settings=settings)

@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from evalkit.ingest import export_schema
 from evalkit.ingest.encode import Encoded, Part, encode_spans
 from evalkit.ingest.export_schema import Framing
-from evalkit.ingest.flattener import FLATTEN_BLOCKS, Flattener
+from evalkit.ingest.flattener import Flattener
 from evalkit.ingest.span_checks import DAY_NS
 from evalkit.ingest.staging import Staged, StagingLedger
 from evalkit.ingest.writer import BatchWriter
@@ -188,35 +188,3 @@ def test_the_flattener_never_passes_an_insert_still_running() -> None:
     assert ledger.flattened_upto == third and ledger.caught_up(0.01) and ledger.backlog_rows == 0
     ledger.close()
     assert ledger.hand_out(one_at_a_time) is None
-
-
-async def test_a_batch_written_as_several_parts_is_not_stored_twice_when_flattened_again(
-        store: Store, tmp_path: Path) -> None:
-    """A batch larger than one insert block (FLATTEN_BLOCKS) lands as several parts of spans; flattened
-    again after a crash with its token, every one of them is recognised and dropped."""
-    migrate(store)
-    ledger = StagingLedger()
-    writer = BatchWriter(store, "span_staging", export_schema.STAGING_COLUMN_NAMES, fmt="Protobuf",
-                         format_settings=export_schema.insert_settings(
-                             export_schema.write_schema_file(tmp_path / "schemas")),
-                         max_delay=0.001, staging=ledger, sequence=export_schema.sequenced)
-    writer.start()
-    framing = Framing("bot@acme", 1, "session.id", 1 << 20, 1024)
-    spans_per_request = 1000
-    requests = FLATTEN_BLOCKS["min_insert_block_size_rows"] * 2 // spans_per_request + 1
-    try:
-        for i in range(requests):
-            await writer.write(encode_spans(make_request_bytes(make_spans(spans_per_request, session_id=f"s{i}")),
-                                            framing))
-    finally:
-        await writer.close()
-    store.command("SYSTEM STOP MERGES spans")
-    total = requests * spans_per_request
-    for _ in range(2):  # the second run repeats the recorded range with the same token
-        flattener = Flattener(store, ledger)
-        flattener._in_progress[(1, requests)] = requests
-        await asyncio.to_thread(flattener._insert, 1, requests, True)
-        assert store.query("SELECT count() FROM spans") == [(total,)]
-    parts = store.query("SELECT count() FROM system.parts WHERE database = currentDatabase() "
-                        "AND table = 'spans' AND active")[0][0]
-    assert parts > 1
