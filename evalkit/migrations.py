@@ -307,21 +307,6 @@ class AddColumn:
 
 
 @dataclass(frozen=True)
-class ModifySetting:
-    """A MergeTree setting of an existing table changed; parts written before keep their shape.
-
-    On a cluster the local tables get it (the Distributed one in front has no MergeTree settings)."""
-
-    table: str
-    setting: str  # `name = value`
-
-    def statements(self, database: str, cluster: str | None) -> list[str]:
-        if not cluster:
-            return [f"ALTER TABLE {database}.{self.table} MODIFY SETTING {self.setting}"]
-        return [f"ALTER TABLE {database}.{self.table}_local ON CLUSTER {cluster} MODIFY SETTING {self.setting}"]
-
-
-@dataclass(frozen=True)
 class DropView:
     """A materialized view removed, to be created again with a corrected SELECT in the same
     migration (a view's SELECT cannot be altered in place)."""
@@ -368,8 +353,7 @@ TOKEN_USES = Table(
 class Migration:
     version: int
     name: str
-    tables: tuple[Table | StagingTable | LocalTable | MaterializedView | AddColumn | ModifySetting | DropView
-                  | Backfill, ...]
+    tables: tuple[Table | StagingTable | LocalTable | MaterializedView | AddColumn | DropView | Backfill, ...]
 
 
 MIGRATIONS: list[Migration] = [

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from evalkit.ingest.export_schema import COLUMNS, STAGING_COLUMNS
 from evalkit.ingest.flatten import span_rows
-from evalkit.migrations import LocalTable, MaterializedView, Migration, ModifySetting, StagingTable
+from evalkit.migrations import LocalTable, MaterializedView, Migration, StagingTable
 
 # Requests per staging partition: a partition is dropped once all its requests are flattened.
 STAGING_PARTITION_REQUESTS = 1024
@@ -70,16 +70,8 @@ SPAN_FLATTEN_STATE = LocalTable(
     order_by="slot",
 )
 
-# A flattening batch (up to 50,000 spans, ~60 MB) is written as one part of `spans`. Written Wide
-# (a file per column and Map subcolumn, the default past 10 MB), the insert peaked at ~430 MB of
-# engine memory; written Compact (one file, columns one after another) ~220 MB, at the same CPU
-# time (measured in one process, alternating, docs/memory.md). Merges still make Wide parts of
-# what passes 100 MB, which reads of a few columns of many spans prefer.
-SPANS_COMPACT_INSERTS = ModifySetting("spans", "min_bytes_for_wide_part = 104857600")
-
 MIGRATIONS: list[Migration] = [
     Migration(10, "span exports read by ClickHouse from OTLP protobuf", (SPAN_EXPORTS, SPAN_EXPORTS_TO_SPANS)),
     Migration(11, "span exports acknowledged once staged, flattened behind",
               (SPAN_STAGING, SPAN_STAGING_REFUSED, SPAN_FLATTEN_STATE)),
-    Migration(12, "flattening batches written as compact parts of spans", (SPANS_COMPACT_INSERTS,)),
 ]

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
-from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 from opentelemetry.sdk.trace.export import SpanExportResult
 
@@ -189,43 +188,3 @@ def test_the_flattener_never_passes_an_insert_still_running() -> None:
     assert ledger.flattened_upto == third and ledger.caught_up(0.01) and ledger.backlog_rows == 0
     ledger.close()
     assert ledger.hand_out(one_at_a_time) is None
-
-
-def wordy_request(first_span: int, count: int) -> bytes:
-    """One export of `count` spans, each with ~1.5 KB of attribute text (as GenAI spans carry)."""
-    text = " ".join(f"word{i}" for i in range(250))
-    spans = [trace_pb2.Span(trace_id=bytes([2] * 16), span_id=(first_span + i).to_bytes(8, "big"), name="chat",
-                            start_time_unix_nano=1_700_000_000_000_000_000,
-                            end_time_unix_nano=1_700_000_000_000_000_001,
-                            attributes=[common_pb2.KeyValue(key="gen_ai.input.messages",
-                                                            value=common_pb2.AnyValue(string_value=f"{i} {text}"))])
-             for i in range(count)]
-    return trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
-        scope_spans=[trace_pb2.ScopeSpans(spans=spans)])]).SerializeToString()
-
-
-async def test_a_flattening_batch_lands_as_one_compact_part_of_spans(store: Store, tmp_path: Path) -> None:
-    """Migration 12: a batch past ClickHouse's 10 MB Wide threshold is still written Compact (half the
-    engine memory of writing it Wide), and reads back whole."""
-    migrate(store)
-    ledger = StagingLedger()
-    writer = BatchWriter(store, "span_staging", export_schema.STAGING_COLUMN_NAMES, fmt="Protobuf",
-                         format_settings=export_schema.insert_settings(
-                             export_schema.write_schema_file(tmp_path / "schemas")),
-                         max_delay=0.001, staging=ledger, sequence=export_schema.sequenced)
-    writer.start()
-    framing = Framing("bot@acme", 1, "session.id", 1 << 20, 1 << 20)
-    try:
-        for i in range(8):
-            await writer.write(encode_spans(wordy_request(i * 1000 + 1, 1000), framing))
-    finally:
-        await writer.close()
-    store.command("SYSTEM STOP MERGES spans")
-    flattener = Flattener(store, ledger)
-    flattener._in_progress[(1, 8)] = 8
-    await asyncio.to_thread(flattener._insert, 1, 8, True)
-    assert store.query("SELECT count(), sum(length(attributes['gen_ai.input.messages'])) > 8000 * 1500 "
-                       "FROM spans FINAL") == [(8000, True)]
-    parts = store.query("SELECT part_type, data_uncompressed_bytes > 10 * 1024 * 1024 FROM system.parts "
-                        "WHERE database = currentDatabase() AND table = 'spans' AND active")
-    assert parts == [("Compact", True)]
