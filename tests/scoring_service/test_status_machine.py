@@ -60,17 +60,18 @@ async def test_without_a_live_lease_the_service_moves_on_by_itself(scoring: Scor
     s = scoring
     await asyncio.to_thread(s.new_agent, "bot", "acme")
     # The runner's lease expires before its last run (nobody took it over, so it may still record).
-    eid = await _experiment(s, ["a", "b"], ["exact"], {"holder": "h", "ttl_seconds": 0.5})
+    # Leases of 2 s: a loaded machine took more than 0.5 s between a record and the next status.
+    eid = await _experiment(s, ["a", "b"], ["exact"], {"holder": "h", "ttl_seconds": 2})
     assert (await _record(s, eid, "h", "a"))[0] == 201
     assert (await _status(s, eid))["status"] == "running"
-    await asyncio.sleep(0.6)
+    await asyncio.sleep(2.1)
     assert (await _record(s, eid, "h", "b"))[0] == 201
     assert (await _status(s, eid))["status"] == "evaluating"
     # A runner killed after its last run leaves the experiment running; scoring it moves it on.
-    killed = await _experiment(s, ["a"], ["exact"], {"holder": "k", "ttl_seconds": 0.5})
+    killed = await _experiment(s, ["a"], ["exact"], {"holder": "k", "ttl_seconds": 2})
     assert (await _record(s, killed, "k", "a"))[0] == 201
     assert (await _status(s, killed))["status"] == "running"
-    await asyncio.sleep(0.6)
+    await asyncio.sleep(2.1)
     status, result = await call(s, "POST", f"/api/experiments/{killed}/evaluate", {})
     assert status == 200 and result["scored"] == 1 and result["status"] == "completed", result
 

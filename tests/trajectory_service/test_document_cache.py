@@ -11,7 +11,7 @@ from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.read import SessionWindow
 from evalkit.trajectory.routes import _EXTRA_SLOT, CACHE_EXTRA, _as_text, _dumps
 from evalkit.trajectory.settle import Settlement
-from tests.trajectory_service.conftest import ServiceFactory, chat, root
+from tests.trajectory_service.conftest import ServiceFactory, chat, root, span
 
 
 def _cache(svc: Any) -> BuiltCache:
@@ -82,7 +82,9 @@ def test_text_around_the_extra_is_the_whole_document_byte_for_byte(extra_first: 
 async def test_an_unsettled_session_is_not_cached(start_service: ServiceFactory) -> None:
     svc = await start_service(settle_quiet_seconds=30.0)
     agent, key = await svc.new_agent()
-    await svc.send(key, [chat(1, 11, 10, 1.0), root(1, 10, "s-p", 0.5, 2.0)])
+    # A root that is not an agent run gives no sign the session is done: only 30 s of quiet
+    # would settle it (an agent root settles after 0.5 s, which a loaded machine can pass).
+    await svc.send(key, [chat(1, 11, 10, 1.0), span(1, 10, None, "workflow", 0.5, 2.0, **{"session.id": "s-p"})])
     reply = await svc.trajectory(agent, "s-p")
     assert reply.headers["X-Evalkit-Trajectory-Status"] == "partial"
     assert len(_cache(svc)) == 0
