@@ -169,6 +169,28 @@ class InThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
 
 
+def serve_one_session(size: int, history: int) -> tuple[InThread, Path]:
+    """A service in this process holding one bench session `s` of agent `bot@bench` (`size` spans,
+    an agent loop re-sending `history` messages when not 0), loaded through OTLP/HTTP; returns the
+    server and its data directory (the caller stops the one and removes the other)."""
+    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-"))
+    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=0, api_port=0,
+                        bootstrap_token=TOKEN, settle_quiet_seconds=0.0, batch_max_delay_ms=5)
+    server = InThread(settings)
+    api = f"http://127.0.0.1:{server.service.api_port}"
+    post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
+    post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
+    key = json.loads(post(api + "/api/agents/bot@bench/keys", b"{}", TOKEN)[1])["key"]
+    spans = agent_loop_spans(1, "s", size, history) if history else session_spans(1, "s", size)
+    for chunk in range(0, len(spans), 50):
+        request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
+            resource=resource_pb2.Resource(attributes=[kv("service.name", "bench")]),
+            scope_spans=[trace_pb2.ScopeSpans(spans=spans[chunk:chunk + 50])])])
+        post(f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces",
+             request.SerializeToString(), key, "application/x-protobuf")
+    return server, data_dir
+
+
 def profile_in_process(service: Service, session_id: str, repeat: int) -> None:
     """cProfile what the trajectory route runs, called on this thread.
 

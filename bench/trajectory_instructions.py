@@ -19,11 +19,9 @@ import argparse
 import functools
 import gc
 import importlib.util
-import json
 import pickle
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,30 +35,11 @@ def _bench_module() -> Any:
 
 
 def save(path: Path, size: int, history: int) -> None:
-    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
-    from opentelemetry.proto.resource.v1 import resource_pb2
-    from opentelemetry.proto.trace.v1 import trace_pb2
-
-    from evalkit.settings import Settings
     from evalkit.trajectory.read import read_spans_to_map, session_window
 
     bench = _bench_module()
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-"))
-    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=0, api_port=0,
-                        bootstrap_token=bench.TOKEN, settle_quiet_seconds=0.0, batch_max_delay_ms=5)
-    server = bench.InThread(settings)
+    server, data_dir = bench.serve_one_session(size, history)
     try:
-        api = f"http://127.0.0.1:{server.service.api_port}"
-        bench.post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), bench.TOKEN)
-        bench.post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), bench.TOKEN)
-        key = json.loads(bench.post(api + "/api/agents/bot@bench/keys", b"{}", bench.TOKEN)[1])["key"]
-        spans = (bench.agent_loop_spans(1, "s", size, history) if history else bench.session_spans(1, "s", size))
-        for chunk in range(0, len(spans), 50):
-            request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
-                resource=resource_pb2.Resource(attributes=[bench.kv("service.name", "bench")]),
-                scope_spans=[trace_pb2.ScopeSpans(spans=spans[chunk:chunk + 50])])])
-            bench.post(f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces",
-                       request.SerializeToString(), key, "application/x-protobuf")
         store = server.service.store
         window = session_window(store, "bot@bench", "s")
         assert window is not None

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import shutil
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,33 +38,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args()
 
-    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
-    from opentelemetry.proto.resource.v1 import resource_pb2
-    from opentelemetry.proto.trace.v1 import trace_pb2
-
-    from evalkit.settings import Settings
     from evalkit.trajectory import read
     from evalkit.trajectory.read import read_spans_to_map, read_spans_to_map_settling, session_window
     from evalkit.trajectory.settle import shapes_of, trace_shapes
 
     bench = _bench_module()
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-"))
-    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=0, api_port=0,
-                        bootstrap_token=bench.TOKEN, settle_quiet_seconds=0.0, batch_max_delay_ms=5)
-    server = bench.InThread(settings)
+    server, data_dir = bench.serve_one_session(args.size, args.history)
     try:
-        api = f"http://127.0.0.1:{server.service.api_port}"
-        bench.post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), bench.TOKEN)
-        bench.post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), bench.TOKEN)
-        key = json.loads(bench.post(api + "/api/agents/bot@bench/keys", b"{}", bench.TOKEN)[1])["key"]
-        spans = (bench.agent_loop_spans(1, "s", args.size, args.history) if args.history
-                 else bench.session_spans(1, "s", args.size))
-        for chunk in range(0, len(spans), 50):
-            request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
-                resource=resource_pb2.Resource(attributes=[bench.kv("service.name", "bench")]),
-                scope_spans=[trace_pb2.ScopeSpans(spans=spans[chunk:chunk + 50])])])
-            bench.post(f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces",
-                       request.SerializeToString(), key, "application/x-protobuf")
         store, agent = server.service.store, "bot@bench"
         window = session_window(store, agent, "s")
         assert window is not None
