@@ -19,21 +19,8 @@ from evalkit.store import Store
 from evalkit.trajectory.session_index import ONE_SESSION, window_rows
 from evalkit.trajectory.span import LogRecord, Span, SpanEvent, SpanLink
 
-_SPAN_SELECT = """
-SELECT trace_id, span_id, parent_span_id, name, kind,
-       toUnixTimestamp64Nano(start_time), toUnixTimestamp64Nano(end_time), status_code, status_message,
-       attributes, payloads, attribute_types, truncated, resource_attributes, resource_attribute_types,
-       scope_name, scope_version,
-       arrayMap(t -> toUnixTimestamp64Nano(t), event_times), event_names, event_attributes,
-       event_attribute_types, link_trace_ids, link_span_ids, link_attributes, link_attribute_types, session_id
-FROM spans FINAL
-WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
-ORDER BY start_time, span_id
-"""
-
-
-# `_SPAN_SELECT` with a span's events and its links each packed in one JSON string, empty for the
-# usual span that has none: eight array columns decoded row by row were most of the time of
+# Every column of the traces' spans, a span's events and its links each packed in one JSON string,
+# empty for the usual span that has none: eight array columns decoded row by row were most of the time of
 # reading a 3,000-span session whole (what GET /sessions/{id} shows).
 _SPAN_PACKED_SELECT = """
 SELECT trace_id, span_id, parent_span_id, name, kind,
@@ -48,7 +35,6 @@ SELECT trace_id, span_id, parent_span_id, name, kind,
        session_id
 FROM spans FINAL
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
-ORDER BY start_time, span_id
 """
 
 
@@ -67,8 +53,13 @@ SELECT trace_id, span_id, parent_span_id, name, kind,
        resource_attribute_types['service.name'], session_id
 FROM spans FINAL
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
-ORDER BY start_time, span_id
 """
+# Ordered here rather than by the query: ClickHouse sorts a block by permuting every column, i.e.
+# copies each attribute text once more, which for an agent loop re-sending its history (~100 MB
+# a session) cost more than reading it (bench/trajectory_queries.py). (start, span id) as SQL
+# sorted them: the start's nanoseconds, then the hex id, compared bytewise in both.
+_MAP_ORDER = itemgetter(5, 1)
+_MAP_ORDER_SQL = " ORDER BY start_time, span_id"
 _SERVICE_NAME = "service.name"
 
 # Roots whose end means the agent's work in that trace is over (trajectory/settle.py says why).
@@ -203,8 +194,9 @@ def _packed_spans(
     store: Store, sql: str, agent_id: str, trace_ids: tuple[str, ...] | list[str], limit: int | None, offset: int
 ) -> tuple[list[Span], list[tuple[Any, ...]]]:
     if limit is not None:
-        sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        sql += f"{_MAP_ORDER_SQL} LIMIT {int(limit)} OFFSET {int(offset)}"
     rows = store.query(sql, {"agent": agent_id, "traces": list(trace_ids)})
+    rows.sort(key=_MAP_ORDER)
     new = object.__new__
     spans = []
     typed = []
@@ -261,7 +253,9 @@ def read_spans_to_map(store: Store, agent_id: str, trace_ids: tuple[str, ...] | 
     Left out: `links` and `truncated` (empty), and every resource attribute but `service.name`.
     Everything else is as `read_trace_spans` gives it.
     """
-    return _spans_to_map(store.query(_SPAN_TO_MAP_SELECT, {"agent": agent_id, "traces": list(trace_ids)}))
+    rows = store.query(_SPAN_TO_MAP_SELECT, {"agent": agent_id, "traces": list(trace_ids)})
+    rows.sort(key=_MAP_ORDER)
+    return _spans_to_map(rows)
 
 
 @dataclass(frozen=True)
@@ -286,8 +280,10 @@ def read_spans_to_map_settling(
     `limit`: read at most this many spans (a caller refusing sessions over a cap reads one more than
     the cap, not the whole session); the spans and facts are then the first `limit`, not made into spans.
     """
-    sql = _SPAN_TO_MAP_SETTLING_SELECT if limit is None else f"{_SPAN_TO_MAP_SETTLING_SELECT} LIMIT {int(limit)}"
+    sql = (_SPAN_TO_MAP_SETTLING_SELECT if limit is None
+           else f"{_SPAN_TO_MAP_SETTLING_SELECT}{_MAP_ORDER_SQL} LIMIT {int(limit)}")
     rows = store.query(sql, {"agent": agent_id, "traces": list(trace_ids)})
+    rows.sort(key=_MAP_ORDER)
     # Column by column: a comprehension per column costs less than a tuple per span.
     facts = SpanFacts([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[19] for r in rows],
                       [bool(r[20]) for r in rows])

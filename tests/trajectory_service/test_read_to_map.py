@@ -10,7 +10,7 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.resource.v1 import resource_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from evalkit.trajectory.read import read_spans_to_map, read_trace_spans, session_window
+from evalkit.trajectory.read import read_spans_to_map, read_spans_to_map_settling, read_trace_spans, session_window
 from tests.trajectory_service.conftest import BASE_NS, Service, chat, http, kv, root, span
 
 
@@ -75,3 +75,31 @@ async def test_a_span_without_service_name_reads_no_resource_attributes(svc: Ser
     assert window is not None
     (mapped,) = read_spans_to_map(svc.running.store, agent, window.trace_ids)
     assert mapped.resource_attributes == {}
+
+
+async def test_every_read_gives_the_spans_by_start_then_span_id_across_traces(svc: Service) -> None:
+    """The store keeps spans by (trace, span id); the reads give them by start time, then span id
+    (the ordering is done after the query for the unpaged reads, by the query for paged ones)."""
+    agent, key = await svc.new_agent()
+    # Trace 2 starts first; inside trace 1 span 30 starts before span 20; 21 and 22 start together.
+    spans = [root(2, 5, "s-order", 0.1, 3.0), root(1, 10, "s-order", 0.5, 3.0),
+             span(1, 30, 10, "late id, early start", 0.6, 0.7), span(1, 20, 10, "early id, late start", 0.9, 1.0),
+             span(2, 22, 5, "tie b", 1.2, 1.3), span(1, 21, 10, "tie a", 1.2, 1.3),
+             span(2, 6, 5, "last", 2.0, 2.1)]
+    request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
+        resource=resource_pb2.Resource(attributes=[kv("service.name", "agent-svc")]),
+        scope_spans=[trace_pb2.ScopeSpans(spans=spans)])])
+    reply = await asyncio.to_thread(http, "POST", svc.running.otlp_http + "/v1/traces", None, key,
+                                    request.SerializeToString(), "application/x-protobuf")
+    assert reply.status == 200, reply.text
+    store = svc.running.store
+    window = session_window(store, agent, "s-order")
+    assert window is not None
+    expected = [f"{n:016x}" for n in (5, 10, 30, 20, 21, 22, 6)]
+    assert [s.span_id for s in read_trace_spans(store, agent, window.trace_ids)] == expected
+    assert [s.span_id for s in read_spans_to_map(store, agent, window.trace_ids)] == expected
+    mapped, facts, _ = read_spans_to_map_settling(store, agent, window.trace_ids)
+    assert [s.span_id for s in mapped] == expected
+    assert facts.span_ids == expected  # the facts are the spans' own, in the same order
+    assert facts.trace_ids == [s.trace_id for s in mapped]
+    assert [s.span_id for s in read_trace_spans(store, agent, window.trace_ids, limit=3, offset=2)] == expected[2:5]
