@@ -124,7 +124,8 @@ async def _list_sessions(request: web.Request) -> web.Response:
         raise ApiError(400, f"errors={errors!r}: use errors=true to list only sessions with errors")
     query = SessionQuery(since_ns=since, until_ns=until, limit=limit, offset=offset, sort=sort,
                          errors_only=errors in ("true", "1"), model=request.query.get("model") or None,
-                         min_cost=_float(request, "min_cost"), after=after)
+                         min_cost=_float(request, "min_cost"), after=after,
+                         search=request.query.get("search", "").strip() or None)
     try:
         page = await asyncio.to_thread(list_sessions, context.store, agent.agent_id, query, _prices(request))
     except BadQuery as exc:

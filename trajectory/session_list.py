@@ -42,6 +42,7 @@ SORTS = {
 _SUMMARY_SESSIONS = compact_sql("""
 WITH sessions AS (
     SELECT session_id, groupUniqArray(trace_id) AS traces FROM (__RESOLVED__)
+    __SEARCH__
     GROUP BY session_id
     HAVING max(last_end) >= fromUnixTimestamp64Nano({since:Int64})
        AND min(first_start) < fromUnixTimestamp64Nano({until:Int64})
@@ -248,6 +249,8 @@ class SessionQuery:
     min_cost: float | None = None
     # A keyset cursor's place (session_page.rank of the last session shown): the page starts after it.
     after: tuple[int, str] | None = None
+    # Only sessions whose id holds this text, in any case.
+    search: str | None = None
 
 
 @dataclass
@@ -331,10 +334,14 @@ def _picked(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) ->
     if q.model:
         having.append("has(session_models, {model:String})")
         params["model"] = q.model
+    if q.search:
+        params["search"] = q.search
     order = SORTS[q.sort] if paged_in_sql else None
     limit = f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}" if paged_in_sql else ""
     sql = (_SUMMARY_SESSIONS
            .replace("__SPAN_COUNT__", "uniqExactMerge(span_ids)" if order == SORTS["spans"] else "0")
+           .replace("__SEARCH__", "WHERE positionCaseInsensitiveUTF8(session_id, {search:String}) > 0"
+                    if q.search else "")
            .replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having else "")
            .replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
     return [Resolved(str(r[0]), sorted(str(t) for t in r[6]), int(r[2]), int(r[3]), 0)
@@ -353,7 +360,7 @@ def _walk_filtered(store: Store, agent_id: str, q: SessionQuery) -> list[Resolve
     matched: list[Resolved] = []
     walked = 0
     while True:
-        batch = page_by_time(store, agent_id, q.sort, q.since_ns, q.until_ns, window, 0, after)
+        batch = page_by_time(store, agent_id, q.sort, q.since_ns, q.until_ns, window, 0, after, q.search)
         walked += len(batch)
         traces = sorted({trace for session in batch for trace in session.trace_ids})
         flags = {str(t): (bool(failing), {str(m) for m in models}) for t, failing, models in store.query(
@@ -487,7 +494,7 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
         picked: list[Resolved] | None
         if not query.errors_only and not query.model:
             picked = page_by_time(store, agent_id, query.sort, query.since_ns, query.until_ns, query.limit + 1,
-                                  query.offset if query.after is None else 0, query.after)
+                                  query.offset if query.after is None else 0, query.after, query.search)
         else:
             walked = _walk_filtered(store, agent_id, query)
             picked = None if walked is None else walked[(query.offset if query.after is None else 0):]

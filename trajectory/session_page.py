@@ -27,6 +27,7 @@ _EXTENT = compact_sql("""
 SELECT count(), max((position, session_key)) FROM (
     SELECT session_key, position FROM session_order
     WHERE agent_id = {agent:String} AND sort = {sort:UInt8} AND position BETWEEN {low:Int64} AND {high:Int64}
+      __SEARCH__
     ORDER BY position, session_key
     LIMIT {scan:UInt64})
 """)
@@ -43,7 +44,16 @@ WHERE agent_id = {agent:String}
        OR trace_id IN (SELECT trace_id FROM session_traces WHERE agent_id = {agent:String} AND session_id IN __KEYS__))
 GROUP BY session_id, trace_id
 """.replace("__KEYS__", """(SELECT session_key FROM session_order
-    WHERE agent_id = {agent:String} AND sort = {sort:UInt8} AND position BETWEEN {low:Int64} AND {last:Int64})"""))
+    WHERE agent_id = {agent:String} AND sort = {sort:UInt8} AND position BETWEEN {low:Int64} AND {last:Int64}
+      __SEARCH__)"""))
+
+# Sessions whose id holds the search text, in any case. A session's every row is under its id, so
+# filtering the rows keeps each matching session whole and the walk's early stop exact.
+SEARCH = "AND positionCaseInsensitiveUTF8(session_key, {search:String}) > 0"
+
+
+def _searching(sql: str, search: str | None) -> str:
+    return sql.replace("__SEARCH__", SEARCH if search else "")
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -59,9 +69,10 @@ def rank(sort: str, session: Resolved) -> tuple[int, str]:
 
 
 def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns: int, limit: int,
-                 offset: int, after: tuple[int, str] | None = None) -> list[Resolved]:
+                 offset: int, after: tuple[int, str] | None = None, search: str | None = None) -> list[Resolved]:
     """Sessions overlapping [since, until) ranked `offset`..`offset + limit` by `sort` (last_seen, first_seen),
-    counted from the first session ranked after `after` (a `rank`) when given.
+    counted from the first session ranked after `after` (a `rank`) when given; only those whose id holds
+    `search` (in any case) when given.
 
     Ties go by session id; the times are the index's (the list shows the spans' own).
     Starting after a rank reads from that rank on (a keyset cursor): a deep page costs the page.
@@ -79,14 +90,15 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
     # Sessionless rows of named traces are candidates too (often one per trace): read twice the page.
     scan = 2 * need + 64
     while True:
-        params = {"agent": agent_id, "sort": ORDERS[sort], "low": low, "high": high, "scan": scan}
-        [(count, (last_position, last_key))] = store.query(_EXTENT, params)
+        params = {"agent": agent_id, "sort": ORDERS[sort], "low": low, "high": high, "scan": scan,
+                  "search": search or ""}
+        [(count, (last_position, last_key))] = store.query(_searching(_EXTENT, search), params)
         if not count:
             return []
         keys: set[str] = set()
         rows: list[tuple[str, str, int, int, int]] = []
         for sid, trace, first, end, received, sid_is_key, trace_is_key in store.query(
-                _TRACE_ROWS, {**params, "last": last_position}):
+                _searching(_TRACE_ROWS, search), {**params, "last": last_position}):
             rows.append((str(sid), str(trace), int(first), int(end), int(received)))
             if sid_is_key:
                 keys.add(str(sid))
