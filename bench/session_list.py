@@ -6,7 +6,7 @@ tenth session), then times pages of `GET /api/agents/{agent}/sessions`: the firs
 one by last and first seen (picked from the session index in list order, so a page reads only its
 own sessions' spans), deep pages reached by offset and by the keyset cursor the previous page gives,
 the sort by span count and the errors and model filters (picked from the per-trace summary, a row per
-trace), and the sort by cost, which still reads every LLM span (it prices every session).
+trace), a search of session ids (the index, walked in list order), and the sort by cost, which still reads every LLM span (it prices every session).
 
 `--load otlp` (the default) sends the spans through the OTLP/HTTP receiver. `--load direct` writes
 the same spans with `INSERT INTO spans ... SELECT ... FROM numbers()` in blocks of `--block` spans:
@@ -179,6 +179,10 @@ def main() -> None:
         "first page, errors, first seen (summary)": "?limit=50&errors=true&sort=first_seen",
         "first page, model filter (summary)": "?limit=50&model=gpt-4o-mini",
         "first page, by cost (scans, prices all)": "?limit=50&sort=cost",
+        # Ids are s-1 .. s-N: one match for a whole id (the walk reads the agent's index to its end);
+        # "77" is in ~3% of them (the walk reads ~30 pages' worth of the index).
+        "search, one session of all": f"?limit=50&search=s-{max(1, args.sessions // 3)}",
+        "search, ids holding 77 (~3%)": "?limit=50&search=77",
     }
     for label, query in queries.items():
         if args.skip_scans and "(scans" in label:
