@@ -6,7 +6,8 @@ tenth session), then times pages of `GET /api/agents/{agent}/sessions`: the firs
 one by last and first seen (picked from the session index in list order, so a page reads only its
 own sessions' spans), deep pages reached by offset and by the keyset cursor the previous page gives,
 the sort by span count and the errors and model filters (picked from the per-trace summary, a row per
-trace), a search of session ids (the index, walked in list order), and the sort by cost, which still reads every LLM span (it prices every session).
+trace), a search of session ids (the index, walked in list order), and the sort by cost, which still
+reads every LLM span (it prices every session).
 
 `--load otlp` (the default) sends the spans through the OTLP/HTTP receiver. `--load direct` writes
 the same spans with `INSERT INTO spans ... SELECT ... FROM numbers()` in blocks of `--block` spans:

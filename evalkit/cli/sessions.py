@@ -43,7 +43,7 @@ def _money(value: float | None) -> str:
 def _sessions_list(args: argparse.Namespace) -> int:
     query = _query([("since", args.since), ("until", args.until), ("sort", args.sort), ("limit", args.limit),
                     ("cursor", args.cursor), ("errors", "true" if args.errors else None), ("model", args.model),
-                    ("min_cost", args.min_cost)])
+                    ("min_cost", args.min_cost), ("search", args.search)])
     data = call(args, "GET", _agent_path(args.agent) + "/sessions" + query)
     if args.json:
         print(json.dumps(data, indent=2))
@@ -164,6 +164,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--errors", action="store_true", help="only sessions with errors")
     p.add_argument("--model")
     p.add_argument("--min-cost", type=float)
+    p.add_argument("--search", help="only sessions whose id holds this text (any case)")
     p.set_defaults(func=_sessions_list)
     p = client_options(sessions.add_parser("show", help="a session's raw spans"))
     p.add_argument("agent")

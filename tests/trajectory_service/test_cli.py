@@ -30,6 +30,8 @@ async def test_cli_reads_sessions_trajectories_and_mappings(svc: Service, capsys
     assert "LLM calls" in out  # what the count is: a trajectory of one call has two steps (user, agent)
     code, out, _ = await _cli(svc, capsys, "sessions", "list", agent, "--json", "--sort", "cost")
     assert [s["session_id"] for s in json.loads(out)["sessions"]] == ["s-cli", "s-cli-2"]
+    code, out, _ = await _cli(svc, capsys, "sessions", "list", agent, "--json", "--search", "CLI-2")
+    assert [s["session_id"] for s in json.loads(out)["sessions"]] == ["s-cli-2"]
 
     code, out, _ = await _cli(svc, capsys, "trajectory", "get", agent, "s-cli", "--wait", "1")
     assert code == 0 and "hello there" in out and "valid" in out
