@@ -35,12 +35,15 @@ async def sessions(request: web.Request) -> Page:
         raise ApiError(400, f"status={status!r} is not known; use one of {', '.join(STATUSES)}")
     sort = q.get("sort", "last_seen")
     offset = query_int(request, "offset", 0)
+    # "Next" follows the list's cursor (a deep page costs a page); "previous" and links by hand use `offset`.
+    cursor = q.get("cursor") or None
     # A session's status is its trajectory's (settled, valid), which the list does not keep: a status
     # filter checks the sessions of one large page. The id search is the list's own (any page, any sort).
     filtered = bool(status)
     query = {"since": q.get("since"), "until": q.get("until"), "errors": "true" if q.get("errors") else None,
              "model": q.get("model"), "min_cost": q.get("min_cost"), "sort": sort, "search": search or None,
-             "limit": _SCAN if filtered else PAGE_SIZE, "offset": 0 if filtered else offset}
+             "limit": _SCAN if filtered else PAGE_SIZE, "offset": 0 if filtered else offset,
+             "cursor": None if filtered else cursor}
     agent, listing = await asyncio.gather(twin(request, f"/api/agents/{quote(agent_id, safe='@')}"),
                                           twin(request, _path(agent_id), query))
     rows = listing["sessions"]
@@ -51,12 +54,20 @@ async def sessions(request: web.Request) -> Page:
         rows = rows[offset:offset + PAGE_SIZE]
     else:
         has_more = listing["has_more"]
+        offset = int(listing["offset"])  # where the cursor's page starts
     live = offset == 0 and sort in ("last_seen", "first_seen")
+    if not has_more:
+        next_url = None
+    elif filtered:
+        next_url = with_query(request, offset=offset + PAGE_SIZE)
+    else:
+        next_url = with_query(request, cursor=listing["next_cursor"], offset=None)
     context = {"agent": agent, "sessions": rows, "sort": sort, "sorts": SORTS, "statuses": STATUSES,
                "query": dict(q), "offset": offset, "page_size": PAGE_SIZE, "filtered": filtered, "scanned": scanned,
                "scan_limit": _SCAN, "live": live,
-               "next_url": with_query(request, offset=offset + PAGE_SIZE) if has_more else None,
-               "prev_url": with_query(request, offset=max(0, offset - PAGE_SIZE) or None) if offset else None,
+               "next_url": next_url,
+               "prev_url": with_query(request, offset=max(0, offset - PAGE_SIZE) or None, cursor=None)
+               if offset else None,
                "models": sorted({m for s in rows for m in s["models"]})}
     data = {**listing, "sessions": rows, "has_more": has_more}
     return Page("sessions.html", context, data, api=_path(agent_id), title=f"Sessions of {agent_id}")

@@ -124,11 +124,17 @@ def test_sessions_page_through_filter_and_refresh_while_sessions_arrive(tab: Tab
     # The count is of LLM calls; a trajectory's steps count the user's messages too, so "steps" would disagree.
     assert "LLM calls" in page.locator("table.sessions thead").inner_text()
     tab.shot("sessions")
+    # "Next" follows the list's keyset cursor (a deep page costs a page), "previous" goes back by offset.
+    assert "cursor=" in (page.locator("nav.pager a.next").get_attribute("href") or "")
     page.click("nav.pager a.next")
     page.wait_for_load_state()
     second = page.locator("a.session-link").all_inner_texts()
     assert second and not set(first) & set(second)
     assert page.locator("nav.pager a.prev").count() == 1
+    assert "sessions 51–" in page.locator("nav.pager").inner_text()
+    page.click("nav.pager a.prev")
+    page.wait_for_load_state()
+    assert page.locator("a.session-link").all_inner_texts() == first
     api = json.loads(http("GET", f"{world.served.api}/api/agents/{world.agent}/sessions?limit=1000",
                           token=world.token).text)
     assert set(first + second) == {s["session_id"] for s in api["sessions"]}
