@@ -86,12 +86,7 @@ async def test_every_read_gives_the_spans_by_start_then_span_id_across_traces(sv
              span(1, 30, 10, "late id, early start", 0.6, 0.7), span(1, 20, 10, "early id, late start", 0.9, 1.0),
              span(2, 22, 5, "tie b", 1.2, 1.3), span(1, 21, 10, "tie a", 1.2, 1.3),
              span(2, 6, 5, "last", 2.0, 2.1)]
-    request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
-        resource=resource_pb2.Resource(attributes=[kv("service.name", "agent-svc")]),
-        scope_spans=[trace_pb2.ScopeSpans(spans=spans)])])
-    reply = await asyncio.to_thread(http, "POST", svc.running.otlp_http + "/v1/traces", None, key,
-                                    request.SerializeToString(), "application/x-protobuf")
-    assert reply.status == 200, reply.text
+    await svc.send(key, spans)
     store = svc.running.store
     window = session_window(store, agent, "s-order")
     assert window is not None
