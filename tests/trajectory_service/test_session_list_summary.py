@@ -143,14 +143,15 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
 
     # The data directory as a service before migration 204 left it.
     store = svc.running.store
-    store.command(f"DROP VIEW {store.database}.trace_summary_feed")
+    store.command(f"DROP VIEW {store.database}.trace_summary_counted_feed")
     store.command(f"DROP TABLE {store.database}.trace_summary")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 204")
-    assert migrate(store) == [204]
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205)")
+    assert migrate(store) == [204, 205]
     assert [(await svc.get(base + q)).body for q in queries] == before
 
-    # Copied twice (a migration cut short and re-run): the same lists.
-    [migration] = [m for m in tables.MIGRATIONS if m.version == 204]
+    # Copied twice (a migration cut short and re-run): the same lists. (205's copy, the one a table with
+    # 205's column takes: a backfill inserts by position.)
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 205]
     for step in migration.tables:
         if isinstance(step, Backfill):
             for statement in step.statements(store.database, store.cluster):
@@ -200,3 +201,79 @@ async def test_pages_after_a_rank_match_the_pages_at_an_offset_for_a_mix_of_ever
                     break
                 after = rank(sort, page[-1])
             assert [s.session_id for s in walked] == [s.session_id for s in everyone], (sort, limit)
+
+
+async def _send_counted(svc: Service, key: str) -> None:
+    """Sessions s-00..s-09 of 1..10 spans, sent once; s-dup of 3 spans sent five times, batched differently
+    (its bound, 15, tops every count): by exact count it ties s-02 (3 spans) and follows it by id."""
+    for i in range(10):
+        trace = 100 + i
+        await svc.send(key, [root(trace, trace * 100, f"s-{i:02d}", 0.0, 9.0)]
+                       + [chat(trace, trace * 100 + j, trace * 100, 1.0 + j) for j in range(1, i + 1)])
+    dup = [root(99, 9900, "s-dup", 0.0, 9.0), chat(99, 9901, 9900, 1.0), chat(99, 9902, 9900, 2.0)]
+    for part in (dup, dup[:1], dup[1:], dup, dup[::-1]):  # a client retrying; a redone flattener batch
+        await svc.send(key, part)
+
+
+async def test_the_sort_by_span_count_counts_a_duplicated_span_once_at_every_page_boundary(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, key = await svc.new_agent()
+    await _send_counted(svc, key)
+    base = f"/api/agents/{agent}/sessions?sort=spans"
+    expected = [f"s-{i:02d}" for i in range(9, 2, -1)] + ["s-02", "s-dup", "s-01", "s-00"]
+    assert _expected(svc, agent, "1", "span_count DESC, sid") == expected
+    # The bound the sort reads first does count every copy: the list must not.
+    bounds = dict(svc.running.store.query(session_list._SPAN_BOUNDS, {"agent": agent, "scan": 100}))
+    assert bounds["s-dup"] > 3 * 2
+    # Reading as few keys by bound as a page allows (no slack), so that the page is settled early or the
+    # read widened, at every boundary: by offset and by the cursor each page gives.
+    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+    for limit in (1, 2, 3, 4, 11):
+        rows = [r for offset in range(0, 12, limit) for r in (await svc.get(
+            f"{base}&limit={limit}&offset={offset}")).body["sessions"]]
+        assert [(r["session_id"], r["span_count"]) for r in rows] == list(zip(
+            expected, [10, 9, 8, 7, 6, 5, 4, 3, 3, 2, 1], strict=True)), limit
+        walked = [s for page in await _walk(svc, base, limit) for s in page]
+        assert walked == expected, limit
+    everyone = await _everyone(svc, agent)
+    monkeypatch.undo()
+    got = (await svc.get(f"{base}&limit=1000")).body["sessions"]
+    assert got == [everyone[s] for s in expected]
+    # Past as many keys by bound as it reads, the summary's query counts them all: the same list.
+    monkeypatch.setattr(session_list, "_MAX_BOUND_KEYS", 2)
+    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+    assert (await svc.get(f"{base}&limit=2&offset=4")).body["sessions"] == got[4:6]
+
+
+async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_changes_nothing(
+        svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    store = svc.running.store
+    # The data directory as a service before migration 205 left it: 204's view, no bound column.
+    store.command(f"DROP VIEW {store.database}.trace_summary_counted_feed")
+    store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN span_rows")
+    for statement in tables.TRACE_SUMMARY_FEED.statements(store.database, store.cluster):
+        store.command(statement)
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 205")
+    await _send_mixed(svc, key, 205)
+    await _send_counted(svc, key)
+    base = f"/api/agents/{agent}/sessions"
+    assert migrate(store) == [205]
+    expected = _expected(svc, agent, "1", "span_count DESC, sid")
+    everyone = await _everyone(svc, agent)
+    got = (await svc.get(base + "?sort=spans&limit=1000")).body["sessions"]
+    assert _ids(got) == expected and got == [everyone[s] for s in expected]
+    # Every stored span is under a bound now (none left at the column's default).
+    assert store.query("SELECT countIf(rows = 0) FROM (SELECT trace_id, sum(span_rows) AS rows "
+                       "FROM trace_summary WHERE agent_id = {agent:String} GROUP BY trace_id)",
+                       {"agent": agent}) == [(0,)]
+    # Copied twice (a migration cut short and re-run): the same list.
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 205]
+    for step in migration.tables:
+        if isinstance(step, Backfill):
+            for statement in step.statements(store.database, store.cluster):
+                store.command(statement)
+    assert (await svc.get(base + "?sort=spans&limit=1000")).body["sessions"] == got
+    # And spans arriving after it are bounded by the new view.
+    await svc.send(key, [root(999, 9990, "s-big", 0.0, 1.0)] + [chat(999, 9991 + i, 9990, 0.5) for i in range(60)])
+    assert _ids((await svc.get(base + "?sort=spans&limit=1")).body["sessions"]) == ["s-big"]
