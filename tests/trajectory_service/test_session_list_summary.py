@@ -204,15 +204,18 @@ async def test_pages_after_a_rank_match_the_pages_at_an_offset_for_a_mix_of_ever
 
 
 async def _send_counted(svc: Service, key: str) -> None:
-    """Sessions s-00..s-09 of 1..10 spans, sent once; s-dup of 3 spans sent five times, batched differently
-    (its bound, 15, tops every count): by exact count it ties s-02 (3 spans) and follows it by id."""
+    """Sessions s-00..s-09 of 1..10 spans, sent once; s-dup and s-dup2 of 3 spans each, sent five times
+    (a client retrying, a redone flattener batch), so that their bounds (15) top every count: by exact
+    count they tie s-02 (3 spans) and follow it by id."""
     for i in range(10):
         trace = 100 + i
         await svc.send(key, [root(trace, trace * 100, f"s-{i:02d}", 0.0, 9.0)]
                        + [chat(trace, trace * 100 + j, trace * 100, 1.0 + j) for j in range(1, i + 1)])
-    dup = [root(99, 9900, "s-dup", 0.0, 9.0), chat(99, 9901, 9900, 1.0), chat(99, 9902, 9900, 2.0)]
-    for part in (dup, dup[:1], dup[1:], dup, dup[::-1]):  # a client retrying; a redone flattener batch
-        await svc.send(key, part)
+    for trace, sid in ((98, "s-dup"), (99, "s-dup2")):
+        dup = [root(trace, trace * 100, sid, 0.0, 9.0), chat(trace, trace * 100 + 1, trace * 100, 1.0),
+               chat(trace, trace * 100 + 2, trace * 100, 2.0)]
+        for n in range(5):  # each a request of its own (the receiver drops a request it already stored)
+            await svc.send(key, dup if n % 2 else dup[::-1], service_name=f"agent-{n}")
 
 
 async def test_the_sort_by_span_count_counts_a_duplicated_span_once_at_every_page_boundary(
@@ -220,19 +223,19 @@ async def test_the_sort_by_span_count_counts_a_duplicated_span_once_at_every_pag
     agent, key = await svc.new_agent()
     await _send_counted(svc, key)
     base = f"/api/agents/{agent}/sessions?sort=spans"
-    expected = [f"s-{i:02d}" for i in range(9, 2, -1)] + ["s-02", "s-dup", "s-01", "s-00"]
+    expected = [f"s-{i:02d}" for i in range(9, 2, -1)] + ["s-02", "s-dup", "s-dup2", "s-01", "s-00"]
     assert _expected(svc, agent, "1", "span_count DESC, sid") == expected
     # The bound the sort reads first does count every copy: the list must not.
     bounds = dict(svc.running.store.query(session_list._SPAN_BOUNDS, {"agent": agent, "scan": 100}))
-    assert bounds["s-dup"] > 3 * 2
+    assert bounds["s-dup"] > 10 and bounds["s-dup2"] > 10
     # Reading as few keys by bound as a page allows (no slack), so that the page is settled early or the
     # read widened, at every boundary: by offset and by the cursor each page gives.
     monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
-    for limit in (1, 2, 3, 4, 11):
-        rows = [r for offset in range(0, 12, limit) for r in (await svc.get(
+    for limit in (1, 2, 3, 4, 12):
+        rows = [r for offset in range(0, 13, limit) for r in (await svc.get(
             f"{base}&limit={limit}&offset={offset}")).body["sessions"]]
         assert [(r["session_id"], r["span_count"]) for r in rows] == list(zip(
-            expected, [10, 9, 8, 7, 6, 5, 4, 3, 3, 2, 1], strict=True)), limit
+            expected, [10, 9, 8, 7, 6, 5, 4, 3, 3, 3, 2, 1], strict=True)), limit
         walked = [s for page in await _walk(svc, base, limit) for s in page]
         assert walked == expected, limit
     everyone = await _everyone(svc, agent)
