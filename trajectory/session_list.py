@@ -74,20 +74,23 @@ GROUP BY trace_id
 """)
 # The sort by span count reads sessions in the order of a cheap upper bound of their count and merges the
 # span-id sets (the exact count) of the top ones only (`_page_by_span_count`). A list key's bound is the
-# sum of `span_rows` (the span rows inserted, trajectory/tables.py: duplicates only raise it) over every
-# trace the index names under it: a named session's id, or a trace's own id. The session the key lists
-# (resolved as the index resolves it) has no trace beyond those, so no more spans: a later or nested
-# claim only takes traces away. Grouped by trace first (both tables read in key order), no join.
+# sum of `span_rows` (the span rows inserted, trajectory/tables.py: duplicates only raise it) over the
+# traces the index could give it: a named session's every named trace, or, for a trace no row names a
+# session, the trace itself. The session the key lists (resolved as `RESOLVED` resolves it) has no trace
+# beyond those, so no more spans: a nested run's id only loses traces. Grouped by trace first (both tables
+# are read in key order), no join; a trace not in the index lists nothing.
 _SPAN_BOUNDS = compact_sql(f"""
 SELECT key, sum(rows) AS bound FROM (
-    SELECT trace_id, sum(rows) AS rows, groupUniqArrayIf(key, key != '') AS keys FROM (
-        SELECT trace_id, sum(span_rows) AS rows, '' AS key FROM trace_summary
-        WHERE agent_id = {{agent:String}} GROUP BY trace_id
+    SELECT trace_id, sum(rows) AS rows, groupUniqArrayIf(session_id, named) AS names, max(indexed) AS in_index
+    FROM (
+        SELECT trace_id, sum(span_rows) AS rows, '' AS session_id, false AS named, false AS indexed
+        FROM trace_summary WHERE agent_id = {{agent:String}} GROUP BY trace_id
         UNION ALL
-        SELECT trace_id, toUInt64(0), if({NAMED}, session_id, trace_id) FROM trace_sessions
+        SELECT trace_id, toUInt64(0), session_id, {NAMED}, true FROM trace_sessions
         WHERE agent_id = {{agent:String}})
-    GROUP BY trace_id)
-ARRAY JOIN keys AS key
+    GROUP BY trace_id
+    HAVING in_index)
+ARRAY JOIN if(empty(names), [trace_id], names) AS key
 GROUP BY key
 ORDER BY bound DESC, key
 LIMIT {{scan:UInt64}}
