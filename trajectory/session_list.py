@@ -117,7 +117,8 @@ GROUP BY trace_id
 # enough, or bounds far above the counts, as duplicated spans make them): past it the keys' traces would
 # travel as too long a query parameter.
 _MAX_BOUND_KEYS = 20_000
-# Keys read by bound beyond twice the page: enough that a page whose counts ring true stops at once.
+# Keys read by bound beyond the page: where no span came twice the bounds are the counts, and the page
+# stops at once (a key that lists nothing, a trace a late root claimed, costs one of them).
 _BOUND_SCAN_EXTRA = 64
 
 # Sessions a filtered first page by time walks in list order before asking the summary for all of them.
@@ -127,14 +128,16 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 
 # A page of sessions by last or first seen is picked from the session index in list order
 # (trajectory/session_page.py), reading as many sessions as the page needs: the spans are then read
-# for that page only, so a page costs the page, not the agent's every span. A sort by span count and
-# the errors and model filters pick their page from the per-trace summary (`_SUMMARY_SESSIONS`: a row
-# per trace), then read that page's spans. A sort by cost, or a cost floor, prices every session: its
-# LLM calls are read from the spans (`_LLM_CALLS`), because neither what counts as a call nor its price
-# can be kept at ingest exactly. Which LLM spans count compares a span with others of its trace (a
-# wrapping framework span counts only if no LLM span is under it, one call reported twice counts once,
-# a streamed request is answered by a later sibling), which may arrive in later batches than it; and
-# the price book (prices.yaml, genai-prices by date) is Python's, and may change after the spans came.
+# for that page only, so a page costs the page, not the agent's every span. A sort by span count reads
+# sessions by a bound of their count and counts the top ones exactly (`_page_by_span_count`); with a
+# filter, or where that reads too many, it and the errors and model filters pick their page from the
+# per-trace summary (`_SUMMARY_SESSIONS`: a row per trace), then read that page's spans. A sort by cost,
+# or a cost floor, prices every session: its LLM calls are read from the spans (`_LLM_CALLS`), because
+# neither what counts as a call nor its price can be kept at ingest exactly. Which LLM spans count
+# compares a span with others of its trace (a wrapping framework span counts only if no LLM span is
+# under it, one call reported twice counts once, a streamed request is answered by a later sibling),
+# which may arrive in later batches than it; and the price book (prices.yaml, genai-prices by date) is
+# Python's, and may change after the spans came.
 
 # An LLM span's response id (the keys of trajectory/same_call.py, first non-empty).
 _RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
@@ -429,7 +432,7 @@ def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int)
     before every one not read. When fewer than the page needs are settled, four times as many keys are
     read (None past `_MAX_BOUND_KEYS`: the summary's query counts them all).
     """
-    scan = 2 * need + _BOUND_SCAN_EXTRA
+    scan = need + _BOUND_SCAN_EXTRA
     while True:
         bounds = [(str(key), int(bound)) for key, bound in store.query(
             _SPAN_BOUNDS, {"agent": agent_id, "scan": scan})]
