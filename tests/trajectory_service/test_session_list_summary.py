@@ -16,6 +16,7 @@ from evalkit.migrations import Backfill, migrate
 from evalkit.trajectory import session_list, tables
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_page import page_by_time, rank
+from tests.captures import corpus
 from tests.trajectory_service.conftest import Service, chat, root, span
 from tests.trajectory_service.test_session_list_pages import _mixed_traces, _walk
 
@@ -292,3 +293,38 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
     # And spans arriving after it are bounded by the new view.
     await svc.send(key, [root(999, 9990, "s-big", 0.0, 1.0)] + [chat(999, 9991 + i, 9990, 0.5) for i in range(60)])
     assert _ids((await svc.get(base + "?sort=spans&limit=1")).body["sessions"]) == ["s-big"]
+
+
+async def test_the_sort_by_span_count_of_every_capture_matches_the_spans(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, key = await svc.new_agent("captures")
+    for name in corpus.names():  # every capture into one agent: their sessions ranked among each other
+        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, key)
+    expected_rows = svc.running.store.query(
+        _FROM_SPANS.replace("__HAVING__", "1").replace("__ORDER__", "span_count DESC, sid"), {"agent": agent})
+    expected = [(str(r[0]), int(r[1])) for r in expected_rows]
+    assert len(expected) > len(corpus.names()) // 2 and len({n for _, n in expected}) > 5
+    base = f"/api/agents/{agent}/sessions?sort=spans"
+    got = (await svc.get(f"{base}&limit=1000")).body["sessions"]
+    assert [(r["session_id"], r["span_count"]) for r in got] == expected
+    # Page by page, reading as few keys by bound as each page allows.
+    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+    for limit in (1, 3):
+        walked = [s for page in await _walk(svc, base, limit) for s in page]
+        assert walked == [sid for sid, _ in expected], limit
+
+
+async def test_a_tie_in_span_count_goes_by_id_whatever_the_bounds(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, key = await svc.new_agent()
+    # Five sessions of 3 spans: s-a, s-b, s-c sent once, s-y and s-z five times (bounds 15, read first).
+    for trace, sid in enumerate(("s-a", "s-b", "s-c", "s-y", "s-z"), start=1):
+        spans = [root(trace, trace * 10, sid, 0.0, 9.0), chat(trace, trace * 10 + 1, trace * 10, 1.0),
+                 chat(trace, trace * 10 + 2, trace * 10, 2.0)]
+        for n in range(5 if sid in ("s-y", "s-z") else 1):
+            await svc.send(key, spans if n % 2 else spans[::-1], service_name=f"agent-{n}")
+    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+    base = f"/api/agents/{agent}/sessions?sort=spans"
+    for limit in (1, 2, 3):
+        pages = [_ids((await svc.get(f"{base}&limit={limit}&offset={o}")).body["sessions"]) for o in range(0, 5, limit)]
+        assert [s for page in pages for s in page] == ["s-a", "s-b", "s-c", "s-y", "s-z"], limit
