@@ -176,6 +176,7 @@ def main() -> None:
         "page 100 by cursor, first seen": cursor_to_page_100("first_seen"),
         "first page, most spans (summary)": "?limit=50&sort=spans",
         "page 100, most spans (summary)": f"?limit=50&sort=spans&offset={deep}",
+        "page 100 by cursor, most spans (summary)": cursor_to_page_100("spans"),
         "first page, errors only (summary)": "?limit=50&errors=true",
         "first page, errors, first seen (summary)": "?limit=50&errors=true&sort=first_seen",
         "first page, model filter (summary)": "?limit=50&model=gpt-4o-mini",

@@ -21,7 +21,7 @@ from typing import Any
 from evalkit.store import Store, compact_sql
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
-from evalkit.trajectory.session_index import RESOLVED, Resolved
+from evalkit.trajectory.session_index import NAMED, RESOLVED, Resolved, resolve
 from evalkit.trajectory.session_page import ORDERS, page_by_time, rank
 from evalkit.trajectory.settle import PARTIAL, VALID
 
@@ -73,6 +73,55 @@ SELECT trace_id, max(failing), groupUniqArrayArray(models) FROM trace_summary
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id
 """)
+# The sort by span count reads sessions in the order of a cheap upper bound of their count and merges the
+# span-id sets (the exact count) of the top ones only (`_page_by_span_count`). A list key's bound is the
+# sum of `span_rows` (the span rows inserted, trajectory/tables.py: duplicates only raise it) over the
+# traces the index could give it: a named session's every named trace, or, for a trace no row names a
+# session, the trace itself. The session the key lists (resolved as `RESOLVED` resolves it) has no trace
+# beyond those, so no more spans: a nested run's id only loses traces. Grouped by trace first (both tables
+# are read in key order), no join; a trace not in the index lists nothing.
+_SPAN_BOUNDS = compact_sql(f"""
+SELECT key, sum(rows) AS bound FROM (
+    SELECT trace_id, sum(rows) AS rows, groupUniqArrayIf(session_id, named) AS names, max(indexed) AS in_index
+    FROM (
+        SELECT trace_id, sum(span_rows) AS rows, '' AS session_id, false AS named, false AS indexed
+        FROM trace_summary WHERE agent_id = {{agent:String}} GROUP BY trace_id
+        UNION ALL
+        SELECT trace_id, toUInt64(0), session_id, {NAMED}, true FROM trace_sessions
+        WHERE agent_id = {{agent:String}})
+    GROUP BY trace_id
+    HAVING in_index)
+ARRAY JOIN if(empty(names), [trace_id], names) AS key
+GROUP BY key
+ORDER BY bound DESC, key
+LIMIT {{scan:UInt64}}
+""")
+# Every index row of the candidate keys' traces (those named after a key, and a named key's), to resolve
+# them as `RESOLVED` would (as trajectory/session_page.py does for a page by time).
+_KEY_ROWS = compact_sql("""
+SELECT session_id, trace_id, toUnixTimestamp64Nano(min(first_start)), toUnixTimestamp64Nano(max(last_end)),
+       toUnixTimestamp64Milli(max(last_received))
+FROM trace_sessions
+WHERE agent_id = {agent:String}
+  AND (trace_id IN {keys:Array(String)}
+       OR trace_id IN (SELECT trace_id FROM session_traces
+                       WHERE agent_id = {agent:String} AND session_id IN {keys:Array(String)}))
+GROUP BY session_id, trace_id
+""")
+# The exact span count of some traces: their span-id sets merged (distinct span ids, as `spans FINAL`).
+_EXACT_SPANS = compact_sql("""
+SELECT trace_id, uniqExactMerge(span_ids) FROM trace_summary
+WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+GROUP BY trace_id
+""")
+# Keys the sort by span count reads by bound before leaving the page to the summary's query (a page deep
+# enough, or bounds far above the counts, as duplicated spans make them): past it the keys' traces would
+# travel as too long a query parameter.
+_MAX_BOUND_KEYS = 20_000
+# Keys read by bound beyond the page: where no span came twice the bounds are the counts, and the page
+# stops at once (a key that lists nothing, a trace a late root claimed, costs one of them).
+_BOUND_SCAN_EXTRA = 64
+
 # Sessions a filtered first page by time walks in list order before asking the summary for all of them.
 _WALK_SESSIONS = 4_000
 _REPORTED = 2  # where the reported cost is among _CALL_FIGURES
@@ -80,14 +129,16 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 
 # A page of sessions by last or first seen is picked from the session index in list order
 # (trajectory/session_page.py), reading as many sessions as the page needs: the spans are then read
-# for that page only, so a page costs the page, not the agent's every span. A sort by span count and
-# the errors and model filters pick their page from the per-trace summary (`_SUMMARY_SESSIONS`: a row
-# per trace), then read that page's spans. A sort by cost, or a cost floor, prices every session: its
-# LLM calls are read from the spans (`_LLM_CALLS`), because neither what counts as a call nor its price
-# can be kept at ingest exactly. Which LLM spans count compares a span with others of its trace (a
-# wrapping framework span counts only if no LLM span is under it, one call reported twice counts once,
-# a streamed request is answered by a later sibling), which may arrive in later batches than it; and
-# the price book (prices.yaml, genai-prices by date) is Python's, and may change after the spans came.
+# for that page only, so a page costs the page, not the agent's every span. A sort by span count reads
+# sessions by a bound of their count and counts the top ones exactly (`_page_by_span_count`); with a
+# filter, or where that reads too many, it and the errors and model filters pick their page from the
+# per-trace summary (`_SUMMARY_SESSIONS`: a row per trace), then read that page's spans. A sort by cost,
+# or a cost floor, prices every session: its LLM calls are read from the spans (`_LLM_CALLS`), because
+# neither what counts as a call nor its price can be kept at ingest exactly. Which LLM spans count
+# compares a span with others of its trace (a wrapping framework span counts only if no LLM span is
+# under it, one call reported twice counts once, a streamed request is answered by a later sibling),
+# which may arrive in later batches than it; and the price book (prices.yaml, genai-prices by date) is
+# Python's, and may change after the spans came.
 
 # An LLM span's response id (the keys of trajectory/same_call.py, first non-empty).
 _RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
@@ -378,6 +429,45 @@ def _walk_filtered(store: Store, agent_id: str, q: SessionQuery) -> list[Resolve
         window = min(window * 2, _WALK_SESSIONS)
 
 
+def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int) -> list[Resolved] | None:
+    """The sessions ranked `q.offset`..`need` by span count (most first, ties by id), exactly, reading keys in
+    the order of their bound (`_SPAN_BOUNDS`) and merging the span-id sets of those read only.
+
+    Why stopping early is exact: a key not read has a bound, hence its session a count, of at most the last
+    read key's bound `b`; and when equal to `b`, its id sorts after the last read key's. So sessions read
+    whose exact count beats `b` (or equals it with an id no later than that key's) are in their final order
+    before every one not read. When fewer than the page needs are settled, four times as many keys are
+    read (None past `_MAX_BOUND_KEYS`: the summary's query counts them all).
+    """
+    scan = need + _BOUND_SCAN_EXTRA
+    while True:
+        bounds = [(str(key), int(bound)) for key, bound in store.query(
+            _SPAN_BOUNDS, {"agent": agent_id, "scan": scan})]
+        if not bounds:
+            return []
+        keys = [key for key, _ in bounds]
+        rows = [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]))
+                for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys})]
+        listed = [s for s in resolve(set(keys), rows).values()
+                  if s.last_end_ns >= q.since_ns and s.first_start_ns < q.until_ns]
+        traces = sorted({trace for session in listed for trace in session.trace_ids})
+        exact = {str(t): int(n) for t, n in store.query(
+            _EXACT_SPANS, {"agent": agent_id, "traces": traces})} if traces else {}
+        # As the summary's query lists them: sessions with no summarised trace are not listed.
+        counted = [(sum(exact[t] for t in s.trace_ids if t in exact), s) for s in listed
+                   if any(t in exact for t in s.trace_ids)]
+        counted.sort(key=lambda c: (-c[0], c[1].session_id))
+        if len(bounds) < scan:  # read to the end: every session is among them
+            return [s for _, s in counted[q.offset:need]]
+        last_key, last_bound = bounds[-1]
+        settled = [s for n, s in counted if n > last_bound or (n == last_bound and s.session_id <= last_key)]
+        if len(settled) >= need:
+            return settled[q.offset:need]
+        if scan >= _MAX_BOUND_KEYS:
+            return None
+        scan = min(scan * 4, _MAX_BOUND_KEYS)
+
+
 def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook) -> list[SessionRow]:
     """The sessions' rows (in their order), their traces' spans read once, summed and priced."""
     if not sessions:
@@ -503,6 +593,12 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
             rows = _read(store, agent_id, shown, prices)
             _order(rows, query.sort)  # as the spans have them (the index may not yet know a late span's time)
             return SessionPage(rows, len(picked) > query.limit, rank(query.sort, shown[-1]) if shown else None)
+    if query.sort == "spans" and not query.errors_only and not query.model:
+        by_count = _page_by_span_count(store, agent_id, query, query.offset + query.limit + 1)
+        if by_count is not None:
+            rows = _read(store, agent_id, by_count[:query.limit], prices)
+            _order(rows, query.sort)
+            return SessionPage(rows, len(by_count) > query.limit)
     chosen = _picked(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)
     rows = _read(store, agent_id, chosen[:query.limit], prices)
     _order(rows, query.sort)

@@ -11,7 +11,7 @@ not every span (trajectory/session_list.py).
 
 from __future__ import annotations
 
-from evalkit.migrations import Backfill, DropView, MaterializedView, Migration, Table
+from evalkit.migrations import AddColumn, Backfill, DropView, MaterializedView, Migration, Table
 from evalkit.trajectory.session_index import NAMED
 
 MAPPING_OVERRIDES = Table(
@@ -126,6 +126,19 @@ _TRACE_SUMMARY_ROWS = ("SELECT agent_id, trace_id, uniqExactState(span_id) AS sp
 TRACE_SUMMARY_FEED = MaterializedView(name="trace_summary_feed", source="spans", target="trace_summary",
                                       select=_TRACE_SUMMARY_ROWS)
 
+# Migration 205: the summary also counts the span rows inserted per trace (`span_rows`, a plain sum), an
+# upper bound of its distinct spans that costs a sum to read where the exact count merges every span id's
+# set. A span inserted twice (a retried export, a redone flattener batch) only makes it larger, so the
+# list by span count reads sessions in the order of this bound and merges the sets for the top ones only
+# (trajectory/session_list.py). A view with the count replaces 204's: the new one first, then the old one
+# dropped, so that no span falls between (one fed by both meanwhile is in the sets twice, harmlessly, and
+# its bound counts it once); then the spans stored before are counted again, which only raises the bound.
+# (The new column last, as the table has it: a backfill inserts by position.)
+_TRACE_SUMMARY_COUNTED_ROWS = _TRACE_SUMMARY_ROWS.replace(
+    "max(end_time) AS last_end ", "max(end_time) AS last_end, count() AS span_rows ")
+TRACE_SUMMARY_COUNTED_FEED = MaterializedView(name="trace_summary_counted_feed", source="spans",
+                                              target="trace_summary", select=_TRACE_SUMMARY_COUNTED_ROWS)
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -141,4 +154,8 @@ MIGRATIONS: list[Migration] = [
     # The view first, then the spans stored before it: a span in both counts once (sets, min/max).
     Migration(204, "per-trace summary the session list sorts and filters by", (
         TRACE_SUMMARY, TRACE_SUMMARY_FEED, Backfill("trace_summary", "spans", _TRACE_SUMMARY_ROWS))),
+    Migration(205, "per-trace bound of the span count the list by span count reads first", (
+        AddColumn("trace_summary", "span_rows SimpleAggregateFunction(sum, UInt64) DEFAULT 0"),
+        TRACE_SUMMARY_COUNTED_FEED, DropView(TRACE_SUMMARY_FEED.name),
+        Backfill("trace_summary", "spans", _TRACE_SUMMARY_COUNTED_ROWS))),
 ]

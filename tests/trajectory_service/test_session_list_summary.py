@@ -6,6 +6,7 @@ spans counted once; what was stored before migration 204 summarised by its backf
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
@@ -15,6 +16,7 @@ from evalkit.migrations import Backfill, migrate
 from evalkit.trajectory import session_list, tables
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_page import page_by_time, rank
+from tests.captures import corpus
 from tests.trajectory_service.conftest import Service, chat, root, span
 from tests.trajectory_service.test_session_list_pages import _mixed_traces, _walk
 
@@ -143,14 +145,15 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
 
     # The data directory as a service before migration 204 left it.
     store = svc.running.store
-    store.command(f"DROP VIEW {store.database}.trace_summary_feed")
+    store.command(f"DROP VIEW {store.database}.trace_summary_counted_feed")
     store.command(f"DROP TABLE {store.database}.trace_summary")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 204")
-    assert migrate(store) == [204]
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205)")
+    assert migrate(store) == [204, 205]
     assert [(await svc.get(base + q)).body for q in queries] == before
 
-    # Copied twice (a migration cut short and re-run): the same lists.
-    [migration] = [m for m in tables.MIGRATIONS if m.version == 204]
+    # Copied twice (a migration cut short and re-run): the same lists. (205's copy, the one a table with
+    # 205's column takes: a backfill inserts by position.)
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 205]
     for step in migration.tables:
         if isinstance(step, Backfill):
             for statement in step.statements(store.database, store.cluster):
@@ -200,3 +203,128 @@ async def test_pages_after_a_rank_match_the_pages_at_an_offset_for_a_mix_of_ever
                     break
                 after = rank(sort, page[-1])
             assert [s.session_id for s in walked] == [s.session_id for s in everyone], (sort, limit)
+
+
+async def _send_counted(svc: Service, key: str) -> None:
+    """Sessions s-00..s-09 of 1..10 spans, sent once; s-dup and s-dup2 of 3 spans each, sent five times
+    (a client retrying, a redone flattener batch), so that their bounds (15) top every count: by exact
+    count they tie s-02 (3 spans) and follow it by id."""
+    for i in range(10):
+        trace = 100 + i
+        await svc.send(key, [root(trace, trace * 100, f"s-{i:02d}", 0.0, 9.0)]
+                       + [chat(trace, trace * 100 + j, trace * 100, 1.0 + j) for j in range(1, i + 1)])
+    for trace, sid in ((98, "s-dup"), (99, "s-dup2")):
+        dup = [root(trace, trace * 100, sid, 0.0, 9.0), chat(trace, trace * 100 + 1, trace * 100, 1.0),
+               chat(trace, trace * 100 + 2, trace * 100, 2.0)]
+        for n in range(5):  # each a request of its own (the receiver drops a request it already stored)
+            await svc.send(key, dup if n % 2 else dup[::-1], service_name=f"agent-{n}")
+
+
+async def test_the_sort_by_span_count_counts_a_duplicated_span_once_at_every_page_boundary(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, key = await svc.new_agent()
+    await _send_counted(svc, key)
+    base = f"/api/agents/{agent}/sessions?sort=spans"
+    expected = [f"s-{i:02d}" for i in range(9, 2, -1)] + ["s-02", "s-dup", "s-dup2", "s-01", "s-00"]
+    assert _expected(svc, agent, "1", "span_count DESC, sid") == expected
+    # The bound the sort reads first does count every copy: the list must not.
+    bounds = dict(svc.running.store.query(session_list._SPAN_BOUNDS, {"agent": agent, "scan": 100}))
+    assert bounds["s-dup"] > 10 and bounds["s-dup2"] > 10
+    # Reading as few keys by bound as a page allows (no slack), so that the page is settled early or the
+    # read widened, at every boundary: by offset and by the cursor each page gives.
+    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+    for limit in (1, 2, 3, 4, 12):
+        rows = [r for offset in range(0, 13, limit) for r in (await svc.get(
+            f"{base}&limit={limit}&offset={offset}")).body["sessions"]]
+        assert [(r["session_id"], r["span_count"]) for r in rows] == list(zip(
+            expected, [10, 9, 8, 7, 6, 5, 4, 3, 3, 3, 2, 1], strict=True)), limit
+        walked = [s for page in await _walk(svc, base, limit) for s in page]
+        assert walked == expected, limit
+    everyone = await _everyone(svc, agent)
+    monkeypatch.undo()
+    got = (await svc.get(f"{base}&limit=1000")).body["sessions"]
+    assert got == [everyone[s] for s in expected]
+    # Past as many keys by bound as it reads, the summary's query counts them all: the same list.
+    monkeypatch.setattr(session_list, "_MAX_BOUND_KEYS", 2)
+    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+    assert (await svc.get(f"{base}&limit=2&offset=4")).body["sessions"] == got[4:6]
+
+
+async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_changes_nothing(
+        svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    store = svc.running.store
+    # The data directory as a service before migration 205 left it: 204's view, no bound column.
+    store.command(f"DROP VIEW {store.database}.trace_summary_counted_feed")
+    store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN span_rows")
+    for statement in tables.TRACE_SUMMARY_FEED.statements(store.database, store.cluster):
+        store.command(statement)
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 205")
+    await _send_mixed(svc, key, 205)
+    await _send_counted(svc, key)
+    # "Stored before it": every span flattened into `spans` before the migration runs. (An insert already
+    # under way when the new view is created, and not yet visible to the backfill, is in neither: as for
+    # every view-then-backfill migration, 204's too.)
+    sent = len({(s.trace_id, s.span_id) for batch in _mixed_traces(random.Random(205)) for s in batch}) + 55 + 6
+    for _ in range(600):
+        [(stored,)] = store.query("SELECT uniqExact(trace_id, span_id) FROM spans WHERE agent_id = {agent:String}",
+                                  {"agent": agent})
+        if stored >= sent:
+            break
+        await asyncio.sleep(0.05)
+    assert stored == sent
+    base = f"/api/agents/{agent}/sessions"
+    assert migrate(store) == [205]
+    expected = _expected(svc, agent, "1", "span_count DESC, sid")
+    everyone = await _everyone(svc, agent)
+    got = (await svc.get(base + "?sort=spans&limit=1000")).body["sessions"]
+    assert _ids(got) == expected and got == [everyone[s] for s in expected]
+    # Every stored span is under a bound now (none left at the column's default).
+    assert store.query("SELECT countIf(rows = 0) FROM (SELECT trace_id, sum(span_rows) AS rows "
+                       "FROM trace_summary WHERE agent_id = {agent:String} GROUP BY trace_id)",
+                       {"agent": agent}) == [(0,)]
+    # Copied twice (a migration cut short and re-run): the same list.
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 205]
+    for step in migration.tables:
+        if isinstance(step, Backfill):
+            for statement in step.statements(store.database, store.cluster):
+                store.command(statement)
+    assert (await svc.get(base + "?sort=spans&limit=1000")).body["sessions"] == got
+    # And spans arriving after it are bounded by the new view.
+    await svc.send(key, [root(999, 9990, "s-big", 0.0, 1.0)] + [chat(999, 9991 + i, 9990, 0.5) for i in range(60)])
+    assert _ids((await svc.get(base + "?sort=spans&limit=1")).body["sessions"]) == ["s-big"]
+
+
+async def test_the_sort_by_span_count_of_every_capture_matches_the_spans(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, key = await svc.new_agent("captures")
+    for name in corpus.names():  # every capture into one agent: their sessions ranked among each other
+        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, key)
+    expected_rows = svc.running.store.query(
+        _FROM_SPANS.replace("__HAVING__", "1").replace("__ORDER__", "span_count DESC, sid"), {"agent": agent})
+    expected = [(str(r[0]), int(r[1])) for r in expected_rows]
+    assert len(expected) > len(corpus.names()) // 2 and len({n for _, n in expected}) > 5
+    base = f"/api/agents/{agent}/sessions?sort=spans"
+    got = (await svc.get(f"{base}&limit=1000")).body["sessions"]
+    assert [(r["session_id"], r["span_count"]) for r in got] == expected
+    # Page by page, reading as few keys by bound as each page allows.
+    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+    for limit in (1, 3):
+        walked = [s for page in await _walk(svc, base, limit) for s in page]
+        assert walked == [sid for sid, _ in expected], limit
+
+
+async def test_a_tie_in_span_count_goes_by_id_whatever_the_bounds(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, key = await svc.new_agent()
+    # Five sessions of 3 spans: s-a, s-b, s-c sent once, s-y and s-z five times (bounds 15, read first).
+    for trace, sid in enumerate(("s-a", "s-b", "s-c", "s-y", "s-z"), start=1):
+        spans = [root(trace, trace * 10, sid, 0.0, 9.0), chat(trace, trace * 10 + 1, trace * 10, 1.0),
+                 chat(trace, trace * 10 + 2, trace * 10, 2.0)]
+        for n in range(5 if sid in ("s-y", "s-z") else 1):
+            await svc.send(key, spans if n % 2 else spans[::-1], service_name=f"agent-{n}")
+    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+    base = f"/api/agents/{agent}/sessions?sort=spans"
+    for limit in (1, 2, 3):
+        pages = [_ids((await svc.get(f"{base}&limit={limit}&offset={o}")).body["sessions"]) for o in range(0, 5, limit)]
+        assert [s for page in pages for s in page] == ["s-a", "s-b", "s-c", "s-y", "s-z"], limit
