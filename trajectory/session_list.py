@@ -131,7 +131,7 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 # (trajectory/session_page.py), reading as many sessions as the page needs: the spans are then read
 # for that page only, so a page costs the page, not the agent's every span. A sort by span count reads
 # sessions by a bound of their count and counts the top ones exactly (`_page_by_span_count`); with a
-# filter, or where that reads too many, it and the errors and model filters pick their page from the
+# filter or a search, or where that reads too many, it and the errors and model filters pick their page from the
 # per-trace summary (`_SUMMARY_SESSIONS`: a row per trace), then read that page's spans. A sort by cost,
 # or a cost floor, prices every session: its LLM calls are read from the spans (`_LLM_CALLS`), because
 # neither what counts as a call nor its price can be kept at ingest exactly. Which LLM spans count
@@ -593,7 +593,7 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
             rows = _read(store, agent_id, shown, prices)
             _order(rows, query.sort)  # as the spans have them (the index may not yet know a late span's time)
             return SessionPage(rows, len(picked) > query.limit, rank(query.sort, shown[-1]) if shown else None)
-    if query.sort == "spans" and not query.errors_only and not query.model:
+    if query.sort == "spans" and not query.errors_only and not query.model and not query.search:
         by_count = _page_by_span_count(store, agent_id, query, query.offset + query.limit + 1)
         if by_count is not None:
             rows = _read(store, agent_id, by_count[:query.limit], prices)
