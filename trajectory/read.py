@@ -58,8 +58,8 @@ WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 # copies each attribute text once more, which for an agent loop re-sending its history (~100 MB
 # a session) cost more than reading it (bench/trajectory_queries.py). (start, span id) as SQL
 # sorted them: the start's nanoseconds, then the hex id, compared bytewise in both.
-_MAP_ORDER = itemgetter(5, 1)
-_MAP_ORDER_SQL = " ORDER BY start_time, span_id"
+_SPAN_ORDER = itemgetter(5, 1)
+_SPAN_ORDER_SQL = " ORDER BY start_time, span_id"
 _SERVICE_NAME = "service.name"
 
 # Roots whose end means the agent's work in that trace is over (trajectory/settle.py says why).
@@ -194,9 +194,9 @@ def _packed_spans(
     store: Store, sql: str, agent_id: str, trace_ids: tuple[str, ...] | list[str], limit: int | None, offset: int
 ) -> tuple[list[Span], list[tuple[Any, ...]]]:
     if limit is not None:
-        sql += f"{_MAP_ORDER_SQL} LIMIT {int(limit)} OFFSET {int(offset)}"
+        sql += f"{_SPAN_ORDER_SQL} LIMIT {int(limit)} OFFSET {int(offset)}"
     rows = store.query(sql, {"agent": agent_id, "traces": list(trace_ids)})
-    rows.sort(key=_MAP_ORDER)
+    rows.sort(key=_SPAN_ORDER)
     new = object.__new__
     spans = []
     typed = []
@@ -254,7 +254,7 @@ def read_spans_to_map(store: Store, agent_id: str, trace_ids: tuple[str, ...] | 
     Everything else is as `read_trace_spans` gives it.
     """
     rows = store.query(_SPAN_TO_MAP_SELECT, {"agent": agent_id, "traces": list(trace_ids)})
-    rows.sort(key=_MAP_ORDER)
+    rows.sort(key=_SPAN_ORDER)
     return _spans_to_map(rows)
 
 
@@ -281,9 +281,9 @@ def read_spans_to_map_settling(
     the cap, not the whole session); the spans and facts are then the first `limit`, not made into spans.
     """
     sql = (_SPAN_TO_MAP_SETTLING_SELECT if limit is None
-           else f"{_SPAN_TO_MAP_SETTLING_SELECT}{_MAP_ORDER_SQL} LIMIT {int(limit)}")
+           else f"{_SPAN_TO_MAP_SETTLING_SELECT}{_SPAN_ORDER_SQL} LIMIT {int(limit)}")
     rows = store.query(sql, {"agent": agent_id, "traces": list(trace_ids)})
-    rows.sort(key=_MAP_ORDER)
+    rows.sort(key=_SPAN_ORDER)
     # Column by column: a comprehension per column costs less than a tuple per span.
     facts = SpanFacts([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[19] for r in rows],
                       [bool(r[20]) for r in rows])

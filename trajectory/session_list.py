@@ -22,7 +22,7 @@ from evalkit.store import Store, compact_sql
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
 from evalkit.trajectory.session_index import NAMED, RESOLVED, Resolved, resolve
-from evalkit.trajectory.session_page import ORDERS, page_by_time, rank
+from evalkit.trajectory.session_page import ORDERS, holds_search, page_by_time, rank
 from evalkit.trajectory.settle import PARTIAL, VALID
 
 SORTS = {
@@ -391,8 +391,7 @@ def _picked(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) ->
     limit = f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}" if paged_in_sql else ""
     sql = (_SUMMARY_SESSIONS
            .replace("__SPAN_COUNT__", "uniqExactMerge(span_ids)" if order == SORTS["spans"] else "0")
-           .replace("__SEARCH__", "WHERE positionCaseInsensitiveUTF8(session_id, {search:String}) > 0"
-                    if q.search else "")
+           .replace("__SEARCH__", f"WHERE {holds_search('session_id')}" if q.search else "")
            .replace("__HAVING__", ("HAVING " + " AND ".join(having)) if having else "")
            .replace("__ORDER__", order or "sid").replace("__LIMIT__", limit))
     return [Resolved(str(r[0]), sorted(str(t) for t in r[6]), int(r[2]), int(r[3]), 0)

@@ -47,25 +47,24 @@ GROUP BY session_id, trace_id
     WHERE agent_id = {agent:String} AND sort = {sort:UInt8} AND position BETWEEN {low:Int64} AND {last:Int64}
       __SEARCH__)"""))
 
-# Sessions whose id holds the search text, in any case. A session's every row is under its id, so
-# filtering the rows keeps each matching session whole and the walk's early stop exact.
-SEARCH = "AND positionCaseInsensitiveUTF8(session_key, {search:String}) > 0"
+
+def holds_search(column: str) -> str:
+    """SQL: the session id in `column` holds the `search` parameter's text, in any case."""
+    return f"positionCaseInsensitiveUTF8({column}, {{search:String}}) > 0"
 
 
 def _searching(sql: str, search: str | None) -> str:
-    return sql.replace("__SEARCH__", SEARCH if search else "")
+    # A session's every row is under its id, so filtering the rows keeps each matching session whole
+    # and the walk's early stop exact.
+    return sql.replace("__SEARCH__", f"AND {holds_search('session_key')}" if search else "")
+
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-def _rank(sort: str, session: Resolved) -> tuple[int, str]:
-    """The session's place as session_order sorts it: (minus its time, its id)."""
-    return (-session.last_end_ns if sort == "last_seen" else -session.first_start_ns, session.session_id)
-
-
 def rank(sort: str, session: Resolved) -> tuple[int, str]:
     """The session's place as session_order sorts it: (minus its time, its id); a keyset cursor holds one."""
-    return _rank(sort, session)
+    return (-session.last_end_ns if sort == "last_seen" else -session.first_start_ns, session.session_id)
 
 
 def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns: int, limit: int,
@@ -106,11 +105,11 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
                 keys.add(str(trace))
         listed = [s for s in resolve(keys, rows).values()
                   if s.last_end_ns >= since_ns and s.first_start_ns < until_ns
-                  and (after is None or _rank(sort, s) > after)]
-        listed.sort(key=lambda s: _rank(sort, s))
+                  and (after is None or rank(sort, s) > after)]
+        listed.sort(key=lambda s: rank(sort, s))
         if count < scan:  # read to the end: every session is among them
             return listed[offset:need]
-        settled = [s for s in listed if _rank(sort, s) <= (int(last_position), str(last_key))]
+        settled = [s for s in listed if rank(sort, s) <= (int(last_position), str(last_key))]
         if len(settled) >= need:
             return settled[offset:need]
         scan *= 4
