@@ -318,7 +318,11 @@ class BatchWriter:
             data = b"".join(sequence(part.block, first + offset) for offset, part in enumerate(parts))
             self.store.insert_raw(self.table, self.columns, data, self.fmt, settings)
             return
-        token = batch_token(self.table, [part.digest for part in parts])
+        digests = [part.digest for part in parts]
+        if None in digests:
+            raise ValueError(f"parts for {self.table} carry no digest for the deduplication token; "
+                             "a writer of parts without one must stage them (pass sequence=)")
+        token = batch_token(self.table, [d for d in digests if d is not None])
         # The token reaches the tables written by materialized views too (spans behind span_exports).
         settings = {**self.format_settings, "insert_deduplicate": 1, "insert_deduplication_token": token,
                     "deduplicate_blocks_in_dependent_materialized_views": 1,

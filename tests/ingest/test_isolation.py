@@ -133,6 +133,23 @@ async def test_a_refused_request_is_isolated_from_its_batch(numbers_table: Store
         await writer.close()
 
 
+async def test_an_unstaged_writer_never_deduplicates_parts_that_carry_no_digest(numbers_table: Store) -> None:
+    """Span parts carry no digest (they are staged, and deduplicated when flattened): a writer that
+    deduplicates by token must not take them, or every such batch would share one token and all but
+    the first be dropped as repeats."""
+    from evalkit.ingest.encode import Encoded
+
+    writer = BatchWriter(numbers_table, "numbers_in", ("n", "text"), fmt="TabSeparated", max_delay=0.05)
+    writer.start()
+    try:
+        undigested = Part(1, b"1\tone\n", None, frozenset({0}))
+        with pytest.raises(WriteFailed, match="no digest"):
+            await writer.write(Encoded(1, 0, "", (undigested,)))
+        assert numbers_table.query("SELECT count() FROM numbers_in") == [(0,)]
+    finally:
+        await writer.close()
+
+
 async def test_a_failing_store_is_retryable_and_shown_by_health(running: Running) -> None:
     """Every insert failing for the store's sake (here the staging table gone): exports get 503 with
     Retry-After, nothing is acknowledged, /healthz says why; all is well again once it is back."""
