@@ -6,8 +6,9 @@ tenth session), then times pages of `GET /api/agents/{agent}/sessions`: the firs
 one by last and first seen (picked from the session index in list order, so a page reads only its
 own sessions' spans), deep pages reached by offset and by the keyset cursor the previous page gives,
 the sort by span count and the errors and model filters (picked from the per-trace summary, a row per
-trace), a search of session ids (the index, walked in list order), and the sort by cost, which still
-reads every LLM span (it prices every session).
+trace), a search of session ids (the index, walked in list order), the sort by cost (sessions read by a
+bound of their cost, the top ones priced) and a cost floor, which still prices every session. Sessions'
+token counts vary (their costs do, as real sessions' do).
 
 `--load otlp` (the default) sends the spans through the OTLP/HTTP receiver. `--load direct` writes
 the same spans with `INSERT INTO spans ... SELECT ... FROM numbers()` in blocks of `--block` spans:
@@ -55,8 +56,9 @@ def session(trace: int, spans: int) -> list[trace_pb2.Span]:
         failing = trace % 10 == 0 and i == 2
         attributes = ([kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "search")] if failing
                       else [kv("gen_ai.operation.name", "chat"), kv("gen_ai.request.model", "gpt-4o-mini"),
-                            kv("gen_ai.provider.name", "openai"), kv("gen_ai.usage.input_tokens", 500 + i),
-                            kv("gen_ai.usage.output_tokens", 20)])
+                            kv("gen_ai.provider.name", "openai"),
+                            kv("gen_ai.usage.input_tokens", 500 + i + trace % 1009),
+                            kv("gen_ai.usage.output_tokens", 20 + trace % 17)])
         status = trace_pb2.Status(code=trace_pb2.Status.STATUS_CODE_ERROR if failing else 0)
         out.append(trace_pb2.Span(trace_id=trace_id, span_id=(trace * 1000 + i).to_bytes(8, "big"),
                                   parent_span_id=root_id, name="chat" if not failing else "execute_tool search",
@@ -76,13 +78,14 @@ SELECT {agent:String}, leftPad(lower(hex(t)), 32, '0'), leftPad(lower(hex(t * 10
        fromUnixTimestamp64Nano(toInt64(start)),
        fromUnixTimestamp64Nano(toInt64(if(i = 0, start + {spans:UInt64} * 10000000, start + 5000000))),
        if(failing, 2, 0), 'bench', multiIf(i = 0, 'invoke_agent', failing, 'execute_tool', 'chat'),
-       if(chat, 'openai', ''), if(chat, 'gpt-4o-mini', ''), chat, if(chat, 500 + i, 0), if(chat, 20, 0),
+       if(chat, 'openai', ''), if(chat, 'gpt-4o-mini', ''), chat, if(chat, 500 + i + t % 1009, 0),
+       if(chat, 20 + t % 17, 0),
        if(failing, 'search', ''),
        multiIf(i = 0, map('session.id', concat('s-', toString(t)), 'gen_ai.operation.name', 'invoke_agent'),
                failing, map('gen_ai.operation.name', 'execute_tool', 'gen_ai.tool.name', 'search'),
                map('gen_ai.operation.name', 'chat', 'gen_ai.request.model', 'gpt-4o-mini',
-                   'gen_ai.provider.name', 'openai', 'gen_ai.usage.input_tokens', toString(500 + i),
-                   'gen_ai.usage.output_tokens', '20')),
+                   'gen_ai.provider.name', 'openai', 'gen_ai.usage.input_tokens', toString(500 + i + t % 1009),
+                   'gen_ai.usage.output_tokens', toString(20 + t % 17))),
        if(chat, map('gen_ai.usage.input_tokens', toUInt8(2), 'gen_ai.usage.output_tokens', toUInt8(2)),
           map()),
        map('service.name', 'bench'), now64(3)
@@ -120,7 +123,7 @@ def main() -> None:
     parser.add_argument("--load", choices=("otlp", "direct"), default="otlp")
     parser.add_argument("--block", type=int, default=1_000_000, help="spans per INSERT with --load direct")
     parser.add_argument("--skip-scans", action="store_true",
-                        help="skip the sort by cost, which reads every LLM span (at 10M spans it outlasts the client)")
+                        help="skip the cost floor, which prices every session (at 10M spans it outlasts the client)")
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--api-port", type=int, default=0)
     parser.add_argument("--otlp-http-port", type=int, default=0)
@@ -180,7 +183,10 @@ def main() -> None:
         "first page, errors only (summary)": "?limit=50&errors=true",
         "first page, errors, first seen (summary)": "?limit=50&errors=true&sort=first_seen",
         "first page, model filter (summary)": "?limit=50&model=gpt-4o-mini",
-        "first page, by cost (scans, prices all)": "?limit=50&sort=cost",
+        "first page, by cost (bound first)": "?limit=50&sort=cost",
+        "page 100, by cost (bound first)": f"?limit=50&sort=cost&offset={deep}",
+        "first page, cost floor ~1% (bound first)": "?limit=50&min_cost=0.012",
+        "first page, cost floor ~all (scans, prices all)": "?limit=50&min_cost=0.004",
         # Ids are s-1 .. s-N: one match for a whole id (the walk reads the agent's index to its end);
         # "77" is in ~3% of them (the walk reads ~30 pages' worth of the index).
         "search, one session of all": f"?limit=50&search=s-{max(1, args.sessions // 3)}",

@@ -183,6 +183,25 @@ class PriceRule(BaseModel):
         return total / _MILLION
 
 
+@dataclass(frozen=True)
+class RateBound:
+    """USD that pricing a session's calls of one model can come to at most, whenever they ran: `prompt` per
+    prompt token (uncached, cache-read or cache-written, whichever is dearest), `completion` per completion
+    token, plus `request` once (a per-request price, charged once per model as the list prices a session's
+    calls together). The list by cost reads sessions in the order of this bound (trajectory/session_list.py).
+    """
+
+    prompt: Decimal
+    completion: Decimal
+    request: Decimal = Decimal(0)
+
+    def at_most(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
+        return prompt_tokens * self.prompt + completion_tokens * self.completion + self.request
+
+
+NO_PRICE = RateBound(Decimal(0), Decimal(0))
+
+
 class PriceFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -225,6 +244,32 @@ class PriceBook:
         if self.use_genai_prices:
             return _genai_prices_cost(tokens, lookup.candidates, lookup.provider_id, when)
         return None
+
+    def rate_bound(self, model: str, provider: str | None) -> RateBound | None:
+        """An upper bound of what `cost` charges for this model's tokens (`RateBound`), or None where this
+        book's price for it changes over time or is not linear in the tokens (then no bound is given: the
+        list prices every session). A model nobody prices bounds at 0: a call of it leaves its session
+        unpriced (listed last), never dearer."""
+        if not model:
+            return NO_PRICE
+        lookup = self._lookups.get((model, provider)) or self._lookup(model, provider)
+        if lookup.named:
+            if any(rule.valid_from is not None for rule in lookup.named):
+                return None  # a dated rule: before it, another rule or genai-prices applies
+            return RateBound(max(max(rule.input, rule.cache_read or rule.input, rule.cache_write or rule.input)
+                                 for rule in lookup.named) / _MILLION,
+                             max(rule.output for rule in lookup.named) / _MILLION)
+        if not self.use_genai_prices:
+            return NO_PRICE
+        resolved = _resolve(genai_prices.data_snapshot.get_snapshot(), tuple(lookup.candidates), lookup.provider_id)
+        if resolved is None:
+            return NO_PRICE
+        _, provider_info, model_info = resolved
+        if not isinstance(model_info.prices, genai_prices.types.ModelPrice) \
+                or not _FastPricer._applies(provider_info, model_info):
+            return None  # conditional prices (by date, by time of day) or a non-linear one
+        plan = _make_plan(model_info.prices)
+        return None if plan is None else _plan_bound(plan)
 
     def _lookup(self, model: str, provider: str | None) -> _Lookup:
         provider_id = normalise_provider(provider)
@@ -438,6 +483,27 @@ def plan_cost(plan: _Plan, vector: tuple[int, int, int, int]) -> Decimal | None:
             # Tiered: `per` was kept as genai-prices' int (only plain Decimal prices get a Decimal).
             total += genai_prices.types.calc_unit_price(price, count, vector[0], int(per))
     return total
+
+
+def _plan_bound(plan: _Plan) -> RateBound:
+    """A plan's rates at their dearest tier, as a bound per prompt and completion token.
+
+    Each unit's count is linear in (prompt, completion, cached, cache-written); a priced call has every
+    count >= 0 and cached + cache-written <= prompt, so per prompt token the units cost at most their
+    dearest corner: all uncached, all cache-read, or all cache-written."""
+    def rate(price: Any, per: int | Decimal) -> Decimal:
+        if isinstance(price, genai_prices.types.TieredPrices):
+            return max([price.base, *(tier.price for tier in price.tiers)]) / Decimal(per)
+        return Decimal(price) / Decimal(per)
+
+    corners = ((1, 0, 0, 0), (1, 0, 1, 0), (1, 0, 0, 1))
+    prompt = max(sum((rate(price, per) * max(0, sum(c * v for c, v in zip(coefficients, corner, strict=True)))
+                      for price, coefficients, per in plan.units if coefficients is not None), Decimal(0))
+                 for corner in corners)
+    completion = sum((rate(price, per) * max(0, coefficients[1])
+                      for price, coefficients, per in plan.units if coefficients is not None), Decimal(0))
+    request = sum((rate(price, per) for price, coefficients, per in plan.units if coefficients is None), Decimal(0))
+    return RateBound(prompt, completion, request)
 
 
 def _make_plan(model_price: Any) -> _Plan | None:

@@ -114,6 +114,49 @@ SELECT trace_id, uniqExactMerge(span_ids) FROM trace_summary
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id
 """)
+# The sort by cost, likewise: sessions read in the order of an upper bound of their cost (`_page_by_cost`). A
+# trace's bound is what its LLM spans of each (model, provider) could cost at the price book's dearest rates
+# (`llm_usage`, trajectory/tables.py, and `PriceBook.rate_bound`, given as parameters: a model's prompt and
+# completion rate and per-request price), plus the costs they reported; a key's is the sum over the traces
+# the index could give it, as for the span count.
+_COST_BOUNDS = compact_sql(f"""
+SELECT key, sum(bound) AS bound FROM (
+    SELECT trace_id, sum(bound) AS bound, groupUniqArrayIf(session_id, named) AS names, max(indexed) AS in_index
+    FROM (
+        SELECT trace_id,
+               arraySum(u.4) + arraySum(arrayMap(
+                   (i, p, o) -> p * {{prompt:Array(Float64)}}[i] + o * {{completion:Array(Float64)}}[i]
+                                + {{request:Array(Float64)}}[i],
+                   arrayMap(k -> indexOf({{models:Array(Tuple(String, String))}}, k), u.1), u.2, u.3)) AS bound,
+               '' AS session_id, false AS named, false AS indexed
+        FROM (SELECT trace_id, sumMap(llm_usage) AS u FROM trace_summary WHERE agent_id = {{agent:String}}
+              GROUP BY trace_id)
+        UNION ALL
+        SELECT trace_id, toFloat64(0), session_id, {NAMED}, true FROM trace_sessions
+        WHERE agent_id = {{agent:String}})
+    GROUP BY trace_id
+    HAVING in_index)
+ARRAY JOIN if(empty(names), [trace_id], names) AS key
+GROUP BY key
+HAVING bound >= {{floor:Float64}}
+ORDER BY bound DESC, key
+LIMIT {{scan:UInt64}}
+""")
+# The (model, provider) pairs the agent's LLM spans name, which `_COST_BOUNDS` needs the rates of.
+_PRICED_MODELS = compact_sql("""
+SELECT DISTINCT arrayJoin(llm_usage.1) FROM trace_summary WHERE agent_id = {agent:String}
+""")
+# Some traces' times as the summary has them (the sort by cost orders ties as `_priced_first` does).
+_TRACE_TIMES = compact_sql("""
+SELECT trace_id, toUnixTimestamp64Nano(min(first_start)), toUnixTimestamp64Nano(max(last_end)) FROM trace_summary
+WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+GROUP BY trace_id
+""")
+# Keys the sort by cost reads beyond the page, and at least when it reads more: fewer than for the span
+# count, as each key read is its session's spans read (scattered over the table: a granule each).
+_COST_SCAN_STEP = 16
+# A bound is summed in floating point: a session's cost counts as above it only past this margin.
+_BOUND_MARGIN = 1e-9
 # Keys the sort by span count reads by bound before leaving the page to the summary's query (a page deep
 # enough, or bounds far above the counts, as duplicated spans make them): past it the keys' traces would
 # travel as too long a query parameter.
@@ -132,13 +175,14 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 # for that page only, so a page costs the page, not the agent's every span. A sort by span count reads
 # sessions by a bound of their count and counts the top ones exactly (`_page_by_span_count`); with a
 # filter or a search, or where that reads too many, it and the errors and model filters pick their page from the
-# per-trace summary (`_SUMMARY_SESSIONS`: a row per trace), then read that page's spans. A sort by cost,
-# or a cost floor, prices every session: its LLM calls are read from the spans (`_LLM_CALLS`), because
-# neither what counts as a call nor its price can be kept at ingest exactly. Which LLM spans count
-# compares a span with others of its trace (a wrapping framework span counts only if no LLM span is
-# under it, one call reported twice counts once, a streamed request is answered by a later sibling),
-# which may arrive in later batches than it; and the price book (prices.yaml, genai-prices by date) is
-# Python's, and may change after the spans came.
+# per-trace summary (`_SUMMARY_SESSIONS`: a row per trace), then read that page's spans. A sort by cost
+# reads sessions by a bound of their cost and prices the top ones (`_page_by_cost`); a cost floor, or a
+# sort by cost the bound cannot serve, prices every session: its LLM calls are read from the spans
+# (`_LLM_CALLS`), because neither what counts as a call nor its price can be kept at ingest exactly.
+# Which LLM spans count compares a span with others of its trace (a wrapping framework span counts only
+# if no LLM span is under it, one call reported twice counts once, a streamed request is answered by a
+# later sibling), which may arrive in later batches than it; and the price book (prices.yaml,
+# genai-prices by date) is Python's, and may change after the spans came.
 
 # An LLM span's response id (the keys of trajectory/same_call.py, first non-empty).
 _RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
@@ -467,6 +511,103 @@ def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int)
         scan = min(scan * 4, _MAX_BOUND_KEYS)
 
 
+def _cost_bound_params(store: Store, agent_id: str, prices: PriceBook) -> dict[str, Any] | None:
+    """`_COST_BOUNDS`' parameters: each of the agent's (model, provider) pairs with its rates; None when the
+    price book bounds one of them not (a price by date)."""
+    models = [(str(m), str(p)) for (m, p), in store.query(_PRICED_MODELS, {"agent": agent_id})]
+    rates = [prices.rate_bound(model, provider or None) for model, provider in models]
+    bounded = [rate for rate in rates if rate is not None]
+    if len(bounded) < len(rates):
+        return None
+    return {"agent": agent_id, "models": models, "prompt": [float(r.prompt) for r in bounded],
+            "completion": [float(r.completion) for r in bounded], "request": [float(r.request) for r in bounded],
+            "floor": -1.0}
+
+
+def _bounded_sessions(store: Store, agent_id: str, q: SessionQuery, keys: list[str]) -> list[Resolved]:
+    """The sessions some keys list in [since, until), as the summary's query lists them (`_picked`): their
+    summarised traces, with the summary's times."""
+    rows = [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]))
+            for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys})]
+    listed = [s for s in resolve(set(keys), rows).values()
+              if s.last_end_ns >= q.since_ns and s.first_start_ns < q.until_ns]
+    traces = sorted({trace for session in listed for trace in session.trace_ids})
+    times = {str(t): (int(first), int(last)) for t, first, last in store.query(
+        _TRACE_TIMES, {"agent": agent_id, "traces": traces})} if traces else {}
+    sessions = []
+    for session in listed:
+        summarised = [t for t in session.trace_ids if t in times]
+        if summarised:
+            sessions.append(Resolved(session.session_id, summarised, min(times[t][0] for t in summarised),
+                                     max(times[t][1] for t in summarised), 0))
+    return sessions
+
+
+def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int,
+                  prices: PriceBook) -> list[SessionRow] | None:
+    """The rows of the sessions ranked `q.offset`..`need` by cost (dearest first, unpriced last, ties by
+    recency then id), at or above `q.min_cost` if given, exactly, reading keys in the order of their bound
+    (`_COST_BOUNDS`) and only those keys' sessions' spans, each once.
+
+    As for the span count: a key not read bounds its session's cost by at most the last key read's bound,
+    so sessions read whose cost is above it are in their final order before every one not read; keys whose
+    bound is below the cost floor are not read at all. When too few are settled, more keys are read (a
+    quarter more: what is missing is usually the sessions tied in cost at the page's end), and only the new
+    ones' spans. None when the price book gives no bound for a model of the agent's (a price by date) or
+    the page needs more than `_MAX_BOUND_KEYS` keys (every session is then priced, `_priced_first`).
+    """
+    params = _cost_bound_params(store, agent_id, prices)
+    if params is None:
+        return None
+    floor = None if q.min_cost is None else Decimal(repr(q.min_cost))
+    if q.min_cost is not None:  # a key whose bound is below the floor lists no session that passes it
+        params["floor"] = q.min_cost * (1 - _BOUND_MARGIN) - _BOUND_MARGIN
+    scan = need + min(_BOUND_SCAN_EXTRA, _COST_SCAN_STEP)
+    read = 0  # keys read so far: the bounds' order is fixed, so they are the first `read` of any longer read
+    ranked: list[tuple[int, SessionRow]] = []  # (the summary's last end, as `_priced_first` ties by it; row)
+    while True:
+        bounds = [(str(key), float(bound)) for key, bound in store.query(_COST_BOUNDS, {**params, "scan": scan})]
+        sessions = _bounded_sessions(store, agent_id, q, [key for key, _ in bounds[read:]])
+        read = len(bounds)
+        last_ends = {s.session_id: s.last_end_ns for s in sessions}
+        ranked += [(last_ends[row.session_id], row) for row in _read(store, agent_id, sessions, prices)
+                   if floor is None or (row.cost_usd is not None and row.cost_usd >= floor)]
+        ranked.sort(key=lambda r: (r[1].cost_usd is None, -(r[1].cost_usd or 0), -r[0], r[1].session_id))
+        if len(bounds) < scan:  # read to the end: every session is among them
+            return [row for _, row in ranked[q.offset:need]]
+        last_bound = bounds[-1][1] * (1 + _BOUND_MARGIN) + _BOUND_MARGIN
+        settled = [row for _, row in ranked if row.cost_usd is not None and row.cost_usd > last_bound]
+        if len(settled) >= need:
+            return settled[q.offset:need]
+        if scan >= _MAX_BOUND_KEYS:
+            return None
+        scan = min(scan + max(scan // 4, _COST_SCAN_STEP), _MAX_BOUND_KEYS)
+
+
+def _floor_by_cost(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> list[Resolved] | None:
+    """Every session at or above the cost floor, in the order of `q.sort`: only the sessions whose bound
+    reaches the floor are priced. None where the book gives no bound or more than `_MAX_BOUND_KEYS` do."""
+    assert q.min_cost is not None
+    params = _cost_bound_params(store, agent_id, prices)
+    if params is None:
+        return None
+    params["floor"] = q.min_cost * (1 - _BOUND_MARGIN) - _BOUND_MARGIN
+    keys = [str(key) for key, _ in store.query(_COST_BOUNDS, {**params, "scan": _MAX_BOUND_KEYS + 1})]
+    if len(keys) > _MAX_BOUND_KEYS:
+        return None
+    sessions = _bounded_sessions(store, agent_id, q, keys) if keys else []
+    rows = [SessionRow(s.session_id, 0, 0, s.first_start_ns, s.last_end_ns, 0, 0, 0, 0, [], trace_ids=s.trace_ids)
+            for s in sessions]
+    _price(store, agent_id, rows, prices)
+    floor = Decimal(repr(q.min_cost))
+    rows = [r for r in rows if r.cost_usd is not None and r.cost_usd >= floor]
+    if q.sort == "spans":
+        _count_spans(store, agent_id, rows)
+    _order(rows, q.sort)
+    by_id = {s.session_id: s for s in sessions}
+    return [by_id[r.session_id] for r in rows]
+
+
 def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook) -> list[SessionRow]:
     """The sessions' rows (in their order), their traces' spans read once, summed and priced."""
     if not sessions:
@@ -517,6 +658,18 @@ def _price(store: Store, agent_id: str, rows: Sequence[SessionRow], prices: Pric
         sql = _LLM_CALLS.replace("__TRACES__", _INDEX_TRACES).replace("__RESOLVED__", RESOLVED)
         params = {"agent": agent_id, "sessions": [row.session_id for row in rows]}
     _apply_calls(rows, store.query(sql, params), prices)
+
+
+def _count_spans(store: Store, agent_id: str, rows: Sequence[SessionRow]) -> None:
+    """Set the rows' span counts (distinct span ids, as `spans FINAL` counts them), for a sort by span count
+    of sessions picked by their cost."""
+    traces = sorted({trace for row in rows for trace in row.trace_ids})
+    exact: dict[str, int] = {}
+    for first in range(0, len(traces), _MAX_GIVEN_TRACES):
+        exact.update((str(t), int(n)) for t, n in store.query(
+            _EXACT_SPANS, {"agent": agent_id, "traces": traces[first:first + _MAX_GIVEN_TRACES]}))
+    for row in rows:
+        row.spans = sum(exact.get(t, 0) for t in row.trace_ids)
 
 
 def _apply_calls(rows: Sequence[SessionRow], calls: Sequence[Sequence[Any]], prices: PriceBook) -> None:
@@ -575,6 +728,23 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
     """One page of sessions, whether more follow, and (by last or first seen) where the next one starts."""
     if query.sort not in SORTS:
         raise BadQuery(f"sort={query.sort!r} is not known; use one of {', '.join(SORTS)}")
+    if (query.sort == "cost" or query.min_cost is not None) and not query.errors_only and not query.model \
+            and not query.search:
+        # Sessions by a bound of their cost: a page by cost prices the top ones, a cost floor those whose
+        # bound reaches it.
+        if query.sort == "cost":
+            by_cost = _page_by_cost(store, agent_id, query, query.offset + query.limit + 1, prices)
+            if by_cost is not None:
+                rows = by_cost[:query.limit]
+                _order(rows, query.sort)  # by the spans' own times, as the page shows them
+                return SessionPage(rows, len(by_cost) > query.limit)
+        else:
+            floored = _floor_by_cost(store, agent_id, query, prices)
+            if floored is not None:
+                above = floored[query.offset:query.offset + query.limit + 1]
+                rows = _read(store, agent_id, above[:query.limit], prices)
+                _order(rows, query.sort)
+                return SessionPage(rows, len(above) > query.limit)
     if query.sort == "cost" or query.min_cost is not None:
         return _priced_first(store, agent_id, query, prices)
     if query.sort in ORDERS:  # the index serves it, in list order
@@ -614,6 +784,8 @@ def _priced_first(store: Store, agent_id: str, query: SessionQuery, prices: Pric
     if query.min_cost is not None:
         # An unpriced session's cost is unknown, not zero: it does not pass a cost floor.
         rows = [r for r in rows if r.cost_usd is not None and r.cost_usd >= Decimal(repr(query.min_cost))]
+    if query.sort == "spans":
+        _count_spans(store, agent_id, rows)  # picked by cost, ordered by their counts (page after page)
     _order(rows, query.sort)
     shown = rows[query.offset: query.offset + query.limit]
     by_id = {s.session_id: s for s in picked}

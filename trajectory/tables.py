@@ -5,8 +5,8 @@ version is a new row, never an update, so a trajectory's `mapping_version` can
 always be looked up. `sessionless_traces_feed` indexes traces that carry no session id.
 `session_order` and `trace_sessions` let a page of the session list be picked without reading
 the agent's whole session index (trajectory/session_page.py). `trace_summary` holds what the list
-sorts and filters by (span count, errors, models, times) per trace, so that those read a row per trace,
-not every span (trajectory/session_list.py).
+sorts and filters by (span count, errors, models, times, and bounds of the span count and the cost) per
+trace, so that those read a row per trace, not every span (trajectory/session_list.py).
 """
 
 from __future__ import annotations
@@ -139,6 +139,27 @@ _TRACE_SUMMARY_COUNTED_ROWS = _TRACE_SUMMARY_ROWS.replace(
 TRACE_SUMMARY_COUNTED_FEED = MaterializedView(name="trace_summary_counted_feed", source="spans",
                                               target="trace_summary", select=_TRACE_SUMMARY_COUNTED_ROWS)
 
+# Migration 206: per trace and (model, provider), the LLM spans' figures that bound what a session costs,
+# for the list by cost (trajectory/session_list.py, `_page_by_cost`): the prompt and completion tokens of
+# calls that reported no cost, and the reported costs (a negative one as 0). Summed over every LLM span
+# inserted, where the list prices only the calls it counts (a wrapping span, a second report of a call are
+# not), so a sum only exceeds what is priced; a span inserted twice only raises it. Fed like 205's count
+# (the new view, then the old one dropped, then the spans stored before summed again with no count, so
+# that 205's bound is not doubled). Keys whose every figure sums to 0 are left out by `sumMap`.
+_LLM_USAGE = (
+    "sumMap(if(is_llm_call, ([(toString(model), toString(provider))], "
+    "[toUInt64(if(ifNull(isFinite(reported_cost_usd), false), 0, "
+    "if(input_tokens < cache_read_tokens + cache_write_tokens, input_tokens + cache_read_tokens + cache_write_tokens, "
+    "input_tokens)))], "
+    "[toUInt64(if(ifNull(isFinite(reported_cost_usd), false), 0, output_tokens))], "
+    "[if(ifNull(isFinite(reported_cost_usd), false), greatest(assumeNotNull(reported_cost_usd), 0), 0)]), "
+    "([], [], [], []))) AS llm_usage ")
+_TRACE_SUMMARY_PRICED_ROWS = _TRACE_SUMMARY_COUNTED_ROWS.replace(
+    "count() AS span_rows ", "count() AS span_rows, " + _LLM_USAGE)
+TRACE_SUMMARY_PRICED_FEED = MaterializedView(name="trace_summary_priced_feed", source="spans",
+                                             target="trace_summary", select=_TRACE_SUMMARY_PRICED_ROWS)
+_LLM_USAGE_BACKFILL = _TRACE_SUMMARY_PRICED_ROWS.replace("count() AS span_rows", "toUInt64(0) AS span_rows")
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -158,4 +179,9 @@ MIGRATIONS: list[Migration] = [
         AddColumn("trace_summary", "span_rows SimpleAggregateFunction(sum, UInt64) DEFAULT 0"),
         TRACE_SUMMARY_COUNTED_FEED, DropView(TRACE_SUMMARY_FEED.name),
         Backfill("trace_summary", "spans", _TRACE_SUMMARY_COUNTED_ROWS))),
+    Migration(206, "per-trace bound of the LLM calls' cost the list by cost reads first", (
+        AddColumn("trace_summary", "llm_usage SimpleAggregateFunction(sumMap, Tuple(Array(Tuple(String, String)), "
+                                   "Array(UInt64), Array(UInt64), Array(Float64))) DEFAULT ([], [], [], [])"),
+        TRACE_SUMMARY_PRICED_FEED, DropView(TRACE_SUMMARY_COUNTED_FEED.name),
+        Backfill("trace_summary", "spans", _LLM_USAGE_BACKFILL))),
 ]

@@ -145,15 +145,15 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
 
     # The data directory as a service before migration 204 left it.
     store = svc.running.store
-    store.command(f"DROP VIEW {store.database}.trace_summary_counted_feed")
+    store.command(f"DROP VIEW {store.database}.trace_summary_priced_feed")
     store.command(f"DROP TABLE {store.database}.trace_summary")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205)")
-    assert migrate(store) == [204, 205]
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205, 206)")
+    assert migrate(store) == [204, 205, 206]
     assert [(await svc.get(base + q)).body for q in queries] == before
 
-    # Copied twice (a migration cut short and re-run): the same lists. (205's copy, the one a table with
-    # 205's column takes: a backfill inserts by position.)
-    [migration] = [m for m in tables.MIGRATIONS if m.version == 205]
+    # Copied twice (a migration cut short and re-run): the same lists. (206's copy, the one a table with
+    # 206's column takes: a backfill inserts by position.)
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 206]
     for step in migration.tables:
         if isinstance(step, Backfill):
             for statement in step.statements(store.database, store.cluster):
@@ -254,12 +254,13 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
         svc: Service) -> None:
     agent, key = await svc.new_agent()
     store = svc.running.store
-    # The data directory as a service before migration 205 left it: 204's view, no bound column.
-    store.command(f"DROP VIEW {store.database}.trace_summary_counted_feed")
+    # The data directory as a service before migration 205 left it: 204's view, no bound columns.
+    store.command(f"DROP VIEW {store.database}.trace_summary_priced_feed")
+    store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN llm_usage")
     store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN span_rows")
     for statement in tables.TRACE_SUMMARY_FEED.statements(store.database, store.cluster):
         store.command(statement)
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 205")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (205, 206)")
     await _send_mixed(svc, key, 205)
     await _send_counted(svc, key)
     # "Stored before it": every span flattened into `spans` before the migration runs. (An insert already
@@ -274,7 +275,7 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
         await asyncio.sleep(0.05)
     assert stored == sent
     base = f"/api/agents/{agent}/sessions"
-    assert migrate(store) == [205]
+    assert migrate(store) == [205, 206]
     expected = _expected(svc, agent, "1", "span_count DESC, sid")
     everyone = await _everyone(svc, agent)
     got = (await svc.get(base + "?sort=spans&limit=1000")).body["sessions"]
@@ -283,8 +284,9 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
     assert store.query("SELECT countIf(rows = 0) FROM (SELECT trace_id, sum(span_rows) AS rows "
                        "FROM trace_summary WHERE agent_id = {agent:String} GROUP BY trace_id)",
                        {"agent": agent}) == [(0,)]
-    # Copied twice (a migration cut short and re-run): the same list.
-    [migration] = [m for m in tables.MIGRATIONS if m.version == 205]
+    # Copied twice (a migration cut short and re-run): the same list. (206's copy, which a table with its
+    # column takes; 205's ran before that column was there.)
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 206]
     for step in migration.tables:
         if isinstance(step, Backfill):
             for statement in step.statements(store.database, store.cluster):
