@@ -73,6 +73,30 @@ SELECT trace_id, max(failing), groupUniqArrayArray(models) FROM trace_summary
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id
 """)
+
+
+def _key_bounds(per_trace: str, zero: str, having: str = "") -> str:
+    """Keys (session ids, or a sessionless trace's id) with the sum of a per-trace bound over the traces the
+    index could give them, largest first: `per_trace` is a query of (trace_id, bound) over the agent's
+    summary, `zero` the bound's zero of its type."""
+    return compact_sql(f"""
+SELECT key, sum(bound) AS bound FROM (
+    SELECT trace_id, sum(bound) AS bound, groupUniqArrayIf(session_id, named) AS names, max(indexed) AS in_index
+    FROM (
+        SELECT trace_id, bound, '' AS session_id, false AS named, false AS indexed FROM ({per_trace})
+        UNION ALL
+        SELECT trace_id, {zero}, session_id, {NAMED}, true FROM trace_sessions
+        WHERE agent_id = {{agent:String}})
+    GROUP BY trace_id
+    HAVING in_index)
+ARRAY JOIN if(empty(names), [trace_id], names) AS key
+GROUP BY key
+{having}
+ORDER BY bound DESC, key
+LIMIT {{scan:UInt64}}
+""")
+
+
 # The sort by span count reads sessions in the order of a cheap upper bound of their count and merges the
 # span-id sets (the exact count) of the top ones only (`_page_by_span_count`). A list key's bound is the
 # sum of `span_rows` (the span rows inserted, trajectory/tables.py: duplicates only raise it) over the
@@ -80,22 +104,9 @@ GROUP BY trace_id
 # session, the trace itself. The session the key lists (resolved as `RESOLVED` resolves it) has no trace
 # beyond those, so no more spans: a nested run's id only loses traces. Grouped by trace first (both tables
 # are read in key order), no join; a trace not in the index lists nothing.
-_SPAN_BOUNDS = compact_sql(f"""
-SELECT key, sum(rows) AS bound FROM (
-    SELECT trace_id, sum(rows) AS rows, groupUniqArrayIf(session_id, named) AS names, max(indexed) AS in_index
-    FROM (
-        SELECT trace_id, sum(span_rows) AS rows, '' AS session_id, false AS named, false AS indexed
-        FROM trace_summary WHERE agent_id = {{agent:String}} GROUP BY trace_id
-        UNION ALL
-        SELECT trace_id, toUInt64(0), session_id, {NAMED}, true FROM trace_sessions
-        WHERE agent_id = {{agent:String}})
-    GROUP BY trace_id
-    HAVING in_index)
-ARRAY JOIN if(empty(names), [trace_id], names) AS key
-GROUP BY key
-ORDER BY bound DESC, key
-LIMIT {{scan:UInt64}}
-""")
+_SPAN_BOUNDS = _key_bounds("SELECT trace_id, sum(span_rows) AS bound FROM trace_summary "
+                           "WHERE agent_id = {agent:String} GROUP BY trace_id", "toUInt64(0)")
+
 # Every index row of the candidate keys' traces (those named after a key, and a named key's), to resolve
 # them as `RESOLVED` would (as trajectory/session_page.py does for a page by time).
 _KEY_ROWS = compact_sql("""
@@ -119,29 +130,15 @@ GROUP BY trace_id
 # (`llm_usage`, trajectory/tables.py, and `PriceBook.rate_bound`, given as parameters: a model's prompt and
 # completion rate and per-request price), plus the costs they reported; a key's is the sum over the traces
 # the index could give it, as for the span count.
-_COST_BOUNDS = compact_sql(f"""
-SELECT key, sum(bound) AS bound FROM (
-    SELECT trace_id, sum(bound) AS bound, groupUniqArrayIf(session_id, named) AS names, max(indexed) AS in_index
-    FROM (
-        SELECT trace_id,
-               arraySum(u.4) + arraySum(arrayMap(
-                   (i, p, o) -> p * {{prompt:Array(Float64)}}[i] + o * {{completion:Array(Float64)}}[i]
-                                + {{request:Array(Float64)}}[i],
-                   arrayMap(k -> indexOf({{models:Array(Tuple(String, String))}}, k), u.1), u.2, u.3)) AS bound,
-               '' AS session_id, false AS named, false AS indexed
-        FROM (SELECT trace_id, sumMap(llm_usage) AS u FROM trace_summary WHERE agent_id = {{agent:String}}
-              GROUP BY trace_id)
-        UNION ALL
-        SELECT trace_id, toFloat64(0), session_id, {NAMED}, true FROM trace_sessions
-        WHERE agent_id = {{agent:String}})
-    GROUP BY trace_id
-    HAVING in_index)
-ARRAY JOIN if(empty(names), [trace_id], names) AS key
-GROUP BY key
-HAVING bound >= {{floor:Float64}}
-ORDER BY bound DESC, key
-LIMIT {{scan:UInt64}}
-""")
+_COST_BOUNDS = _key_bounds("""
+SELECT trace_id,
+       arraySum(u.4) + arraySum(arrayMap(
+           (i, p, o) -> p * {prompt:Array(Float64)}[i] + o * {completion:Array(Float64)}[i]
+                        + {request:Array(Float64)}[i],
+           arrayMap(k -> indexOf({models:Array(Tuple(String, String))}, k), u.1), u.2, u.3)) AS bound
+FROM (SELECT trace_id, sumMap(llm_usage) AS u FROM trace_summary WHERE agent_id = {agent:String} GROUP BY trace_id)
+""", "toFloat64(0)", "HAVING bound >= {floor:Float64}")
+
 # The (model, provider) pairs the agent's LLM spans name, which `_COST_BOUNDS` needs the rates of.
 _PRICED_MODELS = compact_sql("""
 SELECT DISTINCT arrayJoin(llm_usage.1) FROM trace_summary WHERE agent_id = {agent:String}

@@ -20,6 +20,7 @@ from evalkit.trajectory.session_list import SessionQuery, list_sessions
 from tests.captures import corpus
 from tests.trajectory_service.conftest import Service, chat, root
 from tests.trajectory_service.test_session_list_pages import _mixed_traces, _walk
+from tests.trajectory_service.test_session_list_summary import wait_flattened
 
 _MODELS = ("test-model", "gpt-4o-mini", "claude-sonnet-4-20250514", "unknown-model-x")
 
@@ -98,12 +99,16 @@ async def test_the_sort_by_cost_matches_pricing_every_session_at_every_page_boun
 
     monkeypatch.setattr(session_list, "_read", counting)
     monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
-    for limit in (1, 2, 5, 11):
+    for limit in (3, 11):
         rows = [r for offset in range(0, len(expected), limit) for r in (await svc.get(
             f"{base}&limit={limit}&offset={offset}")).body["sessions"]]
         assert rows == expected, limit
         walked = [s for page in await _walk(svc, base, limit) for s in page]
         assert walked == _ids(expected), limit
+    # One by one through the dearest sessions, and through the last ones (unpriced, listed last).
+    singles = [*range(0, 16), *range(len(expected) - 8, len(expected))]
+    assert [r for offset in singles for r in (await svc.get(f"{base}&limit=1&offset={offset}")).body[
+        "sessions"]] == [expected[i] for i in singles]
     # The first pages read and priced a few sessions, not all of them.
     read.clear()
     first = (await svc.get(f"{base}&limit=3")).body
@@ -192,13 +197,7 @@ async def test_migration_206_bounds_what_was_stored_before_it_and_re_running_it_
     await _send_costly(svc, key, 7)
     sent = len({(s.trace_id, s.span_id) for spans, _ in _costly_sessions(random.Random(7)) for s in spans}) + len(
         {(s.trace_id, s.span_id) for batch in _mixed_traces(random.Random(7)) for s in batch})
-    for _ in range(600):  # every span flattened into `spans` before the migration runs
-        [(stored,)] = store.query("SELECT uniqExact(trace_id, span_id) FROM spans WHERE agent_id = {agent:String}",
-                                  {"agent": agent})
-        if stored >= sent:
-            break
-        await asyncio.sleep(0.05)
-    assert stored == sent
+    assert await wait_flattened(store, agent, sent) == sent  # every span in `spans` before the migration runs
     span_rows = "SELECT sum(span_rows) FROM trace_summary WHERE agent_id = {agent:String}"
     counted_before = store.query(span_rows, {"agent": agent})
     assert migrate(store) == [206]

@@ -205,6 +205,17 @@ async def test_pages_after_a_rank_match_the_pages_at_an_offset_for_a_mix_of_ever
             assert [s.session_id for s in walked] == [s.session_id for s in everyone], (sort, limit)
 
 
+async def wait_flattened(store: Any, agent: str, sent: int) -> int:
+    """The agent's distinct spans in `spans` once `sent` of them are there (or after 30 s)."""
+    for _ in range(600):
+        [(stored,)] = store.query("SELECT uniqExact(trace_id, span_id) FROM spans WHERE agent_id = {agent:String}",
+                                  {"agent": agent})
+        if stored >= sent:
+            break
+        await asyncio.sleep(0.05)
+    return int(stored)
+
+
 async def _send_counted(svc: Service, key: str) -> None:
     """Sessions s-00..s-09 of 1..10 spans, sent once; s-dup and s-dup2 of 3 spans each, sent five times
     (a client retrying, a redone flattener batch), so that their bounds (15) top every count: by exact
@@ -267,13 +278,7 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
     # under way when the new view is created, and not yet visible to the backfill, is in neither: as for
     # every view-then-backfill migration, 204's too.)
     sent = len({(s.trace_id, s.span_id) for batch in _mixed_traces(random.Random(205)) for s in batch}) + 55 + 6
-    for _ in range(600):
-        [(stored,)] = store.query("SELECT uniqExact(trace_id, span_id) FROM spans WHERE agent_id = {agent:String}",
-                                  {"agent": agent})
-        if stored >= sent:
-            break
-        await asyncio.sleep(0.05)
-    assert stored == sent
+    assert await wait_flattened(store, agent, sent) == sent
     base = f"/api/agents/{agent}/sessions"
     assert migrate(store) == [205, 206]
     expected = _expected(svc, agent, "1", "span_count DESC, sid")
