@@ -129,14 +129,17 @@ GROUP BY trace_id
 # trace's bound is what its LLM spans of each (model, provider) could cost at the price book's dearest rates
 # (`llm_usage`, trajectory/tables.py, and `PriceBook.rate_bound`, given as parameters: a model's prompt and
 # completion rate and per-request price), plus the costs they reported; a key's is the sum over the traces
-# the index could give it, as for the span count.
+# the index could give it, as for the span count. Priced row by row of the summary and summed (the bound is
+# linear in the figures, so merging a trace's rows first, `sumMap`, gives the same but costs twice the
+# time; a per-request price is then counted once per row, which only raises the bound).
 _COST_BOUNDS = _key_bounds("""
 SELECT trace_id,
-       arraySum(u.4) + arraySum(arrayMap(
+       sum(arraySum(llm_usage.4) + arraySum(arrayMap(
            (i, p, o) -> p * {prompt:Array(Float64)}[i] + o * {completion:Array(Float64)}[i]
                         + {request:Array(Float64)}[i],
-           arrayMap(k -> indexOf({models:Array(Tuple(String, String))}, k), u.1), u.2, u.3)) AS bound
-FROM (SELECT trace_id, sumMap(llm_usage) AS u FROM trace_summary WHERE agent_id = {agent:String} GROUP BY trace_id)
+           arrayMap(k -> indexOf({models:Array(Tuple(String, String))}, k), llm_usage.1), llm_usage.2, llm_usage.3)))
+         AS bound
+FROM trace_summary WHERE agent_id = {agent:String} GROUP BY trace_id
 """, "toFloat64(0)", "HAVING bound >= {floor:Float64}")
 
 # The (model, provider) pairs the agent's LLM spans name, which `_COST_BOUNDS` needs the rates of.
