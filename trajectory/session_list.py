@@ -176,9 +176,10 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 # sessions by a bound of their count and counts the top ones exactly (`_page_by_span_count`); with a
 # filter or a search, or where that reads too many, it and the errors and model filters pick their page from the
 # per-trace summary (`_SUMMARY_SESSIONS`: a row per trace), then read that page's spans. A sort by cost
-# reads sessions by a bound of their cost and prices the top ones (`_page_by_cost`); a cost floor, or a
-# sort by cost the bound cannot serve, prices every session: its LLM calls are read from the spans
-# (`_LLM_CALLS`), because neither what counts as a call nor its price can be kept at ingest exactly.
+# reads sessions by a bound of their cost and prices the top ones (`_page_by_cost`), a cost floor the
+# sessions whose bound reaches it (`_floor_by_cost`); where the bound cannot serve, every session is
+# priced. Pricing reads the LLM calls from the spans (`_LLM_CALLS`), because neither what counts as a call
+# nor its price can be kept at ingest exactly.
 # Which LLM spans count compares a span with others of its trace (a wrapping framework span counts only
 # if no LLM span is under it, one call reported twice counts once, a streamed request is answered by a
 # later sibling), which may arrive in later batches than it; and the price book (prices.yaml,
@@ -511,9 +512,11 @@ def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int)
         scan = min(scan * 4, _MAX_BOUND_KEYS)
 
 
-def _cost_bound_params(store: Store, agent_id: str, prices: PriceBook) -> dict[str, Any] | None:
-    """`_COST_BOUNDS`' parameters: each of the agent's (model, provider) pairs with its rates; None when the
-    price book bounds one of them not (a price by date)."""
+def _cost_bound_params(store: Store, agent_id: str, prices: PriceBook,
+                       min_cost: float | None) -> dict[str, Any] | None:
+    """`_COST_BOUNDS`' parameters: each of the agent's (model, provider) pairs with its rates, and the floor
+    a key's bound must reach (a key below the cost floor lists no session that passes it); None when the
+    price book bounds one of the models not (a price by date)."""
     models = [(str(m), str(p)) for (m, p), in store.query(_PRICED_MODELS, {"agent": agent_id})]
     rates = [prices.rate_bound(model, provider or None) for model, provider in models]
     bounded = [rate for rate in rates if rate is not None]
@@ -521,12 +524,14 @@ def _cost_bound_params(store: Store, agent_id: str, prices: PriceBook) -> dict[s
         return None
     return {"agent": agent_id, "models": models, "prompt": [float(r.prompt) for r in bounded],
             "completion": [float(r.completion) for r in bounded], "request": [float(r.request) for r in bounded],
-            "floor": -1.0}
+            "floor": -1.0 if min_cost is None else min_cost * (1 - _BOUND_MARGIN) - _BOUND_MARGIN}
 
 
 def _bounded_sessions(store: Store, agent_id: str, q: SessionQuery, keys: list[str]) -> list[Resolved]:
     """The sessions some keys list in [since, until), as the summary's query lists them (`_picked`): their
     summarised traces, with the summary's times."""
+    if not keys:
+        return []
     rows = [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]))
             for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys})]
     listed = [s for s in resolve(set(keys), rows).values()
@@ -556,12 +561,10 @@ def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int,
     ones' spans. None when the price book gives no bound for a model of the agent's (a price by date) or
     the page needs more than `_MAX_BOUND_KEYS` keys (every session is then priced, `_priced_first`).
     """
-    params = _cost_bound_params(store, agent_id, prices)
+    params = _cost_bound_params(store, agent_id, prices, q.min_cost)
     if params is None:
         return None
     floor = None if q.min_cost is None else Decimal(repr(q.min_cost))
-    if q.min_cost is not None:  # a key whose bound is below the floor lists no session that passes it
-        params["floor"] = q.min_cost * (1 - _BOUND_MARGIN) - _BOUND_MARGIN
     scan = need + min(_BOUND_SCAN_EXTRA, _COST_SCAN_STEP)
     read = 0  # keys read so far: the bounds' order is fixed, so they are the first `read` of any longer read
     ranked: list[tuple[int, SessionRow]] = []  # (the summary's last end, as `_priced_first` ties by it; row)
@@ -587,25 +590,13 @@ def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int,
 def _floor_by_cost(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> list[Resolved] | None:
     """Every session at or above the cost floor, in the order of `q.sort`: only the sessions whose bound
     reaches the floor are priced. None where the book gives no bound or more than `_MAX_BOUND_KEYS` do."""
-    assert q.min_cost is not None
-    params = _cost_bound_params(store, agent_id, prices)
+    params = _cost_bound_params(store, agent_id, prices, q.min_cost)
     if params is None:
         return None
-    params["floor"] = q.min_cost * (1 - _BOUND_MARGIN) - _BOUND_MARGIN
     keys = [str(key) for key, _ in store.query(_COST_BOUNDS, {**params, "scan": _MAX_BOUND_KEYS + 1})]
     if len(keys) > _MAX_BOUND_KEYS:
         return None
-    sessions = _bounded_sessions(store, agent_id, q, keys) if keys else []
-    rows = [SessionRow(s.session_id, 0, 0, s.first_start_ns, s.last_end_ns, 0, 0, 0, 0, [], trace_ids=s.trace_ids)
-            for s in sessions]
-    _price(store, agent_id, rows, prices)
-    floor = Decimal(repr(q.min_cost))
-    rows = [r for r in rows if r.cost_usd is not None and r.cost_usd >= floor]
-    if q.sort == "spans":
-        _count_spans(store, agent_id, rows)
-    _order(rows, q.sort)
-    by_id = {s.session_id: s for s in sessions}
-    return [by_id[r.session_id] for r in rows]
+    return _priced_in_order(store, agent_id, _bounded_sessions(store, agent_id, q, keys), q, prices)
 
 
 def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook) -> list[SessionRow]:
@@ -741,10 +732,7 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
         else:
             floored = _floor_by_cost(store, agent_id, query, prices)
             if floored is not None:
-                above = floored[query.offset:query.offset + query.limit + 1]
-                rows = _read(store, agent_id, above[:query.limit], prices)
-                _order(rows, query.sort)
-                return SessionPage(rows, len(above) > query.limit)
+                return _page_of(store, agent_id, floored, query, prices)
     if query.sort == "cost" or query.min_cost is not None:
         return _priced_first(store, agent_id, query, prices)
     if query.sort in ORDERS:  # the index serves it, in list order
@@ -776,10 +764,16 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
 
 def _priced_first(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook) -> SessionPage:
     """A page by cost or above a cost floor: every session the filters pick is priced, then paged."""
-    picked = _picked(store, agent_id, query, False)
+    return _page_of(store, agent_id, _priced_in_order(store, agent_id, _picked(store, agent_id, query, False),
+                                                      query, prices), query, prices)
+
+
+def _priced_in_order(store: Store, agent_id: str, sessions: Sequence[Resolved], query: SessionQuery,
+                     prices: PriceBook) -> list[Resolved]:
+    """The sessions priced, those below the cost floor (if any) left out, in the order of `query.sort`."""
     # Only what pricing needs: the calls of every session's traces, and when it started (for dated prices).
     rows = [SessionRow(s.session_id, 0, 0, s.first_start_ns, s.last_end_ns, 0, 0, 0, 0, [], trace_ids=s.trace_ids)
-            for s in picked]
+            for s in sessions]
     _price(store, agent_id, rows, prices)
     if query.min_cost is not None:
         # An unpriced session's cost is unknown, not zero: it does not pass a cost floor.
@@ -787,8 +781,13 @@ def _priced_first(store: Store, agent_id: str, query: SessionQuery, prices: Pric
     if query.sort == "spans":
         _count_spans(store, agent_id, rows)  # picked by cost, ordered by their counts (page after page)
     _order(rows, query.sort)
-    shown = rows[query.offset: query.offset + query.limit]
-    by_id = {s.session_id: s for s in picked}
-    page = _read(store, agent_id, [by_id[r.session_id] for r in shown], prices)
+    by_id = {s.session_id: s for s in sessions}
+    return [by_id[r.session_id] for r in rows]
+
+
+def _page_of(store: Store, agent_id: str, ordered: Sequence[Resolved], query: SessionQuery,
+             prices: PriceBook) -> SessionPage:
+    """The page `query` asks for of sessions already in the list's order, read from their spans."""
+    page = _read(store, agent_id, ordered[query.offset: query.offset + query.limit], prices)
     _order(page, query.sort)
-    return SessionPage(page, len(rows) > query.offset + query.limit)
+    return SessionPage(page, len(ordered) > query.offset + query.limit)
