@@ -300,6 +300,10 @@ class Flattener:
             "merge_tree_min_rows_for_concurrent_read": 1,
             "merge_tree_min_bytes_for_concurrent_read": 1,
             "max_insert_threads": self.threads,
+            # Planning the flattening SELECT (and the views over spans) is most of a batch's fixed
+            # cost; the plan's optimisations save nothing on it (one read by key, no sort, no
+            # aggregation) and cost ~65 ms of CPU a batch (docs/performance.md, session 9).
+            "query_plan_enable_optimizations": 0,
         }
         self.store.execute(f"INSERT INTO {db}.spans ({', '.join(SPAN_COLUMNS)}) "
                            f"{self._statement.format(source=source)}", settings=settings)

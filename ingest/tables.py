@@ -21,7 +21,14 @@ from __future__ import annotations
 
 from evalkit.ingest.export_schema import COLUMNS, STAGING_COLUMNS
 from evalkit.ingest.flatten import span_rows
-from evalkit.migrations import LocalTable, MaterializedView, Migration, StagingTable
+from evalkit.migrations import (
+    SMALL_COMPRESS_BLOCKS,
+    LocalTable,
+    MaterializedView,
+    Migration,
+    StagingTable,
+    TableSettings,
+)
 
 # Requests per staging partition: a partition is dropped once all its requests are flattened.
 STAGING_PARTITION_REQUESTS = 1024
@@ -74,4 +81,7 @@ MIGRATIONS: list[Migration] = [
     Migration(10, "span exports read by ClickHouse from OTLP protobuf", (SPAN_EXPORTS, SPAN_EXPORTS_TO_SPANS)),
     Migration(11, "span exports acknowledged once staged, flattened behind",
               (SPAN_STAGING, SPAN_STAGING_REFUSED, SPAN_FLATTEN_STATE)),
+    # Each staging insert writes a wide part of the nested export's ~50 column streams.
+    Migration(12, "staged exports written in smaller compressed blocks",
+              (TableSettings("span_staging", SMALL_COMPRESS_BLOCKS, replicated=False),)),
 ]

@@ -17,7 +17,7 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.trace.export import SpanExportResult
 
 from evalkit.ingest.tables import SPAN_EXPORTS, SPAN_EXPORTS_TO_SPANS
-from evalkit.migrations import SESSION_TRACES_FEED, SPANS, Backfill, all_migrations
+from evalkit.migrations import SESSION_TRACES_FEED, SPANS, Backfill, TableSettings, all_migrations
 from tests.conftest import release_shared_engine
 from tests.ingest.test_otlp import make_spans
 
@@ -140,6 +140,10 @@ def test_cluster_migrations_are_replicated_behind_distributed_tables() -> None:
                 if isinstance(table, Backfill):
                     # Rows copied once, from the node migrating, Distributed table to Distributed table.
                     assert statement.startswith("INSERT INTO evalkit.") and "_local" not in statement, statement
+                elif isinstance(table, TableSettings):
+                    # Settings are the tables' that keep the rows: spans_local, each node's own staging.
+                    name = f"{table.table}_local" if table.replicated else table.table
+                    assert statement.startswith(f"ALTER TABLE evalkit.{name} ON CLUSTER prod MODIFY SETTING ")
                 else:
                     assert "ON CLUSTER prod" in statement
 

@@ -7,12 +7,21 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from evalkit.engine_memory import EngineMemory, machine_memory_bytes, write_config_file
+from evalkit.ingest import export_schema
+from evalkit.ingest.export_schema import Framing, sequenced
+from evalkit.ingest.flattener import Flattener
+from evalkit.ingest.staging import StagingLedger
+from evalkit.migrations import migrate
 from evalkit.process_memory import _read_only_file_mappings, bound_malloc, release_code_pages
 from evalkit.settings import load_settings
 from evalkit.store import Store, StoreUnavailable
@@ -177,3 +186,51 @@ def test_only_read_only_file_mappings_without_private_pages_are_advised() -> Non
         "7f0000400000-7f0000500000 r--p 00000000 08:01 2 /lib/cold.so", "Rss: 0 kB", "Anonymous: 0 kB",
     ])
     assert _read_only_file_mappings(smaps) == [(0x7f0000000000, 0x7f0000100000, 400 << 10)]
+
+
+def test_spans_and_staged_exports_are_written_in_small_compressed_blocks(store: Store) -> None:
+    migrate(store)
+    for table in ("spans", "span_staging"):
+        (query,) = store.query("SELECT create_table_query FROM system.tables WHERE database = {d:String} "
+                               "AND name = {t:String}", {"d": store.database, "t": table})[0]
+        assert "max_compress_block_size = 131072" in query, (table, query)
+
+
+def test_a_large_flattening_batch_fits_a_small_insert_cap(tmp_path: Path) -> None:
+    # 10,240 spans of ~1.5 KB in one batch are written as a wide part (one compressed stream per
+    # column, ~100 of them in spans): with ClickHouse's default 1 MiB blocks the part's buffers
+    # alone took ~230 MB (~280 MB in all, past this cap, so the batch could never be flattened
+    # whole). With 128 KiB blocks the batch needs ~70 MB.
+    store = Store(chdb_url(fresh_database()), insert_settings={"max_memory_usage": 160 << 20})
+    store.connect()
+    try:
+        migrate(store)
+        spans = _spans_with_text(20 * 512, 1500)
+        schema = export_schema.write_schema_file(tmp_path / "schemas")
+        framing = Framing("agent@test", int(time.time() * 1000), "", 16 << 20, 1024)
+        for seq in range(1, 21):
+            request = make_request_bytes(spans[(seq - 1) * 512:seq * 512])
+            store.insert_raw("span_staging", export_schema.STAGING_COLUMN_NAMES,
+                             sequenced(framing.frame(request), seq), "Protobuf",
+                             {**export_schema.insert_settings(schema), "insert_deduplicate": 0})
+        Flattener(store, StagingLedger())._insert(1, 20, record=False)  # the flattener's own statement
+        assert store.query("SELECT count() FROM spans FINAL") == [(20 * 512,)]
+        assert store.query("SELECT count() FROM system.parts WHERE database = {d:String} AND table = 'spans' "
+                           "AND active AND part_type = 'Wide'", {"d": store.database}) == [(1,)]
+    finally:
+        store.close()
+
+
+def _spans_with_text(count: int, size: int) -> list[ReadableSpan]:
+    """Real SDK spans under one root, each with `size` bytes of message text."""
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("tests")
+    with tracer.start_as_current_span("invoke_agent bot", attributes={"session.id": "big"}):
+        for i in range(count - 1):
+            with tracer.start_as_current_span("chat", attributes={
+                    "gen_ai.operation.name": "chat", "gen_ai.input.messages": f"{i} " + "m" * size}):
+                pass
+    provider.shutdown()
+    return list(memory.get_finished_spans())
