@@ -40,7 +40,7 @@ from ingest import build_requests
 # The flattener's own settings (ingest/flattener.py, Flattener._insert), without the token.
 FLATTENER = {"compile_expressions": 0, "merge_tree_min_rows_for_concurrent_read": 1,
              "merge_tree_min_bytes_for_concurrent_read": 1, "max_insert_threads": 2,
-             "query_plan_enable_optimizations": 0}
+             "query_plan_enable_optimizations": 0, "optimize_on_insert": 0}
 
 
 def cpu_seconds() -> float:
