@@ -134,17 +134,7 @@ async def test_a_range_flattened_again_after_a_crash_is_not_stored_twice(
         store: Store, tmp_path: Path, in_progress: list[tuple[int, int]]) -> None:
     migrate(store)
     ledger = StagingLedger()
-    writer = BatchWriter(store, "span_staging", export_schema.STAGING_COLUMN_NAMES, fmt="Protobuf",
-                         format_settings=export_schema.insert_settings(
-                             export_schema.write_schema_file(tmp_path / "schemas")),
-                         max_delay=0.001, staging=ledger, sequence=export_schema.sequenced)
-    writer.start()
-    framing = Framing("bot@acme", 1, "session.id", 1 << 20, 1024)
-    try:
-        for i in range(3):
-            await writer.write(encode_spans(make_request_bytes(make_spans(3, session_id=f"s{i}")), framing))
-    finally:
-        await writer.close()
+    await _stage(store, tmp_path, ledger, [make_request_bytes(make_spans(3, session_id=f"s{i}")) for i in range(3)])
     assert ledger.acked_upto == 3
     # A first run recorded the ranges of requests 1-2 in progress and flattened them, then died
     # before it could note it (and before request 3).
@@ -199,18 +189,8 @@ async def test_a_span_sent_twice_in_one_batch_reads_once(store: Store, tmp_path:
     # does by default, docs/performance.md): every read must still see the span once.
     migrate(store)
     ledger = StagingLedger()
-    writer = BatchWriter(store, "span_staging", export_schema.STAGING_COLUMN_NAMES, fmt="Protobuf",
-                         format_settings=export_schema.insert_settings(
-                             export_schema.write_schema_file(tmp_path / "schemas")),
-                         max_delay=0.001, staging=ledger, sequence=export_schema.sequenced)
-    writer.start()
-    framing = Framing("bot@acme", 1, "session.id", 1 << 20, 1024)
     request = make_request_bytes(make_spans(4, session_id="twice"))
-    try:
-        for _ in range(2):
-            await writer.write(encode_spans(request, framing))
-    finally:
-        await writer.close()
+    await _stage(store, tmp_path, ledger, [request, request])
     await asyncio.to_thread(Flattener(store, ledger)._insert, 1, 2, False)  # one batch, both copies
     assert store.query("SELECT count() FROM spans") == [(8,)]
     assert store.query("SELECT count() FROM spans FINAL") == [(4,)]
@@ -219,3 +199,18 @@ async def test_a_span_sent_twice_in_one_batch_reads_once(store: Store, tmp_path:
         page = list_sessions(store, "bot@acme", SessionQuery(sort=sort), PriceBook())
         assert [(row.session_id, row.spans, row.prompt_tokens, row.completion_tokens) for row in page.rows] \
             == [("twice", 4, 303, 21)], sort
+
+
+async def _stage(store: Store, tmp_path: Path, ledger: StagingLedger, requests: list[bytes]) -> None:
+    """Each request acknowledged (staged) for agent bot@acme, in order, by the server's own writer."""
+    writer = BatchWriter(store, "span_staging", export_schema.STAGING_COLUMN_NAMES, fmt="Protobuf",
+                         format_settings=export_schema.insert_settings(
+                             export_schema.write_schema_file(tmp_path / "schemas")),
+                         max_delay=0.001, staging=ledger, sequence=export_schema.sequenced)
+    writer.start()
+    framing = Framing("bot@acme", 1, "session.id", 1 << 20, 1024)
+    try:
+        for request in requests:
+            await writer.write(encode_spans(request, framing))
+    finally:
+        await writer.close()
