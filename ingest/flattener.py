@@ -305,8 +305,9 @@ class Flattener:
             # aggregation) and cost ~65 ms of CPU a batch (docs/performance.md, session 9).
             "query_plan_enable_optimizations": 0,
             # `spans` is a ReplacingMergeTree: by default each batch is sorted and replaced within
-            # itself before it is written, which reads never rely on (they read with FINAL, and the
-            # index tables fed from spans are read aggregated): ~2 µs a span.
+            # itself before it is written (so are the index tables fed from it), which reads never
+            # rely on: spans are read with FINAL, the index tables aggregated, and the list's walk
+            # over session_order takes a repeated row as it takes one from two batches. ~4 µs a span.
             "optimize_on_insert": 0,
         }
         self.store.execute(f"INSERT INTO {db}.spans ({', '.join(SPAN_COLUMNS)}) "

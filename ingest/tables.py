@@ -81,7 +81,9 @@ MIGRATIONS: list[Migration] = [
     Migration(10, "span exports read by ClickHouse from OTLP protobuf", (SPAN_EXPORTS, SPAN_EXPORTS_TO_SPANS)),
     Migration(11, "span exports acknowledged once staged, flattened behind",
               (SPAN_STAGING, SPAN_STAGING_REFUSED, SPAN_FLATTEN_STATE)),
-    # Each staging insert writes a wide part of the nested export's ~50 column streams.
+    # A staging insert over 10 MiB (one 10,000-span request, say) writes a wide part: one insert of
+    # 10,240 spans took 244 MB of engine memory with 1 MiB blocks, 59 MB with these. Inserts of the
+    # usual 512-span requests write compact parts, which this does not change.
     Migration(12, "staged exports written in smaller compressed blocks",
               (TableSettings("span_staging", SMALL_COMPRESS_BLOCKS, replicated=False),)),
 ]
