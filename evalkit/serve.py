@@ -41,10 +41,6 @@ from evalkit.store import Store, StoreLocked, StoreUnavailable
 
 log = logging.getLogger("evalkit.serve")
 
-# Flattening batches at once: one flattening insert keeps about one core busy.
-FLATTEN_WORKERS = max(1, min(2, os.cpu_count() or 1))
-
-
 def default_route_modules() -> list[RouteModule]:
     """The HTTP routes of trajectory and scoring, when those parts are installed."""
     modules: list[RouteModule] = []
@@ -90,7 +86,7 @@ def make_store(settings: Settings) -> Store:
     url = settings.store_url
     memory = engine_memory(settings)
     # Insert connections: the span writer's concurrent inserts, one for logs, one per flattener worker.
-    connections = settings.insert_concurrency + 1 + FLATTEN_WORKERS
+    connections = settings.insert_concurrency + 1 + settings.flatten_workers
     if not url.startswith("chdb:"):
         explicit = {"max_memory_usage": settings.insert_memory_bytes} if settings.insert_memory_bytes else None
         return Store(url, cluster=settings.clickhouse_cluster, insert_connections=connections,
@@ -158,7 +154,7 @@ class Service:
             staging=self.staging, sequence=export_schema.sequenced)
         self.flattener = Flattener(
             self.store, self.staging, max_rows=settings.flatten_max_rows, max_bytes=settings.flatten_max_bytes,
-            linger=settings.flatten_delay_ms / 1000, workers=FLATTEN_WORKERS,
+            linger=settings.flatten_delay_ms / 1000, workers=settings.flatten_workers,
             on_batch=self.metrics.batch_observer("flattened"),
             on_refused=lambda rows: self.metrics.flatten_refused.inc())
         self.metrics.watch_staged(lambda: self.staging.backlog_rows)

@@ -6,15 +6,16 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 
 class Settings(BaseModel):
     data_dir: Path = Path(".evalkit")
     host: str = "127.0.0.1"
-    grpc_port: int = 4317
-    otlp_http_port: int = 4318
-    api_port: int = 8000
+    # 0: a free port, chosen when the service starts.
+    grpc_port: int = Field(default=4317, ge=0, le=65535)
+    otlp_http_port: int = Field(default=4318, ge=0, le=65535)
+    api_port: int = Field(default=8000, ge=0, le=65535)
     # `chdb://PATH` runs the ClickHouse engine in-process; `http(s)://user:pass@host:port/db` a server.
     clickhouse_url: str | None = None
     clickhouse_cluster: str | None = None
@@ -49,6 +50,11 @@ class Settings(BaseModel):
     # How long the flattener may wait for a fuller batch (fewer, larger inserts at low rates); a
     # read waiting for staged spans ends the wait at once.
     flatten_delay_ms: int = 0
+    # Flattening inserts run at once. One insert already works on every core (it reads staging and
+    # writes `spans` on two threads): on two cores a second one at once cost 5-50% more CPU a span,
+    # pair by pair, in smaller batches (docs/performance.md). More may pay on a ClickHouse server
+    # with cores to spare.
+    flatten_workers: int = Field(default=1, ge=1, le=16)
     retry_after_seconds: int = 2
     # Bytes of export requests in flight (read, decoding, queued, being inserted) past which new
     # ones get a retryable 429 / RESOURCE_EXHAUSTED before they are decoded (one request alone
@@ -122,6 +128,7 @@ _ENV = {
     "flatten_max_bytes": "EVALKIT_FLATTEN_MAX_BYTES",
     "staged_max_rows": "EVALKIT_STAGED_MAX_ROWS",
     "flatten_delay_ms": "EVALKIT_FLATTEN_DELAY_MS",
+    "flatten_workers": "EVALKIT_FLATTEN_WORKERS",
     "memory_limit_bytes": "EVALKIT_MEMORY_LIMIT_BYTES",
     "fsync": "EVALKIT_FSYNC",
     "engine_memory_bytes": "EVALKIT_ENGINE_MEMORY_BYTES",
@@ -146,7 +153,25 @@ def load_settings(flags: Mapping[str, object] | None = None, env: Mapping[str, s
     for field, var in _ENV.items():
         if env.get(var):
             values[field] = env[var]
+    given_by = {field: var for field, var in _ENV.items() if env.get(var)}
     for field, value in (flags or {}).items():
         if value is not None:
             values[field] = value
-    return Settings.model_validate(values)
+            given_by[field] = "--" + field.replace("_", "-")
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        raise SettingsError(_problems(exc, values, given_by)) from None
+
+
+class SettingsError(ValueError):
+    """A setting given a value it cannot take; the message names the variable (or flag) and the value."""
+
+
+def _problems(exc: ValidationError, values: Mapping[str, object], given_by: Mapping[str, str]) -> str:
+    problems = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else ""
+        source = given_by.get(field, field)
+        problems.append(f"{source}={values.get(field)!r}: {error['msg'][0].lower()}{error['msg'][1:]}")
+    return "; ".join(problems) + "; change or unset it and start again"

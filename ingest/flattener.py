@@ -58,7 +58,7 @@ class Flattener:
         max_partitions: int = MAX_PARTITIONS_PER_INSERT,
         retry_delay: float = 0.5,
         linger: float = 0.0,
-        workers: int = 2,
+        workers: int = 1,
         on_batch: Callable[[int, float], None] | None = None,
         on_refused: Callable[[int], None] | None = None,
         clock: Callable[[], float] = time.monotonic,

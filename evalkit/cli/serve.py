@@ -10,17 +10,20 @@ import signal
 from pathlib import Path
 
 from evalkit.cli.http import CliError
-from evalkit.settings import load_settings
+from evalkit.settings import SettingsError, load_settings
 
 
 def serve(args: argparse.Namespace) -> int:
     from evalkit.serve import Service
     from evalkit.store import StoreLocked
 
-    settings = load_settings({
-        "data_dir": args.data_dir, "host": args.host, "grpc_port": args.grpc_port,
-        "otlp_http_port": args.otlp_http_port, "api_port": args.api_port,
-    })
+    try:
+        settings = load_settings({
+            "data_dir": args.data_dir, "host": args.host, "grpc_port": args.grpc_port,
+            "otlp_http_port": args.otlp_http_port, "api_port": args.api_port,
+        })
+    except SettingsError as exc:
+        raise CliError(str(exc)) from exc
     logging.basicConfig(level=os.environ.get("EVALKIT_LOG_LEVEL", "WARNING"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 

@@ -171,3 +171,19 @@ def test_a_failing_migration_stops_serve_with_the_reason(tmp_path: Path) -> None
     assert process.returncode != 0
     assert "could not prepare the store: migration 10 (span exports read by ClickHouse" in stderr
     assert "start `evalkit serve` again" in stderr
+
+
+def test_a_setting_it_cannot_take_stops_serve_with_the_variable_and_the_value(tmp_path: Path) -> None:
+    served = Served(tmp_path)
+    process = subprocess.run(
+        [sys.executable, "-m", "evalkit.cli", "serve", "--data-dir", str(tmp_path),
+         "--grpc-port", str(served.ports["grpc"]), "--otlp-http-port", str(served.ports["http"]),
+         "--api-port", "70000"],
+        env={**os.environ, "EVALKIT_FLATTEN_WORKERS": "0", "EVALKIT_QUEUE_MAX_ROWS": "many"},
+        capture_output=True, text=True, timeout=90)
+    assert process.returncode == 1
+    assert "Traceback" not in process.stderr
+    assert "EVALKIT_FLATTEN_WORKERS='0': input should be greater than or equal to 1" in process.stderr
+    assert "EVALKIT_QUEUE_MAX_ROWS='many': input should be a valid integer" in process.stderr
+    assert "--api-port=70000: input should be less than or equal to 65535" in process.stderr
+    assert "change or unset it and start again" in process.stderr

@@ -214,3 +214,18 @@ async def _stage(store: Store, tmp_path: Path, ledger: StagingLedger, requests: 
             await writer.write(encode_spans(request, framing))
     finally:
         await writer.close()
+
+
+async def test_two_flattening_workers_store_every_span_once(tmp_path: Path) -> None:
+    """`EVALKIT_FLATTEN_WORKERS=2` (a ClickHouse server with cores to spare): consecutive batches
+    flattened at once, every acknowledged span readable, each once."""
+    async with serve(tmp_path, flatten_workers=2, flatten_max_rows=4) as running:
+        assert len(running.service.flattener._threads) == 2
+        agent_id, key = await asyncio.to_thread(running.new_agent)
+        results = await asyncio.gather(*(
+            export_grpc(running, make_spans(3, session_id=f"two-workers-{i}"), key) for i in range(12)))
+        assert results == [SpanExportResult.SUCCESS] * 12
+        for i in range(12):
+            spans = await asyncio.to_thread(read_session_spans, running.store, agent_id, f"two-workers-{i}")
+            assert len(spans) == 3
+        assert running.store.query("SELECT count() FROM spans FINAL") == [(36,)]
