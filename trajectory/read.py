@@ -278,10 +278,13 @@ def read_spans_to_map_settling(
     """`read_spans_to_map`, with each span's settle facts and the traces' log record count (None: no spans).
 
     `limit`: read at most this many spans (a caller refusing sessions over a cap reads one more than
-    the cap, not the whole session); the spans and facts are then the first `limit`, not made into spans.
+    the cap, not the whole session); past it the spans and facts are `limit` of the session's, not made
+    into spans. No ORDER BY with it: the rows are put in order here, and a session within the limit (the
+    usual case) is read whole anyway; sorting its rows in the engine cost ~45 ms of CPU for 3,000 spans
+    of re-sent histories (94 MB), for nothing.
     """
     sql = (_SPAN_TO_MAP_SETTLING_SELECT if limit is None
-           else f"{_SPAN_TO_MAP_SETTLING_SELECT}{_SPAN_ORDER_SQL} LIMIT {int(limit)}")
+           else f"{_SPAN_TO_MAP_SETTLING_SELECT} LIMIT {int(limit)}")
     rows = store.query(sql, {"agent": agent_id, "traces": list(trace_ids)})
     rows.sort(key=_SPAN_ORDER)
     # Column by column: a comprehension per column costs less than a tuple per span.
