@@ -150,10 +150,11 @@ def load_settings(flags: Mapping[str, object] | None = None, env: Mapping[str, s
     """Settings from flags (None means "not given") over environment over defaults."""
     env = os.environ if env is None else env
     values: dict[str, object] = {}
+    given_by: dict[str, str] = {}  # field -> the variable or flag it came from, for the error message
     for field, var in _ENV.items():
         if env.get(var):
             values[field] = env[var]
-    given_by = {field: var for field, var in _ENV.items() if env.get(var)}
+            given_by[field] = var
     for field, value in (flags or {}).items():
         if value is not None:
             values[field] = value

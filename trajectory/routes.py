@@ -171,8 +171,8 @@ async def _session_detail(request: web.Request) -> web.Response:
 
     def summarised() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         # The spans with their typed columns, one query (`read.TYPED_COLUMNS`).
-        # Unpaged, the whole session is read without ORDER BY and LIMIT: the rows are put in order
-        # here anyway, and sorting megabytes of attributes in the engine cost ~70 ms of CPU for a
+        # Unpaged, the whole session is read without ORDER BY and LIMIT: the read puts the rows in
+        # order in Python anyway, and sorting megabytes of attributes in the engine cost ~70 ms of CPU for a
         # session of re-sent histories (94 MB).
         spans, typed = read_trace_spans_typed(context.store, agent.agent_id, window.trace_ids,
                                               limit=limit if paged else None, offset=offset)
