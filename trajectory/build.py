@@ -46,7 +46,7 @@ from evalkit.trajectory.operations import (
     ToolExecution,
 )
 from evalkit.trajectory.overrides import BUILT_IN_VERSION, MappingOverrides
-from evalkit.trajectory.same_call import duplicate_reports
+from evalkit.trajectory.same_call import duplicate_reports, may_repeat
 from evalkit.trajectory.span import LogRecord, Span
 
 SESSION_ID_ATTRIBUTES = (
@@ -792,7 +792,10 @@ class _MappedSession:
     emitters: dict[str, None]
 
 
-def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: MappingOverrides) -> _MappedSession:
+def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: MappingOverrides,
+                 memo: MessageMemo) -> _MappedSession | None:
+    """The session's spans mapped and put in a tree, its wrapping and repeated LLM reports found; None
+    when `memo` reads only first inputs and telling repeated reports apart needs the whole inputs."""
     warnings: list[str] = []
     unmapped: Counter[str] = Counter()
     emitters: dict[str, None] = {}
@@ -811,7 +814,6 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
 
     mapped: list[_Mapped] = []
     detect = Detector()
-    memo = MessageMemo()
     for span in ordered:
         item = _map_span(
             span, logs_by_span.get((span.trace_id, span.span_id), []), overrides, emitters, detect, memo
@@ -839,9 +841,11 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
     if wrappers:
         warnings.append(f"{len(wrappers)} LLM span(s) wrapping another LLM span were not counted again")
     # One call reported by several instrumentations (siblings with one response id): counted once.
-    reported_again = duplicate_reports(
-        [(key, op) for m in mapped if isinstance(op := m.operation, LlmCall)
-         and (key := (m.span.trace_id, m.span.span_id)) not in wrappers])
+    calls = [(key, op) for m in mapped if isinstance(op := m.operation, LlmCall)
+             and (key := (m.span.trace_id, m.span.span_id)) not in wrappers]
+    if memo.first_inputs_only and may_repeat(calls):
+        return None
+    reported_again = duplicate_reports(calls)
     if reported_again:
         wrappers.update(reported_again)
         warnings.append(f"{len(reported_again)} LLM span(s) reporting a call another span reports were not "
@@ -865,7 +869,11 @@ def summarise_mapping(
     """`build_trajectory`'s emitters, unmapped attributes and mapping version, and the number of LLM
     calls its document holds, without assembling the steps (a third of the build)."""
     overrides = overrides or MappingOverrides()
-    session = _map_session(spans, logs, overrides)
+    # The count needs whether each call had input, not what (`parse_input_messages`), unless some
+    # calls may be one call reported twice: those are told apart by their inputs, read whole then.
+    session = (_map_session(spans, logs, overrides, MessageMemo(first_inputs_only=True))
+               or _map_session(spans, logs, overrides, MessageMemo()))
+    assert session is not None  # a memo reading whole inputs always maps the session
     wrappers = session.wrappers
     calls = sum(1 for m in session.mapped
                 if isinstance(m.operation, LlmCall) and (m.span.trace_id, m.span.span_id) not in wrappers)
@@ -887,7 +895,8 @@ def build_trajectory(
 ) -> BuildResult:
     """The session's ATIF trajectory (steps, tokens; no prices yet) and what the mappers made of it."""
     overrides = overrides or MappingOverrides()
-    session_spans = _map_session(spans, logs, overrides)
+    session_spans = _map_session(spans, logs, overrides, MessageMemo())
+    assert session_spans is not None  # a memo reading whole inputs always maps the session
     ordered, mapped, tree = session_spans.ordered, session_spans.mapped, session_spans.tree
     wrappers, warnings = session_spans.wrappers, session_spans.warnings
     unmapped, emitters = session_spans.unmapped, session_spans.emitters

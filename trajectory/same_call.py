@@ -77,10 +77,12 @@ def _fill(kept: LlmCall, other: LlmCall) -> None:
         kept.error = other.error
 
 
-def _may_repeat(items: list[tuple[SpanKey, LlmCall]]) -> bool:
+def may_repeat(items: list[tuple[SpanKey, LlmCall]]) -> bool:
     """Whether any rule could apply: a response id twice, two instrumentations, a call unanswered.
 
     Most sessions have none of these; told in one cheap pass, they cost next to nothing more."""
+    if len(items) < 2:
+        return False
     scope = items[0][1].span.scope_name
     ids: set[tuple[str, str]] = set()
     keys = RESPONSE_ID_KEYS
@@ -110,7 +112,7 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
     items = list(calls)
     if len(items) < 2:
         return {}
-    if not _may_repeat(items):
+    if not may_repeat(items):
         return {}
     responses = [_response_id(call) for _, call in items]
     root = list(range(len(items)))

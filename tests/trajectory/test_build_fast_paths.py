@@ -253,3 +253,43 @@ def test_mapping_summary_is_what_the_built_trajectory_says(case: int) -> None:
         assert summary.llm_calls == 1 and any("wrapping" in w for w in built.warnings)
     assert (summary.emitters, summary.unmapped_attributes, summary.mapping_version) == (
         built.emitters, built.unmapped_attributes, built.mapping_version)
+
+
+def test_mapping_summary_reads_no_re_sent_history(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The summary counts calls: whether each had input is all it asks of the inputs, so a call's
+    # re-sent history is read only as far as its first message (the build reads it all).
+    from evalkit.trajectory.build import build_trajectory, summarise_mapping
+    from evalkit.trajectory.mappers.messages import MessageMemo
+
+    spans = _loop_session("ab", 12, 9)
+    built = build_trajectory(spans)
+
+    def whole_history(*_args: Any) -> Any:
+        raise AssertionError("a re-sent history was decoded for the summary")
+
+    monkeypatch.setattr(MessageMemo, "parse_all", whole_history)
+    monkeypatch.setattr(MessageMemo, "decode", whole_history)
+    summary = summarise_mapping(spans)
+    assert summary.llm_calls == _llm_calls(built.document) == 12
+    assert (summary.emitters, summary.unmapped_attributes) == (built.emitters, built.unmapped_attributes)
+
+
+def test_mapping_summary_reads_whole_inputs_to_tell_two_reports_of_one_call_apart() -> None:
+    # Two instrumentations' spans of one parent and model, overlapping, no response id: one call if
+    # they were given the same input (count and last message), two otherwise. Their first messages
+    # are the same, so reading only those would take two calls for one.
+    from evalkit.trajectory.build import build_trajectory, summarise_mapping
+
+    task = {"role": "user", "parts": [{"type": "text", "content": "the task"}]}
+
+    def report(span_id: str, scope: str, inputs: list[dict[str, Any]]) -> Span:
+        span = _chat(span_id, "a1", 1, [], **{"gen_ai.input.messages": json.dumps(inputs)})
+        return replace(span, scope_name=scope)
+
+    asked_more = [task, {"role": "user", "parts": [{"type": "text", "content": "and more"}]}]
+    for second, calls in (([task], 1), (asked_more, 2)):
+        spans = [_agent("a1", "lead"), report("c1", "instrumentation.one", [task]),
+                 report("c2", "instrumentation.two", second)]
+        built = build_trajectory(spans)
+        summary = summarise_mapping(spans)
+        assert summary.llm_calls == _llm_calls(built.document) == calls

@@ -223,10 +223,14 @@ class MessageMemo:
     Python work per part; serialising it back to JSON for the key (orjson) is a copy in C. The
     `Message` returned for a re-sent one is the same object, so nothing may change a message
     that came from here. Bounded: a session with more distinct messages reads the rest anew.
+
+    `first_inputs_only`: a call's input messages are read only as far as whether there are any
+    (`parse_input_messages`), for a summary of the mapping that counts calls and needs no history.
     """
 
-    def __init__(self, limit: int = 100_000) -> None:
+    def __init__(self, limit: int = 100_000, *, first_inputs_only: bool = False) -> None:
         self.limit = limit
+        self.first_inputs_only = first_inputs_only
         self._size = 0
         # default role -> a message's JSON -> the message read from it.
         self._read: dict[str, dict[bytes, Message]] = {}
@@ -338,6 +342,50 @@ def parse_messages(value: Any, default_role: str = "user", memo: MessageMemo | N
     if isinstance(value, list):
         return _parse_message_list(value, default_role, memo)
     return [Message(default_role, [Part("text", text=render(value))])]
+
+
+_FIRST_ITEM = json.JSONDecoder()  # the first element of a JSON array, without reading the rest
+
+
+def parse_input_messages(value: Any, memo: MessageMemo | None) -> list[Message]:
+    """A call's input messages (`parse_messages`); with a `first_inputs_only` memo, a JSON array of
+    messages only as far as its first one.
+
+    Whether a call had any input is what the mappers decide on (messages from events instead, a
+    fallback attribute); a summary of the mapping needs nothing more unless it must tell two reports
+    of one call apart by their inputs (`same_call.may_repeat`: then the session is mapped again
+    whole). Decoding an agent loop's re-sent histories was nine tenths of summarising its mapping.
+    """
+    if memo is not None and memo.first_inputs_only and type(value) is str:
+        first = _first_message(value, memo)
+        if first is not None:
+            return [first]
+    return parse_messages(value, memo=memo)
+
+
+def _first_message(text: str, memo: MessageMemo) -> Message | None:
+    """The first message of a JSON array of messages, None if `text` is not one (parse it whole).
+
+    A first element that is an object with a role makes the array a list of messages
+    (`_parse_message_list`), and an object always reads as a message: the whole array has at least
+    that one, whatever the rest of the text holds (a text that is not JSON reads as one message too).
+    """
+    start = _after_blanks(text, 0)
+    if text[start : start + 1] != "[":
+        return None
+    try:
+        item, _ = _FIRST_ITEM.raw_decode(text, _after_blanks(text, start + 1))
+    except (ValueError, RecursionError):
+        return None
+    if type(item) is not dict or "role" not in item:
+        return None
+    return memo.parse(item, "user")  # the task, usually: read once
+
+
+def _after_blanks(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\n\r":
+        position += 1
+    return position
 
 
 def _parse_message_list(value: list[Any], default_role: str, memo: MessageMemo | None) -> list[Message]:

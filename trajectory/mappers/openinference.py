@@ -15,6 +15,7 @@ from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
     parse_arguments,
+    parse_input_messages,
     parse_messages,
     render,
 )
@@ -153,7 +154,7 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     call.input_messages = read_messages(reader, "llm.input_messages.")
     call.output_messages = read_messages(reader, "llm.output_messages.")
     if not call.input_messages:
-        call.input_messages = parse_messages(reader.get("input.value"), memo=reader.memo)
+        call.input_messages = parse_input_messages(reader.get("input.value"), reader.memo)
     else:
         reader.consume("input.value")
     if not call.output_messages:

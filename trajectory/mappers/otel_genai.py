@@ -19,6 +19,7 @@ from evalkit.trajectory.mappers.messages import (
     instruction_texts,
     openai_tool_definition,
     parse_arguments,
+    parse_input_messages,
     parse_message,
     parse_messages,
 )
@@ -212,10 +213,10 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
     attributes = reader.attributes
     reader.used.update(_LLM_CALL_KEYS.intersection(attributes))
     call = LlmCall(span=reader.span, emitter=emitter)
-    call.input_messages = parse_messages(
+    call.input_messages = parse_input_messages(
         attributes["gen_ai.input.messages"] if "gen_ai.input.messages" in attributes
         else attributes.get("gen_ai.prompt"),
-        memo=reader.memo,
+        reader.memo,
     )
     call.output_messages = parse_messages(
         attributes["gen_ai.output.messages"] if "gen_ai.output.messages" in attributes

@@ -15,6 +15,7 @@ from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
     parse_arguments,
+    parse_input_messages,
     parse_messages,
     render,
 )
@@ -95,7 +96,7 @@ def _llm_call(reader: SpanReader) -> LlmCall:
     )
     call.request_model = reader.text("ai.model.id", "gen_ai.request.model")
     # Roles come lower-cased, and system messages' plain strings as text, from parse_messages.
-    call.input_messages = parse_messages(reader.get("ai.prompt.messages"), memo=reader.memo)
+    call.input_messages = parse_input_messages(reader.get("ai.prompt.messages"), reader.memo)
     output = Message("assistant")
     reasoning = reader.text("ai.response.reasoning")
     if reasoning:
