@@ -27,6 +27,7 @@ import pstats
 import resource
 import shutil
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
@@ -222,6 +223,29 @@ def profile_in_process(service: Service, session_id: str, repeat: int) -> None:
     stats.sort_stats("tottime").print_stats(30)
 
 
+def curl_ms(url: str) -> tuple[float, int]:
+    """Wall time of one GET by curl (another process) and the bytes it read."""
+    written = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{time_total} %{size_download}",
+                              "-H", f"Authorization: Bearer {TOKEN}", url],
+                             capture_output=True, text=True, check=True).stdout.split()
+    return float(written[0]) * 1000, int(written[1])
+
+
+def external_client(trajectory_url: str, cache: Any, repeat: int, size: int) -> str:
+    """The cold trajectory and the session's spans as a client in another process sees them: the bench's
+    own client reads in this process, competing with the server for the interpreter (~280 ms of
+    reading the 103 MB of a --history 100 session's spans)."""
+    session_url = trajectory_url.removesuffix("/trajectory")
+    cold, spans = [], []
+    for _ in range(max(3, repeat // 2)):
+        cache.clear()
+        cold.append(curl_ms(trajectory_url))
+        spans.append(curl_ms(session_url))
+    return (f"{size:>6} spans by curl: cold trajectory p50 {statistics.median(t for t, _ in cold):7.1f} ms "
+            f"({cold[0][1] / 1e6:.1f} MB) | session spans+summary p50 {statistics.median(t for t, _ in spans):7.1f} ms "
+            f"({spans[0][1] / 1e6:.1f} MB), alternating")
+
+
 def p99(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
@@ -298,6 +322,8 @@ def main() -> None:
             cpu.append((time.process_time() - c0) * 1000)
         print(f"{size:>6} spans session spans+summary: wall p50 {statistics.median(times):7.1f} ms  "
               f"max {max(times):7.1f} ms | cpu p50 {statistics.median(cpu):7.1f} ms  p99 {p99(cpu):7.1f} ms")
+        if shutil.which("curl"):
+            print(external_client(url, cache, args.repeat, size))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS (server + bench client, one process): {peak_mb:.0f} MB")
     server.stop()
