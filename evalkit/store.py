@@ -66,8 +66,9 @@ def parse_store_url(url: str) -> tuple[str, dict[str, Any], str]:
     )
 
 
-# The tables one flattening insert fills: `spans` and the session indexes and summary its views feed.
+# What `Store.query` streams: the embedded engine never ends the stream of a DESCRIBE or SHOW.
 _SELECT = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
+# The tables one flattening insert fills: `spans` and the session indexes and summary its views feed.
 _FLATTENED = re.compile(r"\b(spans|session_traces|session_order|trace_sessions|trace_summary)\b")
 
 
@@ -225,9 +226,8 @@ class Store:
         try:
             # Streamed, block by block: a whole result copied out of the embedded engine at once is one
             # fresh buffer of its size (94 MB for a session of re-sent histories), and faulting its pages
-            # in cost more than the query (bench/trajectory.py: the read's median 194 -> 156 ms, its
-            # slowest of 20 1,224 -> 383 ms).
-            # Only a SELECT: the embedded engine never ends the stream of a DESCRIBE or SHOW.
+            # in cost more than the query (a --history 100 session's trajectory read, in process, 20
+            # alternating: median 194 -> 156 ms, slowest 1,224 -> 383 ms). Only a SELECT (`_SELECT`).
             client = self._require()
             if not _SELECT.match(sql):
                 return [tuple(row) for row in client.query(sql, parameters=parameters, settings=settings).result_rows]

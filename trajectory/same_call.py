@@ -110,8 +110,6 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
     starts, so a long agent loop of sequential calls compares nothing.
     """
     items = list(calls)
-    if len(items) < 2:
-        return {}
     if not may_repeat(items):
         return {}
     responses = [_response_id(call) for _, call in items]

@@ -17,7 +17,7 @@ from operator import not_
 from typing import Any
 
 from evalkit.trajectory.mappers.reader import orjson, parse_json
-from evalkit.trajectory.mappers.resent_history import ResentLists
+from evalkit.trajectory.mappers.resent_history import ResentLists, skip_blank
 from evalkit.trajectory.operations import Message, Part
 
 _MISSING: Any = object()  # a key that is absent, told apart from one set to None
@@ -370,22 +370,16 @@ def _first_message(text: str, memo: MessageMemo) -> Message | None:
     (`_parse_message_list`), and an object always reads as a message: the whole array has at least
     that one, whatever the rest of the text holds (a text that is not JSON reads as one message too).
     """
-    start = _after_blanks(text, 0)
+    start = skip_blank(text, 0)
     if text[start : start + 1] != "[":
         return None
     try:
-        item, _ = _FIRST_ITEM.raw_decode(text, _after_blanks(text, start + 1))
+        item, _ = _FIRST_ITEM.raw_decode(text, skip_blank(text, start + 1))
     except (ValueError, RecursionError):
         return None
     if type(item) is not dict or "role" not in item:
         return None
     return memo.parse(item, "user")  # the task, usually: read once
-
-
-def _after_blanks(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\n\r":
-        position += 1
-    return position
 
 
 def _parse_message_list(value: list[Any], default_role: str, memo: MessageMemo | None) -> list[Message]:

@@ -102,7 +102,7 @@ def _may_resend(text: str, last: str) -> bool:
     return end[-_SAME_START - 1 : -1] in text
 
 
-def _skip_blank(text: str, position: int) -> int:
+def skip_blank(text: str, position: int) -> int:
     while position < len(text) and text[position] in _BLANK:
         position += 1
     return position
@@ -113,7 +113,7 @@ def _decode(text: str, last: _Decoded | None, *, scan_only: bool = False) -> _De
     starts: list[int] = []
     ends: list[int] = []
     items: list[Any] = []
-    position = _skip_blank(text, 1)
+    position = skip_blank(text, 1)
     if position < len(text) and text[position] == "]":
         return _closed(text, position, starts, ends, items)
     hint = 0  # the next element of `last` that may come next here
@@ -137,14 +137,14 @@ def _decode(text: str, last: _Decoded | None, *, scan_only: bool = False) -> _De
                 items.append(orjson.loads(text[position:end]))  # ValueError: not strict JSON
             starts.append(position)
             ends.append(end)
-        position = _skip_blank(text, end)
+        position = skip_blank(text, end)
         if position >= len(text):
             return None  # no closing bracket: not an array
         if text[position] == "]":
             return _closed(text, position, starts, ends, items)
         if text[position] != ",":
             return None
-        position = _skip_blank(text, position + 1)
+        position = skip_blank(text, position + 1)
 
 
 def _closed(text: str, position: int, starts: list[int], ends: list[int], items: list[Any]) -> _Decoded | None:
