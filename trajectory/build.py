@@ -164,27 +164,37 @@ def _fingerprint(message: Message) -> tuple[Any, ...]:
 
 
 class _Fingerprints:
-    """`_fingerprint` once per message object: a message re-sent by later calls is the same object
-    (the mappers read messages through one `MessageMemo` per build), fingerprinted once.
+    """Each message's fingerprint (`_fingerprint`) as a small number, worked out once per message
+    object: a message re-sent by later calls is the same object (the mappers read messages through
+    one `MessageMemo` per build), and equal fingerprints get the same number.
 
+    Numbers, not the tuples: a re-sent history is looked up in sets and dicts a hundred messages a
+    call, and a tuple's hash is computed again (through its nested tuples) at every lookup.
     Keyed by `id()`: every message stays referenced by its call's operation until the build ends.
     """
 
     def __init__(self) -> None:
-        self._by_id: dict[int, tuple[Any, ...]] = {}
-        self._inputs_by_id: dict[int, tuple[Any, ...]] = {}
+        self._by_id: dict[int, int] = {}
+        self._inputs_by_id: dict[int, int] = {}
+        self._numbers: dict[tuple[Any, ...], int] = {}
+        self.parts: list[tuple[Any, ...]] = []  # number -> (role, text, tool call ids, tool results)
 
-    def __call__(self, message: Message) -> tuple[Any, ...]:
+    def __call__(self, message: Message) -> int:
         found = self._by_id.get(id(message))
         if found is None:
-            found = self._by_id[id(message)] = _fingerprint(message)
+            parts = _fingerprint(message)
+            found = self._numbers.get(parts)
+            if found is None:
+                found = self._numbers[parts] = len(self.parts)
+                self.parts.append(parts)
+            self._by_id[id(message)] = found
         return found
 
-    def of_inputs(self, messages: list[Message]) -> list[tuple[Any, ...]]:
+    def of_inputs(self, messages: list[Message]) -> list[int]:
         """Each input message's fingerprint, `_SYSTEM` for a system message, looked up in C for the
         messages seen before (a re-sent history is almost all of them)."""
         by_id = self._inputs_by_id
-        keys: list[tuple[Any, ...] | None] = list(map(by_id.get, map(id, messages)))
+        keys: list[int | None] = list(map(by_id.get, map(id, messages)))
         if None in keys:
             for index, key in enumerate(keys):
                 if key is None:
@@ -195,7 +205,7 @@ class _Fingerprints:
         return keys  # type: ignore[return-value]  # every None was filled in
 
 
-_SYSTEM: tuple[Any, ...] = ("system message",)  # never a fingerprint (those have four fields)
+_SYSTEM = -1  # never a fingerprint (those number from 0)
 # From this many input messages a call's history is checked in bulk (`_Fingerprints.of_inputs`);
 # for the few of a call that re-sends nothing, the setting up costs more than it saves.
 _MANY_MESSAGES = 8
@@ -219,7 +229,7 @@ class _Context:
         self.fingerprint = fingerprint
         self.drafts: list[_Draft] = []
         self.seq = 0
-        self.known: dict[tuple[Any, ...], int] = {}  # fingerprint -> copies seen in one call, at most
+        self.known: dict[int, int] = {}  # fingerprint -> copies seen in one call, at most
         self.system_texts: set[str] = set()
         self.calls_by_id: dict[str, tuple[_Draft, Json]] = {}
         self.answered: set[str] = set()
@@ -268,10 +278,10 @@ class _Context:
             self.calls_by_id.setdefault(call_id, (draft, call))
             self.produced_ids.add(call_id)
 
-    def _already_produced(self, fingerprint: tuple[Any, ...]) -> bool:
+    def _already_produced(self, fingerprint: int) -> bool:
         """An assistant message in a call's input made only of text and tool calls this
         trajectory's calls already produced (one answer re-sent split into items)."""
-        role, text, calls, results = fingerprint
+        role, text, calls, results = self.fingerprint.parts[fingerprint]
         if role != "assistant" or results or not (text or calls):
             return False
         return (not text or text in self.produced_texts) and all(c in self.produced_ids for c in calls)
@@ -317,7 +327,7 @@ class _Context:
                         known[key] = 1
                         new.append(message)
         else:
-            seen: dict[tuple[Any, ...], int] = {}
+            seen: dict[int, int] = {}
             for message in messages:
                 role = message.role
                 if _ROLE_ALIASES.get(role, role) == "system":
@@ -376,8 +386,9 @@ class _Context:
         for message in call.output_messages:
             fingerprint = self.fingerprint(message)
             self.known[fingerprint] = self.known.get(fingerprint, 0) + 1
-            if fingerprint[1]:
-                self.produced_texts.add(fingerprint[1])
+            text = self.fingerprint.parts[fingerprint][1]
+            if text:
+                self.produced_texts.add(text)
 
     def _new_input(self, message: Message, time_ns: int, span: Span) -> None:
         role = _normal_role(message.role)
