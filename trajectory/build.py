@@ -177,16 +177,16 @@ class _Fingerprints:
         self._by_id: dict[int, int] = {}
         self._inputs_by_id: dict[int, int] = {}
         self._numbers: dict[tuple[Any, ...], int] = {}
-        self.parts: list[tuple[Any, ...]] = []  # number -> (role, text, tool call ids, tool results)
+        self.fields: list[tuple[Any, ...]] = []  # number -> (role, text, tool call ids, tool results)
 
     def __call__(self, message: Message) -> int:
         found = self._by_id.get(id(message))
         if found is None:
-            parts = _fingerprint(message)
-            found = self._numbers.get(parts)
+            fields = _fingerprint(message)
+            found = self._numbers.get(fields)
             if found is None:
-                found = self._numbers[parts] = len(self.parts)
-                self.parts.append(parts)
+                found = self._numbers[fields] = len(self.fields)
+                self.fields.append(fields)
             self._by_id[id(message)] = found
         return found
 
@@ -281,7 +281,7 @@ class _Context:
     def _already_produced(self, fingerprint: int) -> bool:
         """An assistant message in a call's input made only of text and tool calls this
         trajectory's calls already produced (one answer re-sent split into items)."""
-        role, text, calls, results = self.fingerprint.parts[fingerprint]
+        role, text, calls, results = self.fingerprint.fields[fingerprint]
         if role != "assistant" or results or not (text or calls):
             return False
         return (not text or text in self.produced_texts) and all(c in self.produced_ids for c in calls)
@@ -386,7 +386,7 @@ class _Context:
         for message in call.output_messages:
             fingerprint = self.fingerprint(message)
             self.known[fingerprint] = self.known.get(fingerprint, 0) + 1
-            text = self.fingerprint.parts[fingerprint][1]
+            text = self.fingerprint.fields[fingerprint][1]
             if text:
                 self.produced_texts.add(text)
 
