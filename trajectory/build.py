@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter
@@ -35,6 +35,7 @@ from evalkit.trajectory.mappers import tool_results
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import Detector
+from evalkit.trajectory.mappers.resent_history import Resent
 from evalkit.trajectory.media import user_content
 from evalkit.trajectory.operations import (
     AgentRun,
@@ -173,11 +174,15 @@ class _Fingerprints:
     Keyed by `id()`: every message stays referenced by its call's operation until the build ends.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, resent: Callable[[list[Message]], Resent | None] = lambda messages: None) -> None:
         self._by_id: dict[int, int] = {}
         self._inputs_by_id: dict[int, int] = {}
         self._numbers: dict[tuple[Any, ...], int] = {}
         self.fields: list[tuple[Any, ...]] = []  # number -> (role, text, tool call ids, tool results)
+        # Which of a call's inputs are the call before's (`MessageMemo.resent`), and the keys each
+        # list of inputs got (kept with the list, so no other list comes to have its id).
+        self._resent = resent
+        self._keys_of_inputs: dict[int, tuple[list[Message], list[int]]] = {}
 
     def __call__(self, message: Message) -> int:
         found = self._by_id.get(id(message))
@@ -191,18 +196,36 @@ class _Fingerprints:
         return found
 
     def of_inputs(self, messages: list[Message]) -> list[int]:
-        """Each input message's fingerprint, `_SYSTEM` for a system message, looked up in C for the
-        messages seen before (a re-sent history is almost all of them)."""
-        by_id = self._inputs_by_id
-        keys: list[int | None] = list(map(by_id.get, map(id, messages)))
-        if None in keys:
-            for index, key in enumerate(keys):
-                if key is None:
-                    message = messages[index]
-                    role = message.role
-                    key = by_id[id(message)] = _SYSTEM if _ROLE_ALIASES.get(role, role) == "system" else self(message)
-                    keys[index] = key
-        return keys  # type: ignore[return-value]  # every None was filled in
+        """Each input message's fingerprint, `_SYSTEM` for a system message: the keys of the messages
+        re-sent from the list before taken from that list's, in slices; the others looked up in C
+        for the messages seen before (a re-sent history is almost all of them)."""
+        keys: list[int | None] | None = None
+        resent = self._resent(messages)
+        if resent is not None:
+            before = self._keys_of_inputs.get(id(resent.before))
+            if before is not None and before[0] is resent.before:
+                keys = resent.carry(before[1])
+                for index in resent.rest():
+                    keys[index] = self._input_key(messages[index])
+        if keys is None:
+            by_id = self._inputs_by_id
+            keys = list(map(by_id.get, map(id, messages)))
+            if None in keys:
+                for index, key in enumerate(keys):
+                    if key is None:
+                        keys[index] = self._input_key(messages[index])
+        filled: list[int] = keys  # type: ignore[assignment]  # every None was filled in
+        self._keys_of_inputs[id(messages)] = (messages, filled)
+        return filled
+
+    def _input_key(self, message: Message) -> int:
+        key = self._inputs_by_id.get(id(message))
+        if key is None:
+            role = message.role
+            key = self._inputs_by_id[id(message)] = (
+                _SYSTEM if _ROLE_ALIASES.get(role, role) == "system" else self(message)
+            )
+        return key
 
 
 _SYSTEM = -1  # never a fingerprint (those number from 0)
@@ -906,7 +929,8 @@ def build_trajectory(
 ) -> BuildResult:
     """The session's ATIF trajectory (steps, tokens; no prices yet) and what the mappers made of it."""
     overrides = overrides or MappingOverrides()
-    session_spans = _map_session(spans, logs, overrides, MessageMemo())
+    memo = MessageMemo()
+    session_spans = _map_session(spans, logs, overrides, memo)
     assert session_spans is not None  # a memo reading whole inputs always maps the session
     ordered, mapped, tree = session_spans.ordered, session_spans.mapped, session_spans.tree
     wrappers, warnings = session_spans.wrappers, session_spans.warnings
@@ -978,7 +1002,7 @@ def build_trajectory(
         if receiver is not None:
             handed_off[receiver] = tool_key
 
-    fingerprint = _Fingerprints()
+    fingerprint = _Fingerprints(memo.resent)
     contexts: dict[SpanKey | None, _Context] = {None: _Context(None, warnings, fingerprint)}
     for key, _run in runs:
         # An agent run inside a span that also holds work of no agent (a LangGraph graph's node

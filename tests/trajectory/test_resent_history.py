@@ -8,10 +8,11 @@ from typing import Any
 import orjson
 import pytest
 
-from evalkit.trajectory.build import build_trajectory
+from evalkit.trajectory.build import _Fingerprints, build_trajectory
 from evalkit.trajectory.mappers import resent_history
+from evalkit.trajectory.mappers.messages import MessageMemo
 from evalkit.trajectory.mappers.reader import parse_json
-from evalkit.trajectory.mappers.resent_history import ResentLists
+from evalkit.trajectory.mappers.resent_history import Resent, ResentLists
 from evalkit.trajectory.span import Span
 
 TRACE = "cd" * 16
@@ -54,6 +55,70 @@ def test_a_window_of_the_last_messages_drops_the_oldest_and_keeps_the_task(task:
             assert decoded[0] is previous[0]
             assert decoded[-3] is previous[-1]  # two new at the end, the rest as decoded before
         previous = decoded
+
+
+def test_a_list_tells_which_of_its_elements_are_the_list_befores() -> None:
+    lists = ResentLists()
+    task = {"role": "user", "content": "the task " * 50}
+    conversation = [_message(i, 100) for i in range(30)]
+    before = lists.decode(json.dumps([task, *conversation[0:10]]))
+    assert lists.resent is None  # nothing before it
+    assert before is not None
+    items = lists.decode(json.dumps([task, *conversation[3:12]]))  # three dropped, two new
+    resent = lists.resent
+    assert items is not None and resent is not None and resent.items is items and resent.before is before
+    assert resent.runs == [(0, 0, 1), (1, 4, 11)]
+    assert resent.rest() == [8, 9]
+    carried = resent.carry(before)
+    assert [i for i, item in enumerate(carried) if item is None] == [8, 9]
+    assert all(item is items[i] for i, item in enumerate(carried) if item is not None)
+    # A list that takes nothing from the one before says so.
+    lists.decode(json.dumps([_message(i, 100) for i in range(50, 60)]))
+    assert lists.resent is None
+
+
+def test_carrying_values_from_the_list_before() -> None:
+    resent = Resent(items=list("abcdefg"), before=list("xbcdyfz"), runs=[(1, 1, 4), (5, 5, 6)])
+    assert resent.rest() == [0, 4, 6]
+    assert resent.carry([10, 11, 12, 13, 14, 15, 16]) == [None, 11, 12, 13, None, 15, None]
+    assert Resent(items=[1, 2], before=[1, 2], runs=[(0, 0, 2)]).rest() == []
+
+
+def test_the_memo_reads_a_re_sent_list_as_it_reads_it_whole() -> None:
+    memo, whole = MessageMemo(), MessageMemo()
+    task = {"role": "user", "content": "the task " * 50}
+    conversation = [_message(i, 100) for i in range(40)]
+    previous: list[Any] | None = None
+    for end in range(10, 40, 3):
+        text = json.dumps([task, *conversation[max(0, end - 12):end]])
+        items = memo.decode(text)
+        messages = memo.parse_all(items, "user")
+        assert messages == whole.parse_all(json.loads(text), "user")
+        resent = memo.resent(messages)
+        if previous is None:
+            assert resent is None
+        else:
+            # The messages re-sent are the ones read from the list before, the same objects.
+            assert resent is not None and resent.before is previous
+            assert resent.rest() == [len(messages) - 3, len(messages) - 2, len(messages) - 1]
+            assert all(m is messages[i] for i, m in enumerate(resent.carry(previous)) if m is not None)
+        previous = messages
+
+
+def test_the_fingerprints_of_a_re_sent_list_are_those_of_its_messages() -> None:
+    memo = MessageMemo()
+    carrying, looking_up = _Fingerprints(memo.resent), _Fingerprints()
+    system = {"role": "system", "content": "be brief " * 50}
+    conversation = [_message(i, 100) for i in range(40)]
+    carried = 0
+    for end in range(10, 40, 3):
+        messages = memo.parse_all(memo.decode(json.dumps([system, *conversation[max(0, end - 12):end]])), "user")
+        carried += memo.resent(messages) is not None
+        keys, want = carrying.of_inputs(messages), looking_up.of_inputs(messages)
+        assert [carrying.fields[k] if k >= 0 else k for k in keys] == [
+            looking_up.fields[k] if k >= 0 else k for k in want]
+        assert keys[0] == want[0] == -1  # the system message
+    assert carried == 9  # every list but the first took its keys from the list before
 
 
 @pytest.mark.parametrize("text", [
@@ -124,7 +189,7 @@ def _agent_loop(calls: int, window: int | None, separators: tuple[str, str] = ("
     return spans
 
 
-@pytest.mark.parametrize("window", [None, 6, 0])
+@pytest.mark.parametrize("window", [None, 6, 0, 11])
 @pytest.mark.parametrize("separators", [(", ", ": "), (",", ":")])
 def test_re_sent_history_is_neither_doubled_nor_lost(
     window: int | None, separators: tuple[str, str], monkeypatch: pytest.MonkeyPatch

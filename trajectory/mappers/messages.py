@@ -17,7 +17,7 @@ from operator import not_
 from typing import Any
 
 from evalkit.trajectory.mappers.reader import orjson, parse_json
-from evalkit.trajectory.mappers.resent_history import ResentLists, skip_blank
+from evalkit.trajectory.mappers.resent_history import Resent, ResentLists, skip_blank
 from evalkit.trajectory.operations import Message, Part
 
 _MISSING: Any = object()  # a key that is absent, told apart from one set to None
@@ -241,6 +241,10 @@ class MessageMemo:
         # kept alive in `_objects`, so no other object can come to have its id.
         self._by_object: dict[str, dict[int, Message]] = {}
         self._objects: list[Any] = []
+        # The last list `parse_all` read item for item (items, default role, messages), and for each
+        # list of messages it took partly from the one before, which parts (`resent`).
+        self._last_read: tuple[list[Any], str, list[Message]] | None = None
+        self._resent: dict[int, Resent] = {}
 
     def decode(self, value: Any) -> Any:
         """`reader.parse_json(value)`; a JSON array decoded against the list decoded before."""
@@ -267,10 +271,40 @@ class MessageMemo:
 
     def parse_all(self, items: list[Any], default_role: str) -> list[Message]:
         """`parse` of each item, the messages that are not None, with no Python call per message read
-        before: a call re-sending a hundred messages costs a lookup each (by identity for objects
-        decoded before, else by their serialisation), in C."""
-        if orjson is None or set(map(type, items)) != {dict}:
+        before: the elements a list re-sent from the list before (`ResentLists.resent`) are the
+        messages read from that one, taken in slices; any other item costs a lookup (by identity for
+        objects decoded before, else by their serialisation), in C."""
+        resent = self.lists.resent
+        last = self._last_read
+        if resent is not None and resent.items is items and last is not None and last[0] is resent.before \
+                and last[1] == default_role:
+            rest = resent.rest()
+            read = self._read_objects([items[index] for index in rest], default_role)
+            if read is not None:
+                messages = resent.carry(last[2])
+                for index, message in zip(rest, read, strict=True):
+                    messages[index] = message
+                # Every place was filled: the carried ones from a list of messages, the rest just now.
+                taken: list[Message] = messages  # type: ignore[assignment]
+                self._resent[id(taken)] = Resent(taken, last[2], resent.runs)
+                self._last_read = (items, default_role, taken)
+                return taken
+        read = self._read_objects(items, default_role)
+        if read is None:
+            self._last_read = None
             return [m for m in (self.parse(item, default_role) for item in items) if m is not None]
+        self._last_read = (items, default_role, read)
+        return read
+
+    def resent(self, messages: list[Message]) -> Resent | None:
+        """Which of a call's input messages (as `parse_all` gave them) are the list before's, the same objects."""
+        found = self._resent.get(id(messages))
+        return found if found is not None and found.items is messages else None
+
+    def _read_objects(self, items: list[Any], default_role: str) -> list[Message] | None:
+        """A message for each item, in order, if every item is a JSON object; else None."""
+        if orjson is None or (items and set(map(type, items)) != {dict}):
+            return None
         by_object = self._by_object.setdefault(default_role, {})
         ids = list(map(id, items))
         known_ids = list(map(by_object.__contains__, ids))
@@ -282,7 +316,7 @@ class MessageMemo:
         try:
             keys = {index: orjson.dumps(items[index]) for index in unread}
         except TypeError:
-            return [m for m in (self.parse(item, default_role) for item in items) if m is not None]
+            return None
         table = self._read.setdefault(default_role, {})
         for index in unread:
             if found[index] is None:

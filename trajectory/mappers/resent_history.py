@@ -12,12 +12,16 @@ elements do not depend on one another, a run of text equal to elements that pars
 parses to equal values, and the text around them is checked to be array syntax (separators,
 the closing bracket, nothing after it). A text this cannot read so (not strictly JSON, say)
 is handed back to be parsed whole as before.
+
+Which elements were taken from the list before is told too (`ResentLists.resent`), so what reads
+the elements next (`MessageMemo.parse_all`, the build's fingerprints) can take what it made of
+those from what it made of the list before, and do its work only for the rest.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from evalkit.trajectory.mappers.reader import orjson
 
@@ -36,17 +40,49 @@ _SAME_START = 200
 # looked for the list before's last message in.
 _LONG = 8192
 
+_Value = TypeVar("_Value")
+
+
+class Resent(NamedTuple):
+    """Which of a list's elements are, object for object, elements of the list before it."""
+
+    items: list[Any]
+    before: list[Any]
+    # (at, first, stop): `items[at : at + stop - first]` is `before[first:stop]`; in order, apart.
+    runs: list[tuple[int, int, int]]
+
+    def carry(self, of_before: list[_Value]) -> list[_Value | None]:
+        """What `of_before` (one value per element of `before`) says of each re-sent element, at its
+        place in `items`; None at the others (`rest`)."""
+        carried: list[_Value | None] = [None] * len(self.items)
+        for at, first, stop in self.runs:
+            carried[at : at + stop - first] = of_before[first:stop]
+        return carried
+
+    def rest(self) -> list[int]:
+        """The indices of the elements not taken from `before`."""
+        rest: list[int] = []
+        position = 0
+        for at, first, stop in self.runs:
+            rest.extend(range(position, at))
+            position = at + stop - first
+        rest.extend(range(position, len(self.items)))
+        return rest
+
 
 class _Decoded:
-    """One decoded list: its text, each element's span of it (None until asked for), the elements."""
+    """One decoded list: its text, each element's span of it (None until asked for), the elements,
+    the runs of them taken from the list before (`Resent.runs`)."""
 
-    __slots__ = ("ends", "items", "starts", "text")
+    __slots__ = ("ends", "items", "runs", "starts", "text")
 
-    def __init__(self, text: str, starts: list[int] | None, ends: list[int] | None, items: list[Any]) -> None:
+    def __init__(self, text: str, starts: list[int] | None, ends: list[int] | None, items: list[Any],
+                 runs: list[tuple[int, int, int]] | None = None) -> None:
         self.text = text
         self.starts = starts
         self.ends = ends
         self.items = items
+        self.runs = runs or []
 
     def spans(self) -> bool:
         """Whether each element's span of the text is known, found now if it was not (False: not found)."""
@@ -68,15 +104,20 @@ class ResentLists:
 
     def __init__(self) -> None:
         self._last: _Decoded | None = None
+        # The list `decode` gave last, if it took elements from the one before.
+        self.resent: Resent | None = None
 
     def decode(self, text: str) -> list[Any] | None:
         """The JSON array `text` decoded, or None: parse it whole (`reader.parse_json`) instead."""
+        self.resent = None
         if len(text) < _SHORT or orjson is None or text[:1] != "[":
             return None  # a short list costs less to parse whole than to look for the list before in
         last = self._last
         try:
             if last is not None and _may_resend(text, last.text) and last.spans():
                 decoded = _decode(text, last)
+                if decoded is not None and decoded.runs:
+                    self.resent = Resent(decoded.items, last.items, decoded.runs)
             else:
                 # Nothing to take from the list before: parsed whole, in C; where its elements are in
                 # the text is found only if the next list re-sends them.
@@ -113,9 +154,10 @@ def _decode(text: str, last: _Decoded | None, *, scan_only: bool = False) -> _De
     starts: list[int] = []
     ends: list[int] = []
     items: list[Any] = []
+    runs: list[tuple[int, int, int]] = []
     position = skip_blank(text, 1)
     if position < len(text) and text[position] == "]":
-        return _closed(text, position, starts, ends, items)
+        return _closed(text, position, starts, ends, items, runs)
     hint = 0  # the next element of `last` that may come next here
     while True:
         run = _run_at(text, position, last, hint) if last is not None else None
@@ -124,6 +166,7 @@ def _decode(text: str, last: _Decoded | None, *, scan_only: bool = False) -> _De
             first, stop = run
             assert last.starts is not None and last.ends is not None
             shift = position - last.starts[first]
+            runs.append((len(starts), first, stop))
             starts.extend([s + shift for s in last.starts[first:stop]])
             ends.extend([e + shift for e in last.ends[first:stop]])
             items.extend(last.items[first:stop])
@@ -141,16 +184,17 @@ def _decode(text: str, last: _Decoded | None, *, scan_only: bool = False) -> _De
         if position >= len(text):
             return None  # no closing bracket: not an array
         if text[position] == "]":
-            return _closed(text, position, starts, ends, items)
+            return _closed(text, position, starts, ends, items, runs)
         if text[position] != ",":
             return None
         position = skip_blank(text, position + 1)
 
 
-def _closed(text: str, position: int, starts: list[int], ends: list[int], items: list[Any]) -> _Decoded | None:
+def _closed(text: str, position: int, starts: list[int], ends: list[int], items: list[Any],
+            runs: list[tuple[int, int, int]]) -> _Decoded | None:
     if text[position + 1 :].strip(_BLANK):
         return None  # something after the array: not JSON
-    return _Decoded(text, starts, ends, items)
+    return _Decoded(text, starts, ends, items, runs)
 
 
 def _run_at(text: str, position: int, last: _Decoded, hint: int) -> tuple[int, int] | None:
