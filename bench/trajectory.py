@@ -223,6 +223,50 @@ def profile_in_process(service: Service, session_id: str, repeat: int) -> None:
     stats.sort_stats("tottime").print_stats(30)
 
 
+def parts_in_process(service: Service, session_id: str, repeat: int) -> None:
+    """The CPU time of each part of what the trajectory route runs (read, settle, build, price, validate,
+    encode), called on this thread as `profile_in_process` calls it, without a profiler's overhead:
+    this thread's CPU time (`time.thread_time`), which a shared host's other work inflates less than
+    wall time. The build runs with the cycle collector paused, as in the route."""
+    import evalkit.trajectory.assemble as assemble_module
+    from evalkit.trajectory.routes import _dumps, load_prices
+
+    prices = load_prices(service.context)
+    spent: dict[str, float] = {}
+    parts = ("session_window", "read_spans_to_map_settling", "build_trajectory", "apply_costs", "validate_trajectory")
+    originals = {name: getattr(assemble_module, name) for name in parts}
+
+    def timed(name: str, function: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.thread_time() - started
+        return call
+
+    figures: dict[str, list[float]] = {name: [] for name in (*parts, "encode", "in all")}
+    for name, function in originals.items():
+        setattr(assemble_module, name, timed(name, function))
+    try:
+        for _ in range(repeat):
+            spent.clear()
+            started = time.thread_time()
+            assembled = assemble_module.assemble(service.store, "bot@bench", "bot", session_id, now=time.time(),
+                                                 quiet_period=0.0, overrides=None, prices=prices)
+            encoding = time.thread_time()
+            _dumps(assembled.document())
+            spent["encode"] = time.thread_time() - encoding
+            spent["in all"] = time.thread_time() - started
+            for name in figures:
+                figures[name].append(spent.get(name, 0.0) * 1000)
+    finally:
+        for name, function in originals.items():
+            setattr(assemble_module, name, function)
+    print(f"in-process parts, thread CPU p50 of {repeat}: "
+          + ", ".join(f"{name} {statistics.median(values):.1f} ms" for name, values in figures.items()))
+
+
 def curl_ms(url: str) -> tuple[float, int]:
     """Wall time of one GET by curl (another process) and the bytes it read."""
     written = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{time_total} %{size_download}",
@@ -256,6 +300,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,1000,3000")
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--profile", type=int, default=0, help="cProfile the server for this size")
+    parser.add_argument("--parts", action="store_true",
+                        help="also time each part of the cold trajectory in process (read, build, price, ...)")
     parser.add_argument("--history", type=int, default=0,
                         help="an agent loop whose every call re-sends the task and the last N messages")
     parser.add_argument("--work-dir", type=Path, default=None,
@@ -298,6 +344,8 @@ def main() -> None:
         steps = len(document["steps"])
         if args.profile == size:
             profile_in_process(server.service, f"bench-{size}", args.repeat)
+        if args.parts:
+            parts_in_process(server.service, f"bench-{size}", args.repeat)
         cache = server.service.context.extras["trajectory_cache"]
         for label, cold in (("cold", True), ("warm", False)):
             times: list[float] = []
