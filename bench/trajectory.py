@@ -170,13 +170,34 @@ class InThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
 
 
-def serve_one_session(size: int, history: int) -> tuple[InThread, Path]:
+def add_service_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags every bench that starts a service takes: where it keeps its data, which ports it listens on."""
+    parser.add_argument("--work-dir", type=Path, default=None,
+                        help="where the service keeps its data (a new temporary folder, removed after, by default)")
+    parser.add_argument("--api-port", type=int, default=0, help="0: any free port")
+    parser.add_argument("--otlp-http-port", type=int, default=0, help="0: any free port")
+    parser.add_argument("--grpc-port", type=int, default=0, help="0: any free port")
+
+
+def bench_settings(args: argparse.Namespace | None, prefix: str = "evalkit-bench-") -> Settings:
+    """A bench service's settings from `add_service_flags`' flags (None: any free ports, a temporary folder);
+    its data directory is a new folder under `--work-dir`, which the caller removes."""
+    work_dir = getattr(args, "work_dir", None)
+    if work_dir is not None:
+        work_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = Path(tempfile.mkdtemp(prefix=prefix, dir=work_dir))
+    return Settings(data_dir=data_dir, grpc_port=getattr(args, "grpc_port", 0),
+                    otlp_http_port=getattr(args, "otlp_http_port", 0), api_port=getattr(args, "api_port", 0),
+                    bootstrap_token=TOKEN, settle_quiet_seconds=0.0, batch_max_delay_ms=5)
+
+
+def serve_one_session(size: int, history: int, args: argparse.Namespace | None = None) -> tuple[InThread, Path]:
     """A service in this process holding one bench session `s` of agent `bot@bench` (`size` spans,
     an agent loop re-sending `history` messages when not 0), loaded through OTLP/HTTP; returns the
-    server and its data directory (the caller stops the one and removes the other)."""
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-"))
-    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=0, api_port=0,
-                        bootstrap_token=TOKEN, settle_quiet_seconds=0.0, batch_max_delay_ms=5)
+    server and its data directory (the caller stops the one and removes the other). `args`: the
+    `add_service_flags` flags."""
+    settings = bench_settings(args)
+    data_dir = settings.data_dir
     server = InThread(settings)
     api = f"http://127.0.0.1:{server.service.api_port}"
     post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
@@ -304,19 +325,11 @@ def main() -> None:
                         help="also time each part of the cold trajectory in process (read, build, price, ...)")
     parser.add_argument("--history", type=int, default=0,
                         help="an agent loop whose every call re-sends the task and the last N messages")
-    parser.add_argument("--work-dir", type=Path, default=None,
-                        help="where the service keeps its data (a new temporary folder, removed after, by default)")
-    parser.add_argument("--api-port", type=int, default=0, help="0: any free port")
-    parser.add_argument("--otlp-http-port", type=int, default=0, help="0: any free port")
-    parser.add_argument("--grpc-port", type=int, default=0, help="0: any free port")
+    add_service_flags(parser)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    if args.work_dir is not None:
-        args.work_dir.mkdir(parents=True, exist_ok=True)
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=args.work_dir))
-    settings = Settings(data_dir=data_dir, grpc_port=args.grpc_port, otlp_http_port=args.otlp_http_port,
-                        api_port=args.api_port, bootstrap_token=TOKEN, settle_quiet_seconds=0.0,
-                        batch_max_delay_ms=5)
+    settings = bench_settings(args)
+    data_dir = settings.data_dir
     server = InThread(settings)
     api = f"http://127.0.0.1:{server.service.api_port}"
     otlp = f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces"

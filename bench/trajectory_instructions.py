@@ -34,11 +34,11 @@ def _bench_module() -> Any:
     return module
 
 
-def save(path: Path, size: int, history: int) -> None:
+def save(path: Path, size: int, history: int, args: argparse.Namespace) -> None:
     from evalkit.trajectory.read import read_spans_to_map, session_window
 
     bench = _bench_module()
-    server, data_dir = bench.serve_one_session(size, history)
+    server, data_dir = bench.serve_one_session(size, history, args)
     try:
         store = server.service.store
         window = session_window(store, "bot@bench", "s")
@@ -80,9 +80,10 @@ def main() -> None:
     parser.add_argument("--load", type=Path)
     parser.add_argument("--size", type=int, default=3000)
     parser.add_argument("--history", type=int, default=0)
+    _bench_module().add_service_flags(parser)
     args = parser.parse_args()
     if args.save:
-        save(args.save, args.size, args.history)
+        save(args.save, args.size, args.history, args)
     elif args.load:
         load(args.load)
     else:

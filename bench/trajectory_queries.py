@@ -36,14 +36,15 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=3000)
     parser.add_argument("--history", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=20)
+    bench = _bench_module()
+    bench.add_service_flags(parser)
     args = parser.parse_args()
 
     from evalkit.trajectory import read
     from evalkit.trajectory.read import read_spans_to_map, read_spans_to_map_settling, session_window
     from evalkit.trajectory.settle import shapes_of, trace_shapes
 
-    bench = _bench_module()
-    server, data_dir = bench.serve_one_session(args.size, args.history)
+    server, data_dir = bench.serve_one_session(args.size, args.history, args)
     try:
         store, agent = server.service.store, "bot@bench"
         window = session_window(store, agent, "s")

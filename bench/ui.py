@@ -21,7 +21,6 @@ import json
 import re
 import shutil
 import statistics
-import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -75,18 +74,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100_000, help="runs of the big experiment")
     parser.add_argument("--browser", action="store_true", help="also load the big pages in Chromium")
     parser.add_argument("--only", default="", help="time only the pages whose label contains this")
-    args = parser.parse_args()
     traj = _bench_module("trajectory")
+    traj.add_service_flags(parser)
+    args = parser.parse_args()
     scoring = _bench_module("scoring")
     from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
     from opentelemetry.proto.resource.v1 import resource_pb2
     from opentelemetry.proto.trace.v1 import trace_pb2
 
-    from evalkit.settings import Settings
 
-    data_dir = Path(tempfile.mkdtemp(prefix="evalkit-bench-ui-"))
-    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=0, api_port=0, bootstrap_token=traj.TOKEN,
-                        settle_quiet_seconds=0.0, batch_max_delay_ms=5)
+    settings = traj.bench_settings(args, prefix="evalkit-bench-ui-")
+    data_dir = settings.data_dir
     server = traj.InThread(settings)
     try:
         api = f"http://127.0.0.1:{server.service.api_port}"
