@@ -180,7 +180,8 @@ class _Fingerprints:
         self._numbers: dict[tuple[Any, ...], int] = {}
         self.fields: list[tuple[Any, ...]] = []  # number -> (role, text, tool call ids, tool results)
         # Which of a call's inputs are the call before's (`MessageMemo.resent`), and the keys each
-        # list of inputs got (kept with the list, so no other list comes to have its id).
+        # list of inputs got, until a list re-sending it takes them (kept with the list, so no other
+        # list comes to have its id; taken once, so a session holds a few, not one per call).
         self._resent = resent
         self._keys_of_inputs: dict[int, tuple[list[Message], list[int]]] = {}
 
@@ -202,7 +203,7 @@ class _Fingerprints:
         keys: list[int | None] | None = None
         resent = self._resent(messages)
         if resent is not None:
-            before = self._keys_of_inputs.get(id(resent.before))
+            before = self._keys_of_inputs.pop(id(resent.before), None)
             if before is not None and before[0] is resent.before:
                 keys = resent.carry(before[1])
                 for index in resent.rest():
