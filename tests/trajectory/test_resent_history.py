@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import orjson
@@ -13,6 +14,7 @@ from evalkit.trajectory.mappers import resent_history
 from evalkit.trajectory.mappers.messages import MessageMemo
 from evalkit.trajectory.mappers.reader import parse_json
 from evalkit.trajectory.mappers.resent_history import Resent, ResentLists
+from evalkit.trajectory.operations import Message
 from evalkit.trajectory.span import Span
 
 TRACE = "cd" * 16
@@ -215,6 +217,50 @@ def test_re_sent_history_is_neither_doubled_nor_lost(
     assert [[r["content"] for r in s["observation"]["results"]] for s in agent_steps] == [
         [f"result {call}"] for call in range(30)]
     # What parsing every list whole gives.
+    monkeypatch.setattr(ResentLists, "decode", lambda self, text: None)
+    assert orjson.dumps(build_trajectory(spans, session_id="s").document) == orjson.dumps(document)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lists_that_drop_repeat_and_mix_messages_read_as_parsed_whole(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each call re-sends a window of the conversation that moves by a random step, sometimes with a
+    # message twice, a system message or a bare string among them: whatever runs are carried from
+    # the list before, the trajectory is the one parsing every list whole gives.
+    monkeypatch.setattr(resent_history, "_SHORT", 0)
+    monkeypatch.setattr(resent_history, "_LONG", 0)  # a list that starts otherwise is read against the one before
+    chance = random.Random(seed)
+    carried: list[bool] = []
+    parse_all = MessageMemo.parse_all
+
+    def counted(self: MessageMemo, items: list[Any], default_role: str) -> list[Message]:
+        messages = parse_all(self, items, default_role)
+        carried.append(self.resent(messages) is not None)
+        return messages
+
+    monkeypatch.setattr(MessageMemo, "parse_all", counted)
+    system = {"role": "system", "content": "be brief"}
+    conversation = [_message(i, 3) for i in range(200)]
+    spans = [_span(0, {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "bot", "session.id": "s"})]
+    spans[0] = Span(**{**spans[0].__dict__, "span_id": "r" * 16})
+    start = 0
+    for call in range(40):
+        start += chance.choice([0, 0, 1, 2, 3])
+        window: list[Any] = conversation[start:start + 12 + call]
+        if chance.random() < 0.2:
+            window.insert(chance.randrange(len(window)), chance.choice(window))
+        if chance.random() < 0.2:
+            window.insert(chance.randrange(len(window)), system)
+        if chance.random() < 0.1:
+            window.insert(chance.randrange(len(window)), "a bare string")
+        spans.append(_span(call + 1, {
+            "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o",
+            "gen_ai.input.messages": json.dumps([{"role": "user", "content": "the task"}, *window]),
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "content": f"answer {call}"}]),
+        }))
+    document = build_trajectory(spans, session_id="s").document
+    assert sum(carried) >= 20  # most lists took runs from the list before
     monkeypatch.setattr(ResentLists, "decode", lambda self, text: None)
     assert orjson.dumps(build_trajectory(spans, session_id="s").document) == orjson.dumps(document)
 
