@@ -82,7 +82,6 @@ def main() -> None:
     from opentelemetry.proto.resource.v1 import resource_pb2
     from opentelemetry.proto.trace.v1 import trace_pb2
 
-
     settings = traj.bench_settings(args, prefix="evalkit-bench-ui-")
     data_dir = settings.data_dir
     server = traj.InThread(settings)
