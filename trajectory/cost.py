@@ -51,10 +51,14 @@ def _when(step: Mapping[str, Any]) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _updated(metrics: Mapping[str, Any], **update: Any) -> dict[str, Any]:
-    """A copy of `metrics` with `update` (None drops a field), in the metrics fields' order."""
-    merged = {**metrics, **update}
-    return {name: value for name in _METRICS_FIELDS if (value := merged.get(name)) is not None}
+def _updated(metrics: Mapping[str, Any], cost_usd: float | None, extra: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `metrics` with this `cost_usd` (None drops it) and `extra`, in the metrics fields' order."""
+    updated: dict[str, Any] = {}
+    for name in _METRICS_FIELDS:
+        value = cost_usd if name == "cost_usd" else extra if name == "extra" else metrics.get(name)
+        if value is not None:
+            updated[name] = value
+    return updated
 
 
 def _set_metrics(step: dict[str, Any], metrics: dict[str, Any]) -> None:
@@ -73,7 +77,7 @@ def price_step(step: dict[str, Any], book: PriceBook, default_model: str | None)
     extra: dict[str, Any] = dict(metrics.get("extra") or {})
     if metrics.get("cost_usd") is not None and extra.get("price_source") in (None, REPORTED):
         extra["price_source"] = REPORTED
-        _set_metrics(step, _updated(metrics, extra=extra))
+        _set_metrics(step, _updated(metrics, metrics["cost_usd"], extra))
         return
     model = step.get("model_name") or default_model
     prompt_tokens, completion_tokens = metrics.get("prompt_tokens"), metrics.get("completion_tokens")
@@ -97,12 +101,12 @@ def price_step(step: dict[str, Any], book: PriceBook, default_model: str | None)
     if priced is None:
         extra["price_source"] = UNPRICED
         extra["unpriced_reason"] = reason
-        _set_metrics(step, _updated(metrics, cost_usd=None, extra=extra))
+        _set_metrics(step, _updated(metrics, None, extra))
         return
     extra["price_source"] = priced.source
     if priced.model != model:
         extra["priced_as"] = priced.model
-    _set_metrics(step, _updated(metrics, cost_usd=float(priced.usd), extra=extra))
+    _set_metrics(step, _updated(metrics, float(priced.usd), extra))
 
 
 def apply_costs(document: dict[str, Any], book: PriceBook | None = None) -> dict[str, Any]:
