@@ -88,11 +88,11 @@ def price_step(step: dict[str, Any], book: PriceBook, default_model: str | None)
         reason = "no token usage"
     priced = None
     if reason is None and model is not None:
-        tokens = TokenCounts(
-            prompt_tokens=prompt_tokens or 0,
-            completion_tokens=completion_tokens or 0,
-            cached_tokens=metrics.get("cached_tokens") or 0,
-            cache_write_tokens=int(extra.get("cache_creation_input_tokens") or 0),
+        tokens = TokenCounts(  # prompt, completion, cached, cache-written (positional: no keyword parsing)
+            prompt_tokens or 0,
+            completion_tokens or 0,
+            metrics.get("cached_tokens") or 0,
+            int(extra.get("cache_creation_input_tokens") or 0),
         )
         provider = (step.get("extra") or {}).get("provider")
         priced = book.cost(tokens, model, provider if isinstance(provider, str) else None, _when(step))

@@ -23,6 +23,9 @@ from evalkit.trajectory.operations import Message, Part
 _MISSING: Any = object()  # a key that is absent, told apart from one set to None
 # From this many messages a list is looked up in the memo in bulk (`MessageMemo.parse_all`).
 _MANY_MESSAGES = 8
+# The keys of an OTel GenAI message (`{role, parts, finish_reason, name}`): one that has no other needs
+# none of the other shapes' fields looked for (`_parts_of_other_shapes`), which most messages are.
+_GENAI_MESSAGE_KEYS = frozenset(("role", "parts", "finish_reason", "name"))
 _REASONING_TYPES = {"reasoning", "thinking", "redacted_thinking"}
 _TEXT_TYPES = {"text", "input_text", "output_text"}
 _TOOL_CALL_TYPES = {"tool_call", "tool-call", "tool_use", "function_call"}
@@ -180,6 +183,25 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
             part = parse_part(item)
             if part is not None:
                 parts.append(part)
+    if not raw.keys() <= _GENAI_MESSAGE_KEYS:
+        parts = _parts_of_other_shapes(raw, role, parts, has_parts)
+    if role == "tool":
+        # A tool message's text parts are the result of the call it answers.
+        call_id = _str_or_none(raw.get("tool_call_id", raw.get("id")))
+        parts = [
+            Part("tool_result", call_id=call_id, name=_str_or_none(raw.get("name")), text=part.text)
+            if part.kind == "text"
+            else part
+            for part in parts
+        ]
+    name = raw.get("name")
+    return Message(role, parts, name=None if name is None or name == "" else str(name))
+
+
+
+def _parts_of_other_shapes(raw: Mapping[str, Any], role: str, parts: list[Part], has_parts: bool) -> list[Part]:
+    """`parts` with what the OpenAI, Anthropic and other shapes keep outside `parts`: content, reasoning,
+    tool calls."""
     content = raw.get("content")
     if isinstance(content, list):
         for item in content:
@@ -202,17 +224,7 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
         part = parse_part({**call, "type": "tool_call"}) if _is_mapping(call) else None
         if part is not None:
             parts.append(part)
-    if role == "tool":
-        # A tool message's text parts are the result of the call it answers.
-        call_id = _str_or_none(raw.get("tool_call_id", raw.get("id")))
-        parts = [
-            Part("tool_result", call_id=call_id, name=_str_or_none(raw.get("name")), text=part.text)
-            if part.kind == "text"
-            else part
-            for part in parts
-        ]
-    name = raw.get("name")
-    return Message(role, parts, name=None if name is None or name == "" else str(name))
+    return parts
 
 
 class MessageMemo:

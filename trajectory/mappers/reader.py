@@ -41,11 +41,14 @@ def loads(text: str) -> Any:
 
 def parse_json(value: Any) -> Any:
     """The value decoded if it is a JSON string of an object or array (or JSON scalar), else unchanged."""
-    if isinstance(value, bytes):
-        try:
-            value = value.decode("utf-8")
-        except UnicodeDecodeError:
+    if type(value) is not str:  # the usual value is text: one check for it, not two
+        if not isinstance(value, bytes | str):
             return value
+        if isinstance(value, bytes):
+            try:
+                value = value.decode("utf-8")
+            except UnicodeDecodeError:
+                return value
     if isinstance(value, str):
         if value[:1] in ("{", "["):
             # The usual case (a JSON message list or object, no leading blank): skip copying a
