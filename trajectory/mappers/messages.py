@@ -198,7 +198,6 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
     return Message(role, parts, name=None if name is None or name == "" else str(name))
 
 
-
 def _parts_of_other_shapes(raw: Mapping[str, Any], role: str, parts: list[Part], has_parts: bool) -> list[Part]:
     """`parts` with what the OpenAI, Anthropic and other shapes keep outside `parts`: content, reasoning,
     tool calls."""
