@@ -24,7 +24,7 @@ _MISSING: Any = object()  # a key that is absent, told apart from one set to Non
 # From this many messages a list is looked up in the memo in bulk (`MessageMemo.parse_all`).
 _MANY_MESSAGES = 8
 # The keys of an OTel GenAI message (`{role, parts, finish_reason, name}`): one that has no other needs
-# none of the other shapes' fields looked for (`_parts_of_other_shapes`), which most messages are.
+# none of the other shapes' fields looked for (`_add_parts_of_other_shapes`), which most messages are.
 _GENAI_MESSAGE_KEYS = frozenset(("role", "parts", "finish_reason", "name"))
 _REASONING_TYPES = {"reasoning", "thinking", "redacted_thinking"}
 _TEXT_TYPES = {"text", "input_text", "output_text"}
@@ -184,7 +184,7 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
             if part is not None:
                 parts.append(part)
     if not raw.keys() <= _GENAI_MESSAGE_KEYS:
-        parts = _parts_of_other_shapes(raw, role, parts, has_parts)
+        _add_parts_of_other_shapes(raw, role, parts, has_parts)
     if role == "tool":
         # A tool message's text parts are the result of the call it answers.
         call_id = _str_or_none(raw.get("tool_call_id", raw.get("id")))
@@ -198,9 +198,9 @@ def parse_message(raw: Any, default_role: str = "user") -> Message | None:
     return Message(role, parts, name=None if name is None or name == "" else str(name))
 
 
-def _parts_of_other_shapes(raw: Mapping[str, Any], role: str, parts: list[Part], has_parts: bool) -> list[Part]:
-    """`parts` with what the OpenAI, Anthropic and other shapes keep outside `parts`: content, reasoning,
-    tool calls."""
+def _add_parts_of_other_shapes(raw: Mapping[str, Any], role: str, parts: list[Part], has_parts: bool) -> None:
+    """Adds to `parts` what the OpenAI, Anthropic and other shapes keep outside `parts`: content,
+    reasoning, tool calls."""
     content = raw.get("content")
     if isinstance(content, list):
         for item in content:
@@ -223,7 +223,6 @@ def _parts_of_other_shapes(raw: Mapping[str, Any], role: str, parts: list[Part],
         part = parse_part({**call, "type": "tool_call"}) if _is_mapping(call) else None
         if part is not None:
             parts.append(part)
-    return parts
 
 
 class MessageMemo:
