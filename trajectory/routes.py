@@ -48,6 +48,7 @@ from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_list import (
     BadQuery,
     SessionQuery,
+    WalkShares,
     decode_cursor,
     encode_cursor,
     list_sessions,
@@ -59,6 +60,7 @@ STATUS_HEADER = "X-Evalkit-Trajectory-Status"
 SETTLED_HEADER = "X-Evalkit-Trajectory-Settled"
 _POLL_SECONDS = 0.25
 PRICES_KEY = web.AppKey("trajectory_prices", PriceBook)
+WALK_SHARES_KEY = web.AppKey("session_list_walk_shares", WalkShares)
 
 def _dumps(document: Any) -> bytes:
     # Strict JSON (a non-finite number is null), as the UTF-8 bytes served: a 3,000-step document
@@ -127,7 +129,8 @@ async def _list_sessions(request: web.Request) -> web.Response:
                          min_cost=_float(request, "min_cost"), after=after,
                          search=request.query.get("search", "").strip() or None)
     try:
-        page = await asyncio.to_thread(list_sessions, context.store, agent.agent_id, query, _prices(request))
+        page = await asyncio.to_thread(list_sessions, context.store, agent.agent_id, query, _prices(request),
+                                       request.app[WALK_SHARES_KEY])
     except BadQuery as exc:
         raise ApiError(400, str(exc)) from exc
     now, quiet = _now(context), context.settings.settle_quiet_seconds
@@ -520,6 +523,7 @@ def current_mappings(context: Context) -> CurrentMappings:
 
 def add_routes(app: web.Application, context: Context) -> None:
     app[PRICES_KEY] = load_prices(context)
+    app[WALK_SHARES_KEY] = WalkShares()
     built_cache(context)
     current_mappings(context)
     base = "/api/agents/{agent}"

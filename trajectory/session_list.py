@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -167,6 +168,10 @@ _BOUND_SCAN_EXTRA = 64
 
 # Sessions a filtered first page by time walks in list order before asking the summary for all of them.
 _WALK_SESSIONS = 4_000
+# A filtered walk's first window, in pages' worth (a page and one more), when no share is known.
+_WALK_FIRST = 4
+# Walk shares remembered (agents × filters), the oldest forgotten past it.
+_SHARES_KEPT = 4_096
 _REPORTED = 2  # where the reported cost is among _CALL_FIGURES
 _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page's worth, let the store resolve
 
@@ -443,7 +448,45 @@ def _picked(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) ->
             for r in store.query(sql, params)]
 
 
-def _walk_filtered(store: Store, agent_id: str, q: SessionQuery) -> list[Resolved] | None:
+class WalkShares:
+    """The share of walked sessions each filter of an agent's list kept on its last walk: a hint that
+    sizes the next walk's first window, so that a filter keeping few sessions (errors, often one in ten)
+    reads its page in one window instead of two. Pages are the same whatever it says: only how far the
+    first read looks changes. Kept per service process, bounded."""
+
+    def __init__(self, kept: int = _SHARES_KEPT) -> None:
+        self._shares: dict[tuple[str, bool, str, str], float] = {}
+        self._kept = kept
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(agent_id: str, q: SessionQuery) -> tuple[str, bool, str, str]:
+        return agent_id, q.errors_only, q.model or "", q.search or ""
+
+    def share(self, agent_id: str, q: SessionQuery) -> float | None:
+        return self._shares.get(self._key(agent_id, q))
+
+    def record(self, agent_id: str, q: SessionQuery, kept: int, walked: int) -> None:
+        if not walked:
+            return
+        with self._lock:
+            if len(self._shares) >= self._kept:
+                del self._shares[next(iter(self._shares))]  # the oldest (dicts keep insertion order)
+            self._shares.pop(self._key(agent_id, q), None)
+            self._shares[self._key(agent_id, q)] = kept / walked
+
+
+def _window_for(need: int, share: float | None) -> int:
+    """Sessions to walk for `need` matches of a filter that keeps `share` of them (a quarter more, and 64 for
+    sessions that list nothing), or four pages' worth when the share is not known."""
+    if share is None or share <= 0:
+        wanted = _WALK_FIRST * need + 64
+    else:
+        wanted = int(need / share * 1.25) + 64
+    return min(wanted, _WALK_SESSIONS)
+
+
+def _walk_filtered(store: Store, agent_id: str, q: SessionQuery, shares: WalkShares | None) -> list[Resolved] | None:
     """A filtered page by time (and one more), walking the index in list order from the cursor's place and
     checking each candidate's traces in the summary: a page costs about the page over the share of
     sessions the filter keeps. A first page whose filter keeps too few is left to the summary's query
@@ -451,7 +494,10 @@ def _walk_filtered(store: Store, agent_id: str, q: SessionQuery) -> list[Resolve
     """
     need = (q.offset if q.after is None else 0) + q.limit + 1
     after = q.after
-    window = min(4 * need + 64, _WALK_SESSIONS)
+    share = shares.share(agent_id, q) if shares is not None else None
+    if q.after is None and share is not None and need > share * _WALK_SESSIONS:
+        return None  # the last walk found too few for this page: the summary's query at once
+    window = _window_for(need, share)
     matched: list[Resolved] = []
     walked = 0
     while True:
@@ -465,12 +511,15 @@ def _walk_filtered(store: Store, agent_id: str, q: SessionQuery) -> list[Resolve
             if found and (not q.errors_only or any(failing for failing, _ in found)) \
                     and (not q.model or any(q.model in models for _, models in found)):
                 matched.append(session)
-        if len(matched) >= need or len(batch) < window:
-            return matched
-        if q.after is None and walked >= _WALK_SESSIONS:
-            return None
+        done = len(matched) >= need or len(batch) < window
+        if done or (q.after is None and walked >= _WALK_SESSIONS):
+            if shares is not None:
+                shares.record(agent_id, q, len(matched), walked)
+            return matched if done else None
         after = rank(q.sort, batch[-1])
-        window = min(window * 2, _WALK_SESSIONS)
+        # As far as the share kept so far says the rest of the page needs, and at least twice as far.
+        window = max(min(window * 2, _WALK_SESSIONS),
+                     _window_for(need - len(matched), len(matched) / walked if matched else None))
 
 
 def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int) -> list[Resolved] | None:
@@ -715,8 +764,11 @@ def _add_calls(row: SessionRow, model: str, provider: str, counts: Sequence[Any]
         if row.cost_usd is not None:
             row.cost_usd += priced.usd
 
-def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook) -> SessionPage:
-    """One page of sessions, whether more follow, and (by last or first seen) where the next one starts."""
+def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook,
+                  shares: WalkShares | None = None) -> SessionPage:
+    """One page of sessions, whether more follow, and (by last or first seen) where the next one starts.
+
+    `shares` remembers what share of sessions each filter kept, to size the next walk (`WalkShares`)."""
     if query.sort not in SORTS:
         raise BadQuery(f"sort={query.sort!r} is not known; use one of {', '.join(SORTS)}")
     if (query.sort == "cost" or query.min_cost is not None) and not query.errors_only and not query.model \
@@ -743,7 +795,7 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
             picked = page_by_time(store, agent_id, query.sort, query.since_ns, query.until_ns, query.limit + 1,
                                   query.offset if query.after is None else 0, query.after, query.search)
         else:
-            walked = _walk_filtered(store, agent_id, query)
+            walked = _walk_filtered(store, agent_id, query, shares)
             picked = None if walked is None else walked[(query.offset if query.after is None else 0):]
         if picked is not None:
             shown = picked[:query.limit]

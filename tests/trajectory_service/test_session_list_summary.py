@@ -335,3 +335,82 @@ async def test_a_tie_in_span_count_goes_by_id_whatever_the_bounds(
     for limit in (1, 2, 3):
         pages = [_ids((await svc.get(f"{base}&limit={limit}&offset={o}")).body["sessions"]) for o in range(0, 5, limit)]
         assert [s for page in pages for s in page] == ["s-a", "s-b", "s-c", "s-y", "s-z"], limit
+
+
+async def test_a_filtered_walk_sized_by_the_share_it_last_kept_lists_the_same_pages_in_fewer_reads(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, key = await svc.new_agent()
+    # 400 sessions, one in ten failing and one in sixteen of another model: a page of 20 of either needs more
+    # than the first window of an unknown share (4 pages' worth and 64).
+    spans = []
+    for i in range(400):
+        trace = 1000 + i
+        spans += [root(trace, trace * 10, f"s-{i:03d}", float(i), i + 0.5),
+                  chat(trace, trace * 10 + 1, trace * 10, i + 0.1, model="rare" if i % 16 == 0 else "test-model")]
+        if i % 10 == 0:
+            spans.append(span(trace, trace * 10 + 2, trace * 10, "execute_tool search", i + 0.2, i + 0.3, error=True))
+    await svc.send(key, spans)
+    store, prices = svc.running.store, session_list.PriceBook()
+    walks: list[int] = []
+    real_page_by_time = session_list.page_by_time
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        walks.append(1)
+        return real_page_by_time(*args, **kwargs)
+
+    monkeypatch.setattr(session_list, "page_by_time", counted)
+    cases: list[tuple[dict[str, Any], int]] = [
+        ({"errors_only": True}, 40), ({"model": "rare"}, 25), ({"errors_only": True, "model": "rare"}, 5),
+        ({"errors_only": True, "sort": "first_seen"}, 40)]
+    for filters, kept in cases:
+        def pages(shares: session_list.WalkShares | None, limit: int,
+                  filters: dict[str, Any] = filters) -> list[list[str]]:
+            # As a client follows `next_cursor`: the next offset, and the rank to resume after when the
+            # page was walked in index order (trajectory/routes.py).
+            shown: list[list[str]] = []
+            after: tuple[int, str] | None = None
+            offset = 0
+            while len(shown) < 100:
+                page = session_list.list_sessions(store, agent, session_list.SessionQuery(
+                    limit=limit, offset=offset, after=after, **filters), prices, shares)
+                shown.append([row.session_id for row in page.rows])
+                if not page.more:
+                    break
+                offset, after = offset + limit, page.after
+            return shown
+        unsized = pages(None, 20)
+        assert sum(len(p) for p in unsized) == len({s for p in unsized for s in p}) == kept, filters
+        shares = session_list.WalkShares()
+        walks.clear()
+        first = session_list.list_sessions(store, agent, session_list.SessionQuery(limit=20, **filters), prices,
+                                           shares)
+        unknown_reads = len(walks)
+        share = shares.share(agent, session_list.SessionQuery(**filters))
+        assert share == pytest.approx(kept / 400, abs=0.05), filters
+        walks.clear()
+        again = session_list.list_sessions(store, agent, session_list.SessionQuery(limit=20, **filters), prices,
+                                           shares)
+        # The first page once the share is known: one window read where the share was unknown took more.
+        assert [r.session_id for r in again.rows] == [r.session_id for r in first.rows] == unsized[0], filters
+        assert len(walks) == 1 < unknown_reads, filters
+        # Every page, by cursor, the same with the share known, with one far too high or far too low (a
+        # share so low that no walk could fill the page is answered from the summary at once).
+        assert pages(shares, 20) == unsized, filters
+        for wrong in (1.0, 0.001):
+            misled = session_list.WalkShares()
+            misled.record(agent, session_list.SessionQuery(**filters), int(wrong * 1000), 1000)
+            assert pages(misled, 20) == unsized, (filters, wrong)
+        # Pages by offset too.
+        by_offset = [[r.session_id for r in session_list.list_sessions(
+            store, agent, session_list.SessionQuery(limit=20, offset=o, **filters), prices, shares).rows]
+            for o in range(0, 20 * len(unsized), 20)]
+        assert [s for p in by_offset for s in p] == [s for p in unsized for s in p], filters
+
+
+def test_walk_shares_keep_the_newest_only() -> None:
+    shares = session_list.WalkShares(kept=2)
+    for model in ("a", "b", "c"):
+        shares.record("bot@acme", session_list.SessionQuery(model=model), 1, 4)
+    assert shares.share("bot@acme", session_list.SessionQuery(model="a")) is None
+    assert shares.share("bot@acme", session_list.SessionQuery(model="c")) == 0.25
+    assert shares.share("bot@acme", session_list.SessionQuery(model="c", errors_only=True)) is None
