@@ -44,8 +44,18 @@ from evalkit.store import Store
 from trajectory import BASE_NS, TOKEN, InThread, get, kv, post  # bench/trajectory.py, beside this file
 
 
+# Trace ids are random in real telemetry, so sessions next to each other in time are far apart in `spans`
+# (ordered by agent and trace): a page reads a granule per session. The bench's ids are as scattered: the
+# session's number times a large odd constant (mod 2^64) before the number itself.
+_SCATTER = 0x9E3779B97F4A7C15
+
+
+def trace_id_of(trace: int) -> bytes:
+    return ((trace * _SCATTER % 2**64) << 64 | trace).to_bytes(16, "big")
+
+
 def session(trace: int, spans: int) -> list[trace_pb2.Span]:
-    trace_id = trace.to_bytes(16, "big")
+    trace_id = trace_id_of(trace)
     root_id = (trace * 1000).to_bytes(8, "big")
     start = BASE_NS + trace * 10**9
     out = [trace_pb2.Span(trace_id=trace_id, span_id=root_id, name="invoke_agent bench",
@@ -72,7 +82,7 @@ _DIRECT = """
 INSERT INTO spans (agent_id, trace_id, span_id, parent_span_id, session_id, name, start_time, end_time, status_code,
                    service_name, operation, provider, model, is_llm_call, input_tokens, output_tokens, tool_name,
                    attributes, attribute_types, resource_attributes, received_at)
-SELECT {agent:String}, leftPad(lower(hex(t)), 32, '0'), leftPad(lower(hex(t * 1000 + i)), 16, '0'),
+SELECT {agent:String}, concat(leftPad(lower(hex(t * __SCATTER__)), 16, '0'), leftPad(lower(hex(t)), 16, '0')), leftPad(lower(hex(t * 1000 + i)), 16, '0'),
        if(i = 0, '', leftPad(lower(hex(t * 1000)), 16, '0')), if(i = 0, concat('s-', toString(t)), ''),
        multiIf(i = 0, 'invoke_agent bench', failing, 'execute_tool search', 'chat'),
        fromUnixTimestamp64Nano(toInt64(start)),
@@ -93,7 +103,7 @@ FROM (SELECT intDiv(number, {spans:UInt64}) + {first:UInt64} AS t, number % {spa
              t % 10 = 0 AND i = 2 AS failing, i > 0 AND NOT failing AS chat,
              {base:UInt64} + t * 1000000000 + i * 10000000 AS start
       FROM numbers({count:UInt64}))
-"""
+""".replace("__SCATTER__", f"toUInt64({_SCATTER})")
 
 
 def load_direct(store: Store, agent_id: str, sessions: int, spans: int, block: int) -> None:

@@ -98,7 +98,11 @@ SPANS = Table(
     order_by="agent_id, trace_id, span_id",
     # Start time is fixed for a span, so a replacement row always lands in the original's partition.
     partition_by="toYYYYMMDD(start_time)",
-    settings="non_replicated_deduplication_window = 1000, index_granularity = 8192",
+    # Granules of 1,024 rows, not 8,192: trace ids are random, so the sessions a page lists (the newest,
+    # the costliest) lie a granule apart each, and every column of a whole granule is read for each
+    # session's few dozen spans. (A table's granule is fixed when it is created: stores made before keep
+    # 8,192; migration 6's smaller compressed blocks apply to them too.)
+    settings="non_replicated_deduplication_window = 1000, index_granularity = 1024",
     sharding_key="cityHash64(agent_id, trace_id)",
 )
 
@@ -328,6 +332,11 @@ class TableSettings:
 # low-cardinality columns have several each), so every insert and merge of it held ~200 MB of buffers
 # whatever its size. 128 KiB blocks: ~1/8 of that, 7% more bytes on disk (docs/performance.md).
 SMALL_COMPRESS_BLOCKS = "max_compress_block_size = 131072"
+# A compressed block holds at least `min_compress_block_size` bytes (64 KiB by default): a read of one
+# trace's rows decompresses that much of every column it reads, 64K rows of a one-byte column. 16 KiB:
+# a third of the CPU for a page of scattered sessions at 10M spans, 4% more bytes on disk
+# (docs/performance.md).
+SMALLER_READS = "min_compress_block_size = 16384"
 
 
 @dataclass(frozen=True)
@@ -393,6 +402,8 @@ MIGRATIONS: list[Migration] = [
         AddColumn("ingest_keys", "scopes Array(LowCardinality(String)) DEFAULT ['ingest', 'read']"), TOKEN_USES)),
     Migration(5, "spans written in smaller compressed blocks (less memory per insert and merge)",
               (TableSettings("spans", SMALL_COMPRESS_BLOCKS),)),
+    Migration(6, "spans read in smaller compressed blocks (a few traces read less of every column)",
+              (TableSettings("spans", SMALLER_READS),)),
 ]
 
 
