@@ -499,10 +499,9 @@ def _walk_filtered(store: Store, agent_id: str, q: SessionQuery, shares: WalkSha
     """
     need = (q.offset if q.after is None else 0) + q.limit + 1
     after = q.after
-    share = shares.share(agent_id, q) if shares is not None else None
-    if q.after is None and share is not None and need > share * _WALK_SESSIONS:
-        return None  # the last walk found too few for this page: the summary's query at once
-    window = _window_for(need, share)
+    # (A share too low for any walk still walks, once, as far as a walk goes: a share is a process's
+    # memory of one walk, and sending the filter to the summary's query on it alone could keep it there.)
+    window = _window_for(need, shares.share(agent_id, q) if shares is not None else None)
     matched: list[Resolved] = []
     walked = 0
     while True:

@@ -393,8 +393,8 @@ async def test_a_filtered_walk_sized_by_the_share_it_last_kept_lists_the_same_pa
         # The first page once the share is known: one window read where the share was unknown took more.
         assert [r.session_id for r in again.rows] == [r.session_id for r in first.rows] == unsized[0], filters
         assert len(walks) == 1 < unknown_reads, filters
-        # Every page, by cursor, the same with the share known, with one far too high or far too low (a
-        # share so low that no walk could fill the page is answered from the summary at once).
+        # Every page, by cursor, the same with the share known, and with one far too high or far too low
+        # (the walk reads the most it reads at once, then leaves the first page to the summary's query).
         assert pages(shares, 20) == unsized, filters
         for wrong in (1.0, 0.001):
             misled = session_list.WalkShares()
