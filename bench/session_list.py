@@ -43,7 +43,6 @@ from evalkit.settings import Settings
 from evalkit.store import Store
 from trajectory import BASE_NS, TOKEN, InThread, get, kv, post  # bench/trajectory.py, beside this file
 
-
 # Trace ids are random in real telemetry, so sessions next to each other in time are far apart in `spans`
 # (ordered by agent and trace): a page reads a granule per session. The bench's ids are as scattered: the
 # session's number times a large odd constant (mod 2^64) before the number itself.
@@ -82,7 +81,8 @@ _DIRECT = """
 INSERT INTO spans (agent_id, trace_id, span_id, parent_span_id, session_id, name, start_time, end_time, status_code,
                    service_name, operation, provider, model, is_llm_call, input_tokens, output_tokens, tool_name,
                    attributes, attribute_types, resource_attributes, received_at)
-SELECT {agent:String}, concat(leftPad(lower(hex(t * __SCATTER__)), 16, '0'), leftPad(lower(hex(t)), 16, '0')), leftPad(lower(hex(t * 1000 + i)), 16, '0'),
+SELECT {agent:String}, concat(leftPad(lower(hex(t * __SCATTER__)), 16, '0'), leftPad(lower(hex(t)), 16, '0')),
+       leftPad(lower(hex(t * 1000 + i)), 16, '0'),
        if(i = 0, '', leftPad(lower(hex(t * 1000)), 16, '0')), if(i = 0, concat('s-', toString(t)), ''),
        multiIf(i = 0, 'invoke_agent bench', failing, 'execute_tool search', 'chat'),
        fromUnixTimestamp64Nano(toInt64(start)),

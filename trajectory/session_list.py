@@ -198,7 +198,7 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 # An LLM span's response id (the keys of trajectory/same_call.py, first non-empty).
 _RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
 
-# Each span of some traces (`__WHICH__` narrows them) with whether it is an LLM call the list counts:
+# Each span of some traces (`__WHICH__`, a WHERE, narrows them) with whether it is an LLM call the list counts:
 # a leaf call (a framework's LLM span wrapping the client library's repeats its usage), not a step
 # preparing a call, not a second report of a call, not a streamed call's request span. One read of the
 # spans: the rules that compare a span with others are window functions over it, not self-joins, which
@@ -253,7 +253,7 @@ _SPANS_COUNTED = """(
                      toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns,
                      if(is_llm_call, __RESPONSE_ID__, '') AS response_id
               FROM spans FINAL
-              WHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __WHICH__)))
+              PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __WHICH__)))
 """.replace("__RESPONSE_ID__", _RESPONSE_ID)
 
 # The counted calls' figures, per group: what pricing needs (see `_add_calls`).
@@ -269,7 +269,7 @@ sumIf(reasoning_tokens, counted), countIf(counted AND cost IS NULL AND input_tok
 # sessions counts in each): for sessions that were not read as a page (a sort by cost prices them all).
 _LLM_CALLS = compact_sql(f"""
 SELECT trace_id, model, provider, {_CALL_FIGURES}
-FROM {_SPANS_COUNTED.replace("__WHICH__", "AND is_llm_call")}
+FROM {_SPANS_COUNTED.replace("__WHICH__", "WHERE is_llm_call")}
 GROUP BY trace_id, model, provider
 """)
 

@@ -46,7 +46,7 @@ SELECT trace_id, count(), countIf(parent_span_id = ''),
        (SELECT count() FROM logs WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}),
        countIf({finished})
 FROM spans FINAL
-WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+PREWHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id
 ORDER BY trace_id
 """.replace("{finished}", FINISHED_ROOT)
