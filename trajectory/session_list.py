@@ -474,11 +474,12 @@ class WalkShares:
     def record(self, agent_id: str, q: SessionQuery, kept: int, walked: int) -> None:
         if not walked:
             return
+        key = self._key(agent_id, q)
         with self._lock:
+            self._shares.pop(key, None)
             if len(self._shares) >= self._kept:
                 del self._shares[next(iter(self._shares))]  # the oldest (dicts keep insertion order)
-            self._shares.pop(self._key(agent_id, q), None)
-            self._shares[self._key(agent_id, q)] = kept / walked
+            self._shares[key] = kept / walked
 
 
 def _window_for(need: int, share: float | None) -> int:

@@ -14,6 +14,7 @@ import pytest
 
 from evalkit.migrations import Backfill, migrate
 from evalkit.trajectory import session_list, tables
+from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_page import page_by_time, rank
 from tests.captures import corpus
@@ -350,7 +351,7 @@ async def test_a_filtered_walk_sized_by_the_share_it_last_kept_lists_the_same_pa
         if i % 10 == 0:
             spans.append(span(trace, trace * 10 + 2, trace * 10, "execute_tool search", i + 0.2, i + 0.3, error=True))
     await svc.send(key, spans)
-    store, prices = svc.running.store, session_list.PriceBook()
+    store, prices = svc.running.store, PriceBook()
     walks: list[int] = []
     real_page_by_time = session_list.page_by_time
 
@@ -393,8 +394,8 @@ async def test_a_filtered_walk_sized_by_the_share_it_last_kept_lists_the_same_pa
         # The first page once the share is known: one window read where the share was unknown took more.
         assert [r.session_id for r in again.rows] == [r.session_id for r in first.rows] == unsized[0], filters
         assert len(walks) == 1 < unknown_reads, filters
-        # Every page, by cursor, the same with the share known, and with one far too high or far too low
-        # (the walk reads the most it reads at once, then leaves the first page to the summary's query).
+        # Every page, by cursor, the same with the share known, and with one far too high (small windows,
+        # widened as the walk goes) or far too low (the largest window at once).
         assert pages(shares, 20) == unsized, filters
         for wrong in (1.0, 0.001):
             misled = session_list.WalkShares()
