@@ -198,7 +198,8 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 # An LLM span's response id (the keys of trajectory/same_call.py, first non-empty).
 _RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
 
-# Each span of some traces (`__WHICH__`, a WHERE, narrows them) with whether it is an LLM call the list counts:
+# Each span of some traces (its latest version, read as `__FINAL__` and `__LATEST__` say: `_spans_counted`) with
+# whether it is an LLM call the list counts:
 # a leaf call (a framework's LLM span wrapping the client library's repeats its usage), not a step
 # preparing a call, not a second report of a call, not a streamed call's request span. One read of the
 # spans: the rules that compare a span with others are window functions over it, not self-joins, which
@@ -252,9 +253,28 @@ _SPANS_COUNTED = """(
                      cache_write_tokens, reasoning_tokens, reported_cost_usd, attributes, payloads,
                      toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns,
                      if(is_llm_call, __RESPONSE_ID__, '') AS response_id
-              FROM spans FINAL
-              PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __WHICH__)))
+              FROM spans __FINAL__
+              PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __LATEST__)))
 """.replace("__RESPONSE_ID__", _RESPONSE_ID)
+
+# Each span's latest version (a re-sent span is stored again), two ways. `FINAL` merges the traces' rows of
+# every part in key order: the way for many traces. For a page's few traces, keeping the newest row of each
+# span id (`_NEWEST_ROW`) costs a sort of their rows, where `FINAL` costs more than the rest of the page's
+# query (a page of 50 scattered sessions at 10M spans: 89 -> 53 ms, docs/performance.md). Both keep what a
+# ReplacingMergeTree(received_at) merge keeps: the highest `received_at`, of equals the last inserted (the
+# part of the higher block number, then the later row in it).
+_BY_FINAL = {"__FINAL__": "FINAL", "__LATEST__": "WHERE is_llm_call"}
+_NEWEST_ROW = {"__FINAL__": "", "__LATEST__": (
+    "ORDER BY received_at DESC, toUInt64(splitByChar('_', _part)[3]) DESC, _part_offset DESC "
+    "LIMIT 1 BY trace_id, span_id")}
+
+
+def _spans_counted(latest: dict[str, str]) -> str:
+    sql = _SPANS_COUNTED
+    for placeholder, text in latest.items():
+        sql = sql.replace(placeholder, text)
+    return sql
+
 
 # The counted calls' figures, per group: what pricing needs (see `_add_calls`).
 _CALL_FIGURES = """
@@ -269,7 +289,7 @@ sumIf(reasoning_tokens, counted), countIf(counted AND cost IS NULL AND input_tok
 # sessions counts in each): for sessions that were not read as a page (a sort by cost prices them all).
 _LLM_CALLS = compact_sql(f"""
 SELECT trace_id, model, provider, {_CALL_FIGURES}
-FROM {_SPANS_COUNTED.replace("__WHICH__", "WHERE is_llm_call")}
+FROM {_spans_counted(_BY_FINAL)}
 GROUP BY trace_id, model, provider
 """)
 
@@ -284,7 +304,7 @@ SELECT trace_id, model, provider, grouping(model, provider) = 0 AS calls,
          - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''), groupUniqArray(span_id))),
        groupUniqArrayIf(model, model != '' AND is_llm_call),
        {_CALL_FIGURES}
-FROM {_SPANS_COUNTED.replace("__WHICH__", "").replace("__TRACES__", "{traces:Array(String)}")}
+FROM {_spans_counted(_NEWEST_ROW).replace("__TRACES__", "{traces:Array(String)}")}
 GROUP BY GROUPING SETS ((trace_id), (trace_id, model, provider))
 """)
 

@@ -90,6 +90,38 @@ async def test_a_re_sent_export_batched_differently_is_counted_once(svc: Service
     assert paged == [[first[0]], [first[1]], [first[2]], []]
 
 
+# A copy of the session's chat span, stored again with other figures (as a re-sent span is), received
+# `shift_s` after the stored one it copies.
+_STORE_AGAIN = ("INSERT INTO spans SELECT * REPLACE ({status} AS status_code, {tokens} AS input_tokens, "
+                "received_at + toIntervalMillisecond({shift_ms}) AS received_at) "
+                "FROM spans FINAL WHERE agent_id = {{agent:String}} AND span_id = {{span:String}}")
+_AS_FINAL_KEEPS = ("SELECT countIf(status_code = 2), sumIf(input_tokens, is_llm_call) FROM spans FINAL "
+                   "WHERE agent_id = {agent:String}")
+
+
+async def test_a_span_stored_again_is_shown_as_its_latest_version_as_final_keeps_it(svc: Service) -> None:
+    # A page reads each span's newest row itself (not with FINAL): the highest received_at, and of equal
+    # ones the last inserted, as a ReplacingMergeTree(received_at) keeps.
+    agent, key = await svc.new_agent()
+    await svc.send(key, _session(1))
+    store = svc.running.store
+    params = {"agent": agent, "span": f"{11:016x}"}  # _session(1)'s chat span
+
+    async def shown() -> tuple[int, int]:
+        row = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"][0]
+        assert (row["span_count"], row["steps"]) == (2, 1), row
+        return row["errors"], row["prompt_tokens"]
+
+    assert await shown() == (0, 100)
+    for status, tokens, shift_ms, expected in ((2, 7, 0, (1, 7)),      # same time, inserted later: it wins
+                                               (0, 9, -1000, (1, 7)),  # received earlier: the stored one stays
+                                               (0, 5, 1000, (0, 5))):  # received later: it wins
+        store.command(_STORE_AGAIN.format(status=status, tokens=tokens, shift_ms=shift_ms), params)
+        assert tuple(store.query(_AS_FINAL_KEEPS, params)[0]) == expected
+        assert await shown() == expected
+    assert int(store.query("SELECT count() FROM spans WHERE agent_id = {agent:String}", params)[0][0]) == 5
+
+
 async def test_migration_202_indexes_what_was_stored_before_it_and_re_running_it_changes_nothing(
         svc: Service) -> None:
     agent, key = await svc.new_agent()
