@@ -21,7 +21,6 @@ from typing import Any
 
 from evalkit.store import Store, compact_sql
 from evalkit.trajectory.prices import PriceBook, TokenCounts
-from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
 from evalkit.trajectory.session_index import NAMED, RESOLVED, Resolved, resolve
 from evalkit.trajectory.session_page import ORDERS, holds_search, page_by_time, rank
 from evalkit.trajectory.settle import PARTIAL, VALID
@@ -195,9 +194,6 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 # later sibling), which may arrive in later batches than it; and the price book (prices.yaml,
 # genai-prices by date) is Python's, and may change after the spans came.
 
-# An LLM span's response id (the keys of trajectory/same_call.py, first non-empty).
-_RESPONSE_ID = "multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS) + ", '')"
-
 # Each span of some traces (its latest version, read as `__FINAL__` and `__LATEST__` say: `_spans_counted`) with
 # whether it is an LLM call the list counts:
 # a leaf call (a framework's LLM span wrapping the client library's repeats its usage), not a step
@@ -222,14 +218,8 @@ _SPANS_COUNTED = """(
                -- fewer prompt tokens than cache tokens.
                if(input_tokens < cache_read_tokens + cache_write_tokens,
                   input_tokens + cache_read_tokens + cache_write_tokens, input_tokens) AS prompt,
-               -- An OpenInference LLM span with no messages, token counts or cost is a step preparing a
-               -- call, not a call (LlamaIndex's `_prepare_chat_with_tools`): the trajectory reads it so too
-               -- (`mappers.openinference.is_preprocessing`). (Keys only: ClickHouse reads the maps' key
-               -- subcolumns, not their values.)
-               is_llm_call AND has(mapKeys(attributes), 'openinference.span.kind')
-                 AND NOT arrayExists(k -> startsWith(k, 'llm.input_messages.') OR startsWith(k, 'llm.output_messages.')
-                                          OR startsWith(k, 'llm.token_count.') OR startsWith(k, 'llm.cost.'),
-                                     arrayConcat(mapKeys(attributes), mapKeys(payloads))) AS preparing,
+               -- A step preparing a call is no call (trajectory/tables.py, migration 207).
+               prepares_call AS preparing,
                -- One call reported by several instrumentations (the same response id, overlapping in time)
                -- counts once, the report that started last kept (the innermost), as in the trajectory
                -- (trajectory/same_call.py, which also prefers a report with output, input and usage: these
@@ -250,12 +240,11 @@ _SPANS_COUNTED = """(
         -- than running it.)
         FROM (SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call,
                      start_time, end_time, received_at, input_tokens, output_tokens, cache_read_tokens,
-                     cache_write_tokens, reasoning_tokens, reported_cost_usd, attributes, payloads,
-                     toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns,
-                     if(is_llm_call, __RESPONSE_ID__, '') AS response_id
+                     cache_write_tokens, reasoning_tokens, reported_cost_usd, prepares_call, response_id,
+                     toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns
               FROM spans __FINAL__
               PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __LATEST__)))
-""".replace("__RESPONSE_ID__", _RESPONSE_ID)
+"""
 
 # Each span's latest version (a re-sent span is stored again), two ways. `FINAL` merges the traces' rows of
 # every part in key order: the way for many traces. For a page's few traces, keeping the newest row of each

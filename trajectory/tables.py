@@ -6,12 +6,16 @@ always be looked up. `sessionless_traces_feed` indexes traces that carry no sess
 `session_order` and `trace_sessions` let a page of the session list be picked without reading
 the agent's whole session index (trajectory/session_page.py). `trace_summary` holds what the list
 sorts and filters by (span count, errors, models, times, and bounds of the span count and the cost) per
-trace, so that those read a row per trace, not every span (trajectory/session_list.py).
+trace, so that those read a row per trace, not every span (trajectory/session_list.py). Two columns of
+`spans`, computed from a span's attributes as it is stored, say what the list's count of LLM calls needs
+of them (`response_id`, `prepares_call`).
 """
 
 from __future__ import annotations
 
 from evalkit.migrations import AddColumn, Backfill, DropView, MaterializedView, Migration, Table
+from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE
+from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
 from evalkit.trajectory.session_index import NAMED
 
 MAPPING_OVERRIDES = Table(
@@ -160,6 +164,24 @@ TRACE_SUMMARY_PRICED_FEED = MaterializedView(name="trace_summary_priced_feed", s
                                              target="trace_summary", select=_TRACE_SUMMARY_PRICED_ROWS)
 _LLM_USAGE_BACKFILL = _TRACE_SUMMARY_PRICED_ROWS.replace("count() AS span_rows", "toUInt64(0) AS span_rows")
 
+# Migration 207: what the session list's count of LLM calls needs of a span's attributes (trajectory/
+# session_list.py, `_SPANS_COUNTED`), as columns of `spans`, so that a page reads neither attribute map (the
+# largest columns of `spans`: a page of 50 sessions at 10M spans 60 -> 46 ms, one of 2,000 344 -> 212 ms,
+# docs/performance.md). MATERIALIZED: computed from the attributes as a span is stored, never written by
+# an insert, so never out of step with them; spans stored before read them computed from their attributes
+# (the same values, at the old cost, until their parts are rewritten).
+# - `response_id`: an LLM span's response id, the first non-empty of the keys the trajectory tells reports
+#   of one call apart by (trajectory/same_call.py); '' for other spans.
+# - `prepares_call`: an OpenInference LLM span with no messages, token counts or cost is a step preparing a
+#   call, not a call (LlamaIndex's `_prepare_chat_with_tools`; `mappers.openinference.is_preprocessing`).
+#   (Keys only: ClickHouse reads the maps' key subcolumns, not their values.)
+_RESPONSE_ID = ("if(is_llm_call, multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']"
+                                                      for k in RESPONSE_ID_KEYS) + ", ''), '')")
+_PREPARES_CALL = (
+    "is_llm_call AND has(mapKeys(attributes), 'openinference.span.kind') AND NOT arrayExists(k -> "
+    + " OR ".join(f"startsWith(k, '{prefix}')" for prefix in CALL_EVIDENCE)
+    + ", arrayConcat(mapKeys(attributes), mapKeys(payloads)))")
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -184,4 +206,7 @@ MIGRATIONS: list[Migration] = [
                                    "Array(UInt64), Array(UInt64), Array(Float64))) DEFAULT ([], [], [], [])"),
         TRACE_SUMMARY_PRICED_FEED, DropView(TRACE_SUMMARY_COUNTED_FEED.name),
         Backfill("trace_summary", "spans", _LLM_USAGE_BACKFILL))),
+    Migration(207, "an LLM span's response id and whether it only prepares a call, kept as it is stored", (
+        AddColumn("spans", f"response_id String MATERIALIZED {_RESPONSE_ID}"),
+        AddColumn("spans", f"prepares_call Bool MATERIALIZED {_PREPARES_CALL}"))),
 ]

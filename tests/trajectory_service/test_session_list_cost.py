@@ -1,8 +1,9 @@
 """The session list by cost, read in the order of a bound of each session's cost (migration 206,
 `_page_by_cost`): exactly the sessions and order of pricing every session (`_priced_first`), page by page,
 with calls sent twice, wrapping LLM spans, reported costs, cached tokens, unpriced models and ties in
-cost; every capture likewise; what was stored before migration 206 bounded by its backfill; and a price
-book that gives no bound (a price by date) answered by pricing every session."""
+cost; every capture likewise; what was stored before migration 206 bounded by its backfill, and before
+migration 207 (whose call columns it computes) listed as what was stored after it; and a price book that
+gives no bound (a price by date) answered by pricing every session."""
 
 from __future__ import annotations
 
@@ -220,6 +221,52 @@ async def test_migration_206_bounds_what_was_stored_before_it_and_re_running_it_
     await svc.send(key, [root(9999, 999900, "s-dear", 0.0, 1.0),
                          chat(9999, 999901, 999900, 0.5, inputs=10**7, outputs=10**6)])
     assert _ids((await svc.get(f"{base}&limit=1")).body["sessions"]) == ["s-dear"]
+
+
+async def _flattened_all(store: Any, agent: str) -> None:
+    """Wait until the agent's distinct spans in `spans` have not grown for a second."""
+    count, still = -1, 0
+    for _ in range(600):
+        [(stored,)] = store.query("SELECT uniqExact(trace_id, span_id) FROM spans WHERE agent_id = {agent:String}",
+                                  {"agent": agent})
+        still = still + 1 if stored == count else 0
+        if still >= 20:
+            return
+        count = stored
+        await asyncio.sleep(0.05)
+
+
+async def test_migration_207_lists_spans_stored_before_it_as_those_stored_after(svc: Service) -> None:
+    store = svc.running.store
+    before, before_key = await svc.new_agent("before")
+    after, after_key = await svc.new_agent("after")
+    # The data directory as a service before migration 207 left it: no call columns in `spans`.
+    store.command(f"ALTER TABLE {store.database}.spans DROP COLUMN response_id, DROP COLUMN prepares_call")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 207")
+    for name in corpus.names():  # every capture: OpenInference's preparing steps, calls reported twice
+        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, before_key)
+    await _flattened_all(store, before)
+    assert migrate(store) == [207]
+    for name in corpus.names():
+        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, after_key)
+    await _flattened_all(store, after)
+
+    async def listed(agent: str) -> list[list[dict[str, Any]]]:
+        # (Not the status: it says whether a session has been quiet long enough, which the time decides.)
+        return [[{k: v for k, v in row.items() if k != "status"}
+                 for row in (await svc.get(f"/api/agents/{agent}/sessions?limit=1000{query}")).body["sessions"]]
+                for query in ("", "&sort=cost", "&sort=spans")]
+
+    stored_before = await listed(before)
+    assert len(stored_before[0]) > len(corpus.names()) // 2
+    assert sum(row["steps"] for row in stored_before[0]) > 50
+    assert stored_before == await listed(after)
+    # Re-run (a migration cut short): nothing changes.
+    [migration] = [m for m in tables.MIGRATIONS if m.version == 207]
+    for step in migration.tables:
+        for statement in step.statements(store.database, store.cluster):
+            store.command(statement)
+    assert await listed(before) == stored_before
 
 
 async def test_a_price_by_date_gives_no_bound_and_every_session_is_priced(svc: Service) -> None:

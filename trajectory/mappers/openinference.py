@@ -66,12 +66,12 @@ def is_preprocessing(reader: SpanReader) -> bool:
 
     LlamaIndex marks the step preparing a call LLM too (`OpenAI._prepare_chat_with_tools`, its
     kwargs' repr as input) beside the span of the call itself. The session list counts LLM calls by
-    the same evidence (`session_list._LLM_CALLS`).
+    the same evidence (`prepares_call`, a column of `spans`: trajectory/tables.py).
     """
-    return not any(key.startswith(_CALL_EVIDENCE) for key in reader.attributes)
+    return not any(key.startswith(CALL_EVIDENCE) for key in reader.attributes)
 
 
-_CALL_EVIDENCE = ("llm.input_messages.", "llm.output_messages.", "llm.token_count.", "llm.cost.")
+CALL_EVIDENCE = ("llm.input_messages.", "llm.output_messages.", "llm.token_count.", "llm.cost.")
 
 
 def _langchain_agent_name(reader: SpanReader) -> str | None:
