@@ -169,6 +169,10 @@ _MAX_BOUND_KEYS = 20_000
 # Keys read by bound beyond the page: where no span came twice the bounds are the counts, and the page
 # stops at once (a key that lists nothing, a trace a late root claimed, costs one of them).
 _BOUND_SCAN_EXTRA = 64
+# Up to this many candidate traces, the sort by span count counts them from their spans, which the page reads
+# anyway, rather than from the summary's span-id sets: the summary's rows of a few scattered traces cost a
+# granule of 8,192 rows of sets in each of its parts (the first page at 10M spans: docs/performance.md).
+_COUNTED_FROM_SPANS = 1_000
 
 # Sessions a filtered first page by time walks in list order before asking the summary for all of them.
 _WALK_SESSIONS = 4_000
@@ -536,15 +540,21 @@ def _walk_filtered(store: Store, agent_id: str, q: SessionQuery, shares: WalkSha
                      _window_for(need - len(matched), len(matched) / walked if matched else None))
 
 
-def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int) -> list[Resolved] | None:
-    """The sessions ranked `q.offset`..`need` by span count (most first, ties by id), exactly, reading keys in
-    the order of their bound (`_SPAN_BOUNDS`) and merging the span-id sets of those read only.
+def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int,
+                        prices: PriceBook) -> list[SessionRow] | None:
+    """The rows of the sessions ranked `q.offset`..`need` by span count (most first, ties by id), exactly,
+    reading keys in the order of their bound (`_SPAN_BOUNDS`) and counting the spans of those read only.
 
     Why stopping early is exact: a key not read has a bound, hence its session a count, of at most the last
     read key's bound `b`; and when equal to `b`, its id sorts after the last read key's. So sessions read
     whose exact count beats `b` (or equals it with an id no later than that key's) are in their final order
     before every one not read. When fewer than the page needs are settled, four times as many keys are
     read (None past `_MAX_BOUND_KEYS`: the summary's query counts them all).
+
+    The exact counts of a few candidates come from reading their spans (`_read`), which the page needs
+    anyway; of many (a deep page), from merging their span-id sets in the summary (`_EXACT_SPANS`), and the
+    page's spans are read after. Both count distinct span ids: the summary's sets and the newest row of
+    each span id hold the same ids.
     """
     scan = need + _BOUND_SCAN_EXTRA
     while True:
@@ -558,21 +568,34 @@ def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int)
         listed = [s for s in resolve(set(keys), rows).values()
                   if s.last_end_ns >= q.since_ns and s.first_start_ns < q.until_ns]
         traces = sorted({trace for session in listed for trace in session.trace_ids})
-        exact = {str(t): int(n) for t, n in store.query(
-            _EXACT_SPANS, {"agent": agent_id, "traces": traces})} if traces else {}
-        # As the summary's query lists them: sessions with no summarised trace are not listed.
-        counted = [(sum(exact[t] for t in s.trace_ids if t in exact), s) for s in listed
-                   if any(t in exact for t in s.trace_ids)]
+        counted: list[tuple[int, Resolved | SessionRow]]
+        if len(traces) <= _COUNTED_FROM_SPANS:
+            # (Sessions whose spans are not readable are not listed, as the summary's query lists them.)
+            counted = [(row.spans, row) for row in _read(store, agent_id, listed, prices)]
+        else:
+            exact = {str(t): int(n) for t, n in store.query(
+                _EXACT_SPANS, {"agent": agent_id, "traces": traces})} if traces else {}
+            # As the summary's query lists them: sessions with no summarised trace are not listed.
+            counted = [(sum(exact[t] for t in s.trace_ids if t in exact), s) for s in listed
+                       if any(t in exact for t in s.trace_ids)]
         counted.sort(key=lambda c: (-c[0], c[1].session_id))
         if len(bounds) < scan:  # read to the end: every session is among them
-            return [s for _, s in counted[q.offset:need]]
+            return _rows_of(store, agent_id, [s for _, s in counted[q.offset:need]], prices)
         last_key, last_bound = bounds[-1]
         settled = [s for n, s in counted if n > last_bound or (n == last_bound and s.session_id <= last_key)]
         if len(settled) >= need:
-            return settled[q.offset:need]
+            return _rows_of(store, agent_id, settled[q.offset:need], prices)
         if scan >= _MAX_BOUND_KEYS:
             return None
         scan = min(scan * 4, _MAX_BOUND_KEYS)
+
+
+def _rows_of(store: Store, agent_id: str, ranked: list[Resolved | SessionRow], prices: PriceBook) -> list[SessionRow]:
+    """Rows for ranked sessions, in their order: those already read as they are, the others read."""
+    unread = [s for s in ranked if isinstance(s, Resolved)]
+    read = {row.session_id: row for row in _read(store, agent_id, unread, prices)} if unread else {}
+    return [s if isinstance(s, SessionRow) else read[s.session_id] for s in ranked if
+            isinstance(s, SessionRow) or s.session_id in read]
 
 
 def _cost_bound_params(store: Store, agent_id: str, prices: PriceBook,
@@ -817,9 +840,9 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
             _order(rows, query.sort)  # as the spans have them (the index may not yet know a late span's time)
             return SessionPage(rows, len(picked) > query.limit, rank(query.sort, shown[-1]) if shown else None)
     if query.sort == "spans" and not query.errors_only and not query.model and not query.search:
-        by_count = _page_by_span_count(store, agent_id, query, query.offset + query.limit + 1)
+        by_count = _page_by_span_count(store, agent_id, query, query.offset + query.limit + 1, prices)
         if by_count is not None:
-            rows = _read(store, agent_id, by_count[:query.limit], prices)
+            rows = by_count[:query.limit]
             _order(rows, query.sort)
             return SessionPage(rows, len(by_count) > query.limit)
     chosen = _picked(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)

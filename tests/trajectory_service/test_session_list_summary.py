@@ -243,19 +243,23 @@ async def test_the_sort_by_span_count_counts_a_duplicated_span_once_at_every_pag
     bounds = dict(svc.running.store.query(session_list._SPAN_BOUNDS, {"agent": agent, "scan": 100}))
     assert bounds["s-dup"] > 10 and bounds["s-dup2"] > 10
     # Reading as few keys by bound as a page allows (no slack), so that the page is settled early or the
-    # read widened, at every boundary: by offset and by the cursor each page gives.
-    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
-    for limit in (1, 2, 3, 4, 12):
-        rows = [r for offset in range(0, 13, limit) for r in (await svc.get(
-            f"{base}&limit={limit}&offset={offset}")).body["sessions"]]
-        assert [(r["session_id"], r["span_count"]) for r in rows] == list(zip(
-            expected, [10, 9, 8, 7, 6, 5, 4, 3, 3, 3, 2, 1], strict=True)), limit
-        walked = [s for page in await _walk(svc, base, limit) for s in page]
-        assert walked == expected, limit
+    # read widened, at every boundary: by offset and by the cursor each page gives. The candidates counted
+    # from their spans (a few), then from the summary's span-id sets (many: none counted from spans).
     everyone = await _everyone(svc, agent)
-    monkeypatch.undo()
-    got = (await svc.get(f"{base}&limit=1000")).body["sessions"]
-    assert got == [everyone[s] for s in expected]
+    for counted_from_spans in (session_list._COUNTED_FROM_SPANS, 0):
+        monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
+        monkeypatch.setattr(session_list, "_COUNTED_FROM_SPANS", counted_from_spans)
+        for limit in (1, 2, 3, 4, 12):
+            rows = [r for offset in range(0, 13, limit) for r in (await svc.get(
+                f"{base}&limit={limit}&offset={offset}")).body["sessions"]]
+            assert rows == [everyone[s] for s in expected], (limit, counted_from_spans)
+            assert [(r["session_id"], r["span_count"]) for r in rows] == list(zip(
+                expected, [10, 9, 8, 7, 6, 5, 4, 3, 3, 3, 2, 1], strict=True)), limit
+            walked = [s for page in await _walk(svc, base, limit) for s in page]
+            assert walked == expected, limit
+        got = (await svc.get(f"{base}&limit=1000")).body["sessions"]
+        assert got == [everyone[s] for s in expected]
+        monkeypatch.undo()
     # Past as many keys by bound as it reads, the summary's query counts them all: the same list.
     monkeypatch.setattr(session_list, "_MAX_BOUND_KEYS", 2)
     monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
