@@ -16,11 +16,12 @@ the same table and the same views over it (the session index and what it feeds) 
 inserts, without the receiver's decoding, so that 10M spans load in minutes on two cores.
 
     .venv/bin/python bench/session_list.py [--sessions 20000] [--spans 50] [--repeat 10] [--load otlp|direct]
-        [--block 1000000] [--skip-scans] [--work-dir DIR] [--data-dir DIR] [--api-port 0] [--otlp-http-port 0]
+        [--block 1000000] [--skip-scans] [--fresh] [--work-dir DIR] [--data-dir DIR] [--api-port 0] [--otlp-http-port 0]
 
 Prints p50/max wall time per query, and the median CPU time of this process per query (the service and
 its embedded engine run in it, so that is what a page costs whatever else loads the machine), and how
-long loading took.
+long loading took. A request repeated finds in the engine's query condition cache which granules its
+filters kept last time; `--fresh` drops that cache before each one, as for a page seen for the first time.
 """
 
 from __future__ import annotations
@@ -137,6 +138,10 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--api-port", type=int, default=0)
     parser.add_argument("--otlp-http-port", type=int, default=0)
+    parser.add_argument("--fresh", action="store_true",
+                        help="drop the engine's query condition cache before each timed request, so that each "
+                             "is timed as a page seen for the first time (a repeated page finds which granules "
+                             "of `spans` its traces are in there)")
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="keep the loaded store here and, when it already holds the spans, time it without "
                              "loading again (10M spans take minutes to load)")
@@ -213,6 +218,8 @@ def main() -> None:
         assert len(body["sessions"]) > 0, body
         times, cpu = [], []
         for _ in range(args.repeat):
+            if args.fresh:
+                server.service.store.command("SYSTEM DROP QUERY CONDITION CACHE")
             t0, c0 = time.perf_counter(), time.process_time()
             get(base + query)
             times.append((time.perf_counter() - t0) * 1000)

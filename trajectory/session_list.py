@@ -208,7 +208,8 @@ _SPANS_COUNTED = """(
     SELECT *,
            is_llm_call AND NOT preparing AND (trace_id, span_id) NOT IN (
                SELECT trace_id, parent_span_id FROM spans
-               WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != '' AND trace_id IN __TRACES__)
+               WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != '' AND trace_id IN __TRACES__
+                 __SINCE__)
              AND NOT (response_id != '' AND next_report_start IS NOT NULL AND next_report_start <= end_ns)
              AND NOT (unanswered AND last_answer_start IS NOT NULL AND last_answer_start >= start_ns) AS counted
     FROM (
@@ -247,7 +248,7 @@ _SPANS_COUNTED = """(
                      cache_write_tokens, reasoning_tokens, reported_cost_usd, prepares_call, response_id,
                      toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns
               FROM spans __FINAL__
-              PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __LATEST__)))
+              PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __SINCE__ __LATEST__)))
 """
 
 # Each span's latest version (a re-sent span is stored again), two ways. `FINAL` merges the traces' rows of
@@ -256,10 +257,21 @@ _SPANS_COUNTED = """(
 # query (a page of 50 scattered sessions at 10M spans: 89 -> 53 ms, docs/performance.md). Both keep what a
 # ReplacingMergeTree(received_at) merge keeps: the highest `received_at`, of equals the last inserted (the
 # part of the higher block number, then the later row in it).
-_BY_FINAL = {"__FINAL__": "FINAL", "__LATEST__": "WHERE is_llm_call"}
+#
+# A page's few traces are also read from the days they can be in only (`__SINCE__`): `spans` is partitioned by
+# day of start, and a trace's key range is in a granule of every day's parts, so reading 50 scattered traces
+# filtered a granule of each in every partition (588 granules of 12 parts at 10M spans over 12 days, where
+# 52 hold them). The summary's first start of the traces (trajectory/tables.py: the least start of every
+# row inserted, every version of a span included) bounds every row of theirs from below, so the partitions
+# before it hold none. (A trace the summary has no row of bounds nothing: min() of no rows is 1970.) The
+# summary's row is written by a view after the span's part: a span being flattened as the page is read may
+# be read or not either way, as any of an unfinished insert; what was acknowledged before is complete.
+_BY_FINAL = {"__FINAL__": "FINAL", "__LATEST__": "WHERE is_llm_call", "__SINCE__": ""}
 _NEWEST_ROW = {"__FINAL__": "", "__LATEST__": (
     "ORDER BY received_at DESC, toUInt64(splitByChar('_', _part)[3]) DESC, _part_offset DESC "
-    "LIMIT 1 BY trace_id, span_id")}
+    "LIMIT 1 BY trace_id, span_id"),
+    "__SINCE__": "AND start_time >= (SELECT min(first_start) FROM trace_summary "
+                 "WHERE agent_id = {agent:String} AND trace_id IN __TRACES__)"}
 
 
 def _spans_counted(latest: dict[str, str]) -> str:

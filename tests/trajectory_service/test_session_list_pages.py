@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from evalkit.migrations import Backfill, migrate
-from evalkit.trajectory import tables
+from evalkit.trajectory import session_list, tables
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_page import page_by_time
 from tests.trajectory_service.conftest import BASE_NS, Service, chat, root, span
@@ -244,3 +244,53 @@ async def test_a_session_whose_newest_index_row_is_a_nested_runs_waits_for_its_o
     assert [r["session_id"] for r in listed["sessions"]] == ["f-10", "f-09", "f-08"] and listed["has_more"]
     everyone = await _walk(svc, f"/api/agents/{agent}/sessions?until={(BASE_NS + until * 1e9) / 1e9}", 25)
     assert _flat(everyone) == [f"f-{j:02d}" for j in range(10, 0, -1)] + [f"x-{i:02d}" for i in range(30, 0, -1)]
+
+
+_DAY = 86_400.0
+
+
+async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_of_their_spans(
+        svc: Service) -> None:
+    # `spans` is partitioned by day of start; a page reads its traces from the summary's first start on.
+    agent, key = await svc.new_agent()
+    newest = [s for i in range(4) for s in (root(10 + i, 100 + i * 10, f"s-new-{i}", 4 * _DAY + i, 4 * _DAY + i + 30),
+                                            chat(10 + i, 101 + i * 10, 100 + i * 10, 4 * _DAY + i + 1))]
+    await svc.send(key, [
+        *newest,
+        # Its root on day 3, a call that started on day 1 (a long call, or another host's clock).
+        root(1, 10, "s-early", 3 * _DAY, 3 * _DAY + 60), chat(1, 11, 10, 1 * _DAY),
+        # No session id: an application's request span on day 1, not indexed (no agent work in it), whose
+        # call on day 2 is; the index's first start of the trace is day 2, the summary's day 1.
+        span(2, 20, None, "GET /ask", 1 * _DAY, 2 * _DAY + 100), chat(2, 21, 20, 2 * _DAY),
+        root(3, 30, "s-old", 0.0, 60.0), chat(3, 31, 30, 1.0)])
+    store = svc.running.store
+    parts = int(store.query("SELECT count() FROM system.parts WHERE active AND database = currentDatabase() "
+                            "AND table = 'spans'")[0][0])
+    assert parts >= 5  # a part per day
+
+    base = f"/api/agents/{agent}/sessions?x=1"
+    sessionless = f"{2:032x}"
+    expected = [f"s-new-{i}" for i in range(3, -1, -1)] + ["s-early", sessionless, "s-old"]
+    for limit in (1, 3, 7):
+        rows = [row for offset in range(0, 7, limit)
+                for row in (await svc.get(f"{base}&limit={limit}&offset={offset}")).body["sessions"]]
+        assert [row["session_id"] for row in rows] == expected, limit
+        assert [(row["span_count"], row["steps"], row["prompt_tokens"]) for row in rows] == [(2, 1, 100)] * 7, limit
+        by_id = {row["session_id"]: row for row in rows}
+        assert by_id["s-early"]["first_seen"] == by_id[sessionless]["first_seen"] != by_id["s-old"]["first_seen"]
+
+    # The first page's read reaches day 4's part only; s-early's, days 1 to 4; with s-old's, every day.
+    def days_read(traces: list[str]) -> set[int]:
+        # The parts each read of `spans` in the page's query reaches (the calls' and their parents').
+        plan = [str(line) for (line,) in store.query(
+            "EXPLAIN indexes = 1 " + session_list._PAGE_SPANS, {"agent": agent, "traces": traces})]
+        reads = [i for i, line in enumerate(plan) if "ReadFromMergeTree" in line and ".spans)" in line]
+        assert len(reads) == 2, plan
+        # The parts left once the days before the bound are dropped (the Min-Max index's "Parts: kept/all").
+        minmax = [next(j for j in range(i, len(plan)) if "Min-Max" in plan[j]) for i in reads]
+        return {int(next(line for line in plan[j:] if "Parts:" in line).split("Parts:")[1].split("/")[0])
+                for j in minmax}
+
+    assert days_read([f"{10 + i:032x}" for i in range(4)]) == {1}
+    assert days_read([f"{1:032x}"]) == {4}  # days 1 to 4
+    assert days_read([f"{1:032x}", f"{3:032x}"]) == {parts}
