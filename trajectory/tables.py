@@ -166,10 +166,10 @@ _LLM_USAGE_BACKFILL = _TRACE_SUMMARY_PRICED_ROWS.replace("count() AS span_rows",
 
 # Migration 207: what the session list's count of LLM calls needs of a span's attributes (trajectory/
 # session_list.py, `_SPANS_COUNTED`), as columns of `spans`, so that a page reads neither attribute map (the
-# largest columns of `spans`: a page of 50 sessions at 10M spans 60 -> 46 ms, one of 2,000 344 -> 212 ms,
-# docs/performance.md). MATERIALIZED: computed from the attributes as a span is stored, never written by
-# an insert, so never out of step with them; spans stored before read them computed from their attributes
-# (the same values, at the old cost, until their parts are rewritten).
+# largest columns of `spans`: a first page at 10M spans 140 -> 82-113 ms of CPU, the flattening insert's cost
+# unchanged; docs/performance.md, session 17). MATERIALIZED: computed from the attributes as a span is
+# stored, never written by an insert, so never out of step with them; spans stored before read them computed
+# from their attributes (the same values, at the old cost, until their parts are rewritten).
 # - `response_id`: an LLM span's response id, the first non-empty of the keys the trajectory tells reports
 #   of one call apart by (trajectory/same_call.py); '' for other spans.
 # - `prepares_call`: an OpenInference LLM span with no messages, token counts or cost is a step preparing a

@@ -223,19 +223,6 @@ async def test_migration_206_bounds_what_was_stored_before_it_and_re_running_it_
     assert _ids((await svc.get(f"{base}&limit=1")).body["sessions"]) == ["s-dear"]
 
 
-async def _flattened_all(store: Any, agent: str) -> None:
-    """Wait until the agent's distinct spans in `spans` have not grown for a second."""
-    count, still = -1, 0
-    for _ in range(600):
-        [(stored,)] = store.query("SELECT uniqExact(trace_id, span_id) FROM spans WHERE agent_id = {agent:String}",
-                                  {"agent": agent})
-        still = still + 1 if stored == count else 0
-        if still >= 20:
-            return
-        count = stored
-        await asyncio.sleep(0.05)
-
-
 async def test_migration_207_lists_spans_stored_before_it_as_those_stored_after(svc: Service) -> None:
     store = svc.running.store
     before, before_key = await svc.new_agent("before")
@@ -245,11 +232,12 @@ async def test_migration_207_lists_spans_stored_before_it_as_those_stored_after(
     store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 207")
     for name in corpus.names():  # every capture: OpenInference's preparing steps, calls reported twice
         await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, before_key)
-    await _flattened_all(store, before)
+    # Every acknowledged span in `spans` before the migration runs (the flattener's own ledger says so).
+    assert await asyncio.to_thread(svc.running.service.staging.caught_up, 60.0)
     assert migrate(store) == [207]
     for name in corpus.names():
         await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, after_key)
-    await _flattened_all(store, after)
+    assert await asyncio.to_thread(svc.running.service.staging.caught_up, 60.0)
 
     async def listed(agent: str) -> list[list[dict[str, Any]]]:
         # (Not the status: it says whether a session has been quiet long enough, which the time decides.)
