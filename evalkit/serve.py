@@ -90,9 +90,10 @@ def make_store(settings: Settings) -> Store:
     if not url.startswith("chdb:"):
         explicit = {"max_memory_usage": settings.insert_memory_bytes} if settings.insert_memory_bytes else None
         return Store(url, cluster=settings.clickhouse_cluster, insert_connections=connections,
-                     insert_settings=explicit)
+                     read_connections=settings.read_connections, insert_settings=explicit)
     config = write_config_file(settings.data_dir / "engine-config.xml")
     return Store(url, cluster=settings.clickhouse_cluster, insert_connections=connections,
+                 read_connections=settings.read_connections,
                  engine_options={**memory.server_options(), "config-file": str(config.resolve())},
                  insert_settings=memory.insert_settings())
 

@@ -39,6 +39,9 @@ class Settings(BaseModel):
     # Inserts in flight at once per table, each on a connection of its own: one insert runs on
     # one core, so a second lets ClickHouse use the next while the first is busy.
     insert_concurrency: int = 2
+    # Store connections for reads (the API's, the UI's, scoring's), each running one statement at a time:
+    # a long read (a scorecard of 100,000 runs, a page sorted by cost) holds one, and the others go on.
+    read_connections: int = Field(default=4, ge=1, le=64)
     # Rows waiting to be written before new requests get a retryable "overloaded" answer.
     queue_max_rows: int = 400_000
     # Span exports are acknowledged once staged and flattened into spans behind (ingest/flattener.py):
@@ -136,6 +139,7 @@ _ENV = {
     "engine_cache_bytes": "EVALKIT_ENGINE_CACHE_BYTES",
     "release_code_pages": "EVALKIT_RELEASE_CODE_PAGES",
     "insert_concurrency": "EVALKIT_INSERT_CONCURRENCY",
+    "read_connections": "EVALKIT_READ_CONNECTIONS",
     "ingest_workers": "EVALKIT_INGEST_WORKERS",
     "settle_quiet_seconds": "EVALKIT_SETTLE_QUIET_SECONDS",
     "session_span_limit": "EVALKIT_SESSION_SPAN_LIMIT",

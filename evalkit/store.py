@@ -72,11 +72,77 @@ _SELECT = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
 _FLATTENED = re.compile(r"\b(spans|session_traces|session_order|trace_sessions|trace_summary)\b")
 
 
+class ConnectionPool:
+    """Up to `size` connections, opened when first needed, each lent to one statement at a time; a
+    statement finding them all lent waits for one."""
+
+    def __init__(self, open_connection: Callable[[], Client], size: int) -> None:
+        self.size = max(1, size)
+        self._open = open_connection
+        self._idle: queue.SimpleQueue[Client] = queue.SimpleQueue()
+        self._made = 0
+        self._lock = threading.Lock()
+        # Which opening of the pool each lent connection belongs to: one given back after `close` is closed
+        # too (the embedded engine stops, freeing its directory, only once its last connection closes).
+        self._opening = 0
+        self._lent: dict[int, int] = {}
+
+    def add(self, client: Client) -> None:
+        """An open connection joins the pool (counted against its size)."""
+        with self._lock:
+            self._made += 1
+        self._idle.put(client)
+
+    def borrow(self) -> Client:
+        client = self._borrow()
+        with self._lock:
+            self._lent[id(client)] = self._opening
+        return client
+
+    def _borrow(self) -> Client:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            make = self._made < self.size
+            if make:
+                self._made += 1
+        if not make:
+            return self._idle.get()
+        try:
+            return self._open()
+        except BaseException:
+            with self._lock:
+                self._made -= 1
+            raise
+
+    def give_back(self, client: Client) -> None:
+        with self._lock:
+            current = self._lent.pop(id(client), self._opening) == self._opening
+        if current:
+            self._idle.put(client)
+        else:
+            client.close()
+
+    def close(self) -> None:
+        """Close the idle connections now, and those lent out as they are given back."""
+        with self._lock:
+            self._opening += 1
+            self._made = 0
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                break
+
+
 class Store:
     """A thread-safe handle on one ClickHouse database."""
 
     def __init__(self, url: str, *, database: str | None = None, cluster: str | None = None,
-                 insert_connections: int = 2, engine_options: dict[str, str] | None = None,
+                 insert_connections: int = 2, read_connections: int = 4,
+                 engine_options: dict[str, str] | None = None,
                  insert_settings: dict[str, Any] | None = None) -> None:
         self.url = url
         self.kind, self._client_kwargs, url_database = parse_store_url(url)
@@ -89,13 +155,15 @@ class Store:
         self.engine_options = dict(engine_options or {})
         # Session settings of the insert connections (a memory cap per insert, EngineMemory).
         self.insert_settings = dict(insert_settings or {})
-        self._client: Client | None = None
+        self._client: Client | None = None  # the first connection, opened by `connect`; the first reader
         self._connect_lock = threading.Lock()
-        # Inserts get connections of their own: a driver connection runs one statement at a time,
-        # so concurrent inserts (and the API's reads) would otherwise queue behind each other.
-        self._inserters: queue.SimpleQueue[Client] = queue.SimpleQueue()
-        self._inserters_made = 0
-        self.max_inserters = max(1, insert_connections)
+        # Every statement runs on a connection lent to it alone: a driver connection runs one statement at a
+        # time (the embedded engine's holds a lock for the whole of a streamed read), so statements sharing
+        # one would queue behind each other, a page of the UI behind a scorecard. Reads (and other
+        # statements) get `read_connections`; inserts connections of their own, so that a burst of exports
+        # never leaves a read waiting for a connection.
+        self._readers = ConnectionPool(self._open, read_connections)
+        self._inserters = ConnectionPool(lambda: self._open(settings=self.insert_settings), insert_connections)
         # Read your writes: span exports are acknowledged once staged and flattened into spans a
         # moment later (ingest/flattener.py); with a barrier set, a read (query, query_dicts) of
         # the tables the flattening fills first waits for what was acknowledged before it. Reads
@@ -111,6 +179,7 @@ class Store:
             if self._client is not None:
                 return
             self._client = self._open(create_database=True)
+            self._readers.add(self._client)
 
     def _open(self, *, create_database: bool = False, settings: dict[str, Any] | None = None) -> Client:
         try:
@@ -152,41 +221,31 @@ class Store:
 
     def close(self) -> None:
         with self._connect_lock:
-            while True:
-                try:
-                    self._inserters.get_nowait().close()
-                except queue.Empty:
-                    break
-            self._inserters_made = 0
-            if self._client is not None:
-                self._client.close()
-                self._client = None
+            self._inserters.close()
+            self._readers.close()
+            self._client = None
 
-    def _borrow_inserter(self) -> Client:
-        try:
-            return self._inserters.get_nowait()
-        except queue.Empty:
-            pass
-        self._require()  # the database exists before any insert connection opens
-        with self._connect_lock:
-            if self._inserters_made < self.max_inserters:
-                self._inserters_made += 1
-                make = True
-            else:
-                make = False
-        if not make:
-            return self._inserters.get()
-        try:
-            return self._open(settings=self.insert_settings)
-        except BaseException:
-            with self._connect_lock:
-                self._inserters_made -= 1
-            raise
+    @property
+    def max_inserters(self) -> int:
+        return self._inserters.size
 
     @contextmanager
     def _inserter(self) -> Iterator[Client]:
         """An insert connection for one statement; ClickHouse's refusals come out classified."""
-        client = self._borrow_inserter()
+        self._require()  # the database exists before any insert connection opens
+        with self._lent(self._inserters) as client:
+            yield client
+
+    @contextmanager
+    def _reader(self) -> Iterator[Client]:
+        """A connection for one read (or other statement), held until its rows are all read."""
+        self._require()
+        with self._lent(self._readers) as client:
+            yield client
+
+    @contextmanager
+    def _lent(self, pool: ConnectionPool) -> Iterator[Client]:
+        client = pool.borrow()
         try:
             yield client
         except StoreUnavailable:
@@ -194,7 +253,7 @@ class Store:
         except Exception as exc:
             raise _classify(exc, self) from exc
         finally:
-            self._inserters.put(client)
+            pool.give_back(client)
 
     @contextmanager
     def unfenced(self) -> Iterator[None]:
@@ -213,53 +272,36 @@ class Store:
     # -- operations -----------------------------------------------------------------
     def command(self, sql: str, parameters: dict[str, Any] | None = None,
                 settings: dict[str, Any] | None = None) -> Any:
-        try:
-            return self._require().command(sql, parameters=parameters, settings=settings)
-        except StoreUnavailable:
-            raise
-        except Exception as exc:
-            raise _classify(exc, self) from exc
+        with self._reader() as client:
+            return client.command(sql, parameters=parameters, settings=settings)
 
     def query(self, sql: str, parameters: dict[str, Any] | None = None,
               settings: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         self._fence(sql)
-        try:
-            # Streamed, block by block: a whole result copied out of the embedded engine at once is one
-            # fresh buffer of its size (94 MB for a session of re-sent histories), and faulting its pages
-            # in cost more than the query (a --history 100 session's trajectory read, in process, 20
-            # alternating: median 194 -> 156 ms, slowest 1,224 -> 383 ms). Only a SELECT (`_SELECT`).
-            client = self._require()
+        # Streamed, block by block: a whole result copied out of the embedded engine at once is one
+        # fresh buffer of its size (94 MB for a session of re-sent histories), and faulting its pages
+        # in cost more than the query (a --history 100 session's trajectory read, in process, 20
+        # alternating: median 194 -> 156 ms, slowest 1,224 -> 383 ms). Only a SELECT (`_SELECT`).
+        with self._reader() as client:
             if not _SELECT.match(sql):
                 return [tuple(row) for row in client.query(sql, parameters=parameters, settings=settings).result_rows]
             with client.query_rows_stream(sql, parameters=parameters, settings=settings) as stream:
                 return [tuple(row) for row in stream]
-        except StoreUnavailable:
-            raise
-        except Exception as exc:
-            raise _classify(exc, self) from exc
 
     def query_dicts(self, sql: str, parameters: dict[str, Any] | None = None,
                     settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         self._fence(sql)
-        try:
-            result = self._require().query(sql, parameters=parameters, settings=settings)
-        except StoreUnavailable:
-            raise
-        except Exception as exc:
-            raise _classify(exc, self) from exc
+        with self._reader() as client:
+            result = client.query(sql, parameters=parameters, settings=settings)
         names = result.column_names
         return [dict(zip(names, row, strict=True)) for row in result.result_rows]
 
     def insert(self, table: str, columns: Sequence[Sequence[Any]], column_names: Sequence[str],
                settings: dict[str, Any] | None = None) -> None:
         """Insert column-oriented data; returns only once ClickHouse acknowledged it."""
-        try:
-            self._require().insert(table, list(columns), column_names=list(column_names),
-                                   column_oriented=True, settings=settings)
-        except StoreUnavailable:
-            raise
-        except Exception as exc:
-            raise _classify(exc, self) from exc
+        with self._reader() as client:
+            client.insert(table, list(columns), column_names=list(column_names), column_oriented=True,
+                          settings=settings)
 
     def insert_raw(self, table: str, column_names: Sequence[str], data: bytes, fmt: str,
                    settings: dict[str, Any] | None = None) -> None:

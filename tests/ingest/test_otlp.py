@@ -327,7 +327,7 @@ async def test_overload_answers_retryable_errors(tmp_path: Path) -> None:
     # The insert is held by taking the store's insert connections (one writer slot, one for logs).
     async with serve(tmp_path, queue_max_rows=2, insert_concurrency=1) as running:
         agent_id, key = await asyncio.to_thread(running.new_agent)
-        held = [await asyncio.to_thread(running.store._borrow_inserter) for _ in range(running.store.max_inserters)]
+        held = [await asyncio.to_thread(running.store._inserters.borrow) for _ in range(running.store.max_inserters)]
         url = f"{running.otlp_http}/v1/traces"
         try:
             first = asyncio.create_task(asyncio.to_thread(
@@ -348,7 +348,7 @@ async def test_overload_answers_retryable_errors(tmp_path: Path) -> None:
             assert headers["Retry-After"] == "2"
         finally:
             for client in held:
-                running.store._inserters.put(client)
+                running.store._inserters.give_back(client)
         assert second is not None
         assert (await first)[0] == 200 and (await second)[0] == 200
         assert count_spans(running, agent_id) == 4
