@@ -39,7 +39,7 @@ server = dict(store.query("SELECT name, value FROM system.server_settings WHERE 
                           "('max_server_memory_usage', 'mark_cache_size', 'primary_index_cache_size')"))
 merge = dict(store.query("SELECT name, value FROM system.merge_tree_settings WHERE name IN "
                          "('vertical_merge_algorithm_min_rows_to_activate', 'merge_max_block_size')"))
-inserter = store._borrow_inserter()
+inserter = store._inserters.borrow()
 insert_limit = inserter.query("SELECT getSetting('max_memory_usage')").result_rows[0][0]
 reader_limit = store.query("SELECT getSetting('max_memory_usage')")[0][0]
 print(json.dumps({"server": server, "merge": merge, "insert": int(insert_limit), "read": int(reader_limit)}))
