@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import sys
@@ -107,6 +108,8 @@ def main() -> None:
     print(f"slow request alone:            {figures(slow_alone)}")
     print(f"quick request beside the slow: {figures(beside)}")
     print(f"slow request beside the quick: {figures(slow_beside)}")
+    print(f"peak RSS of this process (the service and its engine): "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     server.stop()
     if args.data_dir is None:
         shutil.rmtree(data_dir, ignore_errors=True)
