@@ -46,6 +46,14 @@ class Metrics:
             "evalkit_ingest_flatten_refused_requests",
             "Staged export requests the store refused to flatten, alone; kept in span_staging_refused",
             registry=r)
+        self.connections_lent = Gauge("evalkit_store_connections_lent",
+                                      "Store connections running a statement now, per pool (read: "
+                                      "EVALKIT_READ_CONNECTIONS; insert: the span writer's, logs', the flattener's)",
+                                      ["pool"], registry=r)
+        self.connection_waits = Gauge("evalkit_store_connection_waits",
+                                      "Statements that found every connection of their pool lent and waited for one "
+                                      "(since start; rising for reads: raise EVALKIT_READ_CONNECTIONS)",
+                                      ["pool"], registry=r)
         self.http_requests = Counter("evalkit_api_requests", "API requests by route and status",
                                      ["route", "status"], registry=r)
 
@@ -68,6 +76,14 @@ class Metrics:
 
     def watch_engine_memory(self, tracked: Callable[[], float]) -> None:
         self.engine_memory.set_function(tracked)
+
+    def watch_connections(self, use: Callable[[], dict[str, tuple[int, int]]]) -> None:
+        def figure(pool: str, which: int) -> Callable[[], float]:
+            return lambda: float(use()[pool][which])
+
+        for pool in ("read", "insert"):
+            self.connections_lent.labels(pool).set_function(figure(pool, 0))
+            self.connection_waits.labels(pool).set_function(figure(pool, 1))
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -128,6 +128,7 @@ class Service:
         self.say = say
         self.metrics = Metrics()
         self.metrics.watch_engine_memory(self.store.memory_tracked)
+        self.metrics.watch_connections(self.store.connection_use)
         self.access = Access(self.store, clock)
         self.route_modules = list(default_route_modules() if route_modules is None else route_modules)
         self._ready = False

@@ -86,6 +86,12 @@ class ConnectionPool:
         # too (the embedded engine stops, freeing its directory, only once its last connection closes).
         self._opening = 0
         self._lent: dict[int, int] = {}
+        # Statements that found every connection lent and waited for one (past `size`, they queue).
+        self.waits = 0
+
+    @property
+    def lent(self) -> int:
+        return len(self._lent)
 
     def add(self, client: Client) -> None:
         """An open connection joins the pool (counted against its size)."""
@@ -109,6 +115,12 @@ class ConnectionPool:
             if make:
                 self._made += 1
         if not make:
+            try:
+                return self._idle.get_nowait()  # given back meanwhile
+            except queue.Empty:
+                pass
+            with self._lock:
+                self.waits += 1
             return self._idle.get()
         try:
             return self._open()
@@ -228,6 +240,11 @@ class Store:
     @property
     def max_inserters(self) -> int:
         return self._inserters.size
+
+    def connection_use(self) -> dict[str, tuple[int, int]]:
+        """Per pool ("read", "insert"): connections lent right now, and statements that have waited for one."""
+        return {"read": (self._readers.lent, self._readers.waits),
+                "insert": (self._inserters.lent, self._inserters.waits)}
 
     @contextmanager
     def _inserter(self) -> Iterator[Client]:

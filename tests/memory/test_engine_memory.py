@@ -169,6 +169,10 @@ async def test_metrics_show_the_process_and_the_engine_memory(tmp_path: Path) ->
               if line and not line.startswith("#")}
     assert values["process_resident_memory_bytes"] > 0
     assert values["evalkit_engine_memory_tracked_bytes"] > 0
+    # The store's connections in use and the statements that waited for one, per pool (tests/store says when).
+    assert 0 <= values['evalkit_store_connections_lent{pool="read"}'] <= running.settings.read_connections
+    assert values['evalkit_store_connection_waits{pool="read"}'] == 0
+    assert 'evalkit_store_connections_lent{pool="insert"}' in values
 
 
 def test_code_pages_are_released_and_the_engine_still_works(store: Store) -> None:

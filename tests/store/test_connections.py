@@ -46,9 +46,11 @@ def test_reads_past_the_connections_wait_for_one_and_then_run() -> None:
             thread.join(_PATIENCE)
             assert lent, "the pool lent fewer connections than read_connections"
             held += lent
+        assert store.connection_use()["read"] == (2, 0)
         thread, result = _in_thread(lambda: store.query("SELECT 7"))
         thread.join(0.5)
         assert thread.is_alive() and not result, "a third read ran with both connections lent"
+        assert store.connection_use()["read"][1] == 1  # counted as a wait (/metrics)
         store._readers.give_back(held.pop())
         thread.join(_PATIENCE)
         assert result == [[(7,)]]
