@@ -19,21 +19,18 @@ request queues on it, as the store did before it lent each statement a connectio
 from __future__ import annotations
 
 import argparse
-import json
 import resource
-import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from session_list import load_direct  # bench/session_list.py, beside this file
+from session_list import serve_sessions  # bench/session_list.py, beside this file
 
 from evalkit.settings import Settings
-from trajectory import TOKEN, InThread, curl_ms, post
+from trajectory import curl_ms
 
 AGENT = "bot@bench"
 
@@ -56,29 +53,16 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--api-port", type=int, default=0)
     args = parser.parse_args()
-    reuse = args.data_dir is not None and (args.data_dir / "clickhouse").exists()
-    if args.data_dir is not None:
-        args.data_dir.mkdir(parents=True, exist_ok=True)
-    if args.work_dir is not None:
-        args.work_dir.mkdir(parents=True, exist_ok=True)
-    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=args.work_dir))
-    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=0, api_port=args.api_port,
-                        bootstrap_token=TOKEN, settle_quiet_seconds=0.0, read_connections=args.read_connections)
-    server = InThread(settings)
-    store = server.service.store
-    api = f"http://127.0.0.1:{server.service.api_port}"
-    if not reuse:
-        post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
-        post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
-        load_direct(store, AGENT, args.sessions, args.spans, 1_000_000)
-    while store.query("SELECT count() FROM system.merges")[0][0]:
-        time.sleep(0.5)  # the load's merges run in this process: let them end before timing
+    loaded = serve_sessions(args.sessions, args.spans, data_dir=args.data_dir, work_dir=args.work_dir,
+                            api_port=args.api_port, read_connections=args.read_connections)
+    api = f"http://127.0.0.1:{loaded.server.service.api_port}"
     base = f"{api}/api/agents/{AGENT}/sessions"
     deep = min(50 * 99, max(0, args.sessions - 50))
     quick = base + args.quick
     slow = base + (args.slow or f"?limit=50&sort=cost&offset={deep}")
     print(f"evalkit concurrent reads bench: {args.sessions:,} sessions × {args.spans} spans, "
-          f"{args.read_connections} read connection(s), {args.slow_clients} slow client(s); store {settings.store_url}")
+          f"{args.read_connections} read connection(s), {args.slow_clients} slow client(s); "
+          f"store {loaded.server.service.settings.store_url}")
     curl_ms(quick)
     curl_ms(slow)  # warm: the first request of each loads code and prices
 
@@ -110,9 +94,7 @@ def main() -> None:
     print(f"slow request beside the quick: {figures(slow_beside)}")
     print(f"peak RSS of this process (the service and its engine): "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
-    server.stop()
-    if args.data_dir is None:
-        shutil.rmtree(data_dir, ignore_errors=True)
+    loaded.stop()
 
 
 if __name__ == "__main__":

@@ -33,7 +33,9 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from opentelemetry.proto.resource.v1 import resource_pb2
@@ -126,6 +128,58 @@ def load_otlp(otlp: str, key: str, sessions: int, spans_each: int) -> None:
         post(otlp, request.SerializeToString(), key, "application/x-protobuf")
 
 
+@dataclass
+class LoadedSessions:
+    """A service in this process holding the bench's sessions (`serve_sessions`)."""
+
+    server: InThread
+    data_dir: Path
+    reused: bool  # found in `--data-dir`, not loaded
+    seconds: float  # loading (or finding) them took
+    keep: bool  # `--data-dir` given: the data stays after `stop`
+
+    def stop(self) -> None:
+        self.server.stop()
+        if not self.keep:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+def serve_sessions(sessions: int, spans: int, *, load: str = "direct", block: int = 1_000_000,
+                   data_dir: Path | None = None, work_dir: Path | None = None, api_port: int = 0,
+                   otlp_http_port: int = 0, **settings: Any) -> LoadedSessions:
+    """A service in this process whose agent `bot@bench` holds `sessions` sessions of `spans` spans (`session()`),
+    loaded through the receiver (`load="otlp"`) or `load_direct`, or found already in `data_dir` from an earlier
+    run; checked complete, with the load's merges over (they run in this process: their CPU is not a page's).
+    `settings`: more of the service's settings."""
+    if work_dir is not None:
+        work_dir.mkdir(parents=True, exist_ok=True)
+    reused = data_dir is not None and (data_dir / "clickhouse").exists()
+    if data_dir is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    directory = data_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=work_dir))
+    server = InThread(Settings(data_dir=directory, grpc_port=0, otlp_http_port=otlp_http_port, api_port=api_port,
+                               bootstrap_token=TOKEN, settle_quiet_seconds=0.0, **settings))
+    store = server.service.store
+    api = f"http://127.0.0.1:{server.service.api_port}"
+    started = time.perf_counter()
+    if not reused:
+        post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
+        post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
+        key = json.loads(post(api + "/api/agents/bot@bench/keys",
+                              json.dumps({"scopes": ["ingest", "read"]}).encode(), TOKEN)[1])["key"]
+        if load == "direct":
+            load_direct(store, "bot@bench", sessions, spans, block)
+        else:
+            load_otlp(f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces", key, sessions, spans)
+    total = sessions * spans
+    stored = store.query("SELECT count() FROM spans FINAL WHERE agent_id = 'bot@bench'")[0][0]
+    assert stored == total, f"{stored:,} spans stored of {total:,} loaded"
+    seconds = time.perf_counter() - started
+    while store.query("SELECT count() FROM system.merges")[0][0]:
+        time.sleep(0.5)
+    return LoadedSessions(server, directory, reused, seconds, keep=data_dir is not None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=20_000)
@@ -146,37 +200,14 @@ def main() -> None:
                         help="keep the loaded store here and, when it already holds the spans, time it without "
                              "loading again (10M spans take minutes to load)")
     args = parser.parse_args()
-    if args.work_dir is not None:
-        args.work_dir.mkdir(parents=True, exist_ok=True)
-    reuse = args.data_dir is not None and (args.data_dir / "clickhouse").exists()
-    if args.data_dir is not None:
-        args.data_dir.mkdir(parents=True, exist_ok=True)
-    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-", dir=args.work_dir))
-    settings = Settings(data_dir=data_dir, grpc_port=0, otlp_http_port=args.otlp_http_port, api_port=args.api_port,
-                        bootstrap_token=TOKEN, settle_quiet_seconds=0.0)
-    server = InThread(settings)
+    loaded = serve_sessions(args.sessions, args.spans, load=args.load, block=args.block, data_dir=args.data_dir,
+                            work_dir=args.work_dir, api_port=args.api_port, otlp_http_port=args.otlp_http_port)
+    server = loaded.server
     api = f"http://127.0.0.1:{server.service.api_port}"
-    otlp = f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces"
-    started = time.perf_counter()
-    if not reuse:
-        post(api + "/api/workspaces", json.dumps({"name": "bench"}).encode(), TOKEN)
-        post(api + "/api/agents", json.dumps({"name": "bot", "workspace": "bench"}).encode(), TOKEN)
-        key = json.loads(post(api + "/api/agents/bot@bench/keys",
-                              json.dumps({"scopes": ["ingest", "read"]}).encode(), TOKEN)[1])["key"]
-        if args.load == "direct":
-            load_direct(server.service.store, "bot@bench", args.sessions, args.spans, args.block)
-        else:
-            load_otlp(otlp, key, args.sessions, args.spans)
-    total = args.sessions * args.spans
-    stored = server.service.store.query("SELECT count() FROM spans FINAL WHERE agent_id = 'bot@bench'")[0][0]
-    assert stored == total, f"{stored:,} spans stored of {total:,} loaded"
-    print(f"evalkit session list bench: {args.sessions:,} sessions × {args.spans} spans = {total:,} spans, "
-          f"{'reused' if reuse else f'loaded ({args.load})'} in {time.perf_counter() - started:.1f}s; "
-          f"store {settings.store_url}")
-    # The engine's background merges after the load run in this process: let them finish first, so that the
-    # CPU time measured is the pages'.
-    while server.service.store.query("SELECT count() FROM system.merges")[0][0]:
-        time.sleep(0.5)
+    print(f"evalkit session list bench: {args.sessions:,} sessions × {args.spans} spans = "
+          f"{args.sessions * args.spans:,} spans, "
+          f"{'reused' if loaded.reused else f'loaded ({args.load})'} in {loaded.seconds:.1f}s; "
+          f"store {server.service.settings.store_url}")
     base = f"{api}/api/agents/bot@bench/sessions"
     deep = min(50 * 99, max(0, args.sessions - 50))
 
@@ -226,9 +257,7 @@ def main() -> None:
             cpu.append((time.process_time() - c0) * 1000)
         print(f"{label:<44} p50 {statistics.median(times):8.1f} ms  max {max(times):8.1f} ms  "
               f"cpu p50 {statistics.median(cpu):8.1f} ms")
-    server.stop()
-    if args.data_dir is None:
-        shutil.rmtree(data_dir, ignore_errors=True)
+    loaded.stop()
 
 
 if __name__ == "__main__":
