@@ -216,6 +216,16 @@ def main() -> None:
         body = json.loads(get(base + f"?limit=50&sort={sort}&offset={max(0, deep - 50)}"))
         return f"?limit=50&sort={sort}&cursor={body['next_cursor']}"
 
+    def cost_floor(rank: int) -> float:
+        # The cost of the session ranked `rank` by cost: a floor keeping about `rank + 1` sessions, whatever
+        # the store's size (a fixed dollar figure kept ~1% of 200,000 sessions and none of a thousand).
+        body = json.loads(get(base + f"?limit=1&sort=cost&offset={rank}"))
+        return float(body["sessions"][0]["cost_usd"])
+
+    floor_1 = cost_floor(max(0, args.sessions // 100 - 1))
+    # Below the cheapest session (pricing every session to find it: only when the scans are timed).
+    floor_all = 0.0 if args.skip_scans else cost_floor(args.sessions - 1) * 0.99
+
     queries = {
         "first page, last seen": "?limit=50",
         "page 100 by offset, last seen": f"?limit=50&offset={deep}",
@@ -231,8 +241,8 @@ def main() -> None:
         "first page, model filter (summary)": "?limit=50&model=gpt-4o-mini",
         "first page, by cost (bound first)": "?limit=50&sort=cost",
         "page 100, by cost (bound first)": f"?limit=50&sort=cost&offset={deep}",
-        "first page, cost floor ~1% (bound first)": "?limit=50&min_cost=0.012",
-        "first page, cost floor ~all (scans, prices all)": "?limit=50&min_cost=0.004",
+        "first page, cost floor ~1% (bound first)": f"?limit=50&min_cost={floor_1!r}",
+        "first page, cost floor ~all (scans, prices all)": f"?limit=50&min_cost={floor_all!r}",
         # Ids are s-1 .. s-N: one match for a whole id (the walk reads the agent's index to its end);
         # "77" is in ~3% of them (the walk reads ~30 pages' worth of the index).
         "search, one session of all": f"?limit=50&search=s-{max(1, args.sessions // 3)}",

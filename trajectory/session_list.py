@@ -14,6 +14,7 @@ import base64
 import json
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -258,20 +259,15 @@ _SPANS_COUNTED = """(
 # ReplacingMergeTree(received_at) merge keeps: the highest `received_at`, of equals the last inserted (the
 # part of the higher block number, then the later row in it).
 #
-# A page's few traces are also read from the days they can be in only (`__SINCE__`): `spans` is partitioned by
-# day of start, and a trace's key range is in a granule of every day's parts, so reading 50 scattered traces
-# filtered a granule of each in every partition (588 granules of 12 parts at 10M spans over 12 days, where
-# 52 hold them). The summary's first start of the traces (trajectory/tables.py: the least start of every
-# row inserted, every version of a span included) bounds every row of theirs from below, so the partitions
-# before it hold none. (A trace the summary has no row of bounds nothing: min() of no rows is 1970.) The
-# summary's row is written by a view after the span's part: a span being flattened as the page is read may
-# be read or not either way, as any of an unfinished insert; what was acknowledged before is complete.
+# A page's few traces are also read from the parts they can be in only (`__SINCE__`, `{since}` in nanoseconds):
+# `spans` is partitioned by day of start, and a trace's key range is in a granule of every day's parts, so
+# reading 50 scattered traces filtered a granule of each in every partition (588 granules of 12 parts at 10M
+# spans over 12 days, where 52 hold them). `_page_spans` says from when, and checks it.
 _BY_FINAL = {"__FINAL__": "FINAL", "__LATEST__": "WHERE is_llm_call", "__SINCE__": ""}
 _NEWEST_ROW = {"__FINAL__": "", "__LATEST__": (
     "ORDER BY received_at DESC, toUInt64(splitByChar('_', _part)[3]) DESC, _part_offset DESC "
     "LIMIT 1 BY trace_id, span_id"),
-    "__SINCE__": "AND start_time >= (SELECT min(first_start) FROM trace_summary "
-                 "WHERE agent_id = {agent:String} AND trace_id IN __TRACES__)"}
+    "__SINCE__": "AND start_time >= fromUnixTimestamp64Nano({since:Int64}, 'UTC')"}
 
 
 def _spans_counted(latest: dict[str, str]) -> str:
@@ -704,7 +700,7 @@ def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: Pri
     traces = sorted({trace for session in sessions for trace in session.trace_ids})
     per_trace: dict[str, Sequence[Any]] = {}
     calls: list[Sequence[Any]] = []
-    for row in store.query(_PAGE_SPANS, {"agent": agent_id, "traces": traces}):
+    for row in _page_spans(store, agent_id, traces, min(session.first_start_ns for session in sessions)):
         if row[3]:
             calls.append((row[0], row[1], row[2], *row[12:]))
         else:
@@ -721,6 +717,45 @@ def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: Pri
             sum(1 for f in figures if not int(f[5])), sum(int(f[6]) for f in figures),
             sorted({str(m) for f in figures for m in f[7]}), trace_ids=[t for t, _ in found]))
     _apply_calls(rows, calls, prices)
+    return rows
+
+
+# The summary's first start of some traces: the least start of every span row inserted (trajectory/tables.py),
+# 0 for traces it has no row of yet (min() of no rows is 1970). Its row is written by a view after the span's
+# part: a span being flattened as a page is read may be read or not either way, as any of an unfinished
+# insert; what was acknowledged before is complete.
+_FIRST_START = compact_sql("""
+SELECT toUnixTimestamp64Nano(min(first_start)) FROM trace_summary
+WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
+""")
+# How long before its first indexed span a page's trace is read from: spans the index leaves out (an
+# application's request span around an agent's run) start a little before it, seldom an hour.
+_UNINDEXED_LEAD_NS = 3_600 * 10**9
+# Reads a page's spans query waits for on another connection (the summary's first start, `_page_spans`).
+_BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalkit-page")
+
+
+def _page_spans(store: Store, agent_id: str, traces: list[str], indexed_start_ns: int) -> list[tuple[Any, ...]]:
+    """`_PAGE_SPANS` of the traces, read from an hour before their sessions start as the session index has them.
+
+    The index's start is that of the spans it indexes (those carrying a session id or doing an agent's
+    work): an application's request span may have started before it. The summary's first start counts
+    every span, so it bounds them all; but its rows are a lookup by random trace id (~17 ms at 10M spans),
+    where the index's start comes with the page. So the spans are read from the index's start less an hour
+    (which prunes the days before it, and the parts of its day that end before it), while the summary's
+    start is read beside them on another connection; where that is earlier still, the page is read again
+    from there. The rows are always those the summary's bound gives (a test has a request span a day before
+    its trace's first indexed one).
+    """
+    params: dict[str, Any] = {"agent": agent_id, "traces": traces}
+    since = indexed_start_ns - _UNINDEXED_LEAD_NS
+    if since <= 0:
+        return store.query(_PAGE_SPANS, {**params, "since": 0})
+    first_start = _BESIDE.submit(store.query, _FIRST_START, params)
+    rows = store.query(_PAGE_SPANS, {**params, "since": since})
+    earliest = int(first_start.result()[0][0])
+    if earliest < since:
+        rows = store.query(_PAGE_SPANS, {**params, "since": earliest})
     return rows
 
 

@@ -279,11 +279,13 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
         by_id = {row["session_id"]: row for row in rows}
         assert by_id["s-early"]["first_seen"] == by_id[sessionless]["first_seen"] != by_id["s-old"]["first_seen"]
 
-    # The first page's read reaches day 4's part only; s-early's, days 1 to 4; with s-old's, every day.
-    def days_read(traces: list[str]) -> set[int]:
+    # A page's read starts an hour before its sessions do as the index has them: the first page's reaches
+    # day 4's part only; s-early's, days 1 to 4; from 1970, every day.
+    def days_read(since_ns: int) -> set[int]:
         # The parts each read of `spans` in the page's query reaches (the calls' and their parents').
         plan = [str(line) for (line,) in store.query(
-            "EXPLAIN indexes = 1 " + session_list._PAGE_SPANS, {"agent": agent, "traces": traces})]
+            "EXPLAIN indexes = 1 " + session_list._PAGE_SPANS,
+            {"agent": agent, "traces": [f"{1:032x}"], "since": since_ns})]
         reads = [i for i, line in enumerate(plan) if "ReadFromMergeTree" in line and ".spans)" in line]
         assert len(reads) == 2, plan
         # The parts left once the days before the bound are dropped (the Min-Max index's "Parts: kept/all").
@@ -291,6 +293,30 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
         return {int(next(line for line in plan[j:] if "Parts:" in line).split("Parts:")[1].split("/")[0])
                 for j in minmax}
 
-    assert days_read([f"{10 + i:032x}" for i in range(4)]) == {1}
-    assert days_read([f"{1:032x}"]) == {4}  # days 1 to 4
-    assert days_read([f"{1:032x}", f"{3:032x}"]) == {parts}
+    def day_ns(day: int) -> int:
+        return BASE_NS + day * int(_DAY) * 10**9
+
+    hour = 3_600 * 10**9
+    assert days_read(day_ns(4) - hour) == {1}
+    assert days_read(day_ns(1) - hour) == {4}  # days 1 to 4
+    assert days_read(0) == {parts}
+
+    # The sessionless trace's index starts on day 2 (its call), the summary on day 1 (its request span): the
+    # page read from an hour before day 2 is read again from day 1, the summary's bound being read beside it
+    # (above, every row shows both spans). Counted here: the statements that read the page's spans.
+    statements: list[str] = []
+    query = store.query
+
+    def counting(sql: str, *args: Any, **kwargs: Any) -> Any:
+        statements.append(sql)
+        return query(sql, *args, **kwargs)
+
+    store.query = counting  # type: ignore[method-assign]
+    try:
+        for trace, day, reads in ((sessionless, 2, 2), (f"{1:032x}", 1, 1)):
+            statements.clear()
+            rows = session_list._page_spans(store, agent, [trace], day_ns(day))
+            assert sum(sql == session_list._PAGE_SPANS for sql in statements) == reads, trace
+            assert [int(r[4]) for r in rows if not r[3]] == [2], trace  # both of the trace's spans
+    finally:
+        del store.query
