@@ -720,14 +720,6 @@ def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: Pri
     return rows
 
 
-# The summary's first start of some traces: the least start of every span row inserted (trajectory/tables.py),
-# 0 for traces it has no row of yet (min() of no rows is 1970). Its row is written by a view after the span's
-# part: a span being flattened as a page is read may be read or not either way, as any of an unfinished
-# insert; what was acknowledged before is complete.
-_FIRST_START = compact_sql("""
-SELECT toUnixTimestamp64Nano(min(first_start)) FROM trace_summary
-WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
-""")
 # How long before its first indexed span a page's trace is read from: spans the index leaves out (an
 # application's request span around an agent's run) start a little before it, seldom an hour.
 _UNINDEXED_LEAD_NS = 3_600 * 10**9
@@ -751,9 +743,13 @@ def _page_spans(store: Store, agent_id: str, traces: list[str], indexed_start_ns
     since = indexed_start_ns - _UNINDEXED_LEAD_NS
     if since <= 0:
         return store.query(_PAGE_SPANS, {**params, "since": 0})
-    first_start = _BESIDE.submit(store.query, _FIRST_START, params)
+    times = _BESIDE.submit(store.query, _TRACE_TIMES, params)
     rows = store.query(_PAGE_SPANS, {**params, "since": since})
-    earliest = int(first_start.result()[0][0])
+    # The summary's first start: the least start of every span row inserted (trajectory/tables.py). Its row is
+    # written by a view after the span's part, so a trace it has no row of yet bounds nothing (from 1970): a
+    # span being flattened as a page is read may be read or not either way, as any of an unfinished insert.
+    summarised = {str(trace): int(first) for trace, first, _ in times.result()}
+    earliest = min((summarised.get(trace, 0) for trace in traces), default=0)
     if earliest < since:
         rows = store.query(_PAGE_SPANS, {**params, "since": earliest})
     return rows

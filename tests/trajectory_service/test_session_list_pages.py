@@ -251,7 +251,8 @@ _DAY = 86_400.0
 
 async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_of_their_spans(
         svc: Service) -> None:
-    # `spans` is partitioned by day of start; a page reads its traces from the summary's first start on.
+    # `spans` is partitioned by day of start; a page reads its traces from an hour before the index's first start
+    # of them, or from the summary's (every span's) where that is earlier.
     agent, key = await svc.new_agent()
     newest = [s for i in range(4) for s in (root(10 + i, 100 + i * 10, f"s-new-{i}", 4 * _DAY + i, 4 * _DAY + i + 30),
                                             chat(10 + i, 101 + i * 10, 100 + i * 10, 4 * _DAY + i + 1))]
