@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from evalkit.store import Store, compact_sql
+from evalkit.trajectory.page_figures import PAGE_SPAN_ROWS, page_figures
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.session_index import NAMED, RESOLVED, Resolved, resolve
 from evalkit.trajectory.session_page import ORDERS, holds_search, page_by_time, rank
@@ -38,7 +39,7 @@ SORTS = {
 # [since, until) as the index has them (the index resolved once: a CTE named twice is run twice), then
 # per trace (every trace of the agent's summary: the summary's rows are small, and narrowing them to the
 # sessions' traces would resolve the index again), then per session; the page's own figures are then
-# read from its traces' spans (`_PAGE_SPANS`), so they are those a page by time shows.
+# read from its traces' spans (`_page_spans`), so they are those a page by time shows.
 # `__SPAN_COUNT__` merges the span-id sets only when the sort needs the count (the one costly figure).
 _SUMMARY_SESSIONS = compact_sql("""
 WITH sessions AS (
@@ -199,18 +200,17 @@ _MAX_GIVEN_TRACES = 5_000  # query parameters travel in the request: past a page
 # later sibling), which may arrive in later batches than it; and the price book (prices.yaml,
 # genai-prices by date) is Python's, and may change after the spans came.
 
-# Each span of some traces (its latest version, read as `__FINAL__` and `__LATEST__` say: `_spans_counted`) with
-# whether it is an LLM call the list counts:
+# Each LLM span of some traces (its latest version: `FINAL`) with whether it is a call the list counts:
 # a leaf call (a framework's LLM span wrapping the client library's repeats its usage), not a step
 # preparing a call, not a second report of a call, not a streamed call's request span. One read of the
 # spans: the rules that compare a span with others are window functions over it, not self-joins, which
-# cost a second and third read and most of the query's planning.
+# cost a second and third read and most of the query's planning. A page's few traces are counted by the
+# same rules in Python (trajectory/page_figures.py), which a test holds to these.
 _SPANS_COUNTED = """(
     SELECT *,
            is_llm_call AND NOT preparing AND (trace_id, span_id) NOT IN (
                SELECT trace_id, parent_span_id FROM spans
-               WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != '' AND trace_id IN __TRACES__
-                 __SINCE__)
+               WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != '' AND trace_id IN __TRACES__)
              AND NOT (response_id != '' AND next_report_start IS NOT NULL AND next_report_start <= end_ns)
              AND NOT (unanswered AND last_answer_start IS NOT NULL AND last_answer_start >= start_ns) AS counted
     FROM (
@@ -248,33 +248,9 @@ _SPANS_COUNTED = """(
                      start_time, end_time, received_at, input_tokens, output_tokens, cache_read_tokens,
                      cache_write_tokens, reasoning_tokens, reported_cost_usd, prepares_call, response_id,
                      toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns
-              FROM spans __FINAL__
-              PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ __SINCE__ __LATEST__)))
+              FROM spans FINAL
+              PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ WHERE is_llm_call)))
 """
-
-# Each span's latest version (a re-sent span is stored again), two ways. `FINAL` merges the traces' rows of
-# every part in key order: the way for many traces. For a page's few traces, keeping the newest row of each
-# span id (`_NEWEST_ROW`) costs a sort of their rows, where `FINAL` costs more than the rest of the page's
-# query (a page of 50 scattered sessions at 10M spans: 89 -> 53 ms, docs/performance.md). Both keep what a
-# ReplacingMergeTree(received_at) merge keeps: the highest `received_at`, of equals the last inserted (the
-# part of the higher block number, then the later row in it).
-#
-# A page's few traces are also read from the parts they can be in only (`__SINCE__`, `{since}` in nanoseconds):
-# `spans` is partitioned by day of start, and a trace's key range is in a granule of every day's parts, so
-# reading 50 scattered traces filtered a granule of each in every partition (588 granules of 12 parts at 10M
-# spans over 12 days, where 52 hold them). `_page_spans` says from when, and checks it.
-_BY_FINAL = {"__FINAL__": "FINAL", "__LATEST__": "WHERE is_llm_call", "__SINCE__": ""}
-_NEWEST_ROW = {"__FINAL__": "", "__LATEST__": (
-    "ORDER BY received_at DESC, toUInt64(splitByChar('_', _part)[3]) DESC, _part_offset DESC "
-    "LIMIT 1 BY trace_id, span_id"),
-    "__SINCE__": "AND start_time >= fromUnixTimestamp64Nano({since:Int64}, 'UTC')"}
-
-
-def _spans_counted(latest: dict[str, str]) -> str:
-    sql = _SPANS_COUNTED
-    for placeholder, text in latest.items():
-        sql = sql.replace(placeholder, text)
-    return sql
 
 
 # The counted calls' figures, per group: what pricing needs (see `_add_calls`).
@@ -290,25 +266,9 @@ sumIf(reasoning_tokens, counted), countIf(counted AND cost IS NULL AND input_tok
 # sessions counts in each): for sessions that were not read as a page (a sort by cost prices them all).
 _LLM_CALLS = compact_sql(f"""
 SELECT trace_id, model, provider, {_CALL_FIGURES}
-FROM {_spans_counted(_BY_FINAL)}
+FROM {_SPANS_COUNTED}
 GROUP BY trace_id, model, provider
 """)
-
-# A page's traces in one read of their spans: per trace its spans, times, errors, structure and models
-# (the rows of the (trace) grouping set), and its counted LLM calls per (model, provider) (the rows of
-# the other set).
-_PAGE_SPANS = compact_sql(f"""
-SELECT trace_id, model, provider, grouping(model, provider) = 0 AS calls,
-       count(), toUnixTimestamp64Nano(min(start_time)), toUnixTimestamp64Nano(max(end_time)),
-       toUnixTimestamp64Milli(max(received_at)), countIf(status_code = 2), countIf(parent_span_id = ''),
-       length(groupUniqArrayIf(parent_span_id, parent_span_id != ''))
-         - length(arrayIntersect(groupUniqArrayIf(parent_span_id, parent_span_id != ''), groupUniqArray(span_id))),
-       groupUniqArrayIf(model, model != '' AND is_llm_call),
-       {_CALL_FIGURES}
-FROM {_spans_counted(_NEWEST_ROW).replace("__TRACES__", "{traces:Array(String)}")}
-GROUP BY GROUPING SETS ((trace_id), (trace_id, model, provider))
-""")
-
 
 class BadQuery(ValueError):
     """A parameter of the session list the caller can fix."""
@@ -698,13 +658,8 @@ def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: Pri
     if not sessions:
         return []
     traces = sorted({trace for session in sessions for trace in session.trace_ids})
-    per_trace: dict[str, Sequence[Any]] = {}
-    calls: list[Sequence[Any]] = []
-    for row in _page_spans(store, agent_id, traces, min(session.first_start_ns for session in sessions)):
-        if row[3]:
-            calls.append((row[0], row[1], row[2], *row[12:]))
-        else:
-            per_trace[str(row[0])] = row[4:12]
+    per_trace, calls = page_figures(_page_spans(store, agent_id, traces,
+                                                min(session.first_start_ns for session in sessions)))
     rows: list[SessionRow] = []
     for session in sessions:
         found = [(t, per_trace[t]) for t in session.trace_ids if t in per_trace]
@@ -716,7 +671,7 @@ def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: Pri
             max(int(f[2]) for f in figures), max(int(f[3]) for f in figures), sum(int(f[4]) for f in figures),
             sum(1 for f in figures if not int(f[5])), sum(int(f[6]) for f in figures),
             sorted({str(m) for f in figures for m in f[7]}), trace_ids=[t for t, _ in found]))
-    _apply_calls(rows, calls, prices)
+    _apply_calls(rows, [(*key, *figures) for key, figures in calls.items()], prices)
     return rows
 
 
@@ -728,30 +683,34 @@ _BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalkit-page")
 
 
 def _page_spans(store: Store, agent_id: str, traces: list[str], indexed_start_ns: int) -> list[tuple[Any, ...]]:
-    """`_PAGE_SPANS` of the traces, read from an hour before their sessions start as the session index has them.
+    """The traces' span rows (`PAGE_SPAN_ROWS`), read from an hour before their sessions start as the session
+    index has them.
 
-    The index's start is that of the spans it indexes (those carrying a session id or doing an agent's
-    work): an application's request span may have started before it. The summary's first start counts
-    every span, so it bounds them all; but its rows are a lookup by random trace id (~17 ms at 10M spans),
-    where the index's start comes with the page. So the spans are read from the index's start less an hour
-    (which prunes the days before it, and the parts of its day that end before it), while the summary's
-    start is read beside them on another connection; where that is earlier still, the page is read again
-    from there. The rows are always those the summary's bound gives (a test has a request span a day before
-    its trace's first indexed one).
+    `spans` is partitioned by day of start, and a trace's key range is in a granule of every day's parts: 50
+    scattered traces read from the start filter a granule of each in every partition (588 granules of 12
+    parts at 10M spans over 12 days, where 52 hold them). So the read starts where the traces can start. The
+    index's start is that of the spans it indexes (those carrying a session id or doing an agent's work): an
+    application's request span may have started before it. The summary's first start counts every span, so
+    it bounds them all; but its rows are a lookup by random trace id (~17 ms at 10M spans), where the index's
+    start comes with the page. So the spans are read from the index's start less an hour (which prunes the
+    days before it, and the parts of its day that end before it), while the summary's start is read beside
+    them on another connection; where that is earlier still, the page is read again from there. The rows are
+    always those the summary's bound gives (a test has a request span a day before its trace's first indexed
+    one).
     """
     params: dict[str, Any] = {"agent": agent_id, "traces": traces}
     since = indexed_start_ns - _UNINDEXED_LEAD_NS
     if since <= 0:
-        return store.query(_PAGE_SPANS, {**params, "since": 0})
+        return store.query(PAGE_SPAN_ROWS, {**params, "since": 0})
     times = _BESIDE.submit(store.query, _TRACE_TIMES, params)
-    rows = store.query(_PAGE_SPANS, {**params, "since": since})
+    rows = store.query(PAGE_SPAN_ROWS, {**params, "since": since})
     # The summary's first start: the least start of every span row inserted (trajectory/tables.py). Its row is
     # written by a view after the span's part, so a trace it has no row of yet bounds nothing (from 1970): a
     # span being flattened as a page is read may be read or not either way, as any of an unfinished insert.
     summarised = {str(trace): int(first) for trace, first, _ in times.result()}
     earliest = min((summarised.get(trace, 0) for trace in traces), default=0)
     if earliest < since:
-        rows = store.query(_PAGE_SPANS, {**params, "since": earliest})
+        rows = store.query(PAGE_SPAN_ROWS, {**params, "since": earliest})
     return rows
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from evalkit.migrations import Backfill, migrate
 from evalkit.trajectory import session_list, tables
+from evalkit.trajectory.page_figures import PAGE_SPAN_ROWS
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_page import page_by_time
 from tests.trajectory_service.conftest import BASE_NS, Service, chat, root, span
@@ -283,12 +284,11 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
     # A page's read starts an hour before its sessions do as the index has them: the first page's reaches
     # day 4's part only; s-early's, days 1 to 4; from 1970, every day.
     def days_read(since_ns: int) -> set[int]:
-        # The parts each read of `spans` in the page's query reaches (the calls' and their parents').
+        # The parts the read of the page's spans reaches.
         plan = [str(line) for (line,) in store.query(
-            "EXPLAIN indexes = 1 " + session_list._PAGE_SPANS,
-            {"agent": agent, "traces": [f"{1:032x}"], "since": since_ns})]
+            "EXPLAIN indexes = 1 " + PAGE_SPAN_ROWS, {"agent": agent, "traces": [f"{1:032x}"], "since": since_ns})]
         reads = [i for i, line in enumerate(plan) if "ReadFromMergeTree" in line and ".spans)" in line]
-        assert len(reads) == 2, plan
+        assert len(reads) == 1, plan
         # The parts left once the days before the bound are dropped (the Min-Max index's "Parts: kept/all").
         minmax = [next(j for j in range(i, len(plan)) if "Min-Max" in plan[j]) for i in reads]
         return {int(next(line for line in plan[j:] if "Parts:" in line).split("Parts:")[1].split("/")[0])
@@ -317,7 +317,7 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
         for trace, day, reads in ((sessionless, 2, 2), (f"{1:032x}", 1, 1)):
             statements.clear()
             rows = session_list._page_spans(store, agent, [trace], day_ns(day))
-            assert sum(sql == session_list._PAGE_SPANS for sql in statements) == reads, trace
-            assert [int(r[4]) for r in rows if not r[3]] == [2], trace  # both of the trace's spans
+            assert sum(sql == PAGE_SPAN_ROWS for sql in statements) == reads, trace
+            assert len(rows) == 2, trace  # both of the trace's spans
     finally:
         del store.query
