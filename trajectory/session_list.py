@@ -1,11 +1,13 @@
 """An agent's sessions, summed from the typed span columns without decoding any attributes.
 
-Two queries: the sessions (span count, times, errors, structure, models) and their
-LLM calls' tokens and reported cost per (model, provider), which are priced here with
-the same price book the trajectories use. Counts are those of the typed columns: a
-framework LLM span that wraps a client library's LLM span counts twice here but once
-in the trajectory, which de-duplicates by reading the span tree. A trace that carried no
-session id is listed as a session of its own (trajectory/session_index.py).
+A page's sessions are picked first: by time from the session index (trajectory/session_page.py), by span
+count or cost in the order of a bound of each session's, with filters from the per-trace summary. Then its
+traces' spans are read once and summed in Python (trajectory/page_figures.py): span count, times, errors,
+structure, models, and the LLM calls' tokens and reported costs per (model, provider), priced here with the
+price book the trajectories use. Which LLM spans count as calls follows the trajectory's rules as far as the
+typed columns tell them (a framework span wrapping the client library's, one call reported twice, a streamed
+call's request span). A trace that carried no session id is listed as a session of its own
+(trajectory/session_index.py).
 """
 
 from __future__ import annotations
