@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from evalkit.store import compact_sql
@@ -57,6 +58,10 @@ class SpanRow(NamedTuple):
     offset: int  # the row's place in its part
 
 
+_SPAN, _PARENT, _START, _END, _RECEIVED, _STATUS = (
+    attrgetter(name) for name in ("span_id", "parent_span_id", "start_ns", "end_ns", "received_ms", "status_code"))
+
+
 class TraceFigures(NamedTuple):
     """A trace's figures, over the latest version of each of its spans."""
 
@@ -93,14 +98,20 @@ def trace_figures(spans: Sequence[SpanRow]) -> dict[str, TraceFigures]:
     """Each trace's figures, from the latest versions of its spans."""
     by_trace: dict[str, list[SpanRow]] = {}
     for span in spans:
-        by_trace.setdefault(span.trace_id, []).append(span)
+        rows = by_trace.get(span.trace_id)
+        if rows is None:
+            by_trace[span.trace_id] = [span]
+        else:
+            rows.append(span)
     figures: dict[str, TraceFigures] = {}
     for trace, rows in by_trace.items():
-        parents = {r.parent_span_id for r in rows if r.parent_span_id}
+        parent_ids = list(map(_PARENT, rows))
+        parents = set(parent_ids)
+        parents.discard("")
         figures[trace] = TraceFigures(
-            len(rows), min(r.start_ns for r in rows), max(r.end_ns for r in rows), max(r.received_ms for r in rows),
-            sum(1 for r in rows if r.status_code == 2), sum(1 for r in rows if not r.parent_span_id),
-            len(parents - {r.span_id for r in rows}), sorted({r.model for r in rows if r.is_llm_call and r.model}))
+            len(rows), min(map(_START, rows)), max(map(_END, rows)), max(map(_RECEIVED, rows)),
+            list(map(_STATUS, rows)).count(2), parent_ids.count(""), len(parents.difference(map(_SPAN, rows))),
+            sorted({r.model for r in rows if r.is_llm_call and r.model}))
     return figures
 
 
