@@ -629,7 +629,7 @@ def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int,
         sessions = _bounded_sessions(store, agent_id, q, [key for key, _ in bounds[read:]])
         read = len(bounds)
         last_ends = {s.session_id: s.last_end_ns for s in sessions}
-        ranked += [(last_ends[row.session_id], row) for row in _read(store, agent_id, sessions, prices)
+        ranked += [(last_ends[row.session_id], row) for row in _read(store, agent_id, sessions, prices, summarised=True)
                    if floor is None or (row.cost_usd is not None and row.cost_usd >= floor)]
         ranked.sort(key=lambda r: (r[1].cost_usd is None, -(r[1].cost_usd or 0), -r[0], r[1].session_id))
         if len(bounds) < scan:  # read to the end: every session is among them
@@ -655,13 +655,15 @@ def _floor_by_cost(store: Store, agent_id: str, q: SessionQuery, prices: PriceBo
     return _priced_in_order(store, agent_id, _bounded_sessions(store, agent_id, q, keys), q, prices)
 
 
-def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook) -> list[SessionRow]:
-    """The sessions' rows (in their order), their traces' spans read once, summed and priced."""
+def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook,
+          summarised: bool = False) -> list[SessionRow]:
+    """The sessions' rows (in their order), their traces' spans read once, summed and priced. `summarised`: the
+    sessions' starts are the summary's (`_picked`, `_bounded_sessions`), not the session index's."""
     if not sessions:
         return []
     traces = sorted({trace for session in sessions for trace in session.trace_ids})
     per_trace, calls = page_figures(_page_spans(store, agent_id, traces,
-                                                min(session.first_start_ns for session in sessions)))
+                                                min(session.first_start_ns for session in sessions), summarised))
     rows: list[SessionRow] = []
     for session in sessions:
         found = [(t, per_trace[t]) for t in session.trace_ids if t in per_trace]
@@ -684,9 +686,10 @@ _UNINDEXED_LEAD_NS = 3_600 * 10**9
 _BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalkit-page")
 
 
-def _page_spans(store: Store, agent_id: str, traces: list[str], indexed_start_ns: int) -> list[tuple[Any, ...]]:
+def _page_spans(store: Store, agent_id: str, traces: list[str], start_ns: int,
+                summarised: bool = False) -> list[tuple[Any, ...]]:
     """The traces' span rows (`PAGE_SPAN_ROWS`), read from an hour before their sessions start as the session
-    index has them.
+    index has them; from their start when that is the summary's (`summarised`).
 
     `spans` is partitioned by day of start, and a trace's key range is in a granule of every day's parts: 50
     scattered traces read from the start filter a granule of each in every partition (588 granules of 12
@@ -698,10 +701,12 @@ def _page_spans(store: Store, agent_id: str, traces: list[str], indexed_start_ns
     days before it, and the parts of its day that end before it), while the summary's start is read beside
     them on another connection; where that is earlier still, the page is read again from there. The rows are
     always those the summary's bound gives (a test has a request span a day before its trace's first indexed
-    one).
+    one). Sessions picked from the summary come with its starts: their read starts there, with no check.
     """
     params: dict[str, Any] = {"agent": agent_id, "traces": traces}
-    since = indexed_start_ns - _UNINDEXED_LEAD_NS
+    if summarised:
+        return store.query(PAGE_SPAN_ROWS, {**params, "since": start_ns})
+    since = start_ns - _UNINDEXED_LEAD_NS
     if since <= 0:
         return store.query(PAGE_SPAN_ROWS, {**params, "since": 0})
     times = _BESIDE.submit(store.query, _TRACE_TIMES, params)
@@ -709,8 +714,8 @@ def _page_spans(store: Store, agent_id: str, traces: list[str], indexed_start_ns
     # The summary's first start: the least start of every span row inserted (trajectory/tables.py). Its row is
     # written by a view after the span's part, so a trace it has no row of yet bounds nothing (from 1970): a
     # span being flattened as a page is read may be read or not either way, as any of an unfinished insert.
-    summarised = {str(trace): int(first) for trace, first, _ in times.result()}
-    earliest = min((summarised.get(trace, 0) for trace in traces), default=0)
+    summary_starts = {str(trace): int(first) for trace, first, _ in times.result()}
+    earliest = min((summary_starts.get(trace, 0) for trace in traces), default=0)
     if earliest < since:
         rows = store.query(PAGE_SPAN_ROWS, {**params, "since": earliest})
     return rows
@@ -850,7 +855,7 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
             _order(rows, query.sort)
             return SessionPage(rows, len(by_count) > query.limit)
     chosen = _picked(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)
-    rows = _read(store, agent_id, chosen[:query.limit], prices)
+    rows = _read(store, agent_id, chosen[:query.limit], prices, summarised=True)
     _order(rows, query.sort)
     return SessionPage(rows, len(chosen) > query.limit)
 
@@ -881,6 +886,6 @@ def _priced_in_order(store: Store, agent_id: str, sessions: Sequence[Resolved], 
 def _page_of(store: Store, agent_id: str, ordered: Sequence[Resolved], query: SessionQuery,
              prices: PriceBook) -> SessionPage:
     """The page `query` asks for of sessions already in the list's order, read from their spans."""
-    page = _read(store, agent_id, ordered[query.offset: query.offset + query.limit], prices)
+    page = _read(store, agent_id, ordered[query.offset: query.offset + query.limit], prices, summarised=True)
     _order(page, query.sort)
     return SessionPage(page, len(ordered) > query.offset + query.limit)

@@ -94,9 +94,9 @@ async def test_the_sort_by_cost_matches_pricing_every_session_at_every_page_boun
     read: list[int] = []
     original = session_list._read
 
-    def counting(store: Any, agent_id: str, sessions: Any, prices: Any) -> Any:
+    def counting(store: Any, agent_id: str, sessions: Any, prices: Any, summarised: bool = False) -> Any:
         read.append(len(sessions))
-        return original(store, agent_id, sessions, prices)
+        return original(store, agent_id, sessions, prices, summarised)
 
     monkeypatch.setattr(session_list, "_read", counting)
     monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
@@ -136,9 +136,9 @@ async def test_a_cost_floor_prices_only_sessions_whose_bound_reaches_it_in_every
         priced.append(len(rows))
         return originals[0](store, agent_id, rows, prices)
 
-    def reading(store: Any, agent_id: str, sessions: Any, prices: Any) -> Any:
+    def reading(store: Any, agent_id: str, sessions: Any, prices: Any, summarised: bool = False) -> Any:
         priced.append(len(sessions))
-        return originals[1](store, agent_id, sessions, prices)
+        return originals[1](store, agent_id, sessions, prices, summarised)
 
     for sort in ("cost", "last_seen", "first_seen", "spans"):
         query = f"/api/agents/{agent}/sessions?sort={sort}&min_cost={floor}"

@@ -319,5 +319,12 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
             rows = session_list._page_spans(store, agent, [trace], day_ns(day))
             assert sum(sql == PAGE_SPAN_ROWS for sql in statements) == reads, trace
             assert len(rows) == 2, trace  # both of the trace's spans
+        # A page picked from the summary (a sort by span count with a search) has the summary's starts: its
+        # read starts at the request span, once, with no check beside it.
+        statements.clear()
+        [row] = (await svc.get(f"{base}&sort=spans&search={sessionless}")).body["sessions"]
+        assert row["session_id"] == sessionless and row["span_count"] == 2
+        assert sum(sql == PAGE_SPAN_ROWS for sql in statements) == 1
+        assert session_list._TRACE_TIMES not in statements
     finally:
         del store.query
