@@ -153,7 +153,7 @@ class Service:
             format_settings=export_schema.insert_settings(), concurrency=settings.insert_concurrency,
             max_rows=settings.batch_max_rows, max_bytes=settings.batch_max_bytes, max_delay=delay,
             queue_max_rows=settings.queue_max_rows, on_batch=self.metrics.batch_observer("spans"),
-            staging=self.staging, sequence=export_schema.sequenced)
+            staging=self.staging, sequence=export_schema.sequenced_pieces)
         self.flattener = Flattener(
             self.store, self.staging, max_rows=settings.flatten_max_rows, max_bytes=settings.flatten_max_bytes,
             linger=settings.flatten_delay_ms / 1000, workers=settings.flatten_workers,

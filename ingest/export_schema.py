@@ -144,12 +144,19 @@ def _strip_length(framed: bytes) -> tuple[int, int]:
     return at, length
 
 
-def sequenced(framed: bytes, seq: int) -> bytes:
-    """One framed export (`Framing.frame`) with its staging sequence number and size appended
-    (a protobuf merge again: the message bytes are copied once, never re-serialised)."""
+def sequenced_pieces(framed: bytes, seq: int) -> tuple[bytes, memoryview, bytes]:
+    """One framed export (`Framing.frame`) with its staging sequence number and size appended (a protobuf
+    merge again: the message is never re-serialised), as pieces for the writer to join with the other
+    requests of its insert: the request's bytes are copied once there, not once per step (a 512-span request
+    is ~670 KB; each copy of it a fresh buffer whose pages fault in)."""
     at, length = _strip_length(framed)
     tail = _int_field(1006, seq) + _int_field(1007, length)
-    return _varint(length + len(tail)) + framed[at:at + length] + tail
+    return _varint(length + len(tail)), memoryview(framed)[at:at + length], tail
+
+
+def sequenced(framed: bytes, seq: int) -> bytes:
+    """`sequenced_pieces` joined: one staged row."""
+    return b"".join(sequenced_pieces(framed, seq))
 
 
 class NotProtobuf(ValueError):
@@ -217,12 +224,12 @@ class Framing:
 
     def frame(self, request: bytes) -> bytes:
         """One length-delimited `Export` message (ClickHouse's `Protobuf` format: a row per message)."""
-        message = b"".join((
-            request,
+        fields = b"".join((
             _bytes_field(1001, self.agent_id.encode()),
             _int_field(1002, self.received_ms),
             _bytes_field(1003, self.session_attribute.encode()),
             _int_field(1004, self.max_attribute_bytes),
             _int_field(1005, self.payload_threshold_bytes),
         ))
-        return _varint(len(message)) + message
+        # The length first, so that the request is copied once.
+        return b"".join((_varint(len(request) + len(fields)), request, fields))

@@ -19,8 +19,9 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 from typing import Any
 
 from evalkit.ingest.encode import MAX_PARTITIONS_PER_INSERT, Encoded, Part
@@ -73,7 +74,7 @@ class BatchWriter:
         on_refused: Callable[[int], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         staging: StagingLedger | None = None,
-        sequence: Callable[[bytes, int], bytes] | None = None,
+        sequence: Callable[[bytes, int], Iterable[bytes | memoryview]] | None = None,
     ) -> None:
         self.store = store
         self.table = table
@@ -90,7 +91,7 @@ class BatchWriter:
         self._on_batch = on_batch
         self._on_refused = on_refused
         # Staged span exports: each request of an insert gets a sequence number from the ledger,
-        # written into its row by `sequence(block, seq)` (ingest/staging.py); None for logs.
+        # written into its row by `sequence(block, seq)`, the row's pieces (ingest/export_schema.py); None for logs.
         self.staging = staging
         self._sequence = sequence
         self._clock = clock
@@ -315,7 +316,8 @@ class BatchWriter:
             # (a re-sent export is a new row, and its spans replace their copies in spans).
             settings: dict[str, Any] = {**self.format_settings, "insert_deduplicate": 0}
             sequence = self._sequence
-            data = b"".join(sequence(part.block, first + offset) for offset, part in enumerate(parts))
+            data = b"".join(chain.from_iterable(
+                sequence(part.block, first + offset) for offset, part in enumerate(parts)))
             self.store.insert_raw(self.table, self.columns, data, self.fmt, settings)
             return
         digests = [part.digest for part in parts]

@@ -206,7 +206,7 @@ async def _stage(store: Store, tmp_path: Path, ledger: StagingLedger, requests: 
     writer = BatchWriter(store, "span_staging", export_schema.STAGING_COLUMN_NAMES, fmt="Protobuf",
                          format_settings=export_schema.insert_settings(
                              export_schema.write_schema_file(tmp_path / "schemas")),
-                         max_delay=0.001, staging=ledger, sequence=export_schema.sequenced)
+                         max_delay=0.001, staging=ledger, sequence=export_schema.sequenced_pieces)
     writer.start()
     framing = Framing("bot@acme", 1, "session.id", 1 << 20, 1024)
     try:
