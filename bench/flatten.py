@@ -73,7 +73,7 @@ def main() -> None:
     staging_settings = {**export_schema.insert_settings(schema), "insert_deduplicate": 0}
     framing = Framing("agent@bench", int(time.time() * 1000), "", 16 << 20, 1024)
     for seq, request in enumerate(requests, 1):
-        store.insert_raw("span_staging", export_schema.STAGING_COLUMN_NAMES, sequenced(framing.frame(request), seq),
+        store.insert_raw("span_staging", export_schema.STAGING_COLUMN_NAMES, sequenced(framing.message(request), seq),
                          "Protobuf", staging_settings)
     store.command("SYSTEM STOP MERGES")
     store.command(f"CREATE TABLE IF NOT EXISTS {db}.spans_null AS {db}.spans ENGINE = Null")

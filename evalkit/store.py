@@ -320,12 +320,14 @@ class Store:
             client.insert(table, list(columns), column_names=list(column_names), column_oriented=True,
                           settings=settings)
 
-    def insert_raw(self, table: str, column_names: Sequence[str], data: bytes, fmt: str,
+    def insert_raw(self, table: str, column_names: Sequence[str], data: bytes | Sequence[bytes], fmt: str,
                    settings: dict[str, Any] | None = None) -> None:
         """Insert data already in a ClickHouse input format (Native blocks, length-delimited
-        Protobuf messages, ...); returns once acknowledged."""
+        Protobuf messages, ...), whole or in pieces to be sent one after another (not joined into
+        one more copy); returns once acknowledged."""
+        block = data if isinstance(data, bytes) else (piece for piece in data)
         with self._inserter() as client:
-            client.raw_insert(table, list(column_names), insert_block=data, fmt=fmt, settings=settings)
+            client.raw_insert(table, list(column_names), insert_block=block, fmt=fmt, settings=settings)
 
     def memory_tracked(self) -> float:
         """Bytes the embedded engine accounts for right now (its MemoryTracking metric); NaN while it

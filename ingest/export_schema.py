@@ -144,19 +144,18 @@ def _strip_length(framed: bytes) -> tuple[int, int]:
     return at, length
 
 
-def sequenced_pieces(framed: bytes, seq: int) -> tuple[bytes, memoryview, bytes]:
-    """One framed export (`Framing.frame`) with its staging sequence number and size appended (a protobuf
-    merge again: the message is never re-serialised), as pieces for the writer to join with the other
-    requests of its insert: the request's bytes are copied once there, not once per step (a 512-span request
-    is ~670 KB; each copy of it a fresh buffer whose pages fault in)."""
-    at, length = _strip_length(framed)
-    tail = _int_field(1006, seq) + _int_field(1007, length)
-    return _varint(length + len(tail)), memoryview(framed)[at:at + length], tail
+def sequenced_pieces(message: bytes, seq: int) -> tuple[bytes, bytes, bytes]:
+    """One export message (`Framing.message`) with its staging sequence number and size appended (a protobuf
+    merge: the message is never re-serialised), length-delimited, as pieces: the store writes them to the
+    insert as they are, so a request's bytes are not copied again on their way (a 512-span request is
+    ~670 KB, and each copy of it a fresh buffer whose pages fault in)."""
+    tail = _int_field(1006, seq) + _int_field(1007, len(message))
+    return _varint(len(message) + len(tail)), message, tail
 
 
-def sequenced(framed: bytes, seq: int) -> bytes:
+def sequenced(message: bytes, seq: int) -> bytes:
     """`sequenced_pieces` joined: one staged row."""
-    return b"".join(sequenced_pieces(framed, seq))
+    return b"".join(sequenced_pieces(message, seq))
 
 
 class NotProtobuf(ValueError):
@@ -222,14 +221,18 @@ class Framing:
     max_attribute_bytes: int
     payload_threshold_bytes: int
 
-    def frame(self, request: bytes) -> bytes:
-        """One length-delimited `Export` message (ClickHouse's `Protobuf` format: a row per message)."""
-        fields = b"".join((
+    def message(self, request: bytes) -> bytes:
+        """One `Export` message, not length-delimited: the request and what evalkit adds to it."""
+        return b"".join((
+            request,
             _bytes_field(1001, self.agent_id.encode()),
             _int_field(1002, self.received_ms),
             _bytes_field(1003, self.session_attribute.encode()),
             _int_field(1004, self.max_attribute_bytes),
             _int_field(1005, self.payload_threshold_bytes),
         ))
-        # The length first, so that the request is copied once.
-        return b"".join((_varint(len(request) + len(fields)), request, fields))
+
+    def frame(self, request: bytes) -> bytes:
+        """One length-delimited `Export` message (ClickHouse's `Protobuf` format: a row per message)."""
+        message = self.message(request)
+        return _varint(len(message)) + message

@@ -21,7 +21,6 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from itertools import chain
 from typing import Any
 
 from evalkit.ingest.encode import MAX_PARTITIONS_PER_INSERT, Encoded, Part
@@ -74,7 +73,7 @@ class BatchWriter:
         on_refused: Callable[[int], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         staging: StagingLedger | None = None,
-        sequence: Callable[[bytes, int], Iterable[bytes | memoryview]] | None = None,
+        sequence: Callable[[bytes, int], Iterable[bytes]] | None = None,
     ) -> None:
         self.store = store
         self.table = table
@@ -316,8 +315,7 @@ class BatchWriter:
             # (a re-sent export is a new row, and its spans replace their copies in spans).
             settings: dict[str, Any] = {**self.format_settings, "insert_deduplicate": 0}
             sequence = self._sequence
-            data = b"".join(chain.from_iterable(
-                sequence(part.block, first + offset) for offset, part in enumerate(parts)))
+            data = [piece for offset, part in enumerate(parts) for piece in sequence(part.block, first + offset)]
             self.store.insert_raw(self.table, self.columns, data, self.fmt, settings)
             return
         digests = [part.digest for part in parts]

@@ -116,8 +116,8 @@ async def test_a_staged_request_the_engine_refuses_is_set_aside_and_the_rest_flo
         # written as it is): staging takes it, flattening it alone passes the engine's limit of
         # 100 partitions per insert.
         body = far_days_request(150)
-        framed = Framing(agent_id, 1, "session.id", 1 << 20, 1024).frame(body)
-        part = Part(150, framed, "", frozenset(range(150)))
+        message = Framing(agent_id, 1, "session.id", 1 << 20, 1024).message(body)
+        part = Part(150, message, "", frozenset(range(150)))
         await running.service.span_writer.write(Encoded(150, 0, "", (part,)))
         assert await export_grpc(running, make_spans(3, session_id="sess-after"), key) == SpanExportResult.SUCCESS
         assert count_spans(running, agent_id) == 3

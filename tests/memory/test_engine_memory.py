@@ -215,7 +215,7 @@ def test_a_large_flattening_batch_fits_a_small_insert_cap(tmp_path: Path) -> Non
         for seq in range(1, 21):
             request = make_request_bytes(spans[(seq - 1) * 512:seq * 512])
             store.insert_raw("span_staging", export_schema.STAGING_COLUMN_NAMES,
-                             sequenced(framing.frame(request), seq), "Protobuf",
+                             sequenced(framing.message(request), seq), "Protobuf",
                              {**export_schema.insert_settings(schema), "insert_deduplicate": 0})
         Flattener(store, StagingLedger())._insert(1, 20, record=False)  # the flattener's own statement
         assert store.query("SELECT count() FROM spans FINAL") == [(20 * 512,)]
