@@ -138,12 +138,6 @@ def _int_field(number: int, value: int) -> bytes:
     return _varint(number << 3) + _varint(value)
 
 
-def _strip_length(framed: bytes) -> tuple[int, int]:
-    """(where the message starts, its length) in one length-delimited message."""
-    length, at = _read_varint(framed, 0)
-    return at, length
-
-
 def sequenced_pieces(message: bytes, seq: int) -> tuple[bytes, bytes, bytes]:
     """One export message (`Framing.message`) with its staging sequence number and size appended (a protobuf
     merge: the message is never re-serialised), length-delimited, as pieces: the store writes them to the
