@@ -73,7 +73,7 @@ class EngineMemory:
         """Defaults: the engine a quarter of the machine (1-4 GiB); each insert an equal share of it
         with the other inserts in flight and one more for merges and reads; caches 1/256 of the
         machine (32-256 MiB: marks and primary indexes of evalkit's tables are small, ~20 bytes per
-        column per 8,192 rows)."""
+        column per 8,192 rows), and as much again for decompressed blocks of short reads."""
         engine = engine_bytes or min(4 << 30, max(1 << 30, machine_bytes // 4))
         insert = insert_bytes or engine // (max(1, insert_concurrency) + 1)
         cache = cache_bytes or min(256 << 20, max(32 << 20, machine_bytes // 256))
@@ -90,6 +90,12 @@ class EngineMemory:
             "primary_index_cache_size": str(self.cache_bytes // 4),
             "compiled_expression_cache_size": str(min(32 << 20, self.cache_bytes // 4)),
             "query_condition_cache_size": str(min(32 << 20, self.cache_bytes // 4)),
+            # Decompressed blocks, for the reads that ask for it (`SHORT_READ`, evalkit/store.py): a page of
+            # the session list looks up random trace ids in the index tables, reading every granule of them
+            # each time (their columns it reads are ~370 bytes a session: 74 MB at 200,000 sessions); kept
+            # decompressed, a page costs ~8 ms less (docs/performance.md). Filled only by those reads, and
+            # by none past 1,048,576 rows (`merge_tree_max_rows_to_use_cache`), so a scan does not evict it.
+            "uncompressed_cache_size": str(self.cache_bytes),
         }
 
     def insert_settings(self) -> dict[str, int]:

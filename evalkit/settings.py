@@ -66,7 +66,8 @@ class Settings(BaseModel):
     # The embedded engine's memory (evalkit/engine_memory.py; None: sized from the machine's RAM or
     # cgroup limit). Everything ClickHouse tracks (inserts, merges, reads, caches) stays under
     # engine_memory_bytes; one insert under insert_memory_bytes (past it the insert is refused as
-    # "overloaded, retry"); the mark and primary-index caches share engine_cache_bytes.
+    # "overloaded, retry"); the mark and primary-index caches share engine_cache_bytes, and the cache of
+    # decompressed blocks for short reads has as much again.
     engine_memory_bytes: int | None = Field(default=None, gt=0)
     insert_memory_bytes: int | None = Field(default=None, gt=0)
     engine_cache_bytes: int | None = Field(default=None, gt=0)

@@ -66,6 +66,15 @@ def parse_store_url(url: str) -> tuple[str, dict[str, Any], str]:
     )
 
 
+# Settings of a short read of a small table that is repeated, as the session list's lookups in the index
+# tables are: its decompressed blocks are kept in the engine's cache of them (`uncompressed_cache_size`,
+# evalkit/engine_memory.py), so looking up random trace ids, which reads every granule of such a table,
+# decompresses nothing the next time. A read of more rows than `merge_tree_max_rows_to_use_cache` neither
+# uses nor fills it. Not for reads of `spans`: a page's spans are read once, and putting their blocks in the
+# cache cost a first read more than it saved a second. (A ClickHouse server's administrator sizes that
+# cache; at 0 this does nothing.)
+SHORT_READ: dict[str, Any] = {"use_uncompressed_cache": 1}
+
 # What `Store.query` streams: the embedded engine never ends the stream of a DESCRIBE or SHOW.
 _SELECT = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
 # The tables one flattening insert fills: `spans` and the session indexes and summary its views feed.

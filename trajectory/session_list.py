@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from evalkit.store import Store, compact_sql
+from evalkit.store import SHORT_READ, Store, compact_sql
 from evalkit.trajectory.page_figures import PAGE_SPAN_ROWS, page_figures
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.session_index import NAMED, RESOLVED, Resolved, resolve
@@ -493,7 +493,7 @@ def _walk_filtered(store: Store, agent_id: str, q: SessionQuery, shares: WalkSha
         walked += len(batch)
         traces = sorted({trace for session in batch for trace in session.trace_ids})
         flags = {str(t): (bool(failing), {str(m) for m in models}) for t, failing, models in store.query(
-            _TRACE_FLAGS, {"agent": agent_id, "traces": traces})} if traces else {}
+            _TRACE_FLAGS, {"agent": agent_id, "traces": traces}, SHORT_READ)} if traces else {}
         for session in batch:
             found = [flags[t] for t in session.trace_ids if t in flags]
             if found and (not q.errors_only or any(failing for failing, _ in found)) \
@@ -534,7 +534,7 @@ def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int,
             return []
         keys = [key for key, _ in bounds]
         rows = [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]))
-                for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys})]
+                for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys}, SHORT_READ)]
         listed = [s for s in resolve(set(keys), rows).values()
                   if s.last_end_ns >= q.since_ns and s.first_start_ns < q.until_ns]
         traces = sorted({trace for session in listed for trace in session.trace_ids})
@@ -589,12 +589,12 @@ def _bounded_sessions(store: Store, agent_id: str, q: SessionQuery, keys: list[s
     if not keys:
         return []
     rows = [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]))
-            for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys})]
+            for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys}, SHORT_READ)]
     listed = [s for s in resolve(set(keys), rows).values()
               if s.last_end_ns >= q.since_ns and s.first_start_ns < q.until_ns]
     traces = sorted({trace for session in listed for trace in session.trace_ids})
     times = {str(t): (int(first), int(last)) for t, first, last in store.query(
-        _TRACE_TIMES, {"agent": agent_id, "traces": traces})} if traces else {}
+        _TRACE_TIMES, {"agent": agent_id, "traces": traces}, SHORT_READ)} if traces else {}
     sessions = []
     for session in listed:
         summarised = [t for t in session.trace_ids if t in times]
@@ -709,7 +709,7 @@ def _page_spans(store: Store, agent_id: str, traces: list[str], start_ns: int,
     since = start_ns - _UNINDEXED_LEAD_NS
     if since <= 0:
         return store.query(PAGE_SPAN_ROWS, {**params, "since": 0})
-    times = _BESIDE.submit(store.query, _TRACE_TIMES, params)
+    times = _BESIDE.submit(store.query, _TRACE_TIMES, params, SHORT_READ)
     rows = store.query(PAGE_SPAN_ROWS, {**params, "since": since})
     # The summary's first start: the least start of every span row inserted (trajectory/tables.py). Its row is
     # written by a view after the span's part, so a trace it has no row of yet bounds nothing (from 1970): a

@@ -15,7 +15,7 @@ listed than the page needs, the read goes on four times further (or to the end).
 
 from __future__ import annotations
 
-from evalkit.store import Store, compact_sql
+from evalkit.store import SHORT_READ, Store, compact_sql
 from evalkit.trajectory.session_index import Resolved, resolve
 
 # The `sort` column of session_order: positions by last end, or by first start (minus nanoseconds).
@@ -91,13 +91,13 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
     while True:
         params = {"agent": agent_id, "sort": ORDERS[sort], "low": low, "high": high, "scan": scan,
                   "search": search or ""}
-        [(count, (last_position, last_key))] = store.query(_searching(_EXTENT, search), params)
+        [(count, (last_position, last_key))] = store.query(_searching(_EXTENT, search), params, SHORT_READ)
         if not count:
             return []
         keys: set[str] = set()
         rows: list[tuple[str, str, int, int, int]] = []
         for sid, trace, first, end, received, sid_is_key, trace_is_key in store.query(
-                _searching(_TRACE_ROWS, search), {**params, "last": last_position}):
+                _searching(_TRACE_ROWS, search), {**params, "last": last_position}, SHORT_READ):
             rows.append((str(sid), str(trace), int(first), int(end), int(received)))
             if sid_is_key:
                 keys.add(str(sid))

@@ -36,7 +36,8 @@ from evalkit.settings import load_settings
 store = make_store(load_settings({"data_dir": Path(sys.argv[1])}))
 store.connect()
 server = dict(store.query("SELECT name, value FROM system.server_settings WHERE name IN "
-                          "('max_server_memory_usage', 'mark_cache_size', 'primary_index_cache_size')"))
+                          "('max_server_memory_usage', 'mark_cache_size', 'primary_index_cache_size', "
+                          "'uncompressed_cache_size')"))
 merge = dict(store.query("SELECT name, value FROM system.merge_tree_settings WHERE name IN "
                          "('vertical_merge_algorithm_min_rows_to_activate', 'merge_max_block_size')"))
 inserter = store._inserters.borrow()
@@ -56,7 +57,7 @@ def test_the_memory_settings_reach_the_engine(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout.strip().splitlines()[-1])
     assert seen["server"] == {"max_server_memory_usage": str(3 << 30), "mark_cache_size": str(32 << 20),
-                              "primary_index_cache_size": str(16 << 20)}
+                              "primary_index_cache_size": str(16 << 20), "uncompressed_cache_size": str(64 << 20)}
     assert seen["merge"] == {"vertical_merge_algorithm_min_rows_to_activate": "1", "merge_max_block_size": "1024"}
     assert seen["insert"] == 300 << 20  # the insert connections' cap ...
     assert seen["read"] == 0  # ... and not the reads' (bounded by the engine's own cap)

@@ -5,7 +5,11 @@ and exactly the pages a resolution of the whole index gives, for a mix of every 
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from evalkit.migrations import Backfill, migrate
@@ -328,3 +332,66 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
         assert session_list._TRACE_TIMES not in statements
     finally:
         del store.query
+
+
+# A process of its own: the engine takes its server settings (the size of its cache of decompressed blocks)
+# when it is first opened in a process, and this test process opened it long before, maybe without them.
+_PAGE_TWICE = """
+import asyncio, json, shutil, sys
+from pathlib import Path
+import tests.conftest
+from tests.conftest import serve
+from evalkit.trajectory.session_list import _page_spans
+from evalkit.trajectory.session_page import page_by_time
+from tests.trajectory_service.conftest import Service, chat, root
+
+def cached(store):
+    return dict(store.query("SELECT event, value FROM system.events WHERE event LIKE 'UncompressedCache%'"))
+
+async def main():
+    async with serve(Path(sys.argv[1])) as running:
+        svc = Service(running)
+        agent, key = await svc.new_agent()
+        await svc.send(key, [s for i in range(1, 21) for s in (
+            chat(i, i * 10 + 1, i * 10, i * 10.0 + 1), root(i, i * 10, f"s-{i:02d}", i * 10.0, 300.0 + i))])
+        store = running.store
+        seen, pages = [cached(store)], []
+        for _ in range(2):
+            body = (await svc.get(f"/api/agents/{agent}/sessions?limit=5")).body
+            pages.append([row["session_id"] for row in body["sessions"]])
+            seen.append(cached(store))
+        # Each lookup alone: the walk of the index (its extent and its candidates' rows), and the summary's
+        # first starts read beside a page's spans (the spans' read itself does not ask for the cache).
+        walked = [cached(store)]
+        for _ in range(2):
+            sessions = page_by_time(store, agent, "last_seen", 0, 2**63 - 1, 5, 0)
+            walked.append(cached(store))
+        checked = [cached(store)]
+        for _ in range(2):
+            _page_spans(store, agent, sorted({t for s in sessions for t in s.trace_ids}),
+                        min(s.first_start_ns for s in sessions))
+            checked.append(cached(store))
+        size = store.query("SELECT value FROM system.server_settings WHERE name = 'uncompressed_cache_size'")[0][0]
+        print(json.dumps({"seen": seen, "pages": pages, "size": int(size), "walked": walked, "checked": checked}))
+
+asyncio.run(main())
+shutil.rmtree(tests.conftest._CHDB_DIR, ignore_errors=True)
+"""
+
+
+def test_a_page_read_again_finds_the_index_blocks_it_read_decompressed(tmp_path: Path) -> None:
+    """The list's lookups in the index tables ask for the engine's cache of decompressed blocks (`SHORT_READ`),
+    which the service sizes for the machine: the first page fills it, the same page read again hits it; so does
+    each lookup alone (the walk of the index, the summary's first starts beside a page's spans)."""
+    result = subprocess.run([sys.executable, "-c", _PAGE_TWICE, str(tmp_path)], cwd=Path(__file__).parents[2],
+                            capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["size"] >= 32 << 20
+    assert out["pages"] == [[f"s-{i:02d}" for i in range(20, 15, -1)]] * 2
+    for reads in (out["seen"], out["walked"], out["checked"]):
+        before, first, second = ({"hits": s.get("UncompressedCacheHits", 0),
+                                  "misses": s.get("UncompressedCacheMisses", 0)} for s in reads)
+        assert first["misses"] + first["hits"] > before["misses"] + before["hits"], out  # it asked for the cache
+        assert second["hits"] > first["hits"], out  # and found there what it read before
+    assert out["seen"][1]["UncompressedCacheMisses"] > out["seen"][0].get("UncompressedCacheMisses", 0), out
