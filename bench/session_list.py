@@ -21,10 +21,10 @@ inserts, without the receiver's decoding, so that 10M spans load in minutes on t
 Prints p50/max wall time per query, and the median CPU time of this process per query (the service and
 its embedded engine run in it, so that is what a page costs whatever else loads the machine), and how
 long loading took. A request repeated finds in the engine's query condition cache which granules its
-filters kept last time, and in its cache of decompressed blocks those of the index tables and of its own
-spans; `--fresh` times each as a page seen for the first time in a running service: both caches dropped,
-then another page read untimed (page 200 by last seen), as a service has read others, so the index tables'
-blocks are cached again and the timed page's own spans' are not.
+filters kept last time, and in its cache of decompressed blocks those of the index tables it looked up (the
+page's spans are not put there); `--fresh` times each as a page seen for the first time in a running service:
+both caches dropped, then another page read untimed (page 200 by last seen), as a service has read others, so
+the index tables' blocks are cached again and the timed page's granules of `spans` are not known.
 """
 
 from __future__ import annotations
@@ -198,8 +198,8 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true",
                         help="time each request as a page seen for the first time: the engine's query condition "
                              "cache and its cache of decompressed blocks dropped before it, then another page read "
-                             "untimed (a repeated page finds there which granules of `spans` its traces are in, "
-                             "and their blocks decompressed)")
+                             "untimed, so that only the index tables' blocks are cached (a repeated page finds "
+                             "there which granules of `spans` its traces are in)")
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="keep the loaded store here and, when it already holds the spans, time it without "
                              "loading again (10M spans take minutes to load)")
