@@ -687,9 +687,10 @@ _BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalkit-page")
 
 
 def _page_spans(store: Store, agent_id: str, traces: list[str], start_ns: int,
-                summarised: bool = False) -> list[tuple[Any, ...]]:
-    """The traces' span rows (`PAGE_SPAN_ROWS`), read from an hour before their sessions start as the session
-    index has them; from their start when that is the summary's (`summarised`).
+                summarised: bool = False) -> list[Sequence[Any]]:
+    """The traces' span rows (`PAGE_SPAN_ROWS`) by column (`Store.query_columns`), read from an hour before
+    their sessions start as the session index has them; from their start when that is the summary's
+    (`summarised`).
 
     `spans` is partitioned by day of start, and a trace's key range is in a granule of every day's parts: 50
     scattered traces read from the start filter a granule of each in every partition (588 granules of 12
@@ -705,19 +706,19 @@ def _page_spans(store: Store, agent_id: str, traces: list[str], start_ns: int,
     """
     params: dict[str, Any] = {"agent": agent_id, "traces": traces}
     if summarised:
-        return store.query(PAGE_SPAN_ROWS, {**params, "since": start_ns})
+        return store.query_columns(PAGE_SPAN_ROWS, {**params, "since": start_ns})
     since = start_ns - _UNINDEXED_LEAD_NS
     if since <= 0:
-        return store.query(PAGE_SPAN_ROWS, {**params, "since": 0})
+        return store.query_columns(PAGE_SPAN_ROWS, {**params, "since": 0})
     times = _BESIDE.submit(store.query, _TRACE_TIMES, params, SHORT_READ)
-    rows = store.query(PAGE_SPAN_ROWS, {**params, "since": since})
+    rows = store.query_columns(PAGE_SPAN_ROWS, {**params, "since": since})
     # The summary's first start: the least start of every span row inserted (trajectory/tables.py). Its row is
     # written by a view after the span's part, so a trace it has no row of yet bounds nothing (from 1970): a
     # span being flattened as a page is read may be read or not either way, as any of an unfinished insert.
     summary_starts = {str(trace): int(first) for trace, first, _ in times.result()}
     earliest = min((summary_starts.get(trace, 0) for trace in traces), default=0)
     if earliest < since:
-        rows = store.query(PAGE_SPAN_ROWS, {**params, "since": earliest})
+        rows = store.query_columns(PAGE_SPAN_ROWS, {**params, "since": earliest})
     return rows
 
 

@@ -46,6 +46,8 @@ async def test_a_pages_figures_are_the_engines_for_every_kind_of_trace_and_every
     # call starting as the first ends; calls without usage that failed or reported a cost, before a sibling
     # that answers with usage (neither is a streamed call's request).
     failed = chat(9400, 940001, 940000, 1.0, inputs=0, outputs=0)
+    longer = chat(9700, 970002, 970000, 2.0, inputs=13, **{"gen_ai.response.id": "r-2"})
+    longer.end_time_unix_nano += 10**9
     failed.status.code = trace_pb2.Status.STATUS_CODE_ERROR
     await svc.send(key, [
         root(9000, 900000, "s-odd", 1.0, 9.0), span(9000, 900001, 900000, "execute_tool search", 2.0, 3.0, error=True),
@@ -58,7 +60,19 @@ async def test_a_pages_figures_are_the_engines_for_every_kind_of_trace_and_every
         root(9400, 940000, "s-failed", 1.0, 9.0), failed, chat(9400, 940002, 940000, 2.0),
         root(9500, 950000, "s-reported", 1.0, 9.0), chat(9500, 950001, 950000, 1.0, inputs=0, outputs=0,
                                                          **{"llm.cost.total": 0.25}),
-        chat(9500, 950002, 950000, 2.0)])
+        chat(9500, 950002, 950000, 2.0),
+        # Prompt tokens said without the cached ones (fewer than those); output with no input; a cost that is
+        # not a number, which prices the call from its tokens.
+        root(9600, 960000, "s-cached", 1.0, 9.0),
+        chat(9600, 960001, 960000, 2.0, inputs=5, **{"gen_ai.usage.cache_read.input_tokens": 70,
+                                                     "gen_ai.usage.cache_creation.input_tokens": 20}),
+        chat(9600, 960002, 960000, 3.0, inputs=0, outputs=7),
+        chat(9600, 960003, 960000, 4.0, **{"llm.cost.total": math.inf}),
+        # Two reports of a call starting together: the longer one is dropped. A streamed call's request span
+        # answered by a sibling starting at the same moment.
+        root(9700, 970000, "s-together", 1.0, 9.0),
+        chat(9700, 970001, 970000, 2.0, inputs=11, **{"gen_ai.response.id": "r-2"}),
+        longer, chat(9700, 970003, 970000, 5.0, inputs=0, outputs=0), chat(9700, 970004, 970000, 5.0)])
     await svc.send(key, [chat(9200, 920001, 920000, 2.0, inputs=777)])
     for name in corpus.names():
         await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, key)

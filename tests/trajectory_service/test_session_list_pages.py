@@ -310,19 +310,22 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
     # page read from an hour before day 2 is read again from day 1, the summary's bound being read beside it
     # (above, every row shows both spans). Counted here: the statements that read the page's spans.
     statements: list[str] = []
-    query = store.query
+    query, query_columns = store.query, store.query_columns
 
-    def counting(sql: str, *args: Any, **kwargs: Any) -> Any:
-        statements.append(sql)
-        return query(sql, *args, **kwargs)
+    def counting(read: Any) -> Any:
+        def counted(sql: str, *args: Any, **kwargs: Any) -> Any:
+            statements.append(sql)
+            return read(sql, *args, **kwargs)
+        return counted
 
-    store.query = counting  # type: ignore[method-assign]
+    store.query = counting(query)  # type: ignore[method-assign]
+    store.query_columns = counting(query_columns)  # type: ignore[method-assign]
     try:
         for trace, day, reads in ((sessionless, 2, 2), (f"{1:032x}", 1, 1)):
             statements.clear()
             rows = session_list._page_spans(store, agent, [trace], day_ns(day))
             assert sum(sql == PAGE_SPAN_ROWS for sql in statements) == reads, trace
-            assert len(rows) == 2, trace  # both of the trace's spans
+            assert len(rows[0]) == 2, trace  # both of the trace's spans (one column)
         # A page picked from the summary (a sort by span count with a search) has the summary's starts: its
         # read starts at the request span, once, with no check beside it.
         statements.clear()
@@ -331,7 +334,7 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
         assert sum(sql == PAGE_SPAN_ROWS for sql in statements) == 1
         assert session_list._TRACE_TIMES not in statements
     finally:
-        del store.query
+        del store.query, store.query_columns
 
 
 # A process of its own: the engine takes its server settings (the size of its cache of decompressed blocks)
