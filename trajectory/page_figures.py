@@ -194,9 +194,9 @@ def call_figures(columns: SpanColumns, calls: list[int]) -> dict[tuple[str, str,
         if costs.count(None) < len(costs):
             # A NaN or infinite reported cost is unknown: the call is priced from its tokens like one that
             # reported none.
-            known = [cost is not None and math.isfinite(cost) for cost in costs]
-            reported = [cost for cost, is_known in zip(costs, known, strict=True) if is_known and cost is not None]
-            unreported = _token_sums(c, [row for row, is_known in zip(group, known, strict=True) if not is_known])
+            reported = [cost for cost in costs if cost is not None and math.isfinite(cost)]
+            unreported = _token_sums(c, [row for row, cost in zip(group, costs, strict=True)
+                                         if cost is None or not math.isfinite(cost)])
         prompt, completion, cache_read, cache_write, _, no_usage = unreported
         figures[key] = (len(group), len(reported), sum(reported, 0.0), prompt, completion, cache_read, cache_write,
                         every[0], every[1], every[2], every[4], no_usage)

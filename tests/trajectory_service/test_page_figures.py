@@ -46,9 +46,9 @@ async def test_a_pages_figures_are_the_engines_for_every_kind_of_trace_and_every
     # call starting as the first ends; calls without usage that failed or reported a cost, before a sibling
     # that answers with usage (neither is a streamed call's request).
     failed = chat(9400, 940001, 940000, 1.0, inputs=0, outputs=0)
+    failed.status.code = trace_pb2.Status.STATUS_CODE_ERROR
     longer = chat(9700, 970002, 970000, 2.0, inputs=13, **{"gen_ai.response.id": "r-2"})
     longer.end_time_unix_nano += 10**9
-    failed.status.code = trace_pb2.Status.STATUS_CODE_ERROR
     await svc.send(key, [
         root(9000, 900000, "s-odd", 1.0, 9.0), span(9000, 900001, 900000, "execute_tool search", 2.0, 3.0, error=True),
         chat(9000, 900002, 900099, 4.0, inputs=0, outputs=0),
