@@ -63,22 +63,24 @@ class ServiceClient:
 
     async def call(self, method: str, path: str, body: Any = None, *, params: Mapping[str, Any] | None = None,
                    timeout: float | None = None, data: bytes | None = None, raw: bool = False,
-                   ok_statuses: tuple[int, ...] = ()) -> Any:
-        """One request; retried on connection failures and 502/503/504 (with Retry-After)."""
+                   ok_statuses: tuple[int, ...] = (), attempts: int | None = None) -> Any:
+        """One request; retried on connection failures and 502/503/504 (with Retry-After), up to `attempts`
+        tries (the client's own by default)."""
         url = self.url + path
         query = [(k, str(v).lower() if isinstance(v, bool) else str(v))
                  for k, v in (params or {}).items() if v is not None
                  for v in (v if isinstance(v, list | tuple) else [v])]
         wait = timeout or self.timeout
         last: Exception | None = None
-        for attempt in range(self.attempts):
+        tries = attempts or self.attempts
+        for attempt in range(tries):
             try:
                 async with self._http().request(
                         method, url, params=query, data=data,
                         json=body if data is None and body is not None else None,
                         timeout=aiohttp.ClientTimeout(total=wait)) as response:
                     payload = await response.read()
-                    if response.status in _RETRY_STATUSES and attempt + 1 < self.attempts:
+                    if response.status in _RETRY_STATUSES and attempt + 1 < tries:
                         await asyncio.sleep(_retry_after(response.headers.get("Retry-After"), attempt))
                         continue
                     if response.status >= 400 and response.status not in ok_statuses:
@@ -93,7 +95,7 @@ class ServiceClient:
                 # A slow service is not hammered: one more try, then say so.
                 if attempt >= 1:
                     break
-            if attempt + 1 < self.attempts:
+            if attempt + 1 < tries:
                 await asyncio.sleep(0.5 * 2 ** attempt)
         if isinstance(last, TimeoutError):
             raise ServiceUnreachable(f"evalkit at {self.url} did not answer {method} {path} within {wait:g}s; "

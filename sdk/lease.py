@@ -93,6 +93,12 @@ async def resume_lease(service: Service, experiment_id: int, holder: str, ttl: f
         raise LeaseBusy(experiment_id, current, lease.get("expires_at")) from exc
 
 
+# How long stopping waits for the lease to be given back. Stopping runs on Ctrl-C too, where the person is
+# waiting for the prompt: a lease not given back only runs out by itself (and a runner of this host resuming
+# takes it over at once, see holder_gone), so a slow or stuck service must not hold the process.
+STOP_SECONDS = 5.0
+
+
 class LeaseKeeper:
     """Renews the lease every third of its time to live; sets `lost` when the service refuses it."""
 
@@ -105,13 +111,16 @@ class LeaseKeeper:
         self.expires_at = expires_at or time.time() + ttl_seconds
         self.lost = asyncio.Event()
         self.reason = ""
+        self._stopping = False
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._renew(), name="evalkit-lease")
 
     async def _renew(self) -> None:
-        while not self.lost.is_set():
+        # `_stopping` too, not only the cancellation: a cancellation that races an HTTP timeout can come out
+        # as a TimeoutError (retried, then ServiceUnreachable, which this loop survives).
+        while not self.lost.is_set() and not self._stopping:
             await asyncio.sleep(self.ttl / 3)
             try:
                 data = await self.service.lease(self.experiment_id, self.holder, self.ttl)
@@ -130,15 +139,24 @@ class LeaseKeeper:
         if self.lost.is_set():
             raise LeaseLost(self.experiment_id, self.reason)
 
-    async def stop(self, release: bool = True) -> None:
+    async def stop(self, release: bool = True, hurry: bool = False) -> str | None:
+        """Stop renewing and, with `release`, give the lease back; with `hurry` (Ctrl-C, an error) within about
+        STOP_SECONDS and one try. Returns what to tell the person when the lease could not be given back (it
+        then runs out by itself), else None."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
-        if release and not self.lost.is_set():
-            try:
+            await asyncio.wait({self._task}, timeout=STOP_SECONDS)
+        if not release or self.lost.is_set():
+            return None
+        try:
+            if hurry:
+                await self.service.release(self.experiment_id, self.holder, timeout=STOP_SECONDS, attempts=1)
+            else:
                 await self.service.release(self.experiment_id, self.holder)
-            except (ServiceError, ServiceUnreachable):
-                pass
+        except (ServiceError, ServiceUnreachable) as exc:
+            until = time.strftime("%H:%M:%S %Z", time.localtime(self.expires_at))
+            return (f"the lease of experiment {self.experiment_id} was not given back ({exc}); it runs out at "
+                    f"{until}. Resuming from this machine takes it over at once; from another one before then, "
+                    f"add --take-over (take_over=True)")
+        return None

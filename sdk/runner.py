@@ -279,10 +279,13 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
         return ExperimentResult(experiment_id=str(experiment_id), url=url, runs=_sorted(runs), scorecard=card,
                                 budget=budget.report(), stopped_reason=stopped)
     finally:
-        await plan.lease.stop(release=True)
+        # Said before the lease is given back: after Ctrl-C this is what the person waits for.
         if not finished and not plan.lease.lost.is_set():
             report.say(f"experiment {experiment_id} did not finish; resume it with "
                        f"run_experiment(..., resume={experiment_id}) or `evalkit run ... --resume {experiment_id}`")
+        kept = await plan.lease.stop(release=True, hurry=not finished)
+        if kept is not None and not finished:
+            report.say(kept)
 
 
 async def _mark_stopped(service: Service, experiment_id: int, plan: Plan, budget: Budget) -> str:

@@ -99,8 +99,10 @@ class Service:
         return await self.call("POST", f"/api/experiments/{experiment_id}/lease",  # type: ignore[no-any-return]
                                {"holder": holder, "ttl_seconds": ttl_seconds})
 
-    async def release(self, experiment_id: int, holder: str) -> None:
-        await self.call("DELETE", f"/api/experiments/{experiment_id}/lease", params={"holder": holder})
+    async def release(self, experiment_id: int, holder: str, timeout: float | None = None,
+                      attempts: int | None = None) -> None:
+        await self.call("DELETE", f"/api/experiments/{experiment_id}/lease", params={"holder": holder},
+                        timeout=timeout, attempts=attempts)
 
     async def resume(self, experiment_id: int, holder: str, ttl_seconds: float, take_over: bool = False
                      ) -> dict[str, Any]:

@@ -9,7 +9,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -131,6 +137,74 @@ def test_ctrl_c_keeps_finished_calls(served: Served, tenant: Tenant, tmp_path: P
     runs = served.ok("GET", f"/api/experiments/{experiment['experiment_id']}/runs?attempts=all",
                      token=tenant.token)["runs"]
     assert sorted(r["case_id"] for r in runs) == NAMES[:6]
+
+
+@contextmanager
+def _release_never_answered(api: str) -> Iterator[tuple[str, threading.Event]]:
+    """A proxy in front of the real service that passes every request on, except giving an experiment's lease
+    back: that one it holds open, unanswered, until the test ends (a stuck or overloaded service)."""
+    asked, done = threading.Event(), threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def _pass_on(self) -> None:
+            if self.command == "DELETE" and self.path.split("?")[0].endswith("/lease"):
+                asked.set()
+                done.wait(120)
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else None
+            request = urllib.request.Request(api + self.path, data=body, method=self.command)
+            for name in ("Authorization", "Content-Type"):
+                if self.headers.get(name):
+                    request.add_header(name, self.headers[name])
+            try:
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    status, headers, payload = response.status, response.headers, response.read()
+            except urllib.error.HTTPError as exc:
+                status, headers, payload = exc.code, exc.headers, exc.read()
+            self.send_response(status)
+            self.send_header("Content-Type", headers.get("Content-Type") or "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _pass_on
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        done.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_ctrl_c_ends_the_runner_although_the_service_never_gives_the_lease_back(
+        served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    with _release_never_answered(served.api) as (url, asked):
+        runner = _start(tmp_path, tenant, marks, {**os.environ, **tenant.env, "EVALKIT_URL": url})
+        try:
+            _wait_blocked(runner, marks, tmp_path / "runner.log")
+            runner.send_signal(signal.SIGINT)
+            # Before: the release was waited for 60 s and tried again, so Ctrl-C took two minutes and more.
+            runner.wait(timeout=40)
+        finally:
+            runner.kill()
+            runner.wait(timeout=10)
+        assert asked.is_set()
+    log = (tmp_path / "runner.log").read_text()
+    experiment = _experiment_of(served, tenant)
+    assert f"resume={experiment['experiment_id']}" in log
+    assert f"the lease of experiment {experiment['experiment_id']} was not given back" in log
+    assert "Resuming from this machine takes it over at once" in log
+    assert experiment["lease"]["expired"] is False  # type: ignore[index]
 
 
 def test_a_live_runner_is_taken_over_only_when_asked(served: Served, tenant: Tenant, tmp_path: Path) -> None:
