@@ -30,7 +30,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -114,6 +114,7 @@ class EvaluationRecord:
 
 STATUS_CODES: dict[str, int] = {"completed": 0, "failed": 1, "cancelled": 2, "timeout": 3}
 _COMPLETED, _FAILED, _CANCELLED, _TIMEOUT = 0, 1, 2, 3
+_STATUS_NAMES = list(STATUS_CODES)
 METRIC_NAMES = ("duration_seconds", "steps", "tool_calls", "input_tokens", "output_tokens", "cost_usd")
 
 
@@ -197,30 +198,69 @@ class RecordColumns:
 
     def runs(self) -> list[RunRecord]:
         """The runs as records (for pages that show them one by one)."""
-        statuses = list(STATUS_CODES)
-        m = [self.metrics[name] for name in METRIC_NAMES]
+        return [self.run_record(at) for at in range(len(self.run_ids))]
 
-        def known(v: float, integer: bool) -> float | int | None:
-            return None if math.isnan(v) else (int(v) if integer else float(v))
+    def run_record(self, at: int) -> RunRecord:
+        """The run at position `at` as a record: a page of 50 cases needs 250 of them, not 100,000."""
+        m = [float(self.metrics[name][at]) for name in METRIC_NAMES]
 
-        return [RunRecord(self.run_ids[i], self.case_ids[int(self.run_case[i])], int(self.repetition[i]),
-                          statuses[int(self.status[i])], self.trajectory_status[i],  # type: ignore[arg-type]
-                          RunMetrics(known(m[0][i], False), known(m[1][i], True),  # type: ignore[arg-type]
-                                     known(m[2][i], True), known(m[3][i], True),  # type: ignore[arg-type]
-                                     known(m[4][i], True), known(m[5][i], False)))  # type: ignore[arg-type]
-                for i in range(len(self.run_ids))]
+        def known(v: float, integer: bool) -> Any:
+            return None if math.isnan(v) else (int(v) if integer else v)
+
+        return RunRecord(self.run_ids[at], self.case_ids[int(self.run_case[at])], int(self.repetition[at]),
+                         _STATUS_NAMES[int(self.status[at])], self.trajectory_status[at],  # type: ignore[arg-type]
+                         RunMetrics(known(m[0], False), known(m[1], True), known(m[2], True), known(m[3], True),
+                                    known(m[4], True), known(m[5], False)))
+
+    @functools.cached_property
+    def _case_position(self) -> dict[str, int]:
+        return {case: i for i, case in enumerate(self.case_ids)}
+
+    @functools.cached_property
+    def _case_starts(self) -> np.ndarray:
+        # `run_case` never decreases: runs are grouped by case.
+        return np.searchsorted(self.run_case, np.arange(len(self.case_ids) + 1))
+
+    def runs_of(self, case_id: str) -> range:
+        """The positions of one case's runs (empty for a case without one)."""
+        i = self._case_position.get(case_id)
+        if i is None:
+            return range(0)
+        return range(int(self._case_starts[i]), int(self._case_starts[i + 1]))
+
+    def status_counts(self) -> dict[str, int]:
+        counts = np.bincount(self.status.astype(np.int64), minlength=len(STATUS_CODES))
+        return {name: int(counts[code]) for name, code in STATUS_CODES.items() if counts[code]}
+
+    def not_cancelled(self, name: str) -> np.ndarray:
+        """Metric `name` of the runs that were not cancelled (NaN where unknown)."""
+        return self.metrics[name][self.status != _CANCELLED]  # type: ignore[no-any-return]
+
+    @functools.cached_property
+    def _verdict_index(self) -> dict[str, np.ndarray]:
+        """evaluator → for each run position, the index of its verdict in that evaluator's columns, or -1."""
+        index = {}
+        for name, ev in self.evaluations.items():
+            at = np.full(len(self.run_ids), -1, dtype=np.int64)
+            at[ev.run] = np.arange(len(ev.run))
+            index[name] = at
+        return index
+
+    def verdict(self, evaluator: str, at: int) -> EvaluationRecord | None:
+        """The latest verdict of `evaluator` on the run at position `at`, if it has one."""
+        index = self._verdict_index.get(evaluator)
+        j = -1 if index is None else int(index[at])
+        return None if j < 0 else self._verdict_record(evaluator, j)
+
+    def _verdict_record(self, name: str, j: int) -> EvaluationRecord:
+        ev = self.evaluations[name]
+        score, passed, cost = float(ev.score[j]), int(ev.passed[j]), float(ev.cost[j])
+        return EvaluationRecord(self.run_ids[int(ev.run[j])], name, None if math.isnan(score) else score,
+                                None if passed < 0 else bool(passed), ev.label_text[j] if ev.has_label[j] else None,
+                                None, ev.error_text[j] if ev.errored[j] else None, None if math.isnan(cost) else cost)
 
     def evaluation_records(self) -> list[EvaluationRecord]:
-        out = []
-        for name, ev in self.evaluations.items():
-            for j, at in enumerate(ev.run.tolist()):
-                score, passed, cost = float(ev.score[j]), int(ev.passed[j]), float(ev.cost[j])
-                out.append(EvaluationRecord(self.run_ids[at], name, None if math.isnan(score) else score,
-                                            None if passed < 0 else bool(passed),
-                                            ev.label_text[j] if ev.has_label[j] else None, None,
-                                            ev.error_text[j] if ev.errored[j] else None,
-                                            None if math.isnan(cost) else cost))
-        return out
+        return [self._verdict_record(name, j) for name, ev in self.evaluations.items() for j in range(len(ev.run))]
 
 
 class ExperimentRecords:

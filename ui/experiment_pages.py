@@ -5,16 +5,23 @@ from __future__ import annotations
 import asyncio
 import math
 import weakref
-from collections import Counter
 from typing import Any
 
+import numpy as np
 from aiohttp import web
 from pydantic import ValidationError
 
 from evalkit.api import ApiError, Caller
 from evalkit.scoring.compare import GateConfig, gate
 from evalkit.scoring.experiments import STATUSES
-from evalkit.scoring.scorecard import ExperimentRecords, MetricSummary, summarize_metric
+from evalkit.scoring.scorecard import (
+    EvaluationRecord,
+    ExperimentRecords,
+    MetricSummary,
+    RecordColumns,
+    RunRecord,
+    summarize_array,
+)
 from evalkit.scoring.service import ScoringService
 from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.page import Page, page, query_int, ui_of, with_query
@@ -101,10 +108,11 @@ def _remembered(s: ScoringService, e: Any, records: ExperimentRecords | None,
     seen = memo.get(e.experiment_id) if memo is not None else None
     if seen is not None and seen[0]() is records:
         return seen[1], seen[2]
-    counts = dict(Counter(r.status for r in records.runs))
-    costs = [r.metrics.cost_usd for r in records.runs]
-    known = [c for c in costs if c is not None]
-    progress = {"counts": counts, "cost": math.fsum(known), "unpriced": len(costs) - len(known)} if costs else None
+    columns = records.columns
+    cost = columns.metrics["cost_usd"]
+    known = cost[~np.isnan(cost)]
+    progress = ({"counts": columns.status_counts(), "cost": math.fsum(known.tolist()),
+                 "unpriced": len(cost) - len(known)} if len(cost) else None)
     scores = s.scores(e) if e.status == "completed" else None
     if memo is not None and e.status == "completed":
         memo[e.experiment_id] = (weakref.ref(records), progress, scores)
@@ -124,12 +132,12 @@ def shown_config(config: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _outcome(records: ExperimentRecords, evaluator: str | None, run: Any) -> tuple[str, str]:
-    """(css class, text) of one run's cell: its evaluator's verdict when it has one, else its status."""
+def _outcome(records: ExperimentRecords, evaluator: str | None, run: RunRecord, ev: EvaluationRecord | None
+             ) -> tuple[str, str]:
+    """(css class, text) of one run's cell: its evaluator's verdict `ev` when it has one, else its status."""
     if run.status != "completed":
         return f"run-{run.status}", run.status
     if evaluator:
-        ev = records.evaluation_index.get(evaluator, {}).get(run.run_id)
         if ev is not None:
             if ev.error:
                 return "eval-error", "evaluator error"
@@ -148,17 +156,20 @@ def _matrix(request: web.Request, cases: list[str], records: ExperimentRecords, 
     pages = max(1, math.ceil(len(cases) / CASES_PER_PAGE))
     number = query_int(request, "page", 1, low=1, high=pages)
     shown = cases[(number - 1) * CASES_PER_PAGE:number * CASES_PER_PAGE]
-    by_case = records.runs_by_case
+    # Records only for the shown cases' runs: the columns hold every run without an object each.
+    columns = records.columns
     rows = []
     for case_id in shown:
-        runs = {r.repetition: r for r in by_case.get(case_id, [])}
+        runs = {int(columns.repetition[at]): at for at in columns.runs_of(case_id)}
         cells = []
         for rep in range(repetitions):
-            run = runs.get(rep)
-            if run is None:
+            at = runs.get(rep)
+            if at is None:
                 cells.append({"repetition": rep, "run_id": None, "class": "pending", "text": "not run yet"})
             else:
-                css, text = _outcome(records, evaluator, run)
+                run = columns.run_record(at)
+                verdict = columns.verdict(evaluator, at) if evaluator else None
+                css, text = _outcome(records, evaluator, run, verdict)
                 cells.append({"repetition": rep, "run_id": run.run_id, "class": css, "text": text})
         rows.append({"case_id": case_id, "cells": cells})
     return {"rows": rows, "page": number, "pages": pages, "cases": len(cases),
@@ -182,12 +193,10 @@ async def experiment(request: web.Request) -> Page:
         chosen = request.query.get("evaluator") or (names[0] if names else None)
         if chosen and chosen not in names:
             raise ApiError(400, f"evaluator={chosen!r} is not one of this experiment's ({', '.join(names)})")
-        metrics = [r.metrics for r in records.runs if r.status != "cancelled"]
-        charts = [histogram([m.cost_usd for m in metrics], title="Cost per run", shown=money),
-                  histogram([(m.input_tokens or 0) + (m.output_tokens or 0)
-                             if m.input_tokens is not None or m.output_tokens is not None else None
-                             for m in metrics], title="Tokens per run"),
-                  histogram([m.duration_seconds for m in metrics], title="Duration per run", shown=seconds)]
+        columns = records.columns
+        charts = [histogram(columns.not_cancelled("cost_usd"), title="Cost per run", shown=money),
+                  histogram(_tokens(columns), title="Tokens per run"),
+                  histogram(columns.not_cancelled("duration_seconds"), title="Duration per run", shown=seconds)]
         bars = {ev.evaluator: interval_bar(ev.mean, ev.ci_low, ev.ci_high, label=ev.evaluator,
                                            lo=0.0, hi=1.0 if ev.kind == "pass_fail" else max(1.0, ev.ci_high or 1.0))
                 for ev in scorecard.evaluators}
@@ -255,9 +264,13 @@ def _gate_config(request: web.Request) -> GateConfig | None:
                             f"≥ 0 ({exc.__class__.__name__})") from exc
 
 
-def _case_means(runs: list[Any], field: str) -> float | None:
-    values = [getattr(r.metrics, field) for r in runs if getattr(r.metrics, field) is not None]
-    return sum(values) / len(values) if values else None
+def _case_mean(records: ExperimentRecords, case_id: str, field: str) -> float | None:
+    """The mean of one metric over a case's runs that know it."""
+    columns = records.columns
+    at = columns.runs_of(case_id)
+    values = columns.metrics[field][at.start:at.stop]
+    known = values[~np.isnan(values)]
+    return float(known.mean()) if len(known) else None
 
 
 @page
@@ -306,8 +319,6 @@ async def compare(request: web.Request) -> Page:
         base_means = {n: _means(base_records, n) for n in names}
         rows = []
         for case_id in shown:
-            c_runs = cand_records.runs_by_case.get(case_id, [])
-            b_runs = base_records.runs_by_case.get(case_id, [])
             rows.append({
                 "case_id": case_id, "kind": ("regressed", "improved", "same")[order.get(case_id, 2)],
                 "scores": [{"evaluator": n, "kind": kinds[n], "baseline": base_means[n].get(case_id),
@@ -316,9 +327,10 @@ async def compare(request: web.Request) -> Page:
                 "diffs": [{"repetition": rep, "baseline": answers.get(("baseline", case_id, rep)),
                            "candidate": answers.get(("candidate", case_id, rep))}
                           for rep in sorted({k[2] for k in answers if k[1] == case_id})],
-                "baseline_cost": _case_means(b_runs, "cost_usd"), "candidate_cost": _case_means(c_runs, "cost_usd"),
-                "baseline_seconds": _case_means(b_runs, "duration_seconds"),
-                "candidate_seconds": _case_means(c_runs, "duration_seconds")})
+                "baseline_cost": _case_mean(base_records, case_id, "cost_usd"),
+                "candidate_cost": _case_mean(cand_records, case_id, "cost_usd"),
+                "baseline_seconds": _case_mean(base_records, case_id, "duration_seconds"),
+                "candidate_seconds": _case_mean(cand_records, case_id, "duration_seconds")})
         bars = {}
         for ev in comparison.evaluators:
             reach = max(abs(ev.ci_low or 0), abs(ev.ci_high or 0), abs(ev.delta or 0), 0.05)
@@ -340,17 +352,23 @@ async def compare(request: web.Request) -> Page:
                 title=f"Experiment {experiment_id} vs {baseline_id}")
 
 
+def _tokens(columns: RecordColumns) -> np.ndarray:
+    """Input plus output tokens of each run not cancelled; NaN where neither is known."""
+    given, taken = columns.not_cancelled("input_tokens"), columns.not_cancelled("output_tokens")
+    return np.where(np.isnan(given) & np.isnan(taken), np.nan,  # type: ignore[no-any-return]
+                    np.nan_to_num(given) + np.nan_to_num(taken))
+
+
 def run_metrics(records: ExperimentRecords) -> dict[str, MetricSummary]:
-    runs = [r.metrics for r in records.runs if r.status != "cancelled"]
-    return {"cost_usd": summarize_metric([m.cost_usd for m in runs]),
-            "duration_seconds": summarize_metric([m.duration_seconds for m in runs]),
-            "tokens": summarize_metric([None if m.input_tokens is None and m.output_tokens is None
-                                        else (m.input_tokens or 0) + (m.output_tokens or 0) for m in runs])}
+    columns = records.columns
+    return {"cost_usd": summarize_array(columns.not_cancelled("cost_usd")),
+            "duration_seconds": summarize_array(columns.not_cancelled("duration_seconds")),
+            "tokens": summarize_array(_tokens(columns))}
 
 
 def _means(records: ExperimentRecords, evaluator: str) -> dict[str, float]:
     values = records.values(evaluator)
-    return {case: sum(v) / len(v) for case, v in values.cases.items() if v}
+    return dict(zip(values.case_ids, values.case_means().tolist(), strict=True))
 
 
 def add_routes(app: web.Application) -> None:

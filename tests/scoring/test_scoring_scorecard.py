@@ -229,3 +229,34 @@ def test_deterministic_and_json_round_trip():
     assert md.startswith("## Scorecard 42")
     assert "| exact | pass rate | 48 |" in md
     assert "$0.4800" in md
+
+
+def test_the_columns_answer_one_run_or_case_as_the_records_do():
+    """Pages read single runs, verdicts and cases from the columns (not an object per run): each answer must be
+    what the records say, re-scored verdicts (the later wins), errors, labels and unknown metrics included."""
+    runs = [run("b", 1, cost_usd=0.5, input_tokens=10), run("b", 0, status="failed", duration_seconds=2.5),
+            run("a", 0, traj=None, steps=3, output_tokens=7), run("c", 0, status="cancelled"),
+            run("a", 1, status="timeout")]
+    evals = [passed("a", 0, False), passed("a", 0, True),  # re-scored: the later verdict wins
+             EvaluationRecord(run_id="b#1", evaluator="exact", error="judge down", cost_usd=None),
+             EvaluationRecord(run_id="b#0", evaluator="judge", score=0.25, label="meh", explanation="x")]
+    records = ExperimentRecords(runs, evals)
+    columns = ExperimentRecords(columns=records.columns).columns  # as the store gives them
+    by_id = {r.run_id: r for r in runs}
+    for case in ("a", "b", "c", "missing"):
+        positions = columns.runs_of(case)
+        assert [columns.run_record(at) for at in positions] == records.runs_by_case.get(case, [])
+        for at in positions:
+            run_id = columns.run_ids[at]
+            assert columns.run_record(at) == by_id[run_id]
+            for name in ("exact", "judge", "absent"):
+                expected = records.evaluation_index.get(name, {}).get(run_id)
+                got = columns.verdict(name, at)
+                # explanations are not kept in the columns (pages read them per run)
+                assert got == (None if expected is None else EvaluationRecord(
+                    expected.run_id, name, expected.score, expected.passed, expected.label, None, expected.error,
+                    expected.cost_usd))
+    assert columns.status_counts() == {"completed": 2, "failed": 1, "cancelled": 1, "timeout": 1}
+    assert sorted(map(str, columns.not_cancelled("cost_usd").tolist())) == sorted(
+        str(float("nan") if r.metrics.cost_usd is None else r.metrics.cost_usd)
+        for r in runs if r.status != "cancelled")
