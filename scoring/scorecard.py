@@ -615,11 +615,17 @@ def _interval(values: EvaluatorValues, reps: int, *, confidence: float, seed: in
     return boot.interval, "bootstrap-clustered"
 
 
-def _pass_k(counts: np.ndarray, passes: np.ndarray, k: int, per_case: Callable[[int, int, int], float]) -> float:
+def _case_pairs(counts: np.ndarray, passes: np.ndarray) -> list[tuple[int, int, int]]:
+    """The distinct (runs, passes) pairs of the cases, each with how many cases have it. Both are small
+    integers (passes ≤ runs ≤ repetitions), so one pair is one bin: a bincount, not a sort of 100,000 pairs."""
+    width = int(counts.max()) + 1
+    tally = np.bincount(counts.astype(np.int64) * width + passes).tolist()
+    return [(key // width, key % width, cases) for key, cases in enumerate(tally) if cases]
+
+
+def _pass_k(pairs: list[tuple[int, int, int]], k: int, per_case: Callable[[int, int, int], float]) -> float:
     # Cases share few distinct (n, c) pairs: each is computed once, weighted by how many cases have it.
-    pairs, weight = np.unique(np.stack([counts, passes]), axis=1, return_counts=True)
-    total = math.fsum(per_case(int(n), int(c), k) * int(m) for n, c, m in zip(pairs[0], pairs[1], weight, strict=True))
-    return total / len(counts)
+    return math.fsum(per_case(n, c, k) * m for n, c, m in pairs) / sum(m for _, _, m in pairs)
 
 
 def _score_evaluator(
@@ -641,10 +647,10 @@ def _score_evaluator(
         se = stats.clustered_standard_error_from_sums(values.sums, counts)
         if values.kind == "pass_fail":
             passed = round(total)
-            passes = np.rint(values.sums).astype(np.int64)
+            pairs = _case_pairs(counts, np.rint(values.sums).astype(np.int64))
             for k in range(1, int(counts.min()) + 1):
-                pass_at[k] = _pass_k(counts, passes, k, stats.pass_at_k)
-                pass_hat[k] = _pass_k(counts, passes, k, stats.pass_hat_k)
+                pass_at[k] = _pass_k(pairs, k, stats.pass_at_k)
+                pass_hat[k] = _pass_k(pairs, k, stats.pass_hat_k)
         interval, method = _interval(values, reps, confidence=confidence, seed=seed, n_resamples=n_resamples)
     return EvaluatorScorecard(
         evaluator=values.evaluator,

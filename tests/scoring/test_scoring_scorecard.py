@@ -96,6 +96,18 @@ def test_pass_at_k_and_pass_hat_k_over_repetitions():
     assert e.std_error == pytest.approx(0.293972, abs=1e-6)
 
 
+def test_pass_at_k_with_cases_of_unequal_repetitions():
+    # A 2/3, B 1/2, C 0/2: pass@k is averaged over cases, each with its own n; k goes up to the smallest n.
+    outcomes = {"A": [True, True, False], "B": [True, False], "C": [False, False]}
+    runs = [run(c, r) for c, reps in outcomes.items() for r in range(len(reps))]
+    evals = [passed(c, r, ok) for c, reps in outcomes.items() for r, ok in enumerate(reps)]
+    e = build_scorecard(ExperimentRecords(runs, evals), seed=1).evaluator("exact")
+    # pass@1: (2/3 + 1/2 + 0)/3 = 7/18; pass@2: A 1 - C(1,2)/C(3,2) = 1, B 1 - C(1,2)/C(2,2) = 1, C 0 → 2/3
+    assert e.pass_at_k == {1: pytest.approx(7 / 18), 2: pytest.approx(2 / 3)}
+    # pass^2: A C(2,2)/C(3,2) = 1/3, B 0, C 0 → 1/9
+    assert e.pass_hat_k[2] == pytest.approx(1 / 9)
+
+
 def test_scores_in_the_unit_interval_get_a_wilson_interval_never_narrower_than_bernoulli():
     runs = [run(c) for c in "abcd"]
     evals = [
