@@ -327,6 +327,14 @@ class Store:
             return list(blocks[0]) if blocks else []
         return [list(chain.from_iterable(block[column] for block in blocks)) for column in range(len(blocks[0]))]
 
+    def query_arrow(self, sql: str, parameters: dict[str, Any] | None = None,
+                    settings: dict[str, Any] | None = None) -> Any:
+        """A SELECT's result as a `pyarrow.Table`: for columns of numbers (and arrays of them) that numpy should
+        take as buffers, not as Python values one by one."""
+        self._fence(sql)
+        with self._reader() as client:
+            return client.query_arrow(sql, parameters=parameters, settings=settings)
+
     def query_dicts(self, sql: str, parameters: dict[str, Any] | None = None,
                     settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         self._fence(sql)
