@@ -11,6 +11,7 @@ objects they cost more than every statistic computed from them.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,13 @@ _FINAL_RUNS = (
 )
 
 
+# The evaluations are read on another connection while this thread reads and converts the runs: the engine
+# works on one while Python converts the other.
+_BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="evalkit-records")
+
+
 def read_columns(store: Store, experiment_id: int) -> RecordColumns:
+    evaluations = _BESIDE.submit(_evaluations, store, experiment_id)
     codes = list(STATUS_CODES)
     metrics = ", ".join(f"groupArray(ifNull(toFloat64({m}), nan))" for m in METRIC_NAMES)
     table = store.query_arrow(
@@ -38,7 +45,7 @@ def read_columns(store: Store, experiment_id: int) -> RecordColumns:
     metric_columns = {name: _numbers(table, 0, 5 + k, float) for k, name in enumerate(METRIC_NAMES)}
     case_ids, run_case = RecordColumns.case_index(case_per_run)
     return RecordColumns(run_ids, case_ids, run_case, _numbers(table, 0, 2, np.int64), _numbers(table, 0, 3, np.int8),
-                         [t or None for t in trajectory], metric_columns, _evaluations(store, experiment_id))
+                         [t or None for t in trajectory], metric_columns, evaluations.result())
 
 
 def _cell(table: Any, row: int, column: int) -> Any:
