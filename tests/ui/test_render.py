@@ -10,7 +10,7 @@ import pytest
 
 from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.render import environment, evaluator_version, markdown, seconds
-from evalkit.ui.session_pages import span_rows, step_view, steps_page, subagents_of, trajectory_summary
+from evalkit.ui.session_pages import has_error, span_rows, step_view, steps_page, subagents_of, trajectory_summary
 
 ATIF = Path(__file__).parents[1] / "trajectory" / "data" / "atif"  # real trajectories, kept with the tests
 
@@ -66,6 +66,26 @@ def test_steps_pair_tool_calls_with_results_and_open_subagents_in_place() -> Non
     assert f"({len(child['steps'])} steps)" in html
     summary = trajectory_summary(document)
     assert summary["steps"] == len(document["steps"]) and summary["tool_calls"] == 2
+
+
+def test_a_summary_counts_a_step_as_erring_exactly_when_its_view_shows_an_error() -> None:
+    failed = {"extra": {"is_error": True}, "content": "boom"}
+    steps = [
+        {"source": "agent", "extra": {"error": "rate limited"}},  # the step itself failed
+        {"source": "agent", "metrics": {"extra": {"error": "x"}}},  # an error the view shows, but not as has_error
+        {"source": "agent", "tool_calls": [{"tool_call_id": "a"}],
+         "observation": {"results": [{"source_call_id": "a", **failed}]}},  # paired by id
+        {"source": "agent", "tool_calls": [{"tool_call_id": "a"}],
+         "observation": {"results": [failed]}},  # paired by position
+        {"source": "agent", "tool_calls": [{"tool_call_id": "a"}],
+         "observation": {"results": [{"source_call_id": "b", **failed}]}},  # an orphan: not the call's error
+        {"source": "agent", "observation": {"results": [failed]}},  # no call to pair with
+        {"source": "agent", "tool_calls": [{"tool_call_id": "a"}],
+         "observation": {"results": [{"source_call_id": "a", "content": "ok"}]}},
+    ]
+    assert [has_error(s) for s in steps] == [step_view(s)["has_error"] for s in steps]
+    assert [has_error(s) for s in steps] == [True, False, True, True, False, False, False]
+    assert trajectory_summary({"steps": steps})["errors"] == 3
 
 
 def test_long_trajectories_are_paged_on_the_server() -> None:
