@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from evalkit.store import Store
 
@@ -41,7 +42,7 @@ def read_columns(store: Store, experiment_id: int) -> RecordColumns:
         "SELECT groupArray(run_id), groupArray(case_id), groupArray(repetition), "
         f"groupArray(toInt8(indexOf({codes!r}, status) - 1)), groupArray(trajectory_status), {metrics} "
         f"FROM ({_FINAL_RUNS})", {"i": experiment_id})
-    run_ids, case_per_run, trajectory = (_cell(table, 0, k).to_pylist() for k in (0, 1, 4))
+    run_ids, case_per_run, trajectory = (_texts(table, 0, k) for k in (0, 1, 4))
     metric_columns = {name: _numbers(table, 0, 5 + k, float) for k, name in enumerate(METRIC_NAMES)}
     case_ids, run_case = RecordColumns.case_index(case_per_run)
     return RecordColumns(run_ids, case_ids, run_case, _numbers(table, 0, 2, np.int64), _numbers(table, 0, 3, np.int8),
@@ -51,6 +52,13 @@ def read_columns(store: Store, experiment_id: int) -> RecordColumns:
 def _cell(table: Any, row: int, column: int) -> Any:
     """The array in one cell of an Arrow table of arrays (a slice of the column's buffer, not a copy)."""
     return table.column(column)[row].values
+
+
+def _texts(table: Any, row: int, column: int) -> list[str]:
+    cell = _cell(table, row, column)
+    if pa.types.is_binary(cell.type):  # a server whose `output_format_arrow_string_as_string` is read-only
+        cell = cell.cast(pa.string())
+    return cell.to_pylist()  # type: ignore[no-any-return]
 
 
 def _numbers(table: Any, row: int, column: int, dtype: type) -> np.ndarray:
@@ -76,5 +84,5 @@ def _evaluations(store: Store, experiment_id: int) -> dict[str, EvaluatorColumns
     names = table.column(0).to_pylist()
     return {str(name): EvaluatorColumns(
         _numbers(table, r, 1, np.int64), _numbers(table, r, 2, float), _numbers(table, r, 3, np.int8),
-        _numbers(table, r, 5, bool), _cell(table, r, 4).to_pylist(), _cell(table, r, 6).to_pylist(),
+        _numbers(table, r, 5, bool), _texts(table, r, 4), _texts(table, r, 6),
         _numbers(table, r, 7, bool), _numbers(table, r, 8, float)) for r, name in enumerate(names)}

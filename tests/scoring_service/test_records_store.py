@@ -149,3 +149,13 @@ def test_columns_from_the_store_score_as_the_records_do(service: ScoringService)
     assert store_card == object_card
     check = store_card.evaluator("check")
     assert check.evaluator_errors == 1 and check.unpriced_evaluations == 1 and check.unscored == 1
+
+
+def test_texts_read_as_arrow_binary_still_come_back_as_strings(store: Store) -> None:
+    # A server may keep `output_format_arrow_string_as_string` read-only at 0: its strings come as binary.
+    from evalkit.scoring.record_columns import _texts
+
+    sql = "SELECT groupArray(x) FROM (SELECT arrayJoin(['a-1', 'é', '']) AS x)"
+    for as_string in (0, 1):
+        table = store.query_arrow(sql, settings={"output_format_arrow_string_as_string": as_string})
+        assert _texts(table, 0, 0) == ["a-1", "é", ""]
