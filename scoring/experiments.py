@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -93,8 +94,34 @@ _SELECT = ("SELECT experiment_id, workspace, agent_id, dataset, dataset_version,
 
 
 def _experiment(r: tuple[Any, ...]) -> Experiment:
-    return Experiment(int(r[0]), r[1], r[2], r[3], r[4], r[5], r[6] / 1000, json.loads(r[7]), list(r[8]),
+    return Experiment(int(r[0]), r[1], r[2], r[3], r[4], r[5], r[6] / 1000, _config(r[7]), list(r[8]),
                       json.loads(r[9] or "[]"), r[10], r[11], r[12], r[13] / 1000)
+
+
+# Every page and scorecard of an experiment reads its row again, and a config of 100,000 cases' evaluator
+# lists takes ~30 ms to parse where hashing and comparing its text takes ~3: a large config is parsed once per
+# text. The dict is then shared by every Experiment read with that text, so it is never changed in place (a
+# change is a new dict: `dataclasses.replace(e, config={**e.config, ...})`, as ScoringService does).
+_LARGE_CONFIG = 65_536
+_CONFIGS_KEPT = 4
+_configs: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_configs_lock = threading.Lock()
+
+
+def _config(text: str) -> dict[str, Any]:
+    if len(text) < _LARGE_CONFIG:
+        return json.loads(text)  # type: ignore[no-any-return]
+    with _configs_lock:
+        parsed = _configs.get(text)
+        if parsed is not None:
+            _configs.move_to_end(text)
+            return parsed
+    parsed = json.loads(text)
+    with _configs_lock:
+        _configs[text] = parsed
+        while len(_configs) > _CONFIGS_KEPT:
+            _configs.popitem(last=False)
+    return parsed
 
 
 class Experiments:

@@ -30,7 +30,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -115,6 +115,7 @@ class EvaluationRecord:
 STATUS_CODES: dict[str, int] = {"completed": 0, "failed": 1, "cancelled": 2, "timeout": 3}
 _COMPLETED, _FAILED, _CANCELLED, _TIMEOUT = 0, 1, 2, 3
 _STATUS_NAMES = list(STATUS_CODES)
+_Derived = TypeVar("_Derived")
 METRIC_NAMES = ("duration_seconds", "steps", "tool_calls", "input_tokens", "output_tokens", "cost_usd")
 
 
@@ -292,6 +293,7 @@ class ExperimentRecords:
         self.dataset_version = dataset_version
         self.planned = planned
         self._values: dict[str, EvaluatorValues] = {}
+        self._derived: dict[str, Any] = {}
 
     @functools.cached_property
     def runs(self) -> Sequence[RunRecord]:
@@ -376,6 +378,13 @@ class ExperimentRecords:
             return None
         groups, codes = self._applies_groups
         return np.array([evaluator in g for g in groups], dtype=bool)[codes] if groups else np.zeros(0, bool)
+
+    def derived(self, key: str, compute: Callable[[], _Derived]) -> _Derived:
+        """`compute()`, once per records object and `key` (the records never change; a page of a completed
+        experiment, whose records the service caches, asks again on every view). Do not modify the result."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]  # type: ignore[no-any-return]
 
     def values(self, evaluator: str) -> EvaluatorValues:
         """`evaluator_values(self, evaluator)`, computed once per records object: the records are immutable, and

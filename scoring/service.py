@@ -680,6 +680,11 @@ class ScoringService:
 
     def comparison(self, e: Experiment, baseline: Experiment, *, alpha: float, allow_incomplete: bool
                    ) -> Comparison:
+        return self.comparison_and_records(e, baseline, alpha=alpha, allow_incomplete=allow_incomplete)[0]
+
+    def comparison_and_records(self, e: Experiment, baseline: Experiment, *, alpha: float, allow_incomplete: bool
+                               ) -> tuple[Comparison, ExperimentRecords, ExperimentRecords]:
+        """The comparison, and the records of both sides it was computed from (read once)."""
         if not allow_incomplete:
             for x in (e, baseline):
                 left = self.unrecorded(x)
@@ -693,12 +698,14 @@ class ScoringService:
                     raise ApiError(409, f"experiment {x.experiment_id} is not fully scored; finish it with "
                                         f"{evaluate_hint(x.experiment_id)} (or pass allow_incomplete=true)")
         cand, base = self._cached(e), self._cached(baseline)
+        cand_records = cand.records if cand is not None else self._read_records(e)
+        base_records = base.records if base is not None else self._read_records(baseline)
         if cand is None or base is None:
-            return compare(self.records(e), self.records(baseline), alpha=alpha)
-        cand_records, base_records = cand.records, base.records
+            return compare(cand_records, base_records, alpha=alpha), cand_records, base_records
         # Keyed by the baseline's entry: a changed baseline (rows or config) is a new entry, so a new comparison.
         return self.records_cache.derived(cand, ("compare", base.serial, alpha),
-                                          lambda: compare(cand_records, base_records, alpha=alpha))
+                                          lambda: compare(cand_records, base_records, alpha=alpha)), \
+            cand_records, base_records
 
     def summary(self, e: Experiment, progress: dict[str, Any] | None, scores: dict[str, float | None] | None
                 ) -> dict[str, Any]:

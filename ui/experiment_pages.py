@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from aiohttp import web
+from markupsafe import Markup
 from pydantic import ValidationError
 
 from evalkit.api import ApiError, Caller
@@ -193,10 +194,7 @@ async def experiment(request: web.Request) -> Page:
         chosen = request.query.get("evaluator") or (names[0] if names else None)
         if chosen and chosen not in names:
             raise ApiError(400, f"evaluator={chosen!r} is not one of this experiment's ({', '.join(names)})")
-        columns = records.columns
-        charts = [histogram(columns.not_cancelled("cost_usd"), title="Cost per run", shown=money),
-                  histogram(_tokens(columns), title="Tokens per run"),
-                  histogram(columns.not_cancelled("duration_seconds"), title="Duration per run", shown=seconds)]
+        charts = records.derived("ui.charts", lambda: _charts(records.columns))
         bars = {ev.evaluator: interval_bar(ev.mean, ev.ci_low, ev.ci_high, label=ev.evaluator,
                                            lo=0.0, hi=1.0 if ev.kind == "pass_fail" else max(1.0, ev.ci_high or 1.0))
                 for ev in scorecard.evaluators}
@@ -293,8 +291,8 @@ async def compare(request: web.Request) -> Page:
     def load() -> dict[str, Any]:
         e = s.experiment(caller, experiment_id)
         base = s.experiment(caller, baseline_id)
-        comparison = s.comparison(e, base, alpha=alpha, allow_incomplete=True)
-        cand_records, base_records = s.records(e), s.records(base)
+        comparison, cand_records, base_records = s.comparison_and_records(e, base, alpha=alpha,
+                                                                           allow_incomplete=True)
         # Only the run metrics: a whole scorecard (its bootstraps) would cost seconds on 100,000 runs.
         cand_sc, base_sc = run_metrics(cand_records), run_metrics(base_records)
         order: dict[str, int] = {}
@@ -352,6 +350,12 @@ async def compare(request: web.Request) -> Page:
                 title=f"Experiment {experiment_id} vs {baseline_id}")
 
 
+def _charts(columns: RecordColumns) -> list[Markup]:
+    return [histogram(columns.not_cancelled("cost_usd"), title="Cost per run", shown=money),
+            histogram(_tokens(columns), title="Tokens per run"),
+            histogram(columns.not_cancelled("duration_seconds"), title="Duration per run", shown=seconds)]
+
+
 def _tokens(columns: RecordColumns) -> np.ndarray:
     """Input plus output tokens of each run not cancelled; NaN where neither is known."""
     given, taken = columns.not_cancelled("input_tokens"), columns.not_cancelled("output_tokens")
@@ -360,15 +364,21 @@ def _tokens(columns: RecordColumns) -> np.ndarray:
 
 
 def run_metrics(records: ExperimentRecords) -> dict[str, MetricSummary]:
-    columns = records.columns
-    return {"cost_usd": summarize_array(columns.not_cancelled("cost_usd")),
-            "duration_seconds": summarize_array(columns.not_cancelled("duration_seconds")),
-            "tokens": summarize_array(_tokens(columns))}
+    def compute() -> dict[str, MetricSummary]:
+        columns = records.columns
+        return {"cost_usd": summarize_array(columns.not_cancelled("cost_usd")),
+                "duration_seconds": summarize_array(columns.not_cancelled("duration_seconds")),
+                "tokens": summarize_array(_tokens(columns))}
+
+    return records.derived("ui.run_metrics", compute)
 
 
 def _means(records: ExperimentRecords, evaluator: str) -> dict[str, float]:
-    values = records.values(evaluator)
-    return dict(zip(values.case_ids, values.case_means().tolist(), strict=True))
+    def compute() -> dict[str, float]:
+        values = records.values(evaluator)
+        return dict(zip(values.case_ids, values.case_means().tolist(), strict=True))
+
+    return records.derived(f"ui.means.{evaluator}", compute)
 
 
 def add_routes(app: web.Application) -> None:

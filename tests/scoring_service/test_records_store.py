@@ -159,3 +159,16 @@ def test_texts_read_as_arrow_binary_still_come_back_as_strings(store: Store) -> 
     for as_string in (0, 1):
         table = store.query_arrow(sql, settings={"output_format_arrow_string_as_string": as_string})
         assert _texts(table, 0, 0) == ["a-1", "é", ""]
+
+
+def test_a_large_config_is_parsed_once_per_text_and_a_change_is_read(service: ScoringService) -> None:
+    cases = [f"case-{i:05d}" for i in range(3000)]  # the config's per-case mapping makes it large
+    e = experiment(service, 1, cases)
+    first, again = service.experiments.get(1), service.experiments.get(1)
+    assert first is not None and again is not None
+    assert again.config is first.config  # the same text: parsed once
+    assert first.config == e.config
+    renamed = dataclasses.replace(e, config={**e.config, "name": "renamed"})
+    service.experiments.save(renamed)
+    changed = service.experiments.get(1)
+    assert changed is not None and changed.config["name"] == "renamed" and "name" not in first.config
