@@ -55,6 +55,7 @@ __all__ = [
     "TrajectoryStatus",
     "build_scorecard",
     "evaluator_values",
+    "mean_scores",
     "render_markdown",
     "render_rich",
     "render_text",
@@ -722,6 +723,15 @@ def _notes(
             "(docs/trajectories.md, Prices) and restart `evalkit serve`: runs recorded from then on are priced."
         )
     return notes
+
+
+def mean_scores(records: ExperimentRecords) -> dict[str, float | None]:
+    """Mean (pass rate) per evaluator by the scorecard's counting rules, without its intervals."""
+    out: dict[str, float | None] = {}
+    for name in records.evaluator_names:
+        values = records.values(name)
+        out[name] = float(values.sums.sum()) / values.n if values.n else None
+    return out
 
 
 def build_scorecard(

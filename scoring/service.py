@@ -35,7 +35,7 @@ from .record_columns import read_columns
 from .records_cache import Entry as CacheEntry
 from .records_cache import RecordsCache, row_token
 from .runs import Run, Runs
-from .scorecard import ExperimentRecords, RunRecord, Scorecard, build_scorecard
+from .scorecard import ExperimentRecords, RunRecord, Scorecard, build_scorecard, mean_scores
 from .secrets import WorkspaceSecrets, secret_box
 from .tables import next_version
 from .trajectories import RunTrajectory, better, from_session, pushed
@@ -724,9 +724,4 @@ class ScoringService:
 
     def scores(self, e: Experiment) -> dict[str, float | None]:
         """Mean (pass rate) per evaluator by the scorecard's counting rules, without its intervals."""
-        records = self.records(e)
-        out: dict[str, float | None] = {}
-        for name in records.evaluator_names:
-            values = records.values(name)
-            out[name] = float(values.sums.sum()) / values.n if values.n else None
-        return out
+        return mean_scores(self.records(e))

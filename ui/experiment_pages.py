@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import weakref
 from typing import Any
 
 import numpy as np
@@ -21,11 +20,12 @@ from evalkit.scoring.scorecard import (
     MetricSummary,
     RecordColumns,
     RunRecord,
+    mean_scores,
     summarize_array,
 )
 from evalkit.scoring.service import ScoringService
 from evalkit.ui.charts import histogram, interval_bar
-from evalkit.ui.page import Page, page, query_int, ui_of, with_query
+from evalkit.ui.page import Page, page, query_int, with_query
 from evalkit.ui.render import money, seconds
 from evalkit.ui.session_pages import steps_page, subagents_of, trajectory_summary
 
@@ -79,45 +79,29 @@ def experiment_summaries(request: web.Request, *, workspaces: list[str] | None, 
     found = s.experiments.find(workspaces=workspaces, agent=agent, status=status, limit=limit)
     running = [e.experiment_id for e in found if e.status != "completed"]
     progress = s.runs.progress(running) if running else {}
-    memo = ui_of(request).progress_memo
     return [s.summary(e, progress.get(e.experiment_id), s.scores(e) if score_running else None)
-            if e.status != "completed" else s.summary(e, progress_of(s, e, memo=memo), scores_of(s, e, memo))
-            for e in found]
+            if e.status != "completed" else s.summary(e, *_counted(s.records(e))) for e in found]
 
 
-def progress_of(s: ScoringService, e: Any, records: ExperimentRecords | None = None,
-                memo: dict[int, tuple[Any, dict[str, Any] | None, Any]] | None = None) -> dict[str, Any] | None:
+def progress_of(s: ScoringService, e: Any, records: ExperimentRecords | None = None) -> dict[str, Any] | None:
     """`Runs.progress` of one experiment. A completed one's is counted from its cached records (the
-    progress query aggregates every run row: most of a second on 100,000 runs), and remembered in `memo`
-    for as long as the service keeps those same records."""
+    progress query aggregates every run row: most of a second on 100,000 runs), once per records object."""
     if e.status != "completed" and records is None:
         return s.runs.progress([e.experiment_id]).get(e.experiment_id)
-    return _remembered(s, e, records, memo)[0]
+    return _counted(records if records is not None else s.records(e))[0]
 
 
-def scores_of(s: ScoringService, e: Any, memo: dict[int, tuple[Any, dict[str, Any] | None, Any]]
-              ) -> dict[str, float | None]:
-    """`ScoringService.scores` of a completed experiment, remembered with its records (each call counts
-    every value again: tens of ms per evaluator on 100,000 runs)."""
-    return _remembered(s, e, None, memo)[1]  # type: ignore[no-any-return]
-
-
-def _remembered(s: ScoringService, e: Any, records: ExperimentRecords | None,
-                memo: dict[int, tuple[Any, dict[str, Any] | None, Any]] | None
-                ) -> tuple[dict[str, Any] | None, Any]:
-    records = records if records is not None else s.records(e)
-    seen = memo.get(e.experiment_id) if memo is not None else None
-    if seen is not None and seen[0]() is records:
-        return seen[1], seen[2]
-    columns = records.columns
-    cost = columns.metrics["cost_usd"]
-    known = cost[~np.isnan(cost)]
-    progress = ({"counts": columns.status_counts(), "cost": math.fsum(known.tolist()),
+def _counted(records: ExperimentRecords) -> tuple[dict[str, Any] | None, dict[str, float | None]]:
+    """(progress, scores) counted from the records, once per records object: the service keeps a completed
+    experiment's, so the list counts a 100,000-run experiment once, not at every request."""
+    def progress() -> dict[str, Any] | None:
+        columns = records.columns
+        cost = columns.metrics["cost_usd"]
+        known = cost[~np.isnan(cost)]
+        return ({"counts": columns.status_counts(), "cost": math.fsum(known.tolist()),
                  "unpriced": len(cost) - len(known)} if len(cost) else None)
-    scores = s.scores(e) if e.status == "completed" else None
-    if memo is not None and e.status == "completed":
-        memo[e.experiment_id] = (weakref.ref(records), progress, scores)
-    return progress, scores
+
+    return records.derived("ui.progress", progress), records.derived("ui.scores", lambda: mean_scores(records))
 
 
 def shown_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -187,7 +171,7 @@ async def experiment(request: web.Request) -> Page:
     def load() -> dict[str, Any]:
         e = s.experiment(caller, experiment_id)
         scorecard, records = s.scorecard(e)
-        progress = progress_of(s, e, records, ui_of(request).progress_memo)
+        progress = progress_of(s, e, records)
         # The scorecard's means are the list's scores (the same counting rules); asking s.scores would count again.
         summary = s.summary(e, progress, {ev.evaluator: ev.mean for ev in scorecard.evaluators})
         names = [ev.evaluator for ev in scorecard.evaluators]

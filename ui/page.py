@@ -36,8 +36,6 @@ SECURITY_HEADERS = {
 class Ui:
     environment: Environment
     logins: LoginSessions
-    # experiment id -> (weak reference to the records they were counted from, progress, scores): progress_of
-    progress_memo: dict[int, tuple[Any, dict[str, Any] | None, Any]] = field(default_factory=dict)
 
 
 UI_KEY = web.AppKey("ui", Ui)
