@@ -207,6 +207,20 @@ def test_declared_evaluator_sees_cases_where_every_run_failed():
     assert (e.n, e.passed, e.imputed_failures, e.mean) == (2, 0, 2, 0.0)
 
 
+@pytest.mark.parametrize("shared", [True, False])
+def test_which_evaluators_apply_is_the_same_whether_cases_share_their_lists(shared: bool):
+    # 3,000 cases: as stored experiments give them (a handful of list objects shared) and each its own list (past
+    # the number of objects grouped by identity), with equal lists among both kinds.
+    kinds = [["exact"], ["judge"], ["exact", "judge"], []]
+    one = {tuple(k): k for k in kinds}
+    cases = {f"c{i:04d}": (one[tuple(kinds[i % 4])] if shared else list(kinds[i % 4])) for i in range(3000)}
+    records = ExperimentRecords([run(c) for c in cases], [], evaluators=["exact", "judge"], case_evaluators=cases)
+    for name in ("exact", "judge", "absent"):
+        mask = records.applies_mask(name)
+        assert mask is not None
+        assert mask.tolist() == [name in cases[c] for c in records.case_ids]
+
+
 def test_evaluators_apply_only_to_the_cases_that_ask_for_them():
     runs = [run("a"), run("b", status="failed")]
     evals = [passed("a", 0, True)]
