@@ -1,12 +1,13 @@
 """Reading an experiment's scorecard records from the store as columns.
 
-One query for the final runs and one for the latest evaluations, each
-aggregated by ClickHouse into one row of arrays (`groupArray`) and read as
-Arrow (`Store.query_arrow`): each array arrives as one buffer that numpy takes
-as it is, where the driver's own format decoded it value by value (a 100,000-run
-experiment's records read in 291 ms that way, 1xx ms as Arrow). A 100,000-run
-experiment with three evaluators is 100,000 runs and 300,000 verdicts; as
-objects they cost more than every statistic computed from them.
+One query for the final runs and one for the latest evaluations (on another
+connection, meanwhile), each aggregated by ClickHouse into one row of arrays
+(`groupArray`) and read as Arrow (`Store.query_arrow`): each array arrives as one
+buffer that numpy takes as it is, where the driver's own format decoded it value
+by value (a 100,000-run experiment's records: 291 ms that way, 179 ms as Arrow,
+~130 ms with the two reads overlapped; docs/performance.md, session 24). A
+100,000-run experiment with three evaluators is 100,000 runs and 300,000
+verdicts; as objects they cost more than every statistic computed from them.
 """
 
 from __future__ import annotations
