@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from evalkit.migrations import Backfill, migrate
-from evalkit.trajectory import session_list, tables
+from evalkit.trajectory import session_list, session_page, tables
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_page import page_by_time, rank
@@ -186,14 +186,19 @@ async def test_a_keyset_cursor_resumes_after_its_session_whatever_arrives_before
     assert bad.status == 400 and "start again without it" in bad.body["error"]["message"]
 
 
+@pytest.mark.parametrize("given_keys", [session_page._GIVEN_KEYS, 0], ids=["keys-given", "keys-by-position"])
 async def test_pages_after_a_rank_match_the_pages_at_an_offset_for_a_mix_of_every_kind_of_trace(
-        svc: Service) -> None:
+        svc: Service, monkeypatch: pytest.MonkeyPatch, given_keys: int) -> None:
     agent, key = await svc.new_agent()
     for batch in _mixed_traces(random.Random(14)):
         await svc.send(key, batch)
     store = svc.running.store
     for sort in ("last_seen", "first_seen"):
+        # The candidates looked up by the ids the extent read, or read again by position: the same sessions.
         everyone = page_by_time(store, agent, sort, 0, 2**62, 10**6, 0)
+        monkeypatch.setattr(session_page, "_GIVEN_KEYS", 0)
+        assert page_by_time(store, agent, sort, 0, 2**62, 10**6, 0) == everyone
+        monkeypatch.setattr(session_page, "_GIVEN_KEYS", given_keys)
         assert len(everyone) > 60
         for limit in (1, 7, 50):
             after, walked = None, []
