@@ -116,8 +116,6 @@ class EvaluationRecord:
 STATUS_CODES: dict[str, int] = {"completed": 0, "failed": 1, "cancelled": 2, "timeout": 3}
 _COMPLETED, _FAILED, _CANCELLED, _TIMEOUT = 0, 1, 2, 3
 _STATUS_NAMES = list(STATUS_CODES)
-# Up to this many distinct list objects among the cases' evaluator lists, they are grouped by object.
-_SHARED_LISTS = 1024
 _Derived = TypeVar("_Derived")
 METRIC_NAMES = ("duration_seconds", "steps", "tool_calls", "input_tokens", "output_tokens", "cost_usd")
 
@@ -371,18 +369,13 @@ class ExperimentRecords:
         get = self.case_evaluators.get
         # map() keeps the per-case work in C, no Python frame per case.
         values = list(map(get, self.columns.case_ids, itertools.repeat(())))
-        # A stored experiment's cases share their list objects (scoring/experiments.py keeps one per distinct
-        # list): grouped by object first, each distinct object made a tuple once.
-        if len(set(map(id, values[:4 * _SHARED_LISTS]))) <= _SHARED_LISTS:  # (grouped right either way)
-            ids = list(map(id, values))
-            objects = dict(zip(ids, values, strict=True))
-            index: dict[tuple[str, ...], int] = {}
-            code = {key: index.setdefault(tuple(value), len(index)) for key, value in objects.items()}
-            return list(index), np.fromiter(map(code.__getitem__, ids), dtype=np.int64, count=len(ids))
-        lists = list(map(tuple, values))
-        groups = list(dict.fromkeys(lists))
-        by_list = {g: i for i, g in enumerate(groups)}
-        return groups, np.fromiter(map(by_list.__getitem__, lists), dtype=np.int64, count=len(lists))
+        # Grouped by list object first, each distinct object made a tuple once: a stored experiment's cases
+        # share their list objects (scoring/experiments.py keeps one per distinct list). Lists not shared
+        # are grouped right too, by value, at about what grouping by value alone cost (100,000: 33 against 36-47 ms).
+        ids = list(map(id, values))
+        index: dict[tuple[str, ...], int] = {}
+        code = {key: index.setdefault(tuple(value), len(index)) for key, value in zip(ids, values, strict=True)}
+        return list(index), np.fromiter(map(code.__getitem__, ids), dtype=np.int64, count=len(ids))
 
     def applies_mask(self, evaluator: str) -> np.ndarray | None:
         """Per case of `columns`, whether `evaluator` applies to it; None: to every case."""

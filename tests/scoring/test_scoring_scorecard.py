@@ -209,8 +209,7 @@ def test_declared_evaluator_sees_cases_where_every_run_failed():
 
 @pytest.mark.parametrize("shared", [True, False])
 def test_which_evaluators_apply_is_the_same_whether_cases_share_their_lists(shared: bool):
-    # 3,000 cases: as stored experiments give them (a handful of list objects shared) and each its own list (past
-    # the number of objects grouped by identity), with equal lists among both kinds.
+    # 3,000 cases: as stored experiments give them (a handful of list objects shared) and each its own list.
     kinds = [["exact"], ["judge"], ["exact", "judge"], []]
     one = {tuple(k): k for k in kinds}
     cases = {f"c{i:04d}": (one[tuple(kinds[i % 4])] if shared else list(kinds[i % 4])) for i in range(3000)}
@@ -267,7 +266,7 @@ def test_the_columns_answer_one_run_or_case_as_the_records_do():
              EvaluationRecord(run_id="b#1", evaluator="exact", error="judge down", cost_usd=None),
              EvaluationRecord(run_id="b#0", evaluator="judge", score=0.25, label="meh", explanation="x")]
     records = ExperimentRecords(runs, evals)
-    columns = ExperimentRecords(columns=records.columns).columns  # as the store gives them
+    columns = records.columns
     by_id = {r.run_id: r for r in runs}
     for case in ("a", "b", "c", "missing"):
         positions = columns.runs_of(case)
