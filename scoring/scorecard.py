@@ -608,6 +608,20 @@ def summarize_array(values: np.ndarray) -> MetricSummary:
     )
 
 
+def run_metric_summaries(columns: RecordColumns) -> dict[str, MetricSummary]:
+    """What the runs took, summed up one way wherever it is shown (the scorecard, the comparison page): over every
+    final run, cancelled ones included (what a cancelled run spent was spent); tokens are input plus output, known
+    where both are."""
+    m = columns.metrics
+    return {"duration_seconds": summarize_array(m["duration_seconds"]),
+            "steps": summarize_array(m["steps"]),
+            "tool_calls": summarize_array(m["tool_calls"]),
+            "tokens": summarize_array(m["input_tokens"] + m["output_tokens"]),
+            "input_tokens": summarize_array(m["input_tokens"]),
+            "output_tokens": summarize_array(m["output_tokens"]),
+            "cost_usd": summarize_array(m["cost_usd"])}
+
+
 CiMethod = Literal["wilson", "wilson-design-effect", "bootstrap-clustered", "none"]
 
 
@@ -754,8 +768,8 @@ def build_scorecard(
     for key, count in Counter(cols.trajectory_status).items():
         name = key or "unrecorded"
         trajectory_counts[name] = trajectory_counts.get(name, 0) + count
-    m = cols.metrics
-    cost = summarize_array(m["cost_usd"])
+    metrics = run_metric_summaries(cols)
+    cost = metrics["cost_usd"]
     scored = [
         _score_evaluator(
             records.values(name), confidence=confidence, seed=seed, n_resamples=n_resamples
@@ -773,12 +787,12 @@ def build_scorecard(
         status_counts=status_counts,
         trajectory_status_counts=trajectory_counts,
         cancelled_runs=status_counts["cancelled"],
-        duration_seconds=summarize_array(m["duration_seconds"]),
-        steps=summarize_array(m["steps"]),
-        tool_calls=summarize_array(m["tool_calls"]),
-        tokens=summarize_array(m["input_tokens"] + m["output_tokens"]),
-        input_tokens=summarize_array(m["input_tokens"]),
-        output_tokens=summarize_array(m["output_tokens"]),
+        duration_seconds=metrics["duration_seconds"],
+        steps=metrics["steps"],
+        tool_calls=metrics["tool_calls"],
+        tokens=metrics["tokens"],
+        input_tokens=metrics["input_tokens"],
+        output_tokens=metrics["output_tokens"],
         cost_usd=cost,
         evaluators=scored,
         confidence=confidence,

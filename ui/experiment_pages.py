@@ -21,7 +21,7 @@ from evalkit.scoring.scorecard import (
     RecordColumns,
     RunRecord,
     mean_scores,
-    summarize_array,
+    run_metric_summaries,
 )
 from evalkit.scoring.service import ScoringService
 from evalkit.ui.charts import histogram, interval_bar
@@ -336,25 +336,14 @@ async def compare(request: web.Request) -> Page:
 
 def _charts(columns: RecordColumns) -> list[Markup]:
     return [histogram(columns.not_cancelled("cost_usd"), title="Cost per run", shown=money),
-            histogram(_tokens(columns), title="Tokens per run"),
+            histogram(columns.not_cancelled("input_tokens") + columns.not_cancelled("output_tokens"),
+                      title="Tokens per run"),
             histogram(columns.not_cancelled("duration_seconds"), title="Duration per run", shown=seconds)]
 
 
-def _tokens(columns: RecordColumns) -> np.ndarray:
-    """Input plus output tokens of each run not cancelled; NaN where neither is known."""
-    given, taken = columns.not_cancelled("input_tokens"), columns.not_cancelled("output_tokens")
-    return np.where(np.isnan(given) & np.isnan(taken), np.nan,  # type: ignore[no-any-return]
-                    np.nan_to_num(given) + np.nan_to_num(taken))
-
-
 def run_metrics(records: ExperimentRecords) -> dict[str, MetricSummary]:
-    def compute() -> dict[str, MetricSummary]:
-        columns = records.columns
-        return {"cost_usd": summarize_array(columns.not_cancelled("cost_usd")),
-                "duration_seconds": summarize_array(columns.not_cancelled("duration_seconds")),
-                "tokens": summarize_array(_tokens(columns))}
-
-    return records.derived("ui.run_metrics", compute)
+    """The scorecard's summaries of what the runs took (`run_metric_summaries`), without its bootstraps."""
+    return records.derived("ui.run_metrics", lambda: run_metric_summaries(records.columns))
 
 
 def _means(records: ExperimentRecords, evaluator: str) -> dict[str, float]:

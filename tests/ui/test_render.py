@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from evalkit.scoring.scorecard import ExperimentRecords, RunMetrics, RunRecord, build_scorecard
 from evalkit.ui.charts import histogram, interval_bar
+from evalkit.ui.experiment_pages import run_metrics
 from evalkit.ui.render import environment, evaluator_version, markdown, seconds
 from evalkit.ui.session_pages import has_error, span_rows, step_view, steps_page, subagents_of, trajectory_summary
 
@@ -152,3 +154,24 @@ def test_every_status_badge_has_a_colour() -> None:
     trajectory = ("valid", "partial", "invalid", "unavailable")
     missing = [s for s in (*STATUSES, *run, *trajectory) if f".status-{s}," not in css and f".status-{s} {{" not in css]
     assert missing == []
+
+
+def scored_run(case: str, status: str = "completed", **metrics: float) -> RunRecord:
+    return RunRecord(run_id=f"{case}#0", case_id=case, repetition=0, status=status,  # type: ignore[arg-type]
+                     trajectory_status="valid", metrics=RunMetrics(**metrics))  # type: ignore[arg-type]
+
+
+def test_the_comparison_page_sums_up_the_runs_as_the_scorecard_does() -> None:
+    """One experiment, one cost: the comparison page's run figures are the scorecard's. A cancelled run's spend
+    counts (it was spent), and a run's tokens are known only where both counts are."""
+    runs = [scored_run("a", cost_usd=0.25, input_tokens=100, output_tokens=20, duration_seconds=3.0),
+            scored_run("b", cost_usd=0.5, input_tokens=200, output_tokens=40, duration_seconds=5.0),
+            scored_run("c", status="cancelled", cost_usd=0.125, input_tokens=50, duration_seconds=1.0)]
+    records = ExperimentRecords(runs, [])
+    sc = build_scorecard(records)
+    page = run_metrics(records)
+    assert page["cost_usd"] == sc.cost_usd
+    assert page["cost_usd"].total == pytest.approx(0.875)  # the cancelled run's $0.125 included
+    assert page["tokens"] == sc.tokens
+    assert (page["tokens"].n, page["tokens"].missing, page["tokens"].total) == (2, 1, None)  # c: no output count
+    assert page["duration_seconds"] == sc.duration_seconds
