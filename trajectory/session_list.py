@@ -117,15 +117,16 @@ _SPAN_BOUNDS = _key_bounds("SELECT trace_id, span_rows AS bound FROM trace_summa
                            "toUInt64(0)")
 
 # Every index row of the candidate keys' traces (those named after a key, and a named key's), to resolve
-# them as `RESOLVED` would (as trajectory/session_page.py does for a page by time).
+# them as `RESOLVED` would (as trajectory/session_page.py does for a page by time, and with one set of traces as it).
 _KEY_ROWS = compact_sql("""
 SELECT session_id, trace_id, toUnixTimestamp64Nano(min(first_start)), toUnixTimestamp64Nano(max(last_end)),
        toUnixTimestamp64Milli(max(last_received))
 FROM trace_sessions
 WHERE agent_id = {agent:String}
-  AND (trace_id IN {keys:Array(String)}
-       OR trace_id IN (SELECT trace_id FROM session_traces
-                       WHERE agent_id = {agent:String} AND session_id IN {keys:Array(String)}))
+  AND trace_id IN (SELECT arrayJoin({keys:Array(String)})
+                   UNION ALL
+                   SELECT trace_id FROM session_traces
+                   WHERE agent_id = {agent:String} AND session_id IN {keys:Array(String)})
 GROUP BY session_id, trace_id
 """)
 # The exact span count of some traces: their span-id sets merged (distinct span ids, as `spans FINAL`).

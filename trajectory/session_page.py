@@ -37,21 +37,26 @@ SELECT count(), max((position, session_key)), groupUniqArray(__KEYS_KEPT__)(sess
 # Every row of the candidates' traces (those named after a candidate, and a named candidate's), and
 # whether its session id and its trace id are candidates. The candidates are the ids of the rows up to
 # the last one read above: a row inserted in that range meanwhile adds one, which is harmless.
+# (The traces as one set, the candidates' ids and their named traces together: ClickHouse looks one set up
+# in the primary key faster than two sets tested with OR, 15 against 17 ms for a first page at 10M spans.)
 _TRACE_ROWS_OF = compact_sql("""
 SELECT session_id, trace_id, toUnixTimestamp64Nano(min(first_start)), toUnixTimestamp64Nano(max(last_end)),
        toUnixTimestamp64Milli(max(last_received)), session_id IN __KEYS__, trace_id IN __KEYS__
 FROM trace_sessions
 WHERE agent_id = {agent:String}
-  AND (trace_id IN __KEYS__
-       OR trace_id IN (SELECT trace_id FROM session_traces WHERE agent_id = {agent:String} AND session_id IN __KEYS__))
+  AND trace_id IN (__KEY_ROWS__
+                   UNION ALL
+                   SELECT trace_id FROM session_traces WHERE agent_id = {agent:String} AND session_id IN __KEYS__)
 GROUP BY session_id, trace_id
 """)
-_TRACE_ROWS = compact_sql(_TRACE_ROWS_OF.replace("__KEYS__", """(SELECT session_key FROM session_order
+_KEYS_READ = """SELECT session_key FROM session_order
     WHERE agent_id = {agent:String} AND sort = {sort:UInt8} AND position BETWEEN {low:Int64} AND {last:Int64}
-      __SEARCH__)"""))
+      __SEARCH__"""
+_TRACE_ROWS = compact_sql(_TRACE_ROWS_OF.replace("__KEY_ROWS__", _KEYS_READ).replace("__KEYS__", f"({_KEYS_READ})"))
 # The same, the candidates given: the ids of exactly the rows the extent read (the form above also takes rows
 # tied with the last one's position, or inserted meanwhile: candidates that rank after it either way).
-_TRACE_ROWS_OF_KEYS = _TRACE_ROWS_OF.replace("__KEYS__", "{keys:Array(String)}")
+_TRACE_ROWS_OF_KEYS = (_TRACE_ROWS_OF.replace("__KEY_ROWS__", "SELECT arrayJoin({keys:Array(String)})")
+                       .replace("__KEYS__", "{keys:Array(String)}"))
 
 
 def holds_search(column: str) -> str:
