@@ -55,11 +55,16 @@ def _cell(table: Any, row: int, column: int) -> Any:
     return table.column(column)[row].values
 
 
+def _strings(array: Any) -> list[str]:
+    """An Arrow array (or column) of strings as Python strings, whether it came as strings or as binary (a
+    server whose `output_format_arrow_string_as_string` is read-only sends binary)."""
+    if pa.types.is_binary(array.type):
+        array = array.cast(pa.string())
+    return array.to_pylist()  # type: ignore[no-any-return]
+
+
 def _texts(table: Any, row: int, column: int) -> list[str]:
-    cell = _cell(table, row, column)
-    if pa.types.is_binary(cell.type):  # a server whose `output_format_arrow_string_as_string` is read-only
-        cell = cell.cast(pa.string())
-    return cell.to_pylist()  # type: ignore[no-any-return]
+    return _strings(_cell(table, row, column))
 
 
 def _numbers(table: Any, row: int, column: int, dtype: type) -> np.ndarray:
@@ -82,8 +87,8 @@ def _evaluations(store: Store, experiment_id: int) -> dict[str, EvaluatorColumns
         f" SELECT run_id, toInt64(row_number() OVER (ORDER BY case_id, repetition) - 1) AS pos FROM ({_FINAL_RUNS})"
         ") AS r ON e.run_id = r.run_id GROUP BY evaluator ORDER BY evaluator",
         {"i": experiment_id})
-    names = table.column(0).to_pylist()
-    return {str(name): EvaluatorColumns(
+    names = _strings(table.column(0))
+    return {name: EvaluatorColumns(
         _numbers(table, r, 1, np.int64), _numbers(table, r, 2, float), _numbers(table, r, 3, np.int8),
         _numbers(table, r, 5, bool), _texts(table, r, 4), _texts(table, r, 6),
         _numbers(table, r, 7, bool), _numbers(table, r, 8, float)) for r, name in enumerate(names)}

@@ -153,12 +153,16 @@ def test_columns_from_the_store_score_as_the_records_do(service: ScoringService)
 
 def test_texts_read_as_arrow_binary_still_come_back_as_strings(store: Store) -> None:
     # A server may keep `output_format_arrow_string_as_string` read-only at 0: its strings come as binary.
-    from evalkit.scoring.record_columns import _texts
+    from evalkit.scoring.record_columns import _strings, _texts
 
     sql = "SELECT groupArray(x) FROM (SELECT arrayJoin(['a-1', 'é', '']) AS x)"
     for as_string in (0, 1):
         table = store.query_arrow(sql, settings={"output_format_arrow_string_as_string": as_string})
         assert _texts(table, 0, 0) == ["a-1", "é", ""]
+        # A plain string column too (the evaluations' names): binary there came back as "b'...'" keys.
+        names = store.query_arrow("SELECT arrayJoin(['exact', 'judgé']) AS name",
+                                  settings={"output_format_arrow_string_as_string": as_string})
+        assert _strings(names.column(0)) == ["exact", "judgé"]
 
 
 def test_a_large_config_is_parsed_once_per_text_and_a_change_is_read(service: ScoringService) -> None:
