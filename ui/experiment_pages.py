@@ -95,11 +95,9 @@ def _counted(records: ExperimentRecords) -> tuple[dict[str, Any] | None, dict[st
     """(progress, scores) counted from the records, once per records object: the service keeps a completed
     experiment's, so the list counts a 100,000-run experiment once, not at every request."""
     def progress() -> dict[str, Any] | None:
-        columns = records.columns
-        cost = columns.metrics["cost_usd"]
-        known = cost[~np.isnan(cost)]
-        return ({"counts": columns.status_counts(), "cost": math.fsum(known.tolist()),
-                 "unpriced": len(cost) - len(known)} if len(cost) else None)
+        cost = run_metrics(records)["cost_usd"]  # the spend as the scorecard and the comparison sum it
+        return ({"counts": records.columns.status_counts(), "cost": cost.known_total, "unpriced": cost.missing}
+                if len(records.columns.run_ids) else None)
 
     return records.derived("ui.progress", progress), records.derived("ui.scores", lambda: mean_scores(records))
 
