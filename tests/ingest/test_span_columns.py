@@ -132,6 +132,31 @@ async def test_typed_columns_follow_the_ranked_keys_and_value_rules(running: Run
                                        else False if column == "is_llm_call" else 0) for column in TYPED}
 
 
+async def test_the_agents_session_attribute_outranks_the_conventions_when_usable(running: Running) -> None:
+    agent_id, key = await asyncio.to_thread(running.new_agent, "named")
+    status, body = await asyncio.to_thread(running.call, "PUT", f"/api/agents/{agent_id}/mapping",
+                                           {"session_id_attribute": "app.conversation"})
+    assert status == 200, body
+    trace = os.urandom(16)
+    # The first of repeated keys, as a map lookup takes it.
+    twice = span(trace, "own twice", {"session.id": "s-x"})
+    twice.attributes.extend(key_values({"app.conversation": "first"}) + key_values({"app.conversation": "second"}))
+    await send(running, key, request([
+        span(trace, "own", {"session.id": "s-conv", "app.conversation": "conv-1"}),
+        span(trace, "own int", {"app.conversation": 42, "gen_ai.conversation.id": "g-1"}),
+        span(trace, "own bool", {"app.conversation": False}),
+        # An empty value is no name: the conventions' keys decide, as for any name.
+        span(trace, "own empty", {"app.conversation": "", "session.id": "s-fallback"}),
+        span(trace, "own absent", {"gen_ai.conversation.id": "g-2"}),
+        span(trace, "own not scalar", {"app.conversation": ["a"], "session.id": "s-list"}),
+        twice,
+    ]))
+    typed = await asyncio.to_thread(typed_by_name, running, agent_id)
+    assert {name: row["session_id"] for name, row in typed.items()} == {
+        "own": "conv-1", "own int": "42", "own bool": "false", "own empty": "s-fallback", "own absent": "g-2",
+        "own not scalar": "s-list", "own twice": "first"}
+
+
 async def test_values_of_every_type_and_depth_come_back_as_sent(running: Running) -> None:
     agent_id, key = await asyncio.to_thread(running.new_agent)
     trace = os.urandom(16)
