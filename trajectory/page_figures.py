@@ -19,21 +19,30 @@ from typing import Any, NamedTuple
 
 from evalkit.store import compact_sql
 
-# Every version of each span of some traces (a span sent again is stored again; the newest is kept below), read
-# from `{since}` on (nanoseconds: `spans` is partitioned by day of start, trajectory/session_list.py says why).
-PAGE_SPAN_ROWS = compact_sql("""
+# Every version of each span of some traces (a span sent again is stored again; the newest is kept below), those
+# starting in [since, until] (nanoseconds): `spans` is partitioned by day of start, so a read bounded on both sides
+# reaches only the parts of the days in between (trajectory/session_list.py, `_page_spans`, says why it matters).
+_PAGE_SPAN_RANGE = """
 SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call,
        toUnixTimestamp64Nano(start_time), toUnixTimestamp64Nano(end_time), toUnixTimestamp64Milli(received_at),
        input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, reported_cost_usd,
        prepares_call, response_id, toUInt64(splitByChar('_', _part)[3]), _part_offset
 FROM spans
-PREWHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
-  AND start_time >= fromUnixTimestamp64Nano({since:Int64}, 'UTC')
-""")
+PREWHERE agent_id = {agent:String} AND trace_id IN {traces_N:Array(String)}
+  AND start_time BETWEEN fromUnixTimestamp64Nano({since_N:Int64}, 'UTC')
+                     AND fromUnixTimestamp64Nano({until_N:Int64}, 'UTC')
+"""
+
+
+def page_span_rows(ranges: int) -> str:
+    """The rows of `SpanColumns` for traces read in `ranges` time ranges: range i's traces are the parameter
+    `traces_i`, its bounds `since_i` and `until_i`. Each range is a SELECT of its own (`UNION ALL`), so that
+    each prunes the days (parts) outside it; a trace must be in one range only, or its rows come twice."""
+    return compact_sql("\nUNION ALL\n".join(_PAGE_SPAN_RANGE.replace("_N:", f"_{i}:") for i in range(ranges)))
 
 
 class SpanColumns(NamedTuple):
-    """`PAGE_SPAN_ROWS` as one sequence per column (`Store.query_columns`): row i of each is the same span's.
+    """`page_span_rows` as one sequence per column (`Store.query_columns`): row i of each is the same span's.
 
     A page's figures are summed a column at a time: an object and a loop of Python per row cost more than the
     read did (2.2 µs a row, against 0.6 µs to fetch it)."""
@@ -205,7 +214,7 @@ def call_figures(columns: SpanColumns, calls: list[int]) -> dict[tuple[str, str,
 
 def page_figures(columns: Sequence[Sequence[Any]]) -> tuple[dict[str, TraceFigures],
                                                              dict[tuple[str, str, str], CallFigures]]:
-    """Each trace's figures and its counted calls' figures per (model, provider), from `PAGE_SPAN_ROWS` read by
+    """Each trace's figures and its counted calls' figures per (model, provider), from `page_span_rows` read by
     column (`Store.query_columns`; no rows, no columns)."""
     if not columns:
         return {}, {}

@@ -23,7 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from evalkit.store import SHORT_READ, Store, compact_sql
-from evalkit.trajectory.page_figures import PAGE_SPAN_ROWS, page_figures
+from evalkit.trajectory.page_figures import page_figures, page_span_rows
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.session_index import NAMED, RESOLVED, Resolved, resolve
 from evalkit.trajectory.session_page import ORDERS, holds_search, page_by_time, rank
@@ -662,9 +662,16 @@ def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: Pri
     sessions' starts are the summary's (`_picked`, `_bounded_sessions`), not the session index's."""
     if not sessions:
         return []
-    traces = sorted({trace for session in sessions for trace in session.trace_ids})
-    per_trace, calls = page_figures(_page_spans(store, agent_id, traces,
-                                                min(session.first_start_ns for session in sessions), summarised))
+    # Each trace read over its session's time: the summary's bounds every span of it; the index's, the spans it
+    # indexes, so a little wider and checked (`_page_spans`).
+    lead = 0 if summarised else _UNINDEXED_LEAD_NS
+    windows: dict[str, tuple[int, int]] = {}
+    for session in sessions:
+        for trace in session.trace_ids:
+            since, until = windows.get(trace, (_MAX_TIME_NS, 0))
+            windows[trace] = (min(since, max(session.first_start_ns - lead, 0)),
+                              max(until, min(session.last_end_ns + lead, _MAX_TIME_NS)))
+    per_trace, calls = page_figures(_page_spans(store, agent_id, windows, checked=not summarised))
     rows: list[SessionRow] = []
     for session in sessions:
         found = [(t, per_trace[t]) for t in session.trace_ids if t in per_trace]
@@ -680,46 +687,75 @@ def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: Pri
     return rows
 
 
-# How long before its first indexed span a page's trace is read from: spans the index leaves out (an
-# application's request span around an agent's run) start a little before it, seldom an hour.
+# How far beyond its indexed spans a page's trace is read: spans the index leaves out (an application's request
+# span around an agent's run, its work after it) start a little before or after them, seldom an hour.
 _UNINDEXED_LEAD_NS = 3_600 * 10**9
-# Reads a page's spans query waits for on another connection (the summary's first start, `_page_spans`).
+_MAX_TIME_NS = 2**63 - 1
+_DAY_NS = 86_400 * 10**9  # `spans` is partitioned by UTC day of start (evalkit/migrations.py)
+# The most time ranges one read of a page's spans takes (a SELECT each): past it, the closest are read as one.
+_READ_RANGES = 16
+# Reads a page's spans query waits for on another connection (the summary's bounds, `_page_spans`).
 _BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalkit-page")
 
 
-def _page_spans(store: Store, agent_id: str, traces: list[str], start_ns: int,
-                summarised: bool = False) -> list[Sequence[Any]]:
-    """The traces' span rows (`PAGE_SPAN_ROWS`) by column (`Store.query_columns`), read from an hour before
-    their sessions start as the session index has them; from their start when that is the summary's
-    (`summarised`).
+def _time_ranges(windows: dict[str, tuple[int, int]]) -> list[tuple[list[str], int, int]]:
+    """Traces' windows (trace -> [since, until] ns) as the time ranges a read takes them in: (traces, since,
+    until), each trace in one. Windows reaching a common day share a range (the same parts are read for them);
+    past `_READ_RANGES`, the two ranges closest in time are joined, again and again."""
+    ranges: list[tuple[list[str], int, int]] = []
+    for trace, (since, until) in sorted(windows.items(), key=lambda item: item[1]):
+        if ranges and since // _DAY_NS <= ranges[-1][2] // _DAY_NS:
+            traces, first, last = ranges[-1]
+            traces.append(trace)
+            ranges[-1] = (traces, first, max(last, until))
+        else:
+            ranges.append(([trace], since, until))
+    while len(ranges) > _READ_RANGES:
+        i = min(range(len(ranges) - 1), key=lambda j: ranges[j + 1][1] - ranges[j][2])
+        (before, first, last), (after, _, later) = ranges[i], ranges.pop(i + 1)
+        before.extend(after)
+        ranges[i] = (before, first, max(last, later))
+    return ranges
+
+
+def _read_ranges(store: Store, agent_id: str, windows: dict[str, tuple[int, int]]) -> list[Sequence[Any]]:
+    ranges = _time_ranges(windows)
+    params: dict[str, Any] = {"agent": agent_id}
+    for i, (traces, since, until) in enumerate(ranges):
+        params.update({f"traces_{i}": traces, f"since_{i}": since, f"until_{i}": until})
+    return store.query_columns(page_span_rows(len(ranges)), params) if ranges else []
+
+
+def _page_spans(store: Store, agent_id: str, windows: dict[str, tuple[int, int]],
+                checked: bool = False) -> list[Sequence[Any]]:
+    """The span rows (`page_span_rows`) by column (`Store.query_columns`) of some traces, each read over its
+    window (trace -> [since, until] ns); `checked`: the windows are the session index's, widened, and may miss
+    spans it does not index, so they are checked against the summary's.
 
     `spans` is partitioned by day of start, and a trace's key range is in a granule of every day's parts: 50
-    scattered traces read from the start filter a granule of each in every partition (588 granules of 12
-    parts at 10M spans over 12 days, where 52 hold them). So the read starts where the traces can start. The
-    index's start is that of the spans it indexes (those carrying a session id or doing an agent's work): an
-    application's request span may have started before it. The summary's first start counts every span, so
-    it bounds them all; but its rows are a lookup by random trace id (~17 ms at 10M spans), where the index's
-    start comes with the page. So the spans are read from the index's start less an hour (which prunes the
-    days before it, and the parts of its day that end before it), while the summary's start is read beside
-    them on another connection; where that is earlier still, the page is read again from there. The rows are
-    always those the summary's bound gives (a test has a request span a day before its trace's first indexed
-    one). Sessions picked from the summary come with its starts: their read starts there, with no check.
+    scattered traces read from one start on filter a granule of each in every partition after it (588 granules
+    of 12 parts at 10M spans over 12 days, where 52 hold them; a page by cost or span count is scattered over
+    every day). So each trace is read over its own days only (`_time_ranges`). The summary's first start and
+    last end count every span, so they bound them all (a span ends no earlier than it starts); but its rows
+    are a lookup by random trace id (~17 ms at 10M spans), where the index's times come with the page. So a
+    page by time reads each trace from an hour before to an hour after its session as the index has it, while
+    the summary's bounds are read beside on another connection; where a trace's spans reach outside its window, the
+    page is read again over the summary's (a test has a request span a day before its trace's first indexed
+    one, and work a day after its last). Sessions picked from the summary come with its bounds: read once,
+    with no check.
     """
-    params: dict[str, Any] = {"agent": agent_id, "traces": traces}
-    if summarised:
-        return store.query_columns(PAGE_SPAN_ROWS, {**params, "since": start_ns})
-    since = start_ns - _UNINDEXED_LEAD_NS
-    if since <= 0:
-        return store.query_columns(PAGE_SPAN_ROWS, {**params, "since": 0})
-    times = _BESIDE.submit(store.query, _TRACE_TIMES, params, SHORT_READ)
-    rows = store.query_columns(PAGE_SPAN_ROWS, {**params, "since": since})
-    # The summary's first start: the least start of every span row inserted (trajectory/tables.py). Its row is
-    # written by a view after the span's part, so a trace it has no row of yet bounds nothing (from 1970): a
-    # span being flattened as a page is read may be read or not either way, as any of an unfinished insert.
-    summary_starts = {str(trace): int(first) for trace, first, _ in times.result()}
-    earliest = min((summary_starts.get(trace, 0) for trace in traces), default=0)
-    if earliest < since:
-        rows = store.query_columns(PAGE_SPAN_ROWS, {**params, "since": earliest})
+    if not checked or not windows:
+        return _read_ranges(store, agent_id, windows)
+    traces = sorted(windows)
+    bounds = _BESIDE.submit(store.query, _TRACE_TIMES, {"agent": agent_id, "traces": traces}, SHORT_READ)
+    rows = _read_ranges(store, agent_id, windows)
+    # The summary's bounds: those of every span row inserted (trajectory/tables.py). Its row is written by a view
+    # after the span's part, so a trace it has no row of yet bounds nothing (read whole): a span being flattened
+    # as a page is read may be read or not either way, as any of an unfinished insert.
+    summary = {str(trace): (int(first), int(last)) for trace, first, last in bounds.result()}
+    exact = {trace: summary.get(trace, (0, _MAX_TIME_NS)) for trace in traces}
+    if any(exact[t][0] < windows[t][0] or exact[t][1] > windows[t][1] for t in traces):
+        rows = _read_ranges(store, agent_id, exact)
     return rows
 
 

@@ -81,7 +81,7 @@ async def test_a_pages_figures_are_the_engines_for_every_kind_of_trace_and_every
     store = svc.running.store
     traces = sorted(str(t) for (t,) in store.query(
         "SELECT DISTINCT trace_id FROM spans WHERE agent_id = {agent:String}", {"agent": agent}))
-    per_trace, calls = page_figures(session_list._page_spans(store, agent, traces, 0))
+    per_trace, calls = page_figures(session_list._page_spans(store, agent, {t: (0, 2**63 - 1) for t in traces}))
 
     engine_calls = store.query(session_list._LLM_CALLS.replace("__TRACES__", "{traces:Array(String)}"),
                                {"agent": agent, "traces": traces})

@@ -14,8 +14,9 @@ from typing import Any
 
 from evalkit.migrations import Backfill, migrate
 from evalkit.trajectory import session_list, tables
-from evalkit.trajectory.page_figures import PAGE_SPAN_ROWS
+from evalkit.trajectory.page_figures import page_span_rows
 from evalkit.trajectory.session_index import RESOLVED
+from evalkit.trajectory.session_list import iso
 from evalkit.trajectory.session_page import page_by_time
 from tests.trajectory_service.conftest import BASE_NS, Service, chat, root, span
 
@@ -285,15 +286,17 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
         by_id = {row["session_id"]: row for row in rows}
         assert by_id["s-early"]["first_seen"] == by_id[sessionless]["first_seen"] != by_id["s-old"]["first_seen"]
 
-    # A page's read starts an hour before its sessions do as the index has them: the first page's reaches
-    # day 4's part only; s-early's, days 1 to 4; from 1970, every day.
-    def days_read(since_ns: int) -> set[int]:
-        # The parts the read of the page's spans reaches.
+    # A page's read of a trace reaches from an hour before its session starts as the index has it to an hour after
+    # it ends: the first page's reaches day 4's part only; s-early's, days 1 to 4; from 1970 on, every day.
+    def days_read(*windows: tuple[int, int]) -> set[int]:
+        # The parts each range of the read reaches (the Min-Max index's "Parts: kept/all").
+        params: dict[str, Any] = {"agent": agent}
+        for i, (since, until) in enumerate(windows):
+            params.update({f"traces_{i}": [f"{1:032x}"], f"since_{i}": since, f"until_{i}": until})
         plan = [str(line) for (line,) in store.query(
-            "EXPLAIN indexes = 1 " + PAGE_SPAN_ROWS, {"agent": agent, "traces": [f"{1:032x}"], "since": since_ns})]
+            "EXPLAIN indexes = 1 " + page_span_rows(len(windows)), params)]
         reads = [i for i, line in enumerate(plan) if "ReadFromMergeTree" in line and ".spans)" in line]
-        assert len(reads) == 1, plan
-        # The parts left once the days before the bound are dropped (the Min-Max index's "Parts: kept/all").
+        assert len(reads) == len(windows), plan
         minmax = [next(j for j in range(i, len(plan)) if "Min-Max" in plan[j]) for i in reads]
         return {int(next(line for line in plan[j:] if "Parts:" in line).split("Parts:")[1].split("/")[0])
                 for j in minmax}
@@ -302,12 +305,14 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
         return BASE_NS + day * int(_DAY) * 10**9
 
     hour = 3_600 * 10**9
-    assert days_read(day_ns(4) - hour) == {1}
-    assert days_read(day_ns(1) - hour) == {4}  # days 1 to 4
-    assert days_read(0) == {parts}
+    assert days_read((day_ns(4) - hour, day_ns(4) + hour)) == {1}
+    assert days_read((day_ns(1) - hour, day_ns(4) + hour)) == {4}  # days 1 to 4
+    assert days_read((0, 2**63 - 1)) == {parts}
+    # Ranges apart read their own days only: day 1's part, and day 4's.
+    assert days_read((day_ns(1), day_ns(1) + hour), (day_ns(4), day_ns(4) + hour)) == {1}
 
     # The sessionless trace's index starts on day 2 (its call), the summary on day 1 (its request span): the
-    # page read from an hour before day 2 is read again from day 1, the summary's bound being read beside it
+    # page read from an hour before day 2 is read again from day 1, the summary's bounds being read beside it
     # (above, every row shows both spans). Counted here: the statements that read the page's spans.
     statements: list[str] = []
     query, query_columns = store.query, store.query_columns
@@ -318,23 +323,65 @@ async def test_a_page_reads_only_the_days_its_traces_can_be_in_and_misses_none_o
             return read(sql, *args, **kwargs)
         return counted
 
+    def span_reads() -> int:
+        return sum(sql.startswith(page_span_rows(1)) for sql in statements)
+
     store.query = counting(query)  # type: ignore[method-assign]
     store.query_columns = counting(query_columns)  # type: ignore[method-assign]
     try:
-        for trace, day, reads in ((sessionless, 2, 2), (f"{1:032x}", 1, 1)):
+        # (Each trace's window as a page has it: its session's times in the index, an hour wider.)
+        for trace, first, last, reads in ((sessionless, 2, 2, 2), (f"{1:032x}", 1, 3, 1)):
             statements.clear()
-            rows = session_list._page_spans(store, agent, [trace], day_ns(day))
-            assert sum(sql == PAGE_SPAN_ROWS for sql in statements) == reads, trace
+            rows = session_list._page_spans(store, agent, {trace: (day_ns(first) - hour, day_ns(last) + hour)},
+                                            checked=True)
+            assert span_reads() == reads, trace
             assert len(rows[0]) == 2, trace  # both of the trace's spans (one column)
-        # A page picked from the summary (a sort by span count with a search) has the summary's starts: its
+        # A page picked from the summary (a sort by span count with a search) has the summary's bounds: its
         # read starts at the request span, once, with no check beside it.
         statements.clear()
         [row] = (await svc.get(f"{base}&sort=spans&search={sessionless}")).body["sessions"]
         assert row["session_id"] == sessionless and row["span_count"] == 2
-        assert sum(sql == PAGE_SPAN_ROWS for sql in statements) == 1
+        assert span_reads() == 1
         assert session_list._TRACE_TIMES not in statements
     finally:
         del store.query, store.query_columns
+
+
+async def test_a_page_reads_the_work_after_a_sessions_indexed_spans(svc: Service) -> None:
+    # A span the index leaves out (no session id, no agent work) starting a day after the session's last indexed
+    # one: the page's read over the index's times misses it, the summary's bounds (read beside) say so, and the
+    # page is read again over those.
+    agent, key = await svc.new_agent()
+    await svc.send(key, [
+        root(4, 40, "s-late", 5 * _DAY, 5 * _DAY + 10), chat(4, 41, 40, 5 * _DAY + 1),
+        span(4, 42, 40, "upload report", 6 * _DAY, 6 * _DAY + 5),
+        root(5, 50, "s-other", 5 * _DAY + 20, 5 * _DAY + 30), chat(5, 51, 50, 5 * _DAY + 21)])
+    for sort in ("last_seen", "first_seen", "spans", "cost"):
+        rows = (await svc.get(f"/api/agents/{agent}/sessions?sort={sort}")).body["sessions"]
+        late = next(row for row in rows if row["session_id"] == "s-late")
+        assert late["span_count"] == 3, sort
+        assert late["last_seen"] == iso(BASE_NS + int((6 * _DAY + 5) * 1e9)), sort
+
+
+def test_a_pages_traces_are_read_in_ranges_of_the_days_they_reach() -> None:
+    day, hour = 86_400 * 10**9, 3_600 * 10**9
+    windows = {"a": (day + hour, day + 2 * hour), "b": (day + 5 * hour, day + 6 * hour),  # day 1
+               "c": (3 * day, 3 * day + hour),  # day 3
+               "d": (5 * day + 20 * hour, 6 * day + hour), "e": (6 * day + 2 * hour, 6 * day + 3 * hour)}  # 5-6
+    assert session_list._time_ranges(windows) == [
+        (["a", "b"], day + hour, day + 6 * hour), (["c"], 3 * day, 3 * day + hour),
+        (["d", "e"], 5 * day + 20 * hour, 6 * day + 3 * hour)]
+    # Past the most ranges one read takes, the closest in time are joined: every trace in one range that
+    # holds its window.
+    scattered = {f"t{i:02d}": (i * i * day, i * i * day + hour) for i in range(1, 25)}
+    ranges = session_list._time_ranges(scattered)
+    assert len(ranges) == session_list._READ_RANGES
+    assert sorted(t for traces, _, _ in ranges for t in traces) == sorted(scattered)
+    for traces, since, until in ranges:
+        assert all(since <= scattered[t][0] and scattered[t][1] <= until for t in traces)
+    # The widest gaps stay: the earliest days (closest together) share ranges, the last ones stand alone.
+    assert ranges[-1] == (["t24"], 576 * day, 576 * day + hour)
+    assert ranges[0][0] == [f"t{i:02d}" for i in range(1, len(ranges[0][0]) + 1)]
 
 
 # A process of its own: the engine takes its server settings (the size of its cache of decompressed blocks)
@@ -371,8 +418,8 @@ async def main():
             walked.append(cached(store))
         checked = [cached(store)]
         for _ in range(2):
-            _page_spans(store, agent, sorted({t for s in sessions for t in s.trace_ids}),
-                        min(s.first_start_ns for s in sessions))
+            _page_spans(store, agent, {t: (s.first_start_ns - 3600 * 10**9, s.last_end_ns + 3600 * 10**9)
+                                       for s in sessions for t in s.trace_ids}, checked=True)
             checked.append(cached(store))
         size = store.query("SELECT value FROM system.server_settings WHERE name = 'uncompressed_cache_size'")[0][0]
         print(json.dumps({"seen": seen, "pages": pages, "size": int(size), "walked": walked, "checked": checked}))
