@@ -46,6 +46,11 @@ class Rejections:
         if len(self.messages) < _MAX_MESSAGES:
             self.messages.append(message)
 
+    def merge(self, other: Rejections) -> None:
+        """Count another's rejections as this one's (one count and one list of reasons)."""
+        self.rejected += other.rejected
+        self.messages = (self.messages + other.messages)[:_MAX_MESSAGES]
+
     @property
     def error_message(self) -> str:
         if not self.rejected:

@@ -13,12 +13,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from opentelemetry.proto.logs.v1 import logs_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from evalkit.ingest.decode import LOG_COLUMNS, Limits, decode_logs
+from evalkit.ingest.decode import LOG_COLUMNS, Limits, Rejections, decode_logs
 from evalkit.ingest.export_schema import Framing, NotProtobuf, only_resource_spans
 from evalkit.ingest.native import NativeEncoder
 from evalkit.ingest.span_checks import DAY_NS, LightExport, drop_rejected, span_parse_check, split_by_day, too_deep
@@ -65,13 +67,25 @@ def _parse_spans(body: bytes) -> tuple[Message, Any]:
         request.ParseFromString(body)
         return request, None
     except DecodeError as exc:
-        if not too_deep(exc):
-            raise MalformedProtobuf(f"body is not an ExportTraceServiceRequest: {exc}") from exc
+        failure = exc
+    # Nested past protobuf's limit, or one span's string not UTF-8 (a Collector forwards such spans
+    # unchecked): read with `Light` messages so each span is checked alone and only a bad one is
+    # rejected, not every span of the batch. What surrounds the spans must still be OTLP.
     light = LightExport()
     try:
         light.ParseFromString(body)
     except DecodeError as exc:
         raise MalformedProtobuf(f"body is not an ExportTraceServiceRequest: {exc}") from exc
+    envelope = LightExport()
+    envelope.CopyFrom(light)
+    for resource_spans in envelope.resource_spans:  # type: ignore[attr-defined]
+        for scope_spans in resource_spans.scope_spans:
+            del scope_spans.spans[:]
+    try:
+        trace_service_pb2.ExportTraceServiceRequest.FromString(envelope.SerializeToString())
+    except DecodeError as exc:
+        if not too_deep(exc):
+            raise MalformedProtobuf(f"body is not an ExportTraceServiceRequest: {failure}") from exc
     return light, span_parse_check(trace_pb2.Span)
 
 
@@ -97,14 +111,61 @@ def encode_spans(body: bytes, framing: Framing, max_partitions: int = MAX_PARTIT
     return Encoded(kept, rejections.rejected, rejections.error_message, (part,))
 
 
-def encode_logs(body: bytes, agent_id: str, limits: Limits, received_ms: int, encoder: NativeEncoder,
-                max_partitions: int = MAX_PARTITIONS_PER_INSERT) -> Encoded:
+def _light_logs() -> type[Message]:
+    """An export of logs whose records are left as bytes, each to be parsed alone."""
+    file = descriptor_pb2.FileDescriptorProto(name="evalkit_log_checks.proto", package="evalkit.logchecks",
+                                              syntax="proto3")
+    field = descriptor_pb2.FieldDescriptorProto
+    for name, number, kind, type_name in (
+            ("ScopeLogs", 2, field.TYPE_BYTES, None),  # log_records: length-delimited, read as bytes
+            ("ResourceLogs", 2, field.TYPE_MESSAGE, ".evalkit.logchecks.ScopeLogs"),
+            ("Export", 1, field.TYPE_MESSAGE, ".evalkit.logchecks.ResourceLogs")):
+        file.message_type.add(name=name).field.add(name="items", number=number, type=kind,
+                                                   label=field.LABEL_REPEATED, type_name=type_name)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("evalkit.logchecks.Export"))
+
+
+LightLogs = _light_logs()
+
+
+def _parse_logs(body: bytes) -> tuple[Message, Rejections]:
+    """The request parsed, without the records that are not OTLP log records alone (a string not
+    UTF-8, say: a Collector forwards them unchecked), which are rejected rather than the batch."""
     request = logs_service_pb2.ExportLogsServiceRequest()
+    rejections = Rejections()
     try:
         request.ParseFromString(body)
+        return request, rejections
+    except DecodeError as exc:
+        failure = exc
+    light = LightLogs()
+    try:
+        light.ParseFromString(body)
     except DecodeError as exc:
         raise MalformedProtobuf(f"body is not an ExportLogsServiceRequest: {exc}") from exc
+    for resource_logs in light.items:  # type: ignore[attr-defined]
+        for scope_logs in resource_logs.items:
+            records = scope_logs.items
+            for index in reversed(range(len(records))):
+                try:
+                    logs_pb2.LogRecord.FromString(records[index])
+                except DecodeError as exc:
+                    rejections.reject(f"log record: not a valid OTLP log record ({exc})")
+                    del records[index]
+    try:
+        request.ParseFromString(light.SerializeToString())
+    except DecodeError as exc:  # outside the records: it concerns every one
+        raise MalformedProtobuf(f"body is not an ExportLogsServiceRequest: {failure}") from exc
+    return request, rejections
+
+
+def encode_logs(body: bytes, agent_id: str, limits: Limits, received_ms: int, encoder: NativeEncoder,
+                max_partitions: int = MAX_PARTITIONS_PER_INSERT) -> Encoded:
+    request, rejected = _parse_logs(body)
     decoded = decode_logs(request, agent_id, limits, received_ms)
+    decoded.merge(rejected)
     if not decoded.rows:
         return Encoded(0, decoded.rejected, decoded.error_message, ())
     by_day: dict[int, list[tuple[Any, ...]]] = {}

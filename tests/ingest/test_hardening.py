@@ -404,3 +404,48 @@ async def test_odd_protobuf_is_never_a_500(running: Running) -> None:
             status, reply, _ = await asyncio.to_thread(
                 post, f"{running.otlp_http}{path}", body, "application/x-protobuf", key)
             assert status in (200, 400), (path, status, reply, body)
+
+
+async def test_a_string_not_utf8_rejects_its_span_not_the_batch(running: Running) -> None:
+    # A Collector forwards strings unchecked: one bad span used to cost its whole batch a 400.
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    body = request_bytes(span_bytes("good", b"\x01" * 8, session_attribute("s-utf8")),
+                         span_bytes("bad value", b"\x02" * 8,
+                                    _field(9, _field(1, b"k") + _field(2, _field(1, b"caf\xc3")))))
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", key)
+    assert status == 200, reply
+    partial = trace_service_pb2.ExportTraceServiceResponse.FromString(reply).partial_success
+    assert partial.rejected_spans == 1
+    assert "span 'bad value'" in partial.error_message and "UTF-8" in partial.error_message
+    assert count_spans(running, agent_id) == 1
+    async with grpc.aio.insecure_channel(running.grpc_target) as channel:
+        export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                                     response_deserializer=trace_service_pb2.ExportTraceServiceResponse.FromString)
+        response = await export(body, metadata=(("authorization", f"Bearer {key}"),))
+    assert response.partial_success.rejected_spans == 1
+    # Outside the spans (here the scope's name) it concerns every span: the request is malformed.
+    scope = _field(1, _field(1, b"sc\xffope"))
+    bad_scope = _field(1, _field(2, scope + _field(2, span_bytes("in a bad scope", b"\x03" * 8))))
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", bad_scope, "application/x-protobuf", key)
+    assert status == 400, reply
+    assert count_spans(running, agent_id) == 1
+
+
+async def test_a_log_record_not_utf8_is_rejected_alone(running: Running) -> None:
+    from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    record = b"\x09" + (1_700_000_000 * 10**9).to_bytes(8, "little")  # time_unix_nano
+    good = record + _field(5, _field(1, b"the prompt"))  # body: AnyValue.string_value
+    bad = record + _field(5, _field(1, b"caf\xc3"))
+    scope = _field(1, _field(1, b"genai")) + _field(2, good) + _field(2, bad)
+    body = _field(1, _field(2, scope))
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/logs", body, "application/x-protobuf", key)
+    assert status == 200, reply
+    partial = logs_service_pb2.ExportLogsServiceResponse.FromString(reply).partial_success
+    assert partial.rejected_log_records == 1 and "UTF-8" in partial.error_message
+    stored = running.store.query("SELECT body FROM logs FINAL WHERE agent_id = {a:String}", {"a": agent_id})
+    assert len(stored) == 1 and "the prompt" in stored[0][0]
