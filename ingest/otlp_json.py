@@ -2,9 +2,9 @@
 
 OTLP/JSON is the proto3 JSON mapping with two differences: trace and span ids
 are hex, not base64, and enums may be integers. Each span (or log record) is read
-on its own, so one that cannot be read (ids that are not hex are emptied and fail
-the span checks; a value nested too deep for the JSON mapping; a wrong type) is
-rejected alone, as OTLP partial success, and the rest of its request is kept.
+on its own, so one that cannot be read (an id that is not hex; a value nested too
+deep for the JSON mapping; a wrong type) is rejected alone, as OTLP partial success,
+and the rest of its request is kept.
 Plain functions of their arguments: they run on the decode threads or workers of
 `ingest/workers.py`, never on the event loop.
 """
@@ -49,24 +49,33 @@ LOGS = Shape(logs_service_pb2.ExportLogsServiceRequest, ("resourceLogs", "resour
 SHAPES = {"traces": TRACES, "logs": LOGS}
 
 
-def _hex_to_base64(node: dict[str, Any]) -> None:
+def _hex_to_base64(node: dict[str, Any]) -> str | None:
+    """The node's ids made base64 for the JSON mapping, in place; what is wrong with the first that
+    is not hex, or None."""
+    problem = None
     for key in _SPAN_IDS:
         value = node.get(key)
         if isinstance(value, str):
             try:
                 node[key] = base64.b64encode(bytes.fromhex(value)).decode("ascii")
             except ValueError:
-                node[key] = ""
+                # Never emptied and kept: an empty parent id would make the span a root.
+                shown = value if len(value) <= 48 else value[:45] + "..."
+                problem = problem or (f"{key} {shown!r} is not hex; OTLP/JSON writes ids as hex digits (32 for a "
+                                      "trace id, 16 for a span id), not base64")
+    return problem
 
 
-def _item_ids(item: dict[str, Any]) -> None:
-    _hex_to_base64(item)
+def _item_ids(item: dict[str, Any]) -> str | None:
+    problem = _hex_to_base64(item)
     for key in _LINK_KEYS:
         links = item.get(key)
         if isinstance(links, list):
             for link in links:
                 if isinstance(link, dict):
-                    _hex_to_base64(link)
+                    link_problem = _hex_to_base64(link)
+                    problem = problem or (link_problem and f"a link's {link_problem}")
+    return problem
 
 
 def _pop_list(node: dict[str, Any], names: tuple[str, str]) -> list[Any]:
@@ -129,7 +138,10 @@ def _read_item(item: Any, kept: Any, shape: Shape, rejections: Rejections) -> No
     if not isinstance(item, dict):
         rejections.reject(f"{shape.item_word}: must be a JSON object")
         return
-    _item_ids(item)
+    bad_id = _item_ids(item)
+    if bad_id:
+        rejections.reject(f"{shape.item_word} {_item_name(item)}: {bad_id}")
+        return
     message = kept.add()
     try:
         json_format.ParseDict(item, message, ignore_unknown_fields=True)

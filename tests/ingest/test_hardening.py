@@ -449,3 +449,25 @@ async def test_a_log_record_not_utf8_is_rejected_alone(running: Running) -> None
     assert partial.rejected_log_records == 1 and "UTF-8" in partial.error_message
     stored = running.store.query("SELECT body FROM logs FINAL WHERE agent_id = {a:String}", {"a": agent_id})
     assert len(stored) == 1 and "the prompt" in stored[0][0]
+
+
+async def test_otlp_json_ids_that_are_not_hex_reject_their_span(running: Running) -> None:
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    session = [{"key": "session.id", "value": {"stringValue": "s-hex"}}]
+    spans = [json_span("root", "0102030405060708", session),
+             {**json_span("bad parent", "0102030405060709", session), "parentSpanId": "not-hex!"},
+             {**json_span("base64 ids", "AQIDBAUGBwg=", session), "traceId": "S/kvNXezTaajzpKdDg5HNg=="},
+             {**json_span("bad link", "010203040506070a", session), "links": [{"traceId": "qq", "spanId": "ww"}]}]
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", json.dumps(document).encode(), "application/json", key)
+    assert status == 200, reply
+    partial = json.loads(reply)["partialSuccess"]
+    assert partial["rejectedSpans"] == "3"
+    # Each named with the field and what to send, not "must be 16 bytes (got 0 bytes)".
+    assert "parentSpanId 'not-hex!' is not hex" in partial["errorMessage"]
+    assert "traceId 'S/kvNXezTaajzpKdDg5HNg==' is not hex" in partial["errorMessage"]
+    assert "a link's traceId 'qq' is not hex" in partial["errorMessage"]
+    # The span with a bad parent id is not kept as a second root of its trace.
+    assert [s.name for s in await asyncio.to_thread(read_trace_spans, running.store, agent_id, [TRACE.hex()])] \
+        == ["root"]
