@@ -79,6 +79,21 @@ def _export_handler(ingest: Ingest, ingest_call: Callable[[bytes, Agent], Awaita
         export, request_deserializer=None, response_serializer=lambda message: message.SerializeToString())
 
 
+def not_kept(signal: str) -> str:
+    """What an exporter of a signal evalkit does not keep is told (both transports)."""
+    how = " (OTEL_METRICS_EXPORTER=none)" if signal == "metrics" else ""
+    return (f"evalkit keeps traces and logs, not {signal}; stop exporting {signal} to it{how} or send them "
+            "to another backend")
+
+
+def _not_kept_handler(signal: str) -> grpc.RpcMethodHandler:
+    async def export(_body: bytes, context: grpc.aio.ServicerContext) -> Message:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, not_kept(signal))
+        raise AssertionError("abort raises")
+
+    return grpc.unary_unary_rpc_method_handler(export, request_deserializer=None, response_serializer=None)
+
+
 def trace_response(outcome: Outcome) -> Message:
     response = trace_service_pb2.ExportTraceServiceResponse()
     if outcome.rejected:
@@ -107,6 +122,12 @@ async def start_grpc_server(ingest: Ingest, host: str, port: int,
                                              {"Export": _export_handler(ingest, ingest.traces, trace_response)}),
         grpc.method_handlers_generic_handler("opentelemetry.proto.collector.logs.v1.LogsService",
                                              {"Export": _export_handler(ingest, ingest.logs_export, logs_response)}),
+        # Answered UNIMPLEMENTED as by a Collector without their pipeline, but saying why.
+        grpc.method_handlers_generic_handler("opentelemetry.proto.collector.metrics.v1.MetricsService",
+                                             {"Export": _not_kept_handler("metrics")}),
+        grpc.method_handlers_generic_handler(
+            "opentelemetry.proto.collector.profiles.v1development.ProfilesService",
+            {"Export": _not_kept_handler("profiles")}),
     ))
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:

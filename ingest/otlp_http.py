@@ -26,7 +26,7 @@ from google.rpc import code_pb2, status_pb2
 from evalkit.access import Agent
 from evalkit.ingest.decode import Rejections
 from evalkit.ingest.encode import MalformedProtobuf
-from evalkit.ingest.otlp_grpc import logs_response, trace_response
+from evalkit.ingest.otlp_grpc import logs_response, not_kept, trace_response
 from evalkit.ingest.otlp_json import MalformedRequest, parse_json
 from evalkit.ingest.pipeline import (
     Exhausted,
@@ -73,7 +73,8 @@ def _endpoint(ingest: Ingest, kind: str, handle: Handler,
         if media not in (PROTOBUF, JSON):
             return _error(415, code_pb2.INVALID_ARGUMENT,
                           f"content type {media!r} is not OTLP; send {PROTOBUF} or {JSON}", PROTOBUF)
-        encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+        # An empty header is no encoding, as the Collector's receiver reads it.
+        encoding = request.headers.get("Content-Encoding", "").strip().lower() or "identity"
         if encoding not in _ENCODINGS:
             return _error(415, code_pb2.INVALID_ARGUMENT,
                           f"Content-Encoding {encoding!r} is not supported; send one of "
@@ -114,6 +115,24 @@ def _endpoint(ingest: Ingest, kind: str, handle: Handler,
     return endpoint
 
 
+# Signals OTLP defines and evalkit does not keep: answered 404 (as a Collector without their
+# pipeline answers), not retried by exporters.
+_NOT_KEPT = {"/v1/metrics": "metrics", "/v1development/profiles": "profiles"}
+
+
+def _not_served(request: web.Request) -> str:
+    path = request.path
+    signal = _NOT_KEPT.get(path.rstrip("/"))
+    if signal:
+        return not_kept(signal)
+    if path.rstrip("/") in ("/v1/traces", "/v1/logs"):
+        if request.method != "POST":
+            return f"{request.method} is not an OTLP export; POST the export request to {path.rstrip('/')}"
+        return f"no OTLP endpoint at {path[:200]}; POST traces to /v1/traces and logs to /v1/logs"
+    return (f"no OTLP endpoint at {path[:200]}; POST traces to /v1/traces and logs to /v1/logs (give exporters "
+            "OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:4318 without a path: they add it)")
+
+
 def otlp_http_app(ingest: Ingest, max_request_bytes: int) -> web.Application:
     async def too_large(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
                         ) -> web.StreamResponse:
@@ -122,6 +141,11 @@ def otlp_http_app(ingest: Ingest, max_request_bytes: int) -> web.Application:
         except web.HTTPRequestEntityTooLarge:
             return web.Response(status=413, text=json.dumps({"message": "request too large"}),
                                 content_type=JSON)
+        except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as exc:
+            # A Status body like every other OTLP error, saying where exports go.
+            return _error(exc.status, code_pb2.UNIMPLEMENTED if exc.status == 404 else code_pb2.INVALID_ARGUMENT,
+                          _not_served(request), JSON if request.content_type == JSON else PROTOBUF,
+                          {"Allow": "POST"} if exc.status == 405 else None)
         except web.HTTPException:
             raise
         except Exception:  # a fault of evalkit's, not of the request: never a 500, say what to do

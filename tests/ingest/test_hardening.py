@@ -471,3 +471,49 @@ async def test_otlp_json_ids_that_are_not_hex_reject_their_span(running: Running
     # The span with a bad parent id is not kept as a second root of its trace.
     assert [s.name for s in await asyncio.to_thread(read_trace_spans, running.store, agent_id, [TRACE.hex()])] \
         == ["root"]
+
+
+async def test_an_empty_content_encoding_is_no_encoding(running: Running) -> None:
+    import urllib.request
+
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    request = urllib.request.Request(f"{running.otlp_http}/v1/traces", method="POST",
+                                     data=make_request_bytes(make_spans(2)),
+                                     headers={"Content-Type": "application/x-protobuf", "Content-Encoding": "",
+                                              "Authorization": f"Bearer {key}"})
+    with await asyncio.to_thread(urllib.request.urlopen, request, timeout=30) as response:
+        assert response.status == 200
+    assert count_spans(running, agent_id) == 2
+
+
+async def test_signals_not_kept_and_wrong_paths_say_what_to_do(running: Running) -> None:
+    from google.rpc import status_pb2
+    from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2, metrics_service_pb2_grpc
+
+    _, key = await asyncio.to_thread(running.new_agent)
+    base = running.otlp_http
+    # A Collector without a metrics pipeline answers 404 / UNIMPLEMENTED; so does evalkit, saying why.
+    status, reply, headers = await asyncio.to_thread(
+        post, f"{base}/v1/metrics", b"", "application/x-protobuf", key)
+    assert status == 404 and headers["Content-Type"] == "application/x-protobuf"
+    assert "not metrics" in status_pb2.Status.FromString(reply).message
+    assert "OTEL_METRICS_EXPORTER=none" in status_pb2.Status.FromString(reply).message
+    status, reply, headers = await asyncio.to_thread(post, f"{base}/v1/metrics", b"{}", "application/json", key)
+    assert status == 404 and "not metrics" in json.loads(reply)["message"]
+    async with grpc.aio.insecure_channel(running.grpc_target) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as failure:
+            await metrics_service_pb2_grpc.MetricsServiceStub(channel).Export(
+                metrics_service_pb2.ExportMetricsServiceRequest(), metadata=(("authorization", f"Bearer {key}"),))
+    assert failure.value.code() == grpc.StatusCode.UNIMPLEMENTED and "not metrics" in (failure.value.details() or "")
+    # An endpoint given with its path, to which the exporter adds the path again.
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{base}/v1/traces/v1/traces", b"", "application/x-protobuf", key)
+    assert status == 404
+    assert "without a path" in status_pb2.Status.FromString(reply).message
+    import urllib.error
+    import urllib.request
+
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        await asyncio.to_thread(urllib.request.urlopen, f"{base}/v1/traces", timeout=10)
+    assert refused.value.code == 405 and refused.value.headers["Allow"] == "POST"
+    assert "POST the export request to /v1/traces" in status_pb2.Status.FromString(refused.value.read()).message
