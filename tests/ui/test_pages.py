@@ -12,6 +12,7 @@ from http.cookiejar import CookieJar
 from typing import Any
 
 from evalkit.scoring.experiments import STATUSES
+from tests.captures import corpus
 from tests.trajectory_service.conftest import chat, http, root
 from tests.ui.conftest import Tab, World
 
@@ -182,6 +183,32 @@ def test_trajectory_viewer_pages_steps_and_shows_raw_spans(tab: Tab, world: Worl
     page.locator("table.spans summary", has_text="execute_tool search").click()
     assert "gen_ai.tool.call.id" in page.inner_text("table.spans")
     tab.shot("spans")
+
+
+def test_a_langgraph_subgraph_opens_in_place_at_its_handoff(tab: Tab, world: World) -> None:
+    """A real LangGraph capture: the subgraph's handoff is a result with no tool call of its own, and the
+    subagent it names opens in place there, as one named on a tool call's result does."""
+    capture = corpus.load("langgraph_openinference_subgraph")
+    agent = world.served.ok("POST", "/api/agents", {"name": "graph", "workspace": "acme",
+                                                     "trajectory_wait_seconds": 10}, token=world.token)["agent"]
+    key = world.served.ok("POST", f"/api/agents/{agent}/keys", {}, token=world.token)["key"]
+    corpus.replay(capture, world.served.otlp, key)
+    document = json.loads(http("GET", f"{world.served.api}/api/agents/{agent}/sessions/{capture.session_id}"
+                                      "/trajectory?wait=10", token=world.token).text)
+    (sub,) = document["subagent_trajectories"]
+    handoff = next(s for s in document["steps"] if not s.get("tool_calls") and any(
+        r.get("subagent_trajectory_ref") for r in (s.get("observation") or {}).get("results") or []))
+    sub_answer = next(s["message"] for s in reversed(sub["steps"]) if s["source"] == "agent" and s["message"])
+
+    tab.login(world.token)
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    page = tab.page
+    opened = page.locator(f"article#step-{handoff['step_id']} details.subagent")
+    assert opened.count() == 1, page.inner_text(f"article#step-{handoff['step_id']}")
+    assert f"({len(sub['steps'])} steps)" in opened.locator(":scope > summary").inner_text()
+    opened.locator(":scope > summary").click()
+    assert sub_answer[:40] in opened.inner_text()
+    assert tab.console_errors == []
 
 
 def test_untrusted_content_never_runs(tab: Tab, world: World) -> None:
