@@ -344,6 +344,23 @@ def test_a_running_experiment_page_follows_its_progress(tab: Tab, world: World) 
     assert page.locator("table.matrix tr", has_text="capital").locator("td.cell a").count() == 1
 
 
+def test_a_failed_run_says_why_it_has_no_score(tab: Tab, world: World) -> None:
+    """Evaluators judge completed runs only, so a failed run's page must not send the user to `evalkit evaluate`,
+    which would leave it unscored again (the scorecard counts it as not passed)."""
+    created = world.served.ok("POST", "/api/experiments", {
+        "agent": world.agent, "dataset": world.dataset, "name": "crashes", "evaluators": ["same_answer"],
+        "lease": {"holder": "ui-failed", "ttl_seconds": 300}}, token=world.token)
+    experiment_id = created["experiment_id"]
+    run = world.served.ok("POST", f"/api/experiments/{experiment_id}/runs", {
+        "lease_holder": "ui-failed", "case_id": "capital", "repetition": 0, "session_id": "failed-run-1",
+        "status": "failed", "error": "RuntimeError: tool backend reset"}, token=world.token)
+    tab.login(world.token)
+    tab.go(f"/experiments/{experiment_id}/runs/{run['run_id']}")
+    table = tab.page.inner_text("table.evaluations")
+    assert "evalkit evaluate" not in table, table
+    assert "judge completed runs only" in table and "not passed" in table
+
+
 def test_form_posts_that_are_not_forms_are_refused_not_failed(world: World) -> None:
     bodies = [("multipart/form-data; boundary=x", b"garbage"), ("application/x-www-form-urlencoded", b"\xff\xfe%%%"),
               ("application/json", b'{"token": "x"}'), ("text/plain", b"")]
