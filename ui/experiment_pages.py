@@ -62,9 +62,12 @@ async def experiments(request: web.Request) -> Page:
     visible = [workspace] if workspace else (None if caller.is_admin else sorted(caller.workspaces))
     rows = await asyncio.to_thread(experiment_summaries, request, workspaces=visible, agent=q.get("agent") or None,
                                    status=status or None, limit=limit, score_running=True)
+    # Whether more are listed than shown is known before the dataset filter, which narrows this page only: the
+    # next larger page may hold the dataset's experiments. "Show more" keeps the filters.
+    more_url = with_query(request, limit=min(limit * 2, 500)) if len(rows) >= limit and limit < 500 else None
     if q.get("dataset"):
         rows = [e for e in rows if q["dataset"] in e["dataset"]]
-    context = {"experiments": rows, "query": dict(q), "statuses": STATUSES, "limit": limit,
+    context = {"experiments": rows, "query": dict(q), "statuses": STATUSES, "limit": limit, "more_url": more_url,
                "live": any(e["status"] in LIVE_STATUSES for e in rows)}
     return Page("experiments.html", context, {"experiments": rows}, api="/api/experiments", title="Experiments")
 

@@ -361,6 +361,25 @@ def test_a_failed_run_says_why_it_has_no_score(tab: Tab, world: World) -> None:
     assert "judge completed runs only" in table and "not passed" in table
 
 
+def test_show_more_experiments_keeps_the_filters(tab: Tab, world: World) -> None:
+    """"Show more" lists more of the same filtered experiments; before, its link was `?limit=N` alone, which
+    dropped agent, status and dataset and listed everyone's experiments."""
+    tab.login(world.token)
+    page = tab.page
+    tab.go(f"/experiments?agent={urllib.parse.quote(world.agent)}&status=completed&limit=1")
+    assert page.locator("table.list tbody tr").count() == 1
+    page.click("text=Show more")
+    page.wait_for_load_state()
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    assert query == {"agent": [world.agent], "status": ["completed"], "limit": ["2"]}, page.url
+    agents = page.eval_on_selector_all("table.list tbody tr td:nth-child(3)", "tds => tds.map(td => td.innerText)")
+    assert agents == [world.agent, world.agent]
+    # The dataset filter narrows the listed page only: a page it empties still offers the larger one.
+    tab.go("/experiments?dataset=no-such-dataset&limit=1")
+    assert "No experiments match" in page.inner_text("main")
+    assert page.locator("text=Show more").count() == 1
+
+
 def test_form_posts_that_are_not_forms_are_refused_not_failed(world: World) -> None:
     bodies = [("multipart/form-data; boundary=x", b"garbage"), ("application/x-www-form-urlencoded", b"\xff\xfe%%%"),
               ("application/json", b'{"token": "x"}'), ("text/plain", b"")]
