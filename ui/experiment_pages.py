@@ -234,17 +234,22 @@ async def run(request: web.Request) -> Page:
 
 def _gate_config(request: web.Request) -> GateConfig | None:
     q = request.query
-    wanted = {k: q[k] for k in ("min_score", "max_regressions") if q.get(k)}
+    wanted = {k: q[k] for k in ("min_score", "max_regressions", "min_pairs") if q.get(k)}
     if not wanted and not q.get("gate"):
         return None
     try:
+        min_score = float(wanted["min_score"]) if "min_score" in wanted else None
+        if min_score is not None and not math.isfinite(min_score):
+            raise ValueError("min_score is not finite")  # nan would gate on "score < minimum nan%"
         return GateConfig.model_validate({
-            **({"min_score": float(wanted["min_score"])} if "min_score" in wanted else {}),
+            **({"min_score": min_score} if min_score is not None else {}),
             **({"max_regressions": int(wanted["max_regressions"])} if "max_regressions" in wanted else {}),
+            # The gate's "pairs" check tells a small dataset's user to lower min_pairs: the page takes it, as the CLI.
+            **({"min_pairs": int(wanted["min_pairs"])} if "min_pairs" in wanted else {}),
             "allow_incomplete": bool(q.get("allow_incomplete"))})
     except (ValueError, ValidationError) as exc:
-        raise ApiError(400, f"gate thresholds: min_score must be a number and max_regressions a whole number "
-                            f"≥ 0 ({exc.__class__.__name__})") from exc
+        raise ApiError(400, f"gate thresholds: min_score must be a number, max_regressions a whole number ≥ 0 and "
+                            f"min_pairs a whole number ≥ 1 ({exc.__class__.__name__})") from exc
 
 
 def _case_mean(records: ExperimentRecords, case_id: str, field: str) -> float | None:

@@ -116,6 +116,25 @@ def test_compare_page_puts_regressions_first_with_the_gate(tab: Tab, world: Worl
     assert twin["evaluators"][0]["regressed_count"] == 3
 
 
+def test_the_compare_gate_takes_min_pairs_as_its_pairs_check_asks(tab: Tab, world: World) -> None:
+    """With 4 cases the gate's "pairs" check fails, saying to lower min_pairs: the page's form takes it (as
+    `evalkit experiments gate --min-pairs` does), and a threshold that is not a finite number is refused."""
+    tab.login(world.token)
+    page = tab.page
+    base = f"/experiments/{world.experiment_id}/compare?baseline={world.baseline_id}"
+    tab.go(base + "&gate=1")
+    pairs = page.locator("#gate li", has_text="pairs")
+    assert pairs.count() == 1 and "lower min_pairs" in pairs.inner_text() and "bad" in pairs.get_attribute("class")
+    page.fill("input[name=min_pairs]", "4")
+    page.click("text=Apply gate")
+    page.wait_for_load_state()
+    assert "min_pairs=4" in page.url and page.input_value("input[name=min_pairs]") == "4"
+    assert pairs.count() == 1 and "ok" in pairs.get_attribute("class"), pairs.inner_text()
+    for bad in ("min_score=nan", "min_score=inf", "min_pairs=0", "min_pairs=x"):
+        response = tab.go(f"{base}&{bad}")
+        assert response.status == 400 and "gate thresholds" in page.inner_text("#error-message"), bad
+
+
 def test_sessions_page_through_filter_and_refresh_while_sessions_arrive(tab: Tab, world: World) -> None:
     tab.login(world.token)
     tab.go(f"/agents/{world.agent}/sessions")
