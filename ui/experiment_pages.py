@@ -252,13 +252,21 @@ def _gate_config(request: web.Request) -> GateConfig | None:
                             f"min_pairs a whole number ≥ 1 ({exc.__class__.__name__})") from exc
 
 
-def _case_mean(records: ExperimentRecords, case_id: str, field: str) -> float | None:
-    """The mean of one metric over a case's runs that know it."""
+def case_mean(records: ExperimentRecords, case_id: str, field: str) -> float | None:
+    """The mean of one metric over a case's runs that know it; a cost is unknown when any run is unpriced (the
+    mean of the priced ones would show an unpriced case as cheap, a failed run's $0 as the case's cost)."""
     columns = records.columns
     at = columns.runs_of(case_id)
     values = columns.metrics[field][at.start:at.stop]
     known = values[~np.isnan(values)]
+    if field == "cost_usd" and len(known) < len(values):
+        return None
     return float(known.mean()) if len(known) else None
+
+
+def mean_cost(summary: MetricSummary) -> float | None:
+    """A cost per run, or None (unknown) when any run is unpriced, as the total is."""
+    return summary.mean if not summary.missing else None
 
 
 @page
@@ -315,10 +323,10 @@ async def compare(request: web.Request) -> Page:
                 "diffs": [{"repetition": rep, "baseline": answers.get(("baseline", case_id, rep)),
                            "candidate": answers.get(("candidate", case_id, rep))}
                           for rep in sorted({k[2] for k in answers if k[1] == case_id})],
-                "baseline_cost": _case_mean(base_records, case_id, "cost_usd"),
-                "candidate_cost": _case_mean(cand_records, case_id, "cost_usd"),
-                "baseline_seconds": _case_mean(base_records, case_id, "duration_seconds"),
-                "candidate_seconds": _case_mean(cand_records, case_id, "duration_seconds")})
+                "baseline_cost": case_mean(base_records, case_id, "cost_usd"),
+                "candidate_cost": case_mean(cand_records, case_id, "cost_usd"),
+                "baseline_seconds": case_mean(base_records, case_id, "duration_seconds"),
+                "candidate_seconds": case_mean(cand_records, case_id, "duration_seconds")})
         bars = {}
         for ev in comparison.evaluators:
             reach = max(abs(ev.ci_low or 0), abs(ev.ci_high or 0), abs(ev.delta or 0), 0.05)
@@ -326,7 +334,8 @@ async def compare(request: web.Request) -> Page:
                                               label=f"{ev.evaluator} delta", zero_line=True)
         result = gate(comparison, config) if config is not None else None
         return {"e": e, "base": base, "comparison": comparison, "rows": rows, "bars": bars, "gate": result,
-                "cand_sc": cand_sc, "base_sc": base_sc, "page": number, "pages": pages, "total_cases": len(every)}
+                "cand_sc": cand_sc, "base_sc": base_sc, "cand_cost": mean_cost(cand_sc["cost_usd"]),
+                "base_cost": mean_cost(base_sc["cost_usd"]), "page": number, "pages": pages, "total_cases": len(every)}
 
     ctx = await asyncio.to_thread(load)
     number, pages = ctx["page"], ctx["pages"]

@@ -10,7 +10,7 @@ import pytest
 
 from evalkit.scoring.scorecard import ExperimentRecords, RunMetrics, RunRecord, build_scorecard
 from evalkit.ui.charts import histogram, interval_bar
-from evalkit.ui.experiment_pages import run_metrics
+from evalkit.ui.experiment_pages import case_mean, mean_cost, run_metrics
 from evalkit.ui.render import environment, evaluator_version, markdown, seconds
 from evalkit.ui.session_pages import has_error, span_rows, step_view, steps_page, subagents_of, trajectory_summary
 
@@ -175,3 +175,21 @@ def test_the_comparison_page_sums_up_the_runs_as_the_scorecard_does() -> None:
     assert page["tokens"] == sc.tokens
     assert (page["tokens"].n, page["tokens"].missing, page["tokens"].total) == (2, 1, None)  # c: no output count
     assert page["duration_seconds"] == sc.duration_seconds
+
+
+def test_the_comparison_never_shows_an_unpriced_case_or_experiment_as_cheap() -> None:
+    """Case "a" ran twice: once unpriced, once failed before any LLM call ($0). Its cost is unknown, not the $0
+    of the one priced run; so is the experiment's cost per run, as its total is (cost unknown, never $0)."""
+    def run(case: str, repetition: int, status: str, **metrics: Any) -> RunRecord:
+        return RunRecord(run_id=f"{case}#{repetition}", case_id=case, repetition=repetition,
+                         status=status, trajectory_status="valid", metrics=RunMetrics(**metrics))  # type: ignore[arg-type]
+
+    records = ExperimentRecords([run("a", 0, "completed", cost_usd=None, duration_seconds=2.0),
+                                 run("a", 1, "failed", cost_usd=0.0, duration_seconds=None),
+                                 run("b", 0, "completed", cost_usd=0.25, duration_seconds=1.0),
+                                 run("b", 1, "completed", cost_usd=0.75, duration_seconds=3.0)], [])
+    assert case_mean(records, "a", "cost_usd") is None
+    assert case_mean(records, "b", "cost_usd") == pytest.approx(0.5)
+    assert case_mean(records, "a", "duration_seconds") == pytest.approx(2.0)  # a duration: the runs that know it
+    assert mean_cost(run_metrics(records)["cost_usd"]) is None
+    assert mean_cost(run_metrics(ExperimentRecords(records.runs[2:], []))["cost_usd"]) == pytest.approx(0.5)
