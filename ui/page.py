@@ -102,6 +102,10 @@ def render(request: web.Request, template: str, status: int = 200, **context: An
 
 
 def error_page(request: web.Request, status: int, message: str) -> web.StreamResponse:
+    if request.query.get("format") == "json":
+        # The JSON twin fails as its /api route does: a script reading it gets the error as JSON, not HTML.
+        return secure(web.Response(body=dumps_json({"error": {"status": status, "message": message}}),
+                                   content_type="application/json", status=status))
     titles = {400: "Bad request", 403: "Not allowed", 404: "Not found", 409: "Not ready", 413: "Too large",
               503: "Store unavailable"}
     return secure(render(request, "error.html", status=status, title=titles.get(status, f"Error {status}"),

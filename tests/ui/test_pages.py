@@ -260,7 +260,7 @@ def test_a_reader_of_another_workspace_gets_404(tab: Tab, world: World) -> None:
                  f"/datasets/{world.dataset}", f"/experiments/{world.experiment_id}?format=json"):
         response = tab.go(path)
         assert response.status == 404, (path, response.status)
-        assert "Not found" in page.inner_text("h1") or "not visible" in page.content()
+        assert "not visible" in page.content() or "Not found" in page.inner_text("h1")  # the twin: JSON
     tab.go(f"/agents/{world.agent}/sessions/{world.xss_session}")
     assert "not visible to this token" in page.inner_text("#error-message")
     tab.shot("not-found")
@@ -318,6 +318,30 @@ def test_bad_input_gets_a_page_that_says_what_to_do(world: World) -> None:
             body = exc.read().decode()
             assert exc.code == status, (path, exc.code, body[:500])
             assert exc.headers["Content-Type"].startswith("text/html") and hint in body, (path, body[:2000])
+
+
+def test_a_json_twin_fails_as_json_as_its_api_route_does(world: World) -> None:
+    """`?format=json` is for scripts: an error there is the API's JSON error (same status, same message), not the
+    HTML error page."""
+    status, _, _, opener = _login_form(world, world.token)
+    assert status == 200
+    cases = {"/experiments/999999?format=json": "/api/experiments/999999",
+             f"/agents/{world.agent}/sessions/no-such-session?format=json":
+                 f"/api/agents/{world.agent}/sessions/no-such-session/trajectory",
+             "/agents/nobody@acme/sessions?format=json": "/api/agents/nobody@acme/sessions"}
+    for path, api_path in cases.items():
+        api = http("GET", world.served.api + api_path, token=world.token)
+        try:
+            opener.open(world.served.api + path)
+            raise AssertionError(f"{path} answered 200")
+        except urllib.error.HTTPError as exc:
+            assert exc.headers["Content-Type"].startswith("application/json"), (path, exc.headers["Content-Type"])
+            assert (exc.code, json.loads(exc.read())) == (api.status, json.loads(api.text)), path
+    try:
+        opener.open(world.served.api + "/experiments/twelve?format=json")
+        raise AssertionError("/experiments/twelve answered 200")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 400 and "whole number" in json.loads(exc.read())["error"]["message"]
 
 
 def _login_form(world: World, token: str) -> tuple[int, str, CookieJar, urllib.request.OpenerDirector]:
