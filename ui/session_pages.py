@@ -168,7 +168,9 @@ async def session(request: web.Request) -> Page | web.StreamResponse:
         return await _spans_tab(request, agent_id, session_id)
     if tab != "steps":
         raise ApiError(400, f"tab={tab!r} is not known; use tab=steps or tab=spans")
-    response = await call_route(request, _path(agent_id, session_id) + "/trajectory")
+    # ?wait=SECONDS as the route takes it: its "no such session" message says to ask again with it.
+    response = await call_route(request, _path(agent_id, session_id) + "/trajectory",
+                                {"wait": request.query.get("wait")})
     document = parse_body(response)
     if response.status >= 400:
         raise ApiError(response.status, str(document.get("error", {}).get("message")))

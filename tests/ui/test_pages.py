@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -167,6 +168,23 @@ def test_sessions_page_through_filter_and_refresh_while_sessions_arrive(tab: Tab
     assert page.locator("body[data-live]").count() == 1
     world.served.send(world.key, [root(900, 1, "arrived-live", 5000, 5001), chat(900, 2, 1, 5000.2)])
     page.wait_for_selector("a.session-link:text-is('arrived-live')", timeout=15_000)
+
+
+def test_a_session_not_arrived_yet_can_be_waited_for_as_its_404_says(tab: Tab, world: World) -> None:
+    """The 404 of a session whose spans are not in says "ask again with ?wait=SECONDS": the page takes it."""
+    tab.login(world.token)
+    page = tab.page
+    response = tab.go(f"/agents/{world.agent}/sessions/arrives-late")
+    assert response.status == 404 and "?wait=SECONDS" in page.inner_text("#error-message")
+    timer = threading.Timer(1.0, world.served.send, (world.key, [root(901, 1, "arrives-late", 6000, 6001),
+                                                                  chat(901, 2, 1, 6000.2, text="here now")]))
+    timer.start()
+    try:
+        response = tab.go(f"/agents/{world.agent}/sessions/arrives-late?wait=15")
+    finally:
+        timer.join()
+    assert response.status == 200 and "here now" in page.inner_text("div.steps")
+    assert tab.go(f"/agents/{world.agent}/sessions/arrives-late?wait=-1").status == 400
 
 
 def test_trajectory_viewer_pages_steps_and_shows_raw_spans(tab: Tab, world: World) -> None:
