@@ -31,7 +31,8 @@ from typing import Any
 
 from evalkit.attributes import json_safe
 from evalkit.trajectory.atif import EMITTED_VERSION
-from evalkit.trajectory.mappers import tool_results
+from evalkit.trajectory.mappers import evalkit_sdk, tool_results
+from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import Detector
@@ -1093,6 +1094,8 @@ def build_trajectory(
             nested_run.output_text = _last_answer(contexts[key])
         parent_context.attach_subagent(ref, tool_span, nested_run)
 
+    if not contexts[None].drafts and not subagents:
+        _steps_from_sdk_runs(contexts[None], ordered, warnings)
     trajectory = _trajectory(
         contexts[None], str(name), version, session, None, list(subagents.values()), warnings
     )
@@ -1264,6 +1267,25 @@ def _steps_from_run_alone(context: _Context, run: AgentRun, answer: bool = True)
         context.draft(
             run.span.end_time_unix_nano, "agent", message=run.output_text, model_name=run.model, extra=extra
         )
+
+
+def _steps_from_sdk_runs(context: _Context, spans: Sequence[Span], warnings: list[str]) -> None:
+    """Nothing of an agent's recorded: the evalkit SDK's run spans still say what each run was asked, what it
+    answered and how it failed (trajectory/mappers/evalkit_sdk.py)."""
+    runs = sdk_runs(spans)
+    for run in runs:
+        span = run.span
+        if run.input_text is not None:
+            context.draft(span.start_time_unix_nano, "user", message=run.input_text)
+        if run.output_text is None and run.error is None:
+            continue
+        extra: dict[str, Any] = {"from": "evalkit run span", **_span_extra(span, evalkit_sdk.NAME)}
+        if run.error is not None:
+            extra["error"] = json_safe(run.error.as_extra())
+        context.draft(span.end_time_unix_nano, "agent", message=run.output_text or "", extra=extra)
+    if runs:
+        warnings.append("no LLM call or tool execution was recorded: the steps are the evalkit SDK's run span's "
+                        "(what the task was asked, answered, raised); instrument the agent to see its own steps")
 
 
 def _session_id(spans: Sequence[Span], overrides: MappingOverrides) -> str | None:
