@@ -48,7 +48,21 @@ def run_experiment(*, dataset: str, agent: str, task: Callable[..., Any], **opti
     else:
         raise RuntimeError("run_experiment was called inside a running event loop (Jupyter, an async app); "
                            "use `await evalkit.arun_experiment(...)` there: same arguments, async")
-    return asyncio.run(arun_experiment(dataset=dataset, agent=agent, task=task, **options))
+    try:
+        return asyncio.run(arun_experiment(dataset=dataset, agent=agent, task=task, **options))
+    except KeyboardInterrupt:
+        # By now the runner has said how to resume, and every run that finished is on the service. Left
+        # alone, the KeyboardInterrupt out of asyncio's internals printed a traceback under that line.
+        raise ExperimentInterrupted(INTERRUPTED_STATUS) from None
+
+
+# What a process stopped by SIGINT conventionally exits with (128 + 2): shells and CI read it as "interrupted".
+INTERRUPTED_STATUS = 130
+
+
+class ExperimentInterrupted(SystemExit, KeyboardInterrupt):
+    """Ctrl-C stopped `run_experiment`. Uncaught, it ends the script with status 130 and no traceback (a
+    SystemExit); `except KeyboardInterrupt` still catches it, as it caught the plain interrupt before."""
 
 
 @dataclass

@@ -13,7 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -46,12 +46,13 @@ evalkit.run_experiment(dataset="kill", agent=sys.argv[2], task=task, concurrency
 NAMES = [f"c{i}" for i in range(8)]
 
 
-def _start(tmp_path: Path, tenant: Tenant, marks: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _start(tmp_path: Path, tenant: Tenant, marks: Path, env: dict[str, str],
+           preexec_fn: Callable[[], object] | None = None, script: str = RUNNER) -> subprocess.Popen[bytes]:
     write_cases(tmp_path, "kill", {name: f"input: {name}\n" for name in NAMES})
-    (tmp_path / "runner.py").write_text(RUNNER)
+    (tmp_path / "runner.py").write_text(script)
     with (tmp_path / "runner.log").open("wb") as log:
         return subprocess.Popen([sys.executable, "runner.py", str(marks), tenant.agent], cwd=tmp_path, env=env,
-                                stdout=log, stderr=subprocess.STDOUT)
+                                stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec_fn)
 
 
 def _wait_blocked(runner: subprocess.Popen[bytes], marks: Path, log: Path) -> None:
@@ -137,6 +138,54 @@ def test_ctrl_c_keeps_finished_calls(served: Served, tenant: Tenant, tmp_path: P
     runs = served.ok("GET", f"/api/experiments/{experiment['experiment_id']}/runs?attempts=all",
                      token=tenant.token)["runs"]
     assert sorted(r["case_id"] for r in runs) == NAMES[:6]
+
+
+def test_ctrl_c_says_how_to_resume_and_exits_130_without_a_traceback(served: Served, tenant: Tenant,
+                                                                      tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    # SIGINT as a terminal sends it, whatever this test process inherited: a child started with SIGINT
+    # ignored (a background job of a non-interactive shell) would never see it.
+    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
+                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        _wait_blocked(runner, marks, tmp_path / "runner.log")
+        runner.send_signal(signal.SIGINT)
+        code = runner.wait(timeout=60)
+    finally:
+        runner.kill()
+        runner.wait(timeout=10)
+    log = (tmp_path / "runner.log").read_text()
+    experiment = _experiment_of(served, tenant)
+    # Before: the resume line, then asyncio's KeyboardInterrupt traceback, and the process died of SIGINT.
+    assert code == 130, log
+    assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
+    assert log.rstrip().splitlines()[-1] == (
+        f"experiment {experiment['experiment_id']} did not finish; resume it with run_experiment(..., "
+        f"resume={experiment['experiment_id']}) or `evalkit run ... --resume {experiment['experiment_id']}`"), log
+    runs = served.ok("GET", f"/api/experiments/{experiment['experiment_id']}/runs?attempts=all",
+                     token=tenant.token)["runs"]
+    assert sorted(r["case_id"] for r in runs) == NAMES[:6]
+
+
+def test_ctrl_c_is_still_a_keyboard_interrupt_to_a_script_that_catches_it(served: Served, tenant: Tenant,
+                                                                          tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
+                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                    script=RUNNER.replace("evalkit.run_experiment(", "try:\n    evalkit.run_experiment(", 1)
+                    .replace("progress=False)", "progress=False)\nexcept KeyboardInterrupt:\n"
+                             "    print('caught by the script')\n    sys.exit(7)"))
+    try:
+        _wait_blocked(runner, marks, tmp_path / "runner.log")
+        runner.send_signal(signal.SIGINT)
+        code = runner.wait(timeout=60)
+    finally:
+        runner.kill()
+        runner.wait(timeout=10)
+    log = (tmp_path / "runner.log").read_text()
+    assert code == 7 and "caught by the script" in log, log
 
 
 @contextmanager
