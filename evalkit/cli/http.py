@@ -47,6 +47,10 @@ _CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in 
     (r"allow_incomplete=true \(`--allow-incomplete`\)", "`--allow-incomplete`"),
     (r"pass allow_incomplete=true", "pass --allow-incomplete"),
     (r"`PATCH /api/agents/([^`]+)` \{\"archived\": false\}", r"`evalkit agents set \1 --unarchive`"),
+    (r"list yours with `GET /api/experiments`", "list them with `evalkit experiments list`"),
+    (r"say which workspace the agent belongs to: \{\"name\": \.\.\., \"workspace\": \.\.\.\}",
+     "write the agent as name@workspace, e.g. support-bot@acme (`evalkit workspaces list` lists yours)"),
+    (r" \(or pass workspace=\.\.\.\)", ""),
 )]
 
 

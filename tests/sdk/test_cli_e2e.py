@@ -246,6 +246,24 @@ def test_messages_lifecycle_and_datasets(served: Served, tenant: Tenant, tmp_pat
         m for m in members["members"] if m["user"] == other).items()
 
 
+def test_wrong_names_and_ids_are_answered_with_commands(served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    """A new user's first mistakes: the advice is a command to type, not an HTTP route, a JSON body or a
+    Python keyword argument (before: `GET /api/experiments`, `{"name": ..., "workspace": ...}`, `workspace=...`)."""
+    (tmp_path / "mytask.py").write_text(TASK)
+    env = dict(os.environ)
+    for args in (("evaluate", "999999"),
+                 ("run", "sums", "--agent", tenant.agent, "--task", "mytask:answer", "--resume", "999999")):
+        missing = evalkit_cli(*args, env=env, cwd=tmp_path)
+        assert missing.returncode == 1, missing.stderr
+        assert "list them with `evalkit experiments list`" in missing.stderr and "`GET /api" not in missing.stderr
+    bare = evalkit_cli("agents", "create", "bot", env=env, cwd=tmp_path)
+    assert bare.returncode == 1
+    assert "write the agent as name@workspace" in bare.stderr and '{"name"' not in bare.stderr, bare.stderr
+    unqualified = evalkit_cli("run", "sums", "--agent", "bot", "--task", "mytask:answer", env=env, cwd=tmp_path)
+    assert unqualified.returncode == 2
+    assert unqualified.stderr.strip() == "evalkit: agent 'bot' must be written name@workspace", unqualified.stderr
+
+
 def test_case_file_errors_say_file_field_and_fix(tenant: Tenant, tmp_path: Path) -> None:
     write_cases(tmp_path, "bad", {"one": "input: x\ntags: smoke\nevaluatorz: [contains]\n"})
     pushed = evalkit_cli("datasets", "push", "bad", env=dict(os.environ), cwd=tmp_path)

@@ -24,6 +24,12 @@ from evalkit.cli.http import cli_words
     ("compare what ran with allow_incomplete=true (`--allow-incomplete`)",
      "compare what ran with `--allow-incomplete`"),
     ("resume it with run_experiment(..., resume=4)", "resume it with `evalkit run DATASET --agent AGENT --resume 4`"),
+    ("experiment 9 does not exist or is not visible to this token; list yours with `GET /api/experiments`",
+     "experiment 9 does not exist or is not visible to this token; list them with `evalkit experiments list`"),
+    ("say which workspace the agent belongs to: {\"name\": ..., \"workspace\": ...}",
+     "write the agent as name@workspace, e.g. support-bot@acme (`evalkit workspaces list` lists yours)"),
+    ("agent 'bot' must be written name@workspace (or pass workspace=...)",
+     "agent 'bot' must be written name@workspace"),
 ])
 def test_advice_is_said_with_commands(said: str, on_the_command_line: str) -> None:
     assert cli_words(said) == on_the_command_line
