@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import math
 from collections.abc import Callable
@@ -10,7 +9,7 @@ from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalkit.sdk.binding import describe_exception
+from evalkit.sdk.binding import describe_exception, in_daemon_thread
 
 EVALUATOR_PARAMETERS = ("input", "answer", "output", "expected", "rubric", "trajectory", "metadata", "run")
 
@@ -65,7 +64,9 @@ class PythonEvaluator:
             if self.is_async:
                 result = await self.fn(**kwargs)
             else:
-                result = await asyncio.to_thread(self.fn, **kwargs)
+                # A daemon thread, as for tasks: after Ctrl-C a slow evaluator (a model call, a sleep) does not
+                # keep the process alive until it returns, as asyncio.to_thread's joined pool did.
+                result = await in_daemon_thread(self.fn, kwargs)
         except Exception as exc:
             return Evaluation(error=describe_exception(exc))
         return as_evaluation(result, self.name)

@@ -30,7 +30,7 @@ from evalkit.sdk.lease import LeaseKeeper, LeaseLost, lease_ttl_seconds, new_hol
 from evalkit.sdk.models import ExperimentResult, JudgeSettings, RunSummary
 from evalkit.sdk.progress import ProgressReport
 from evalkit.sdk.provenance import git_revision, versions
-from evalkit.sdk.scoring import check_evaluators, refuse_clashes, score_experiment
+from evalkit.sdk.scoring import ScoringError, check_evaluators, refuse_clashes, score_experiment
 from evalkit.sdk.service import Service, dataset_workspace
 from evalkit.sdk.sync import sync_dataset
 from evalkit.sdk.tracing import RunTracer
@@ -264,6 +264,7 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
     url = service.experiment_url(experiment_id)
     plan.lease.start()
     finished = False
+    all_ran = False  # every planned run is recorded and the experiment moved on to scoring
     try:
         stopped = await _run_all(plan, bound, service, tracer, report, budget, slots, wait_seconds, timeout,
                                  retries)
@@ -277,6 +278,7 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
                        f"`evalkit run … --resume {experiment_id}` (with a larger budget)")
         else:
             await _mark_ran(service, experiment_id, plan.holder)
+            all_ran = True
         # Failed and timed-out runs are results; only runs left unrun by an early stop (the budget) make
         # the scoring partial, and the user asked for that stop.
         await score_experiment(service, experiment_id, evaluators, plan.holder, project.judge_keys(),
@@ -294,7 +296,10 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
                                 budget=budget.report(), stopped_reason=stopped)
     finally:
         # Said before the lease is given back: after Ctrl-C this is what the person waits for.
-        if not finished and not plan.lease.lost.is_set():
+        if not finished and all_ran:
+            # Nothing is left to run, so resuming is refused ("no runs left"): what is left is scoring.
+            report.say(str(ScoringError(experiment_id, evaluators, "interrupted before it finished")))
+        elif not finished and not plan.lease.lost.is_set():
             report.say(f"experiment {experiment_id} did not finish; resume it with "
                        f"run_experiment(..., resume={experiment_id}) or `evalkit run ... --resume {experiment_id}`")
         kept = await plan.lease.stop(release=True, hurry=not finished)

@@ -188,6 +188,59 @@ def test_ctrl_c_is_still_a_keyboard_interrupt_to_a_script_that_catches_it(served
     assert code == 7 and "caught by the script" in log, log
 
 
+# Every call returns at once; the Python evaluator blocks (a slow model call) until the runner is stopped.
+SCORING_RUNNER = """
+import pathlib, sys, time
+import evalkit
+
+marks = pathlib.Path(sys.argv[1])
+
+@evalkit.evaluator
+def slow_check(answer):
+    (marks / "blocked").touch()
+    time.sleep(600)
+    return True
+
+evalkit.run_experiment(dataset="kill", agent=sys.argv[2], task=lambda input: f"answer {input}",
+                       evaluators=[slow_check], trajectory_wait_seconds=30, progress=False)
+"""
+
+
+def test_ctrl_c_while_scoring_says_how_to_finish_scoring_and_ends_at_once(served: Served, tenant: Tenant,
+                                                                           tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    write_cases(tmp_path, "kill", {name: f"input: {name}\nevaluators: [slow_check]\n" for name in NAMES[:3]})
+    (tmp_path / "runner.py").write_text(SCORING_RUNNER)
+    with (tmp_path / "runner.log").open("wb") as out:
+        runner = subprocess.Popen([sys.executable, "runner.py", str(marks), tenant.agent], cwd=tmp_path,
+                                  env=dict(os.environ, **tenant.env), stdout=out, stderr=subprocess.STDOUT,
+                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        _wait_blocked(runner, marks, tmp_path / "runner.log")
+        runner.send_signal(signal.SIGINT)
+        # Before: the evaluator's thread (asyncio.to_thread's pool, joined at exit) held the process 600 s.
+        code = runner.wait(timeout=30)
+    finally:
+        runner.kill()
+        runner.wait(timeout=10)
+    log = (tmp_path / "runner.log").read_text()
+    experiment_id = _experiment_of(served, tenant)["experiment_id"]
+    assert code == 130 and "Traceback" not in log, log
+    # Before: "resume it with run_experiment(..., resume=N)", which the service then refused ("no runs left").
+    last = log.rstrip().splitlines()[-1]
+    assert f"`evalkit evaluate {experiment_id}`" in last and "resume=" not in last, log
+    assert f"evaluate_experiment(experiment_id={experiment_id}, evaluators=[slow_check])" in last, log
+
+    @evalkit.evaluator
+    def slow_check(answer: str) -> bool:
+        return True
+
+    result = evalkit.evaluate_experiment(experiment_id=experiment_id, evaluators=[slow_check], output=io.StringIO())
+    assert [r.status for r in result.runs] == ["completed"] * 3
+    assert served.ok("GET", f"/api/experiments/{experiment_id}", token=tenant.token)["status"] == "completed"
+
+
 @contextmanager
 def _release_never_answered(api: str) -> Iterator[tuple[str, threading.Event]]:
     """A proxy in front of the real service that passes every request on, except giving an experiment's lease
