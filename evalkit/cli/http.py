@@ -41,7 +41,7 @@ _CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in 
     (r"`?evaluate_experiment\(experiment_id=(\d+), partial=True\)`? \((`evalkit evaluate \1 --partial`)\)", r"\2"),
     (r"`?run_experiment\(\.\.\., resume=(\d+)\)`?", r"`evalkit run DATASET --agent AGENT --resume \1`"),
     (r" or `evaluate_experiment\(experiment_id=(\d+)\)`", ""),
-    (r" or `run_experiment\(\.\.\., resume=(\d+), take_over=True\)`", ""),
+    (r" or `?run_experiment\(\.\.\., resume=(\d+), take_over=True\)`?", ""),
     (r"with \"partial\": true \(`evaluate_experiment\(experiment_id=(\d+), partial=True\)`\)",
      r"with `evalkit evaluate \1 --partial`"),
     (r"allow_incomplete=true \(`--allow-incomplete`\)", "`--allow-incomplete`"),

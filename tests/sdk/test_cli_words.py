@@ -19,6 +19,8 @@ from evalkit.cli.http import cli_words
      "finish them with `evalkit run … --resume 3`, or score what is there with `evalkit evaluate 3 --partial`"),
     ("take over now with `evalkit run … --resume 3 --take-over` or `run_experiment(..., resume=3, take_over=True)`;",
      "take over now with `evalkit run … --resume 3 --take-over`;"),
+    ("take over now: `evalkit run … --resume 3 --take-over` or run_experiment(..., resume=3, take_over=True); "
+     "otherwise wait", "take over now: `evalkit run … --resume 3 --take-over`; otherwise wait"),
     ("unarchive it with `PATCH /api/agents/bot@x` {\"archived\": false}",
      "unarchive it with `evalkit agents set bot@x --unarchive`"),
     ("compare what ran with allow_incomplete=true (`--allow-incomplete`)",

@@ -328,6 +328,7 @@ def test_a_live_runner_is_taken_over_only_when_asked(served: Served, tenant: Ten
         assert cli.returncode != 0
         assert "Traceback" not in cli.stderr + cli.stdout
         assert f"--resume {experiment_id} --take-over" in cli.stderr + cli.stdout
+        assert "take_over=True" not in cli.stderr + cli.stdout  # said with the command, not the Python call
         taken = subprocess.run([sys.executable, "-m", "evalkit.cli", "run", "kill", "--agent", tenant.agent,
                                 "--task", "tasks:task", "--resume", str(experiment_id), "--take-over"],
                                cwd=tmp_path, env=dict(os.environ, **tenant.env, PYTHONPATH=str(tmp_path)),
