@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import IO, Any
 
 from evalkit.cli.http import EXIT_FAILED, EXIT_USAGE, CliError, call, client_options, emit, open_response, quote, text
 from evalkit.cli.run import experiment_page, print_scorecard
@@ -129,6 +129,15 @@ def _runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _output_file(name: str, mode: str) -> IO[Any]:
+    """A file the command writes (-o, --markdown): one that cannot be opened is a usage error saying so."""
+    try:
+        return open(name, mode)
+    except OSError as exc:
+        raise CliError(f"cannot write {name}: {exc.strerror or exc}; give a file in a folder that exists and "
+                       "that you can write to", EXIT_USAGE) from exc
+
+
 def _export(args: argparse.Namespace) -> int:
     _known(args, args.experiment)
     query = _runs_query(args, False)
@@ -140,7 +149,7 @@ def _export(args: argparse.Namespace) -> int:
                 sys.stdout.buffer.write(chunk)
         sys.stdout.buffer.flush()
         return 0
-    with open_response(args, "GET", path, timeout=300) as response, open(args.output, "wb") as handle:
+    with open_response(args, "GET", path, timeout=300) as response, _output_file(args.output, "wb") as handle:
         for chunk in iter(lambda: response.read(1 << 16), b""):
             handle.write(chunk)
     print(f"wrote {args.output}", file=sys.stderr)
@@ -187,7 +196,7 @@ def _gate(args: argparse.Namespace) -> int:
         body["min_pairs"] = args.min_pairs
     data = call(args, "POST", f"/api/experiments/{args.experiment}/gate", body)
     if args.markdown:
-        with open(args.markdown, "w") as handle:
+        with _output_file(args.markdown, "w") as handle:
             handle.write(data.get("markdown") or "")
     if args.json:
         emit(args, data, [])

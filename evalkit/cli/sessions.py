@@ -19,7 +19,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from evalkit.cli.http import CliError, call, client_options, open_response
+from evalkit.cli.http import EXIT_USAGE, CliError, call, client_options, open_response
 
 
 def _query(pairs: list[tuple[str, Any]]) -> str:
@@ -138,7 +138,12 @@ def _mapping_get(args: argparse.Namespace) -> int:
 
 
 def _mapping_set(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.file in (None, "-") else Path(args.file).read_text(encoding="utf-8")
+    try:
+        text = sys.stdin.read() if args.file in (None, "-") else Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CliError(f"cannot read {args.file}: {reason}; pass a YAML or JSON file of mapping overrides "
+                       "(or - for stdin); `evalkit mapping get AGENT` shows the current ones", EXIT_USAGE) from exc
     try:
         body = yaml.safe_load(text)  # JSON is YAML too
     except yaml.YAMLError as exc:

@@ -264,6 +264,28 @@ def test_wrong_names_and_ids_are_answered_with_commands(served: Served, tenant: 
     assert unqualified.stderr.strip() == "evalkit: agent 'bot' must be written name@workspace", unqualified.stderr
 
 
+def test_a_file_that_cannot_be_read_or_written_is_a_usage_error(served: Served, tenant: Tenant,
+                                                                 tmp_path: Path) -> None:
+    """Before: a Python traceback (FileNotFoundError), exit 1, which for the gate also means "did not pass"."""
+    write_cases(tmp_path, "sums", {"four": "input: '2+2'\nevaluators: [contains]\nexpected: '4'\n"})
+    (tmp_path / "mytask.py").write_text(TASK)
+    env = dict(os.environ)
+    ran = evalkit_cli("run", "sums", "--agent", tenant.agent, "--task", "mytask:answer", "--json", env=env,
+                      cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    experiment = str(json.loads(ran.stdout)["experiment_id"])
+    nowhere = tmp_path / "no-such-folder"
+    for args, said in (
+            (("experiments", "export", experiment, "-o", str(nowhere / "runs.csv")), "cannot write"),
+            (("experiments", "gate", experiment, "--baseline", experiment, "--min-pairs", "1", "--markdown",
+              str(nowhere / "gate.md")), "cannot write"),
+            (("mapping", "set", tenant.agent, str(nowhere / "mapping.yaml")), "cannot read")):
+        result = evalkit_cli(*args, env=env, cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.startswith(f"evalkit: {said} {nowhere}"), (args, result.stderr)
+        assert "Traceback" not in result.stderr and "No such file or directory" in result.stderr
+
+
 def test_case_file_errors_say_file_field_and_fix(tenant: Tenant, tmp_path: Path) -> None:
     write_cases(tmp_path, "bad", {"one": "input: x\ntags: smoke\nevaluatorz: [contains]\n"})
     pushed = evalkit_cli("datasets", "push", "bad", env=dict(os.environ), cwd=tmp_path)
