@@ -101,6 +101,13 @@ async def arun_experiment(
         raise ValueError("repetitions must be ≥ 1")
     if retries < 0:
         raise ValueError("retries must be ≥ 0")
+    # Before these two were refused, concurrency=0 quietly ran the agent's default, and timeout=0 recorded a
+    # whole experiment of `timeout` runs.
+    if concurrency is not None and concurrency < 1:
+        raise ValueError(f"concurrency must be ≥ 1 (got {concurrency}); leave it out for the agent's "
+                         "max_concurrent_runs")
+    if timeout is not None and timeout <= 0:
+        raise ValueError(f"timeout must be more than 0 seconds (got {timeout:g}); leave it out for no timeout")
     if model is not None and not bound.takes_model:
         warnings.warn(f"model={model!r} is recorded on the experiment, but task {bound.name} has no `model` "
                       "parameter, so it cannot use it", stacklevel=2)

@@ -264,6 +264,29 @@ def test_wrong_names_and_ids_are_answered_with_commands(served: Served, tenant: 
     assert unqualified.stderr.strip() == "evalkit: agent 'bot' must be written name@workspace", unqualified.stderr
 
 
+def test_a_run_that_cannot_go_as_asked_is_refused_before_an_experiment_is_made(served: Served, tenant: Tenant,
+                                                                                tmp_path: Path) -> None:
+    write_cases(tmp_path, "sums", {"four": "input: '2+2'\nevaluators: [is_four]\n"})
+    (tmp_path / "mytask.py").write_text(TASK)
+    env = dict(os.environ)
+    run = ("run", "sums", "--agent", tenant.agent, "--task", "mytask:answer")
+    # Before: --concurrency 0 ran the agent's default concurrency; --timeout 0 recorded an experiment of timeouts.
+    for extra, said in ((("--concurrency", "0"), "concurrency must be ≥ 1 (got 0)"),
+                        (("--timeout", "0"), "timeout must be more than 0 seconds (got 0)")):
+        refused = evalkit_cli(*run, "--evaluator", "mytask:is_four", *extra, env=env, cwd=tmp_path)
+        assert refused.returncode == 2 and said in refused.stderr, refused.stdout + refused.stderr
+    assert served.ok("GET", f"/api/experiments?agent={tenant.agent}", token=tenant.token)["experiments"] == []
+    # A case of a pushed dataset asking for a Python evaluator the command did not pass: said with the option,
+    # not the Python call.
+    pushed = evalkit_cli("datasets", "push", "sums", "--workspace", tenant.workspace, "--evaluator", "mytask:is_four",
+                         env=env, cwd=tmp_path)
+    assert pushed.returncode == 0, pushed.stderr
+    undeclared = evalkit_cli("run", f"sums@{tenant.workspace}", *run[2:], env=env, cwd=tmp_path)
+    assert undeclared.returncode == 1
+    assert "(`--evaluator module:name`)" in undeclared.stderr and "run_experiment(" not in undeclared.stderr, \
+        undeclared.stderr
+
+
 def test_a_file_that_cannot_be_read_or_written_is_a_usage_error(served: Served, tenant: Tenant,
                                                                  tmp_path: Path) -> None:
     """Before: a Python traceback (FileNotFoundError), exit 1, which for the gate also means "did not pass"."""

@@ -32,6 +32,9 @@ from evalkit.cli.http import cli_words
      "write the agent as name@workspace, e.g. support-bot@acme (`evalkit workspaces list` lists yours)"),
     ("agent 'bot' must be written name@workspace (or pass workspace=...)",
      "agent 'bot' must be written name@workspace"),
+    ("asks for evaluator 'x', which is not a workspace evaluator, a built-in type or a declared Python evaluator "
+     "(run_experiment(evaluators=[...]))", "asks for evaluator 'x', which is not a workspace evaluator, a built-in "
+     "type or a declared Python evaluator (`--evaluator module:name`)"),
 ])
 def test_advice_is_said_with_commands(said: str, on_the_command_line: str) -> None:
     assert cli_words(said) == on_the_command_line
