@@ -354,8 +354,8 @@ def _gate_one(e: EvaluatorComparison, config: GateConfig, min_pairs: int) -> lis
             passed=enough,
             detail=(
                 f"{name}: {e.paired_cases} paired case(s), at least {min_pairs} needed"
-                + ("" if enough else "; compare experiments over the same dataset (the same case ids), "
-                   "or lower min_pairs")
+                + ("" if enough else "; with fewer, no regression can be significant: add cases to the "
+                   "dataset, compare experiments over the same case ids, or lower min_pairs to gate on fewer")
             ),
         )
     )

@@ -156,7 +156,8 @@ class ScoringService:
         if version is None:
             which = f" version {req.dataset_version}" if req.dataset_version else ""
             raise ApiError(404, f"dataset {ds_name}@{ds_workspace}{which} does not exist; push it with "
-                                f"`evalkit datasets push {ds_name}`")
+                                f"`evalkit datasets push {ds_name} --workspace {ds_workspace}` "
+                                "(`evalkit datasets list` lists those there are)")
         cases = self.datasets.cases(version)
         if req.case_ids is not None:
             known = {c.id for c in cases}

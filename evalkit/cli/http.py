@@ -51,6 +51,7 @@ _CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in 
     (r"say which workspace the agent belongs to: \{\"name\": \.\.\., \"workspace\": \.\.\.\}",
      "write the agent as name@workspace, e.g. support-bot@acme (`evalkit workspaces list` lists yours)"),
     (r" \(or pass workspace=\.\.\.\)", ""),
+    (r"or lower min_pairs to gate on fewer", "or lower `--min-pairs` to gate on fewer"),
     (r"\(run_experiment\(evaluators=\[\.\.\.\]\)\)", "(`--evaluator module:name`)"),
 )]
 

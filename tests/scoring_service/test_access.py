@@ -102,3 +102,15 @@ async def test_personal_workspace_and_members(scoring: Scoring) -> None:
     assert shown["cases"][0]["review"]["state"] == "pending"
     status, versions = await call(s, "GET", "/api/datasets/qa@team/versions", None, bob)
     assert len(versions["versions"]) == 2
+
+
+async def test_a_missing_dataset_says_how_to_push_it_to_its_own_workspace(scoring: Scoring) -> None:
+    token = await asyncio.to_thread(scoring.user, "carol")
+    await call(scoring, "POST", "/api/workspaces", {"name": "shared"}, token)
+    status, _ = await call(scoring, "POST", "/api/agents", {"name": "helper", "workspace": "shared"}, token)
+    assert status == 201
+    status, err = await call(scoring, "POST", "/api/experiments",
+                             {"agent": "helper@shared", "dataset": "absent@shared"}, token)
+    assert status == 404
+    # `evalkit datasets push absent` alone would push to carol's personal workspace, not to "shared".
+    assert "`evalkit datasets push absent --workspace shared`" in err["error"]["message"], err

@@ -35,6 +35,10 @@ from evalkit.cli.http import cli_words
     ("asks for evaluator 'x', which is not a workspace evaluator, a built-in type or a declared Python evaluator "
      "(run_experiment(evaluators=[...]))", "asks for evaluator 'x', which is not a workspace evaluator, a built-in "
      "type or a declared Python evaluator (`--evaluator module:name`)"),
+    ("exact: 3 paired case(s), at least 6 needed; with fewer, no regression can be significant: add cases to the "
+     "dataset, compare experiments over the same case ids, or lower min_pairs to gate on fewer",
+     "exact: 3 paired case(s), at least 6 needed; with fewer, no regression can be significant: add cases to the "
+     "dataset, compare experiments over the same case ids, or lower `--min-pairs` to gate on fewer"),
 ])
 def test_advice_is_said_with_commands(said: str, on_the_command_line: str) -> None:
     assert cli_words(said) == on_the_command_line
