@@ -42,6 +42,36 @@ def whole_number(name: str, raw: str, *, low: int = 0, high: int = MAX_INT) -> i
     return value
 
 
+# The spellings of a yes/no parameter (any case), as the OpenAPI document lists them.
+TRUE_WORDS = ("true", "1", "yes")
+FALSE_WORDS = ("false", "0", "no")
+
+
+def bool_param(request: web.Request, name: str, default: bool = False) -> bool:
+    """`?name=` as yes or no, or `default` when absent or empty: `?failed=maybe` is a 400, not a silent "no"."""
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return default
+    word = raw.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise BadParameter(f"{name}={raw[:40]!r} is not a yes or no; use {name}=true or {name}=false "
+                       f"(also {', '.join(TRUE_WORDS[1:] + FALSE_WORDS[1:])})")
+
+
+def choice_param(request: web.Request, name: str, choices: tuple[str, ...], default: str | None = None) -> str | None:
+    """`?name=` as one of `choices`, or `default` when absent or empty."""
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw not in choices:
+        raise BadParameter(f"{name}={raw[:40]!r} is not known; use {' or '.join(f'{name}={c}' for c in choices)}"
+                           + ("" if default is not None else f", or leave {name} out"))
+    return raw
+
+
 def float_param(request: web.Request, name: str, default: float | None = None, *,
                 low: float = -math.inf, high: float = math.inf) -> float | None:
     """`?name=` as a finite number in low..high (NaN and ±Infinity refused), or `default`."""

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from evalkit.access import Agent
 from evalkit.api import ApiError, Context, agent_of, caller_of, dumps_json, json_response
-from evalkit.query_params import MAX_INT, MAX_OFFSET, float_param, int_param
+from evalkit.query_params import MAX_INT, MAX_OFFSET, bool_param, choice_param, float_param, int_param
 from evalkit.trajectory.assemble import (
     Assembled,
     Built,
@@ -121,11 +121,9 @@ async def _list_sessions(request: web.Request) -> web.Response:
                          else (_int(request, "offset", 0), None))
     except BadQuery as exc:
         raise ApiError(400, str(exc)) from exc
-    errors = request.query.get("errors", "").lower()
-    if errors not in ("", "true", "false", "1", "0"):
-        raise ApiError(400, f"errors={errors!r}: use errors=true to list only sessions with errors")
+    errors_only = bool_param(request, "errors")
     query = SessionQuery(since_ns=since, until_ns=until, limit=limit, offset=offset, sort=sort,
-                         errors_only=errors in ("true", "1"), model=request.query.get("model") or None,
+                         errors_only=errors_only, model=request.query.get("model") or None,
                          min_cost=_float(request, "min_cost"), after=after,
                          search=request.query.get("search", "").strip() or None)
     try:
@@ -271,10 +269,11 @@ async def _trajectory(request: web.Request) -> web.Response:
     context = _ctx(request)
     session_id = request.match_info["session_id"]
     wait = _wait_of(request, context)
+    # Any other value was served as if absent: `?validate=true` looked checked against the schema and was not.
+    full_schema = choice_param(request, "validate", ("schema",)) == "schema"
     cap = context.settings.session_span_limit
     overrides = await _overrides(context, agent)
     prices = _prices(request)
-    full_schema = request.query.get("validate") == "schema"
     cache = built_cache(context)
 
     if not wait:

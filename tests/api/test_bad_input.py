@@ -41,6 +41,27 @@ async def test_bad_query_parameters_are_400s_naming_them(svc: Service) -> None:
     assert reply.status == 200 and [s["session_id"] for s in reply.body["sessions"]] == ["s1"]
 
 
+async def test_bad_yes_no_and_choice_parameters_are_400s_naming_the_accepted_values(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [root(1, 1, "s1", 0, 3), chat(1, 2, 1, 1)])
+    trajectory = f"/api/agents/{agent}/sessions/s1/trajectory"
+    # Served as if absent before: `validate=true` looked like a schema check and was none.
+    for bad in ("maybe", "true", "Schema"):
+        reply = await svc.get(f"{trajectory}?validate={bad}")
+        assert reply.status == 400, (bad, reply.status, reply.text[:200])
+        assert "validate" in reply.body["error"]["message"] and "validate=schema" in reply.body["error"]["message"]
+    reply = await svc.get(f"{trajectory}?validate=schema")
+    assert reply.status == 200 and reply.body["extra"]["validated_with"] == "rules+json-schema", reply.text[:300]
+    assert (await svc.get(f"{trajectory}?validate=")).status == 200
+    reply = await svc.get(f"/api/agents/{agent}/sessions?errors=maybe")
+    assert reply.status == 400, reply.text
+    assert "errors=true" in reply.body["error"]["message"] and "errors=false" in reply.body["error"]["message"]
+    # The spellings the OpenAPI document lists for a yes/no parameter all work.
+    for word, listed in (("yes", []), ("TRUE", []), ("no", ["s1"]), ("0", ["s1"])):
+        reply = await svc.get(f"/api/agents/{agent}/sessions?errors={word}")
+        assert reply.status == 200 and [s["session_id"] for s in reply.body["sessions"]] == listed, (word, reply.text)
+
+
 async def test_alpha_out_of_range(svc: Service) -> None:
     agent, _ = await svc.new_agent()
     cases = [{"id": "a", "input": "x", "expected": "y"}]
