@@ -11,7 +11,7 @@ from aiohttp import web
 
 from evalkit.api import ApiError, Caller, Context, caller_of, json_response, parse_body, read_json
 from evalkit.outbound import OutboundPolicy
-from evalkit.query_params import MAX_INT, float_param, int_param, whole_number
+from evalkit.query_params import MAX_INT, bool_param, choice_param, float_param, int_param, whole_number
 
 from . import deletion, run_results
 from .blob_settings import blob_store_from
@@ -63,10 +63,6 @@ async def _experiment(request: web.Request, role: str = "reader", doing: str = "
         raise ApiError(404, f"experiment {e.experiment_id} was deleted; list the others with "
                             "`evalkit experiments list` (GET /api/experiments)")
     return caller, s, e
-
-
-def _flag(request: web.Request, name: str) -> bool:
-    return request.query.get(name, "").lower() in ("1", "true", "yes")
 
 
 # -- workspace evaluators -----------------------------------------------------------------
@@ -463,7 +459,7 @@ async def _runs_with_results(request: web.Request, s: ScoringService, e: Experim
     if evaluator is not None and evaluator not in e.evaluator_names:
         raise ApiError(400, f"experiment {e.experiment_id} has no evaluator {evaluator!r}; its evaluators are "
                             f"{', '.join(e.evaluator_names) or 'none'}")
-    only_failed = _flag(request, "failed")
+    only_failed = bool_param(request, "failed")
 
     def load() -> list[dict[str, Any]]:
         case_id = request.query.get("case_id")
@@ -480,7 +476,8 @@ async def _runs_with_results(request: web.Request, s: ScoringService, e: Experim
 
 async def list_runs(request: web.Request) -> web.Response:
     _, s, e = await _experiment(request)
-    return json_response({"runs": await _runs_with_results(request, s, e, evaluations=_flag(request, "evaluations"))})
+    evaluations = bool_param(request, "evaluations")
+    return json_response({"runs": await _runs_with_results(request, s, e, evaluations=evaluations)})
 
 
 async def export_runs(request: web.Request) -> web.Response:
@@ -547,8 +544,8 @@ async def run_trajectory(request: web.Request) -> web.Response:
 async def runs_to_score(request: web.Request) -> web.Response:
     _, s, e = await _experiment(request)
     names = request.query.getall("evaluator", []) or e.code_evaluators
-    rescore = _flag(request, "rescore")
-    with_trajectory = request.query.get("include_trajectory", "true").lower() not in ("0", "false", "no")
+    rescore = bool_param(request, "rescore")
+    with_trajectory = bool_param(request, "include_trajectory", default=True)
 
     def load() -> list[dict[str, Any]]:
         runs = s.runs.finals(e.experiment_id, with_trajectory=with_trajectory)
@@ -599,7 +596,7 @@ async def _baseline(request: web.Request, caller: Caller, s: ScoringService, raw
 
 async def scorecard(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request)
-    fmt = request.query.get("format", "json")
+    fmt = choice_param(request, "format", ("json", "markdown", "text"), default="json")
     sc, _ = await asyncio.to_thread(s.scorecard, e)
     comparison = None
     if request.query.get("baseline_id"):
@@ -617,14 +614,15 @@ async def scorecard(request: web.Request) -> web.Response:
 
 async def compare_route(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request)
+    fmt = choice_param(request, "format", ("json", "markdown"), default="json")
     baseline = await _baseline(request, caller, s, request.query.get("baseline_id"))
     alpha = float_param(request, "alpha", 0.05, low=0.0, high=1.0) or 0.0
     if not 0 < alpha < 1:
         raise ApiError(400, f"alpha={alpha:g} is out of range: use a significance level between 0 and 1 "
                             "(exclusive), e.g. alpha=0.05")
     comparison = await asyncio.to_thread(s.comparison, e, baseline, alpha=alpha,
-                                         allow_incomplete=_flag(request, "allow_incomplete"))
-    if request.query.get("format") == "markdown":
+                                         allow_incomplete=bool_param(request, "allow_incomplete"))
+    if fmt == "markdown":
         return web.Response(text=render_comparison_markdown(comparison), content_type="text/markdown")
     return json_response(comparison.model_dump(mode="json"))
 

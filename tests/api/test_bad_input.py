@@ -77,6 +77,35 @@ async def test_alpha_out_of_range(svc: Service) -> None:
         assert reply.status == 400 and "alpha" in reply.body["error"]["message"], (alpha, reply.text)
 
 
+async def test_experiment_yes_no_and_format_parameters_refuse_unknown_values(svc: Service) -> None:
+    agent, _ = await svc.new_agent()
+    cases = [{"id": "a", "input": "x", "expected": "y"}]
+    assert (await asyncio.to_thread(svc.running.call, "POST", "/api/datasets/d@acme", {"cases": cases}))[0] == 201
+    ids = []
+    for _ in range(2):
+        status, body = await asyncio.to_thread(svc.running.call, "POST", "/api/experiments",
+                                               {"agent": agent, "dataset": "d@acme"})
+        assert status == 201, body
+        ids.append(body["experiment_id"])
+    base = f"/api/experiments/{ids[0]}"
+    # Each was read as "no" (include_trajectory as "yes") or as the default format, without a word.
+    for path, name in ((f"{base}/runs?failed=maybe", "failed"), (f"{base}/runs?evaluations=y", "evaluations"),
+                       (f"{base}/export?failed=on", "failed"), (f"{base}/runs/to-score?rescore=2", "rescore"),
+                       (f"{base}/runs/to-score?include_trajectory=nope", "include_trajectory"),
+                       (f"{base}/compare?baseline_id={ids[1]}&allow_incomplete=maybe", "allow_incomplete"),
+                       (f"{base}/compare?baseline_id={ids[1]}&allow_incomplete=true&format=html", "format"),
+                       (f"{base}/scorecard?format=xml", "format")):
+        reply = await svc.get(path)
+        assert reply.status == 400, (path, reply.status, reply.text[:300])
+        message = reply.body["error"]["message"]
+        assert message.startswith(f"{name}=") and (f"{name}=true" in message or f"{name}=json" in message), message
+    for path in (f"{base}/runs?failed=yes&evaluations=1", f"{base}/runs/to-score?include_trajectory=false",
+                 f"{base}/compare?baseline_id={ids[1]}&allow_incomplete=TRUE&format=json",
+                 f"{base}/scorecard?format=text"):
+        reply = await svc.get(path)
+        assert reply.status == 200, (path, reply.status, reply.text[:300])
+
+
 async def test_bad_bodies_are_400s(svc: Service) -> None:
     for raw in (b"{", b"[1, 2]", b"", b'{"name": NaN}', b"\xff\xfe", b"[" * 100_000 + b"]" * 100_000):
         reply = await asyncio.to_thread(http, "POST", svc.api + "/api/workspaces", None, raw=raw)
