@@ -561,6 +561,35 @@ async def _revoke_key(request: web.Request) -> web.Response:
     return json_response({"revoked": request.match_info["key_id"]})
 
 
+# The UI's HTML error page (ui/page.py `error_page`), set when the UI mounts: a browser opening an address
+# with no page gets a page with a way back, not the API's JSON pointing at the OpenAPI document.
+BROWSER_ERROR_PAGE = web.AppKey[Callable[[web.Request, int, str], web.StreamResponse]]("browser_error_page")
+
+
+def _wants_a_page(request: web.Request) -> bool:
+    """A browser asking for an address outside /api: its Accept header ranks text/html above JSON."""
+    if request.path == "/api" or request.path.startswith("/api/") or BROWSER_ERROR_PAGE not in request.app:
+        return False
+    ranks: dict[str, float] = {}
+    for part in request.headers.get("Accept", "").split(","):
+        media, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        ranks[media.lower()] = q
+
+    def rank(media: str) -> float:
+        kind = media.split("/")[0] + "/*"
+        return ranks.get(media, ranks.get(kind, ranks.get("*/*", 0.0)))
+
+    return rank("text/html") > 0 and rank("text/html") > rank("application/json")
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
     return json_response({"error": {"status": status, "message": message}}, status=status, headers=headers)
 
@@ -592,7 +621,11 @@ async def _errors(request: web.Request, handler: Callable[[web.Request], Awaitab
     except web.HTTPRequestEntityTooLarge as exc:
         response = _too_large(request, exc)
     except web.HTTPException as exc:
-        if exc.status >= 400:
+        if exc.status == 404 and _wants_a_page(request):
+            response = request.app[BROWSER_ERROR_PAGE](
+                request, 404, f"there is no page at {request.path[:200]}; check the address, or start from the "
+                              "home page")
+        elif exc.status >= 400:
             response = _error(exc.status, _http_error_message(request, exc))
         else:
             raise  # redirects are answers, not errors

@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from evalkit.api import ApiError, Context
+from evalkit.api import BROWSER_ERROR_PAGE, ApiError, Context
 from evalkit.ui import dataset_pages, experiment_pages, session_pages
 from evalkit.ui.login_sessions import CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, LoginSessions, new_csrf, same_token
 from evalkit.ui.page import (
@@ -17,6 +17,7 @@ from evalkit.ui.page import (
     Page,
     Ui,
     caller_from_token,
+    error_page,
     login_caller,
     login_of,
     page,
@@ -155,6 +156,7 @@ def add_routes(app: web.Application, context: Context) -> None:
     env = environment()
     env.globals["sub_view"] = session_pages.step_view  # subagent steps render with the same macro
     app[UI_KEY] = Ui(env, LoginSessions(clock=context.access.clock))
+    app[BROWSER_ERROR_PAGE] = error_page
     r = app.router
     r.add_get("/login", login_form)
     r.add_post("/login", login_submit)

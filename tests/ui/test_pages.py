@@ -467,3 +467,24 @@ def test_the_experiments_filter_knows_every_status_the_service_has(world: World)
     for name in ("stopped", "evaluating"):
         with opener.open(world.served.api + f"/experiments?status={name}") as response:
             assert response.status == 200
+
+
+def test_an_address_with_no_page_answers_a_browser_with_the_ui_error_page(tab: Tab, world: World) -> None:
+    """A mistyped address in the browser was the API's JSON 404 (pointing at /api/openapi.json): now the UI's
+    error page with a way back; API clients, and every /api address, keep the JSON."""
+    for path in ("/nope", f"/agents/{world.agent}", "/experiments/1/nope"):
+        response = tab.go(path)
+        assert response.status == 404 and response.headers["content-type"].startswith("text/html"), path
+        assert f"no page at {path}" in tab.page.inner_text("#error-message"), path
+        tab.page.click("main a[href='/']")
+        tab.page.wait_for_load_state()
+        assert urllib.parse.urlparse(tab.page.url).path in ("/", "/login"), tab.page.url
+    response = tab.go("/api/nope")
+    assert response.status == 404 and response.headers["content-type"].startswith("application/json")
+    for accept in (None, "*/*", "application/json"):
+        request = urllib.request.Request(world.served.api + "/nope", headers={"Accept": accept} if accept else {})
+        try:
+            urllib.request.urlopen(request)
+            raise AssertionError("/nope answered 200")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 404 and "/api/openapi.json" in json.loads(exc.read())["error"]["message"], accept
