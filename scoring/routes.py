@@ -188,6 +188,15 @@ async def _refuse_unknown_evaluators(s: ScoringService, caller: Caller, workspac
                             "run_experiment and `evalkit run` declare theirs)")
 
 
+def _no_dataset(request: web.Request, workspace: str, name: str) -> ApiError:
+    """404 for a dataset with no version: where the datasets are listed, and how a name is written."""
+    bare = "@" not in request.match_info["dataset"]
+    return ApiError(404, f"dataset {name}@{workspace} does not exist; list the datasets with `evalkit datasets list` "
+                         "(or on the /datasets page) and name one as name@workspace"
+                         + (f" (a name without @workspace is looked up in your personal workspace, {workspace})"
+                            if bare else ""))
+
+
 def _in_use(workspace: str, name: str, used: list[int], doing: str) -> ApiError:
     listed = ", ".join(map(str, used[:20])) + (" …" if len(used) > 20 else "")
     return ApiError(409, f"dataset {name}@{workspace} is used by experiment(s) {listed}, which read their cases "
@@ -199,7 +208,7 @@ def _in_use(workspace: str, name: str, used: list[int], doing: str) -> ApiError:
 async def delete_dataset(request: web.Request) -> web.Response:
     _, s, workspace, name = await _dataset(request, "admin", "delete datasets")
     if not await asyncio.to_thread(s.datasets.versions, workspace, name):
-        raise ApiError(404, f"dataset {name}@{workspace} does not exist; list them with `evalkit datasets list`")
+        raise _no_dataset(request, workspace, name)
     used = await asyncio.to_thread(deletion.experiments_using, s.store, workspace, name)
     if used:
         raise _in_use(workspace, name, used, "deleting it")
@@ -220,7 +229,7 @@ async def rename_dataset(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise ApiError(400, str(exc)) from exc
     if not await asyncio.to_thread(s.datasets.versions, workspace, name):
-        raise ApiError(404, f"dataset {name}@{workspace} does not exist; list them with `evalkit datasets list`")
+        raise _no_dataset(request, workspace, name)
     if await asyncio.to_thread(s.datasets.versions, workspace, new_name):
         raise ApiError(409, f"dataset {new_name}@{workspace} exists already; pick another name")
     used = await asyncio.to_thread(deletion.experiments_using, s.store, workspace, name)
@@ -244,10 +253,15 @@ async def list_datasets(request: web.Request) -> web.Response:
 
 async def show_dataset(request: web.Request) -> web.Response:
     _, s, workspace, name = await _dataset(request, "reader", "read datasets")
-    version = await asyncio.to_thread(s.datasets.get, workspace, name, request.query.get("version"))
+    wanted = request.query.get("version")
+    version = await asyncio.to_thread(s.datasets.get, workspace, name, wanted)
     if version is None:
-        raise ApiError(404, f"dataset {name}@{workspace} (version {request.query.get('version') or 'latest'}) does "
-                            f"not exist; list them with `GET /api/datasets?workspace={workspace}`")
+        known = await asyncio.to_thread(s.datasets.versions, workspace, name) if wanted else []
+        if known:
+            raise ApiError(404, f"dataset {name}@{workspace} has no version {wanted!r}; list its versions with "
+                                f"`evalkit datasets versions {name}@{workspace}` (or on its page, "
+                                f"/datasets/{name}@{workspace}), or leave version out for the latest")
+        raise _no_dataset(request, workspace, name)
     cases = await asyncio.to_thread(s.datasets.cases, version)
     shared = await asyncio.to_thread(s.access.workspace_kind, workspace) != "personal"
     reviews = await asyncio.to_thread(s.datasets.reviews, version) if shared else {}
@@ -260,7 +274,7 @@ async def dataset_versions(request: web.Request) -> web.Response:
     _, s, workspace, name = await _dataset(request, "reader", "read datasets")
     found = await asyncio.to_thread(s.datasets.versions, workspace, name)
     if not found:
-        raise ApiError(404, f"dataset {name}@{workspace} does not exist")
+        raise _no_dataset(request, workspace, name)
     return json_response({"versions": [{k: v.summary()[k] for k in ("version", "git_revision", "cases", "pushed_at",
                                                                       "pushed_by")} for v in found]})
 
@@ -272,7 +286,7 @@ async def review_case(request: web.Request) -> web.Response:
         raise ApiError(400, f"{name} is in a personal workspace; reviews are for datasets of shared workspaces")
     version = await asyncio.to_thread(s.datasets.latest, workspace, name)
     if version is None:
-        raise ApiError(404, f"dataset {name}@{workspace} does not exist")
+        raise _no_dataset(request, workspace, name)
     from .tables import next_version
 
     try:

@@ -327,6 +327,12 @@ def test_bad_input_gets_a_page_that_says_what_to_do(world: World) -> None:
         f"/experiments/{world.experiment_id}/runs/nope": (404, "runs matrix"),
         "/experiments/999999": (404, "GET /api/experiments"),
         f"/experiments/{world.experiment_id}?evaluator=nope": (400, "same_answer"),
+        # "dataset nope@alice does not exist", and no next step: now where the datasets are, and how to name one.
+        "/datasets/nope": (404, "list the datasets with `evalkit datasets list` (or on the /datasets page) and name "
+                                "one as name@workspace (a name without @workspace is looked up in your personal "
+                                "workspace, alice)"),
+        "/datasets/nope@acme": (404, "`evalkit datasets list`"),
+        f"/datasets/{world.dataset}?version=zzz": (404, f"`evalkit datasets versions {world.dataset}`"),
     }
     for path, (status, hint) in cases.items():
         try:
