@@ -56,6 +56,9 @@ async def sessions(request: web.Request) -> Page:
         has_more = listing["has_more"]
         offset = int(listing["offset"])  # where the cursor's page starts
     live = offset == 0 and sort in ("last_seen", "first_seen")
+    # An offset past the last session (a link kept from a longer list, or typed): say so and link the first
+    # page, not "No sessions match" with a range that ends before it starts.
+    past_end = offset > 0 and not rows
     if not has_more:
         next_url = None
     elif filtered:
@@ -64,10 +67,11 @@ async def sessions(request: web.Request) -> Page:
         next_url = with_query(request, cursor=listing["next_cursor"], offset=None)
     context = {"agent": agent, "sessions": rows, "sort": sort, "sorts": SORTS, "statuses": STATUSES,
                "query": dict(q), "offset": offset, "page_size": PAGE_SIZE, "filtered": filtered, "scanned": scanned,
-               "scan_limit": _SCAN, "live": live,
+               "scan_limit": _SCAN, "live": live, "past_end": past_end,
+               "first_url": with_query(request, offset=None, cursor=None),
                "next_url": next_url,
                "prev_url": with_query(request, offset=max(0, offset - PAGE_SIZE) or None, cursor=None)
-               if offset else None,
+               if offset and not past_end else None,
                "models": sorted({m for s in rows for m in s["models"]})}
     data = {**listing, "sessions": rows, "has_more": has_more}
     return Page("sessions.html", context, data, api=_path(agent_id), title=f"Sessions of {agent_id}")
@@ -215,11 +219,14 @@ async def _spans_tab(request: web.Request, agent_id: str, session_id: str) -> Pa
     offset = query_int(request, "offset", 0)
     detail = await twin(request, _path(agent_id, session_id), {"limit": SPANS_PER_PAGE, "offset": offset})
     total = detail["summary"]["span_count"]
+    past_end = offset > 0 and offset >= total  # as the sessions list: say so, and link the first page
     context = {"agent_id": agent_id, "session_id": session_id, "detail": detail, "rows": span_rows(detail["spans"]),
-               "offset": offset, "total": total,
+               "offset": offset, "total": total, "past_end": past_end,
+               "first_url": with_query(request, offset=None),
                "next_url": with_query(request, offset=offset + SPANS_PER_PAGE) if offset + SPANS_PER_PAGE < total
                else None,
-               "prev_url": with_query(request, offset=max(0, offset - SPANS_PER_PAGE)) if offset else None}
+               "prev_url": with_query(request, offset=max(0, offset - SPANS_PER_PAGE)) if offset and not past_end
+               else None}
     return Page("spans.html", context, detail, api=_path(agent_id, session_id), title=f"Spans of {session_id}")
 
 

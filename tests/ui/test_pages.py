@@ -494,3 +494,24 @@ def test_an_address_with_no_page_answers_a_browser_with_the_ui_error_page(tab: T
             raise AssertionError("/nope answered 200")
         except urllib.error.HTTPError as exc:
             assert exc.code == 404 and "/api/openapi.json" in json.loads(exc.read())["error"]["message"], accept
+
+
+def test_a_page_past_the_end_says_so_and_links_the_first_page(tab: Tab, world: World) -> None:
+    """A sessions or raw-spans page past the end showed "sessions 1000000001–1000000000" over "No sessions
+    match. Sessions appear when spans … arrive" (as if the agent had none), or "spans 100001–100000 of N"."""
+    tab.login(world.token)
+    page = tab.page
+    tab.go(f"/agents/{world.agent}/sessions?offset=1000000000&sort=spans")
+    text = page.inner_text("main")
+    assert "past the end of the list" in text and "No sessions match" not in text, text
+    assert "1000000001–" not in text and page.locator("nav.pager a.prev").count() == 0, text
+    page.click("a.first-page")
+    page.wait_for_load_state()
+    assert page.locator("a.session-link").count() == 50 and "sort=spans" in page.url and "offset" not in page.url
+
+    tab.go(f"/agents/{world.agent}/sessions/{world.xss_session}?tab=spans&offset=100000")
+    text = page.inner_text("main")
+    assert "past the end: the session has 4 spans" in text and "100001–" not in text, text
+    page.click("a.first-page")
+    page.wait_for_load_state()
+    assert page.locator("table.spans > tbody > tr").count() == 4 and "tab=spans" in page.url
