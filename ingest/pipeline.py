@@ -170,7 +170,9 @@ class Ingest:
             raise
 
     async def _write(self, signal: str, writer: BatchWriter, encoded: Encoded, before: Rejections) -> Outcome:
-        rejected = encoded.rejected + before.rejected
+        rejections = Rejections(before.rejected, list(before.messages))
+        rejections.merge(Rejections(encoded.rejected, list(encoded.reasons)))
+        rejected = rejections.rejected
         self.metrics.received.labels(signal).inc(encoded.rows + rejected)
         if rejected:
             self.metrics.rejected.labels(signal).inc(rejected)
@@ -188,8 +190,7 @@ class Ingest:
             raise Refused(f"the store refused this request's {signal} ({exc}); nothing of it was kept and "
                           "sending it again will fail the same way") from exc
         self.metrics.accepted.labels(signal).inc(encoded.rows)
-        messages = "; ".join(m for m in (before.error_message, encoded.message) if m)
-        return Outcome(encoded.rows, rejected, messages)
+        return Outcome(encoded.rows, rejected, rejections.error_message)
 
     def close(self) -> None:
         self._lookups.shutdown(wait=False)

@@ -39,9 +39,11 @@ def rejection(span: Any) -> str | None:
     """Why this span cannot be kept, or None."""
     trace_id, span_id, parent = span.trace_id, span.span_id, span.parent_span_id
     if len(trace_id) != 16 or trace_id == _ZERO_TRACE:
-        return f"span {_name(span)!r}: trace_id must be 16 bytes and not all zero (got {len(trace_id)} bytes)"
+        got = "all zero" if trace_id == _ZERO_TRACE else f"{len(trace_id)} bytes"
+        return f"span {_name(span)!r}: trace_id must be 16 bytes and not all zero (got {got})"
     if len(span_id) != 8 or span_id == _ZERO_SPAN:
-        return f"span {_name(span)!r}: span_id must be 8 bytes and not all zero (got {len(span_id)} bytes)"
+        got = "all zero" if span_id == _ZERO_SPAN else f"{len(span_id)} bytes"
+        return f"span {_name(span)!r}: span_id must be 8 bytes and not all zero (got {got})"
     if parent and len(parent) != 8:
         return f"span {_name(span)!r}: parent_span_id must be empty or 8 bytes (got {len(parent)} bytes)"
     start, end = span.start_time_unix_nano, span.end_time_unix_nano

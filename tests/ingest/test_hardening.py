@@ -451,6 +451,35 @@ async def test_a_log_record_not_utf8_is_rejected_alone(running: Running) -> None
     assert len(stored) == 1 and "the prompt" in stored[0][0]
 
 
+async def test_otlp_json_rejections_are_one_count_and_one_list_of_reasons(running: Running) -> None:
+    """Rejections found reading the JSON and by the span checks were told as two pieces ("1 rejected: …; 1
+    rejected: …"); an all-zero trace id was "must be 16 bytes and not all zero (got 16 bytes)"."""
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    spans = ["not a span", {**json_span("zero trace", "0102030405060709", []), "traceId": "0" * 32},
+             {**json_span("zero span", "0000000000000000", [])}, json_span("kept", "0102030405060708", [])]
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", json.dumps(document).encode(), "application/json", key)
+    assert status == 200, reply
+    partial = json.loads(reply)["partialSuccess"]
+    assert partial["rejectedSpans"] == "3"
+    assert partial["errorMessage"] == (
+        "3 rejected: span: must be a JSON object; "
+        "span 'zero trace': trace_id must be 16 bytes and not all zero (got all zero); "
+        "span 'zero span': span_id must be 8 bytes and not all zero (got all zero)"), partial
+    assert count_spans(running, agent_id) == 1
+    # Past the first five reasons, one count of the rest, whichever step rejected them.
+    spans = ["not a span"] * 4 + [{**json_span(f"zero {i}", "0102030405060709", []), "traceId": "0" * 32}
+                                  for i in range(3)]
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", json.dumps(document).encode(), "application/json", key)
+    message = json.loads(reply)["partialSuccess"]["errorMessage"]
+    assert message.startswith("7 rejected: ") and message.endswith("'zero 0': trace_id must be 16 bytes and not "
+                                                                   "all zero (got all zero) (and 2 more)"), message
+    assert message.count("rejected") == 1, message
+
+
 async def test_otlp_json_ids_that_are_not_hex_reject_their_span(running: Running) -> None:
     agent_id, key = await asyncio.to_thread(running.new_agent)
     session = [{"key": "session.id", "value": {"stringValue": "s-hex"}}]
