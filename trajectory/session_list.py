@@ -26,7 +26,7 @@ from evalkit.store import SHORT_READ, Store, compact_sql
 from evalkit.trajectory.page_figures import page_figures, page_span_rows
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 from evalkit.trajectory.session_index import NAMED, RESOLVED, Resolved, resolve
-from evalkit.trajectory.session_page import ORDERS, holds_search, page_by_time, rank
+from evalkit.trajectory.session_page import ORDERS, TooFar, holds_search, page_by_time, rank
 from evalkit.trajectory.settle import PARTIAL, VALID
 
 SORTS = {
@@ -876,8 +876,14 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
         # the next one (from the cursor's rank, or the offset) neither repeats nor skips a session.
         picked: list[Resolved] | None
         if not query.errors_only and not query.model:
-            picked = page_by_time(store, agent_id, query.sort, query.since_ns, query.until_ns, query.limit + 1,
-                                  query.offset if query.after is None else 0, query.after, query.search)
+            try:
+                # A first page whose sessions lie far down the index (a time range long before the newest
+                # sessions, by last seen) is left to the summary's query, as a filtered walk's is.
+                picked = page_by_time(store, agent_id, query.sort, query.since_ns, query.until_ns, query.limit + 1,
+                                      query.offset if query.after is None else 0, query.after, query.search,
+                                      give_up_after=_WALK_SESSIONS if query.after is None else None)
+            except TooFar:
+                picked = None
         else:
             walked = _walk_filtered(store, agent_id, query, shares)
             picked = None if walked is None else walked[(query.offset if query.after is None else 0):]

@@ -78,8 +78,13 @@ def rank(sort: str, session: Resolved) -> tuple[int, str]:
     return (-session.last_end_ns if sort == "last_seen" else -session.first_start_ns, session.session_id)
 
 
+class TooFar(Exception):
+    """The page's sessions lie further down the index than the caller would walk (`give_up_after`)."""
+
+
 def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns: int, limit: int,
-                 offset: int, after: tuple[int, str] | None = None, search: str | None = None) -> list[Resolved]:
+                 offset: int, after: tuple[int, str] | None = None, search: str | None = None,
+                 give_up_after: int | None = None) -> list[Resolved]:
     """Sessions overlapping [since, until) ranked `offset`..`offset + limit` by `sort` (last_seen, first_seen),
     counted from the first session ranked after `after` (a `rank`) when given; only those whose id holds
     `search` (in any case) when given.
@@ -88,6 +93,11 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
     Starting after a rank reads from that rank on (a keyset cursor): a deep page costs the page.
     Exact for the reason stopping early is: a session ranked after `after` has its time, hence every
     row of it that lists it, at or after `after`'s position, so reading from there finds it.
+
+    The read goes past the page only when sessions it passes are not listed: those outside [since, until)
+    the other end of the range leaves in (by last seen, every session that starts at or after `until`).
+    `give_up_after`: raise `TooFar` rather than read more rows than that beyond the first read (a page
+    deep in the past costs every session after it, where the summary's query costs the agent's traces).
     """
     need = offset + limit
     if limit <= 0:
@@ -127,4 +137,6 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
         settled = [s for s in listed if rank(sort, s) <= (int(last_position), str(last_key))]
         if len(settled) >= need:
             return settled[offset:need]
+        if give_up_after is not None and scan * 4 > max(give_up_after, 2 * need + 64):
+            raise TooFar(f"the page lies past the first {scan} rows of the index")
         scan *= 4

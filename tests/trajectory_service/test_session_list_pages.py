@@ -445,3 +445,35 @@ def test_a_page_read_again_finds_the_index_blocks_it_read_decompressed(tmp_path:
         assert first["misses"] + first["hits"] > before["misses"] + before["hits"], out  # it asked for the cache
         assert second["hits"] > first["hits"], out  # and found there what it read before
     assert out["seen"][1]["UncompressedCacheMisses"] > out["seen"][0].get("UncompressedCacheMisses", 0), out
+
+
+async def test_a_first_page_far_down_the_index_is_read_from_the_summary(svc: Service, monkeypatch: Any) -> None:
+    # By last seen, `until` cannot narrow the index's read: sessions that start after it come first and are
+    # passed. A first page past more of them than a walk reads (`_WALK_SESSIONS`) is the summary's query's,
+    # as a filtered walk's is: the same sessions in the same order, at the cost of the agent's traces, not
+    # of every session after the page (4.3 s at 10M spans for a range before them all).
+    agent, key = await svc.new_agent()
+    spans: list[Any] = []
+    for i in range(1, 121):  # after `until`
+        spans += [root(i, 10 * i, f"n-{i:03d}", 1000.0 + i, 1000.5 + i), chat(i, 10 * i + 1, 10 * i, 1000.2 + i)]
+    for j in range(1, 6):  # before it
+        spans += [root(500 + j, 5000 + 10 * j, f"o-{j}", 10.0 + j, 10.5 + j),
+                  chat(500 + j, 5001 + 10 * j, 5000 + 10 * j, 10.2 + j)]
+    await svc.send(key, spans)
+    url = f"/api/agents/{agent}/sessions?until={(BASE_NS + 500 * 1e9) / 1e9}"
+    walked = (await svc.get(url + "&limit=3")).body["sessions"]
+    store = svc.running.store
+    statements: list[str] = []
+    query = store.query
+
+    def counted(sql: str, *args: Any, **kwargs: Any) -> Any:
+        statements.append(sql)
+        return query(sql, *args, **kwargs)
+
+    monkeypatch.setattr(session_list, "_WALK_SESSIONS", 8)
+    monkeypatch.setattr(store, "query", counted)
+    summarised = (await svc.get(url + "&limit=3")).body["sessions"]
+    assert any("per_trace AS" in sql for sql in statements)  # the summary's query picked the page
+    assert [r["session_id"] for r in summarised] == [r["session_id"] for r in walked] == ["o-5", "o-4", "o-3"]
+    assert [(r["span_count"], r["steps"]) for r in summarised] == [(2, 1)] * 3
+    assert _flat(await _walk(svc, url, 2)) == [f"o-{j}" for j in range(5, 0, -1)]
