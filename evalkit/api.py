@@ -590,13 +590,14 @@ def _wants_a_page(request: web.Request) -> bool:
     return rank("text/html") > 0 and rank("text/html") > rank("application/json")
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    """Every API error's body: `{"error": {"status", "message"}}` (the UI's JSON twins answer with it too)."""
     return json_response({"error": {"status": status, "message": message}}, status=status, headers=headers)
 
 
 def _too_large(request: web.Request, exc: web.HTTPException) -> web.Response:
     limit = request.app["context"].settings.max_api_body_bytes
-    return _error(413, f"the request body is larger than this service takes ({limit:,} bytes, "
+    return error_response(413, f"the request body is larger than this service takes ({limit:,} bytes, "
                        "EVALKIT_MAX_API_BODY_BYTES); send less at once (split a dataset into several pushes) "
                        "or ask the operator to raise EVALKIT_MAX_API_BODY_BYTES")
 
@@ -615,9 +616,10 @@ async def _errors(request: web.Request, handler: Callable[[web.Request], Awaitab
     try:
         response = await handler(request)
     except (ApiError, AccessError) as exc:
-        response = _error(exc.status, str(exc))
+        response = error_response(exc.status, str(exc))
     except StoreUnavailable as exc:
-        response = _error(503, f"{exc}; retry shortly", {"Retry-After": str(context.settings.retry_after_seconds)})
+        response = error_response(503, f"{exc}; retry shortly",
+                                  {"Retry-After": str(context.settings.retry_after_seconds)})
     except web.HTTPRequestEntityTooLarge as exc:
         response = _too_large(request, exc)
     except web.HTTPException as exc:
@@ -626,7 +628,7 @@ async def _errors(request: web.Request, handler: Callable[[web.Request], Awaitab
                 request, 404, f"there is no page at {request.path[:200]}; check the address, or start from the "
                               "home page")
         elif exc.status >= 400:
-            response = _error(exc.status, _http_error_message(request, exc))
+            response = error_response(exc.status, _http_error_message(request, exc))
         else:
             raise  # redirects are answers, not errors
     except asyncio.CancelledError:
@@ -636,8 +638,9 @@ async def _errors(request: web.Request, handler: Callable[[web.Request], Awaitab
             response = _fault(request, exc)
         else:
             _log.warning("storage refused a write on %s %s: %s", request.method, request.path, exc)
-            response = _error(503, "the service cannot write to its storage right now (disk full or read-only); "
-                                   "retry shortly", {"Retry-After": str(context.settings.retry_after_seconds)})
+            response = error_response(503, "the service cannot write to its storage right now (disk full or "
+                                           "read-only); retry shortly",
+                                      {"Retry-After": str(context.settings.retry_after_seconds)})
     except Exception as exc:
         response = _fault(request, exc)
     context.metrics.http_requests.labels(route, str(response.status)).inc()
@@ -664,7 +667,7 @@ def _fault(request: web.Request, exc: BaseException) -> web.Response:
         what = "the store refused a query"
     else:
         what = "the service failed"
-    return _error(500, f"{what} (request id {request_id}; the details are in the server log under this id). "
+    return error_response(500, f"{what} (request id {request_id}; the details are in the server log under this id). "
                        "This is a bug: report it with the request id and what you sent")
 
 

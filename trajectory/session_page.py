@@ -108,7 +108,7 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
     if after is not None:
         low = max(low, after[0])
     # Sessionless rows of named traces are candidates too (often one per trace): read twice the page.
-    scan = 2 * need + 64
+    scan = first_scan = 2 * need + 64
     while True:
         params = {"agent": agent_id, "sort": ORDERS[sort], "low": low, "high": high, "scan": scan,
                   "search": search or ""}
@@ -137,6 +137,6 @@ def page_by_time(store: Store, agent_id: str, sort: str, since_ns: int, until_ns
         settled = [s for s in listed if rank(sort, s) <= (int(last_position), str(last_key))]
         if len(settled) >= need:
             return settled[offset:need]
-        if give_up_after is not None and scan * 4 > max(give_up_after, 2 * need + 64):
+        if give_up_after is not None and scan * 4 > max(give_up_after, first_scan):
             raise TooFar(f"the page lies past the first {scan} rows of the index")
         scan *= 4

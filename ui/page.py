@@ -16,7 +16,7 @@ from aiohttp import web
 from jinja2 import Environment
 
 from evalkit.access import AccessError
-from evalkit.api import ApiError, Caller, caller_of, dumps_json
+from evalkit.api import ApiError, Caller, caller_of, dumps_json, error_response
 from evalkit.store import StoreUnavailable
 from evalkit.ui.login_sessions import CSRF_COOKIE, SESSION_COOKIE, LoginSession, LoginSessions
 
@@ -104,8 +104,7 @@ def render(request: web.Request, template: str, status: int = 200, **context: An
 def error_page(request: web.Request, status: int, message: str) -> web.StreamResponse:
     if request.query.get("format") == "json":
         # The JSON twin fails as its /api route does: a script reading it gets the error as JSON, not HTML.
-        return secure(web.Response(body=dumps_json({"error": {"status": status, "message": message}}),
-                                   content_type="application/json", status=status))
+        return secure(error_response(status, message))
     titles = {400: "Bad request", 403: "Not allowed", 404: "Not found", 409: "Not ready", 413: "Too large",
               503: "Store unavailable"}
     return secure(render(request, "error.html", status=status, title=titles.get(status, f"Error {status}"),
