@@ -126,6 +126,7 @@ def test_the_compare_gate_takes_min_pairs_as_its_pairs_check_asks(tab: Tab, worl
     tab.go(base + "&gate=1")
     pairs = page.locator("#gate li", has_text="pairs")
     assert pairs.count() == 1 and "lower min_pairs" in pairs.inner_text() and "bad" in pairs.get_attribute("class")
+    tab.shot("compare-gate-pairs")
     page.fill("input[name=min_pairs]", "4")
     page.click("text=Apply gate")
     page.wait_for_load_state()
@@ -426,6 +427,7 @@ def test_a_failed_run_says_why_it_has_no_score(tab: Tab, world: World) -> None:
     table = tab.page.inner_text("table.evaluations")
     assert "evalkit evaluate" not in table, table
     assert "judge completed runs only" in table and "not passed" in table
+    tab.shot("run-failed")
 
 
 def test_show_more_experiments_keeps_the_filters(tab: Tab, world: World) -> None:
@@ -482,6 +484,7 @@ def test_an_address_with_no_page_answers_a_browser_with_the_ui_error_page(tab: T
         response = tab.go(path)
         assert response.status == 404 and response.headers["content-type"].startswith("text/html"), path
         assert f"no page at {path}" in tab.page.inner_text("#error-message"), path
+        tab.shot("no-page")
         tab.page.click("main a[href='/']")
         tab.page.wait_for_load_state()
         assert urllib.parse.urlparse(tab.page.url).path in ("/", "/login"), tab.page.url
@@ -505,6 +508,7 @@ def test_a_page_past_the_end_says_so_and_links_the_first_page(tab: Tab, world: W
     text = page.inner_text("main")
     assert "past the end of the list" in text and "No sessions match" not in text, text
     assert "1000000001–" not in text and page.locator("nav.pager a.prev").count() == 0, text
+    tab.shot("sessions-past-end")
     page.click("a.first-page")
     page.wait_for_load_state()
     assert page.locator("a.session-link").count() == 50 and "sort=spans" in page.url and "offset" not in page.url
