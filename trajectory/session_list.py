@@ -313,6 +313,9 @@ class SessionRow:
             "first_seen": iso(self.first_start_ns),
             "last_seen": iso(self.last_end_ns),
             "duration_s": round(max(0, self.last_end_ns - self.first_start_ns) / 1e9, 6),
+            # The LLM calls, each counted once, as the session summary's `llm_calls` (a trajectory's steps
+            # count the user's and system messages too); `steps` is the name clients written earlier read.
+            "llm_calls": self.steps,
             "steps": self.steps,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,

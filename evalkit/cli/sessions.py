@@ -49,11 +49,10 @@ def _sessions_list(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
         return 0
     table = Table(title=f"sessions of {data['agent']} (by {data['sort']})")
-    # The list's `steps` are LLM calls, not the trajectory's steps (which count the user's messages too).
     for column in ("session", "status", "last seen", "spans", "LLM calls", "tokens in/out", "cost", "errors", "models"):
         table.add_column(column, justify="right" if column in ("spans", "LLM calls", "errors") else "left")
     for s in data["sessions"]:
-        table.add_row(s["session_id"], s["status"], s["last_seen"], str(s["span_count"]), str(s["steps"]),
+        table.add_row(s["session_id"], s["status"], s["last_seen"], str(s["span_count"]), str(s["llm_calls"]),
                       f"{s['prompt_tokens']}/{s['completion_tokens']}", _money(s["cost_usd"]), str(s["errors"]),
                       ", ".join(s["models"]))
     console = _console()

@@ -51,9 +51,12 @@ async def test_anthropic_sdk_and_openllmetry_spans_of_one_call_are_one_step(svc:
     # The session list counts each call once too, with the same tokens and cost.
     (row,) = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
     final = document["final_metrics"]
-    assert (row["steps"], row["prompt_tokens"], row["completion_tokens"]) == (
+    assert (row["llm_calls"], row["prompt_tokens"], row["completion_tokens"]) == (
         2, final["total_prompt_tokens"], final["total_completion_tokens"])
     assert row["cost_usd"] == final["total_cost_usd"]
+    # The same figure has the same name in the session's summary, and the list keeps its older name for it.
+    summary = (await svc.get(f"/api/agents/{agent}/sessions/{quote(row['session_id'], safe='')}")).body
+    assert summary["summary"]["llm_calls"] == row["llm_calls"] == row["steps"]
 
 
 async def test_logfire_streamed_calls_are_one_priced_call_each(svc: Service) -> None:
