@@ -1030,12 +1030,16 @@ def build_trajectory(
                 context.inherits = context.parent
 
     llm_owners: set[SpanKey | None] = set()
+    asked: set[SpanKey | None] = set()  # runs some call of which recorded what it was sent
     for item in mapped:
         key = (item.span.trace_id, item.span.span_id)
         operation = item.operation
         if isinstance(operation, LlmCall) and key not in wrappers:
             context_of(key).llm_call(operation, item.overrides)
-            llm_owners.add(owner(key))
+            run_key = owner(key)
+            llm_owners.add(run_key)
+            if run_key not in asked and _sends_more_than_instructions(operation):
+                asked.add(run_key)
     for item in mapped:
         key = (item.span.trace_id, item.span.span_id)
         if isinstance(item.operation, ToolExecution):
@@ -1047,6 +1051,10 @@ def build_trajectory(
         if key not in llm_owners and (run.input_text or run.output_text):
             _steps_from_run_alone(run_context, run, answer=run_context.key not in delegating)
         run_context.system(run.system_instructions, run.span.start_time_unix_nano)
+        if run.input_text and key in llm_owners and key not in asked:
+            # None of its calls recorded their input (pydantic-ai writes a call's messages once the model
+            # answers: a first call that raised, on a provider's 500 or a refused connection, has none).
+            _prompt_from_run(run_context, run)
     for context in contexts.values():
         context.settle_history_results()
 
@@ -1267,6 +1275,19 @@ def _steps_from_run_alone(context: _Context, run: AgentRun, answer: bool = True)
         context.draft(
             run.span.end_time_unix_nano, "agent", message=run.output_text, model_name=run.model, extra=extra
         )
+
+
+def _sends_more_than_instructions(call: LlmCall) -> bool:
+    """Whether a call recorded input beyond system instructions (its first such message is early)."""
+    return any(_normal_role(message.role) != "system" for message in call.input_messages)
+
+
+def _prompt_from_run(context: _Context, run: AgentRun) -> None:
+    """What a run was asked, from its agent span, when no call of it recorded its input: a user step at
+    the run's start, after its instructions (drafted at its start too), before its calls' steps (but
+    after a call's that starts in the same instant, which only a millisecond clock gives)."""
+    context.draft(run.span.start_time_unix_nano, "user", message=run.input_text,
+                  extra={"from": "agent span", "span_id": run.span.span_id, "emitter": run.emitter})
 
 
 def _steps_from_sdk_runs(context: _Context, spans: Sequence[Span], warnings: list[str]) -> None:

@@ -264,6 +264,35 @@ def test_error_span_and_exception_event_show_on_the_step() -> None:
     assert document["steps"][1]["metrics"]["extra"]["price_source"] == "unpriced"
 
 
+def _run_with_one_call(run_id: str, at: int, asked: str, recorded: bool) -> list[Span]:
+    """An `invoke_agent` span recording what it was asked (`gen_ai.input.messages`), and its one chat
+    call: answered, its input recorded, or failed before it recorded any (the connection refused)."""
+    question = messages({"role": "user", "parts": [{"type": "text", "content": asked}]})
+    agent = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper", "gen_ai.input.messages": question}
+    call: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
+                            "gen_ai.request.model": "gpt-4o"}
+    failed: dict[str, Any] = {"status_code": STATUS_ERROR, "status_message": "Connection refused"}
+    if recorded:
+        call |= {"gen_ai.input.messages": question, "gen_ai.output.messages": messages(ANSWER)}
+        failed = {}
+    return [span(run_id, "invoke_agent helper", agent, kind=1, at=at),
+            span(run_id.replace("a", "b", 1), "chat gpt-4o", call, parent=run_id, at=at + 1, **failed)]
+
+
+def test_a_run_whose_call_recorded_no_input_is_asked_what_its_agent_span_says() -> None:
+    """A call that failed before it recorded its input (pydantic-ai writes a call's messages once the
+    model answers) leaves the agent span the one place the question is: the run still shows it, once;
+    a run whose call recorded it is unchanged (no second user step)."""
+    spans = [*_run_with_one_call("a000000000000001", 0, "Weather in Paris?", recorded=True),
+             *_run_with_one_call("a000000000000002", 5, "And in Rome?", recorded=False)]
+    document = valid(trajectory_from_spans(spans))
+    steps = document["steps"]
+    assert [(step["source"], step["message"]) for step in steps] == [
+        ("user", "Weather in Paris?"), ("agent", "Sunny."), ("user", "And in Rome?"), ("agent", "")]
+    assert steps[2]["extra"]["from"] == "agent span"
+    assert steps[3]["extra"]["error"] == {"status": "error", "message": "Connection refused"}
+
+
 def test_mixed_emitters_in_one_session() -> None:
     """A pydantic-ai agent whose tool uses an OpenLLMetry client, and an OpenInference tool span."""
     pai = by_trace(load_simple("pydantic-ai_offline_spans_v5.json"))

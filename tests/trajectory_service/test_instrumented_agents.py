@@ -165,3 +165,107 @@ async def test_instrumented_openai_client(svc: Service, fake_openai: str, instru
     assert document["final_metrics"]["total_cost_usd"] == 0.00025
     assert all(s["metrics"]["extra"]["price_source"] == "prices.yaml" for s in document["steps"][2:])
     assert_schema_and_atif_valid(document)
+
+
+# -- a model call that fails before the model answers ------------------------------------------------------------
+async def _capitals(request: web.Request) -> web.Response:
+    """Japan's capital is known; any other question gets the provider's 500."""
+    body = await request.json()
+    if "Japan" not in str(body["messages"][-1]["content"]):
+        return web.json_response({"error": {"message": "upstream overloaded", "type": "server_error"}}, status=500)
+    return web.json_response(_completion({"role": "assistant", "content": "Tokyo."}, 30, 3, "stop"))
+
+
+@pytest.fixture
+async def capitals_openai() -> AsyncIterator[str]:
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", _capitals)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    yield f"http://127.0.0.1:{port}/v1"
+    await runner.cleanup()
+
+
+def _closed_port_url() -> str:
+    """An address nothing listens on: the connection is refused."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def _openai_agent(base_url: str, provider: TracerProvider, instructions: str | None = None) -> Any:
+    """A pydantic-ai agent on an OpenAI-compatible endpoint, instrumented as its docs say."""
+    import openai
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+    model = OpenAIChatModel("test-model-1", provider=OpenAIProvider(openai_client=client))
+    return Agent(model, name="capitals", instructions=instructions, capabilities=[
+        Instrumentation(settings=InstrumentationSettings(tracer_provider=provider))])
+
+
+def _raised(work: Callable[[], Any]) -> str:
+    try:
+        work()
+    except Exception as exc:  # what the agent's caller sees
+        return type(exc).__name__
+    raise AssertionError("the agent run was expected to fail")
+
+
+@pytest.mark.parametrize("failure", ["500", "refused"])
+async def test_pydantic_ai_first_call_failing_keeps_the_prompt(svc: Service, capitals_openai: str,
+                                                               failure: str) -> None:
+    """pydantic-ai records a call's messages only once the model answers: when the first call raises,
+    the prompt is on the agent run's span alone, and the trajectory still opens with it."""
+    agent_id, key = await svc.new_agent()
+    provider = _provider(svc, key)
+    agent = _openai_agent(capitals_openai if failure == "500" else _closed_port_url(), provider)
+    raised = await asyncio.to_thread(_in_session, provider, f"pai-{failure}",
+                                     lambda: _raised(lambda: agent.run_sync("What is the capital of Peru?")))
+    provider.shutdown()
+    exception = {"500": "ModelServerError", "refused": "ModelConnectionError"}[failure]
+    assert raised == exception
+    reply = await svc.trajectory(agent_id, f"pai-{failure}")
+    assert reply.status == 200, reply.text
+    document = reply.body
+    steps = [(s["source"], s["message"]) for s in document["steps"]]
+    assert steps == [("user", "What is the capital of Peru?"), ("agent", "")], steps
+    error = document["steps"][1]["extra"]["error"]
+    assert error["status"] == "error" and error["exceptions"][0]["type"] == f"pydantic_ai.exceptions.{exception}"
+    assert document["steps"][0]["extra"]["from"] == "agent span"
+    assert_schema_and_atif_valid(document)
+
+
+async def test_pydantic_ai_failed_second_turn_shows_its_question_once(svc: Service, capitals_openai: str) -> None:
+    """A conversation's second turn fails on its first call: its question (the last of the run's
+    conversation, not the first) is shown; the first turn, whose call recorded its input, is unchanged."""
+    agent_id, key = await svc.new_agent()
+    provider = _provider(svc, key)
+    agent = _openai_agent(capitals_openai, provider, instructions="Answer with the capital city.")
+
+    def conversation() -> str:
+        first = agent.run_sync("What is the capital of Japan?")
+        return _raised(lambda: agent.run_sync("And of Peru?", message_history=first.all_messages()))
+
+    raised = await asyncio.to_thread(_in_session, provider, "pai-turns", conversation)
+    provider.shutdown()
+    assert raised == "ModelServerError"
+    reply = await svc.trajectory(agent_id, "pai-turns")
+    assert reply.status == 200, reply.text
+    document = reply.body
+    steps = [(s["source"], s["message"]) for s in document["steps"]]
+    assert steps == [("system", "Answer with the capital city."), ("user", "What is the capital of Japan?"),
+                     ("agent", "Tokyo."), ("user", "And of Peru?"), ("agent", "")], steps
+    assert "error" not in document["steps"][2].get("extra", {})
+    assert document["steps"][4]["extra"]["error"]["status"] == "error"
+    assert_schema_and_atif_valid(document)

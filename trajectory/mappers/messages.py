@@ -445,6 +445,27 @@ def _parse_message_list(value: list[Any], default_role: str, memo: MessageMemo |
     return messages
 
 
+def prompt_text(value: Any) -> str | None:
+    """What an agent run was asked, from the messages its agent-level span records (GenAI
+    `gen_ai.input.messages` on `invoke_agent`, pydantic-ai's `pydantic_ai.all_messages`): the text of
+    the last user message that has text. A tool's result sent back as a user message (pydantic-ai's
+    instrumentation version 5) has none: a run that failed after a tool call still names its prompt.
+    Read from the end, message by message: a long run's conversation is not read whole for it.
+    """
+    value = parse_json(value)
+    if isinstance(value, Mapping) and isinstance(value.get("messages"), list):
+        value = value["messages"]
+    items = reversed(value) if isinstance(value, list) else parse_messages(value)
+    for item in items:
+        message = item if isinstance(item, Message) else parse_message(item)
+        if message is not None and message.role in _USER_ROLES and message.text:
+            return message.text
+    return None
+
+
+_USER_ROLES = frozenset(("user", "human"))
+
+
 def instruction_texts(value: Any) -> list[str]:
     """System instructions (`gen_ai.system_instructions`: a list of parts, or a string)."""
     value = parse_json(value)

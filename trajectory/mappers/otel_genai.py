@@ -22,6 +22,7 @@ from evalkit.trajectory.mappers.messages import (
     parse_input_messages,
     parse_message,
     parse_messages,
+    prompt_text,
 )
 from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_int, as_text, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
@@ -133,11 +134,15 @@ def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
         name = reader.span.name.removeprefix("invoke_agent ").strip()
     # An agent span's usage sums its LLM calls; only the calls themselves are counted.
     reader.consume_prefix("gen_ai.usage.")
+    # What the agent was asked (opt-in content, as on an inference span): a user step when none of the
+    # run's calls recorded their input (build._prompt_from_run).
+    asked = reader.get("gen_ai.input.messages")
     return AgentRun(
         span=reader.span,
         emitter=emitter,
         name=name,
         version=reader.text("gen_ai.agent.version"),
+        input_text=None if asked is None else prompt_text(asked),
         system_instructions=instruction_texts(reader.get("gen_ai.system_instructions")),
         model=reader.text("gen_ai.response.model", "gen_ai.request.model"),
         error=span_error(reader),

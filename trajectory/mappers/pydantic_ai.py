@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers.messages import prompt_text
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, Operation
 from evalkit.trajectory.span import LogRecord, Span
@@ -47,5 +48,11 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if final is not None:
             operation.output_text = final if isinstance(final, str) else str(parse_json(final))
         operation.model = operation.model or reader.text("model_name")
+        # The run's whole conversation, what it was asked included: a call's span records its messages
+        # only once the model answers, so when the first call raised (a provider's 500, a refused
+        # connection) this is the one place the prompt is.
+        if operation.input_text is None:
+            conversation = reader.get("pydantic_ai.all_messages")
+            operation.input_text = None if conversation is None else prompt_text(conversation)
         reader.consume("pydantic_ai.all_messages")
     return operation
