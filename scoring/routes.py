@@ -429,13 +429,22 @@ async def acquire_lease(request: web.Request) -> web.Response:
     return json_response(result)
 
 
+MAX_RELEASE_REASON = 300
+
+
 async def release_lease(request: web.Request) -> web.Response:
     _caller, s, e = await _experiment(request, "writer", "run experiments")
     holder = request.query.get("holder")
     if not holder:
         raise ApiError(400, "say whose lease to release: `?holder=...`")
+    # Why the runner stops (the SDK says `interrupted` after Ctrl-C): the start of the experiment's status reason.
+    why = request.query.get("reason", "").strip()
+    if len(why) > MAX_RELEASE_REASON:
+        raise ApiError(400, f"reason is {len(why)} characters long; say why the runner stops in at most "
+                            f"{MAX_RELEASE_REASON}")
     async with s.lock(e.experiment_id):
-        released = await asyncio.to_thread(s.leases.release, e.experiment_id, holder, s.clock())
+        fresh = await asyncio.to_thread(s.experiments.get, e.experiment_id)
+        released = await asyncio.to_thread(s.release, fresh or e, holder, why)
     return json_response({"released": released})
 
 

@@ -608,6 +608,26 @@ class ScoringService:
         return {"experiment_id": e.experiment_id, "holder": lease.holder, "expires_at": lease.expires_at,
                 "acquired": not renewed, "renewed": renewed}
 
+    def release(self, e: Experiment, holder: str, why: str = "") -> bool:
+        """Give `holder`'s lease back (caller holds the experiment's lock). A runner that gives it back with runs
+        left (Ctrl-C, an error) leaves its experiment `running` with nobody running it: the reason says that and
+        how to resume, instead of the "lease taken by <holder>" written when it started, which read as if that
+        runner were still at work. With nothing left, it moves on as when the last run came in without a lease."""
+        now = self.clock()
+        if not self.leases.release(e.experiment_id, holder, now):
+            return False
+        current = self.experiments.get(e.experiment_id) or e
+        if current.status == "running" and current.config.get("agent_kind") != "harness":
+            left = len(self.pending(current))
+            if left:
+                self.set_status(current, "running",
+                                f"{why or 'stopped'}: {holder} gave its lease back with {left} of {current.planned} "
+                                f"planned runs not finished, and nobody runs it now; "
+                                f"{resume_hint(current.experiment_id)}")
+            else:
+                self.after_runs(current)
+        return True
+
     def can_resume(self, caller: Caller, e: Experiment, pending: list[dict[str, Any]]) -> bool:
         """Runs are left and nothing runs them: any status but a running one whose runner's lease is live
         (a runner killed mid-experiment leaves it `running`; once its lease runs out it is resumable, and

@@ -139,10 +139,11 @@ class LeaseKeeper:
         if self.lost.is_set():
             raise LeaseLost(self.experiment_id, self.reason)
 
-    async def stop(self, release: bool = True, hurry: bool = False) -> str | None:
+    async def stop(self, release: bool = True, hurry: bool = False, why: str | None = None) -> str | None:
         """Stop renewing and, with `release`, give the lease back; with `hurry` (Ctrl-C, an error) within about
-        STOP_SECONDS and one try. Returns what to tell the person when the lease could not be given back (it
-        then runs out by itself), else None."""
+        STOP_SECONDS and one try. `why` (`interrupted`, an error) is told to the service, which puts it in the
+        status reason of an experiment left with runs to do. Returns what to tell the person when the lease could
+        not be given back (it then runs out by itself), else None."""
         self._stopping = True
         if self._task is not None:
             self._task.cancel()
@@ -151,12 +152,24 @@ class LeaseKeeper:
             return None
         try:
             if hurry:
-                await self.service.release(self.experiment_id, self.holder, timeout=STOP_SECONDS, attempts=1)
+                await self.service.release(self.experiment_id, self.holder, timeout=STOP_SECONDS, attempts=1,
+                                           reason=why)
             else:
-                await self.service.release(self.experiment_id, self.holder)
+                await self.service.release(self.experiment_id, self.holder, reason=why)
         except (ServiceError, ServiceUnreachable) as exc:
             until = time.strftime("%H:%M:%S %Z", time.localtime(self.expires_at))
             return (f"the lease of experiment {self.experiment_id} was not given back ({exc}); it runs out at "
                     f"{until}. Resuming from this machine takes it over at once; from another one before then, "
                     f"add --take-over (take_over=True)")
         return None
+
+
+def stop_reason(failure: BaseException | None) -> str | None:
+    """Why a runner stops early, as the experiment's status reason starts: `interrupted` for Ctrl-C (asyncio.run
+    cancels the main task) or a cancelled task, else the error, short. None when it did not fail."""
+    if failure is None:
+        return None
+    if isinstance(failure, asyncio.CancelledError | KeyboardInterrupt):
+        return "interrupted"
+    text = " ".join(f"{type(failure).__name__}: {failure}".split())
+    return "stopped by " + (text if len(text) <= 200 else text[:199] + "…")

@@ -26,7 +26,7 @@ from evalkit.sdk.datasets import LocalDataset, read_dataset
 from evalkit.sdk.dry_run import DryRunReport
 from evalkit.sdk.evaluators import PythonEvaluator
 from evalkit.sdk.fixtures import FixtureCache
-from evalkit.sdk.lease import LeaseKeeper, LeaseLost, lease_ttl_seconds, new_holder, resume_lease
+from evalkit.sdk.lease import LeaseKeeper, LeaseLost, lease_ttl_seconds, new_holder, resume_lease, stop_reason
 from evalkit.sdk.models import ExperimentResult, JudgeSettings, RunSummary
 from evalkit.sdk.progress import ProgressReport
 from evalkit.sdk.provenance import git_revision, versions
@@ -272,6 +272,7 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
     plan.lease.start()
     finished = False
     all_ran = False  # every planned run is recorded and the experiment moved on to scoring
+    failure: BaseException | None = None
     try:
         stopped = await _run_all(plan, bound, service, tracer, report, budget, slots, wait_seconds, timeout,
                                  retries)
@@ -301,6 +302,9 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
         finished = True
         return ExperimentResult(experiment_id=str(experiment_id), url=url, runs=_sorted(runs), scorecard=card,
                                 budget=budget.report(), stopped_reason=stopped)
+    except BaseException as exc:
+        failure = exc
+        raise
     finally:
         # Said before the lease is given back: after Ctrl-C this is what the person waits for.
         if not finished and all_ran:
@@ -309,7 +313,7 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
         elif not finished and not plan.lease.lost.is_set():
             report.say(f"experiment {experiment_id} did not finish; resume it with "
                        f"run_experiment(..., resume={experiment_id}) or `evalkit run ... --resume {experiment_id}`")
-        kept = await plan.lease.stop(release=True, hurry=not finished)
+        kept = await plan.lease.stop(release=True, hurry=not finished, why=stop_reason(failure))
         if kept is not None and not finished:
             report.say(kept)
 

@@ -100,9 +100,9 @@ class Service:
                                {"holder": holder, "ttl_seconds": ttl_seconds})
 
     async def release(self, experiment_id: int, holder: str, timeout: float | None = None,
-                      attempts: int | None = None) -> None:
-        await self.call("DELETE", f"/api/experiments/{experiment_id}/lease", params={"holder": holder},
-                        timeout=timeout, attempts=attempts)
+                      attempts: int | None = None, reason: str | None = None) -> None:
+        await self.call("DELETE", f"/api/experiments/{experiment_id}/lease",
+                        params={"holder": holder, "reason": reason}, timeout=timeout, attempts=attempts)
 
     async def resume(self, experiment_id: int, holder: str, ttl_seconds: float, take_over: bool = False
                      ) -> dict[str, Any]:

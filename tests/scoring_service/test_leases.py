@@ -102,3 +102,44 @@ async def test_runs_recorded_before_settling_are_refreshed_then_or_when_scored(s
     assert status == 200, result
     status, runs = await call(s, "GET", f"/api/experiments/{eid}/runs")
     assert {r["case_id"]: r["trajectory_status"] for r in runs["runs"]} == {"a": "valid", "b": "valid"}
+
+
+async def test_a_lease_given_back_with_runs_left_says_so_in_the_status_reason(scoring: Scoring) -> None:
+    """Before, the reason stayed "lease taken by <holder>" after the runner had gone (Ctrl-C), as if it still ran."""
+    s = scoring
+    eid = await _experiment(s, {"holder": "sdk:host:1:ab", "ttl_seconds": 60})
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status_reason"] == "lease taken by sdk:host:1:ab"
+    status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("sdk:host:1:ab", "a"))
+    assert status == 201, run
+    status, out = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=sdk:host:1:ab&reason=interrupted")
+    assert status == 200 and out == {"released": True}
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] == "running" and got["lease"] is None and got["can_resume"]
+    assert got["status_reason"] == (
+        f"interrupted: sdk:host:1:ab gave its lease back with 1 of 2 planned runs not finished, and nobody runs it "
+        f"now; resume with `run_experiment(..., resume={eid})` or `evalkit run … --resume {eid}`")
+
+    # Without a reason, and by a runner that is not the holder: nothing changes for the second.
+    status, _ = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "other", "ttl_seconds": 60})
+    status, out = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=nobody")
+    assert out == {"released": False}
+    status, out = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=other")
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status_reason"].startswith("stopped: other gave its lease back with 1 of 2"), got["status_reason"]
+    status, err = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=other&reason={'x' * 301}")
+    assert status == 400 and "at most 300" in err["error"]["message"]
+
+
+async def test_a_lease_given_back_with_every_run_done_moves_on_to_scoring(scoring: Scoring) -> None:
+    s = scoring
+    eid = await _experiment(s, {"holder": "r", "ttl_seconds": 60})
+    for case in ("a", "b"):
+        status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("r", case))
+        assert status == 201, run
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] == "running"  # the runner holds the lease: it says when running is over
+    status, out = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=r&reason=interrupted")
+    assert status == 200 and out == {"released": True}
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] in ("evaluating", "completed") and "lease taken" not in got["status_reason"], got

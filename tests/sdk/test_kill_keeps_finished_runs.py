@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -166,6 +167,37 @@ def test_ctrl_c_says_how_to_resume_and_exits_130_without_a_traceback(served: Ser
     runs = served.ok("GET", f"/api/experiments/{experiment['experiment_id']}/runs?attempts=all",
                      token=tenant.token)["runs"]
     assert sorted(r["case_id"] for r in runs) == NAMES[:6]
+
+
+def test_ctrl_c_gives_the_lease_back_and_the_experiment_says_it_was_interrupted(served: Served, tenant: Tenant,
+                                                                               tmp_path: Path) -> None:
+    """Before: after a clean Ctrl-C the experiment still read "lease taken by sdk:…" (the CLI, the UI, the API),
+    as if that runner were at work, with nothing saying it had stopped or how to go on."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
+                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        _wait_blocked(runner, marks, tmp_path / "runner.log")
+        runner.send_signal(signal.SIGINT)
+        code = runner.wait(timeout=60)
+    finally:
+        runner.kill()
+        runner.wait(timeout=10)
+    log = (tmp_path / "runner.log").read_text()
+    assert code == 130, log
+    experiment = _experiment_of(served, tenant)
+    eid = experiment["experiment_id"]
+    assert experiment["status"] == "running" and experiment["lease"] is None, experiment
+    # c0..c5 recorded; c6 (in flight) and c7 (never started) are left.
+    reason = str(experiment["status_reason"])
+    assert re.fullmatch(rf"interrupted: sdk:[^ ]+ gave its lease back with 2 of 8 planned runs not finished, and "
+                        rf"nobody runs it now; resume with `run_experiment\(\.\.\., resume={eid}\)` or "
+                        rf"`evalkit run … --resume {eid}`", reason), reason
+    shown = subprocess.run([sys.executable, "-m", "evalkit.cli", "experiments", "show", str(eid)], cwd=tmp_path,
+                           env=dict(os.environ, **tenant.env), capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert "lease taken by" not in shown.stdout and f"  {reason}" in shown.stdout, shown.stdout
 
 
 def test_ctrl_c_is_still_a_keyboard_interrupt_to_a_script_that_catches_it(served: Served, tenant: Tenant,
