@@ -9,6 +9,7 @@ from typing import IO, Any
 from evalkit.sdk.client import ServiceClient, ServiceError, ServiceUnreachable
 from evalkit.sdk.config import connection, load_project
 from evalkit.sdk.evaluators import PythonEvaluator
+from evalkit.sdk.interrupt import run_blocking
 from evalkit.sdk.models import ExperimentResult, RunSummary
 from evalkit.sdk.progress import ProgressReport
 from evalkit.sdk.scoring import ScoringError, check_evaluators, score_experiment
@@ -17,15 +18,8 @@ from evalkit.sdk.service import Service
 
 def evaluate_experiment(*, experiment_id: int | str, evaluators: Sequence[PythonEvaluator] = (),
                         refetch_trajectories: bool = False, **options: Any) -> ExperimentResult:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise RuntimeError("evaluate_experiment was called inside a running event loop; use "
-                           "`await evalkit.aevaluate_experiment(...)` there: same arguments, async")
-    return asyncio.run(aevaluate_experiment(experiment_id=experiment_id, evaluators=evaluators,
-                                            refetch_trajectories=refetch_trajectories, **options))
+    return run_blocking("evaluate_experiment", lambda: aevaluate_experiment(
+        experiment_id=experiment_id, evaluators=evaluators, refetch_trajectories=refetch_trajectories, **options))
 
 
 async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence[PythonEvaluator] = (),
@@ -54,21 +48,28 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
         if missing:
             report.say(f"note: experiment {experiment} declares Python evaluator(s) {', '.join(missing)} that "
                        "were not passed; their scores stay missing until they are")
-        if refetch_trajectories:
-            try:
-                refetched = await service.refetch(experiment)
-            except (ServiceError, ServiceUnreachable) as exc:
-                raise ScoringError(experiment, checked, str(exc)) from exc
-            report.say(f"refetched {refetched.get('refetched', 0)} trajectories: {refetched.get('changed') or {}}")
-        progress = info.get("progress") or {}
-        left = int(progress.get("planned") or 0) - int(progress.get("recorded") or 0)
-        if left > 0 and not partial:
-            raise ValueError(f"experiment {experiment} has {left} run(s) not yet run; finish them with "
-                             f"run_experiment(..., resume={experiment}) (or `evalkit run … --resume {experiment}`), "
-                             f"or score what is there with evaluate_experiment(experiment_id={experiment}, "
-                             f"partial=True) (`evalkit evaluate {experiment} --partial`)")
-        result = await score_experiment(service, experiment, checked, None, load_project().judge_keys(),
-                                        partial=partial, rescore=rescore)
+        try:
+            if refetch_trajectories:
+                try:
+                    refetched = await service.refetch(experiment)
+                except (ServiceError, ServiceUnreachable) as exc:
+                    raise ScoringError(experiment, checked, str(exc), rescore=rescore) from exc
+                report.say(f"refetched {refetched.get('refetched', 0)} trajectories: "
+                           f"{refetched.get('changed') or {}}")
+            progress = info.get("progress") or {}
+            left = int(progress.get("planned") or 0) - int(progress.get("recorded") or 0)
+            if left > 0 and not partial:
+                raise ValueError(f"experiment {experiment} has {left} run(s) not yet run; finish them with "
+                                 f"run_experiment(..., resume={experiment}) (or `evalkit run … --resume "
+                                 f"{experiment}`), or score what is there with evaluate_experiment(experiment_id="
+                                 f"{experiment}, partial=True) (`evalkit evaluate {experiment} --partial`)")
+            result = await score_experiment(service, experiment, checked, None, load_project().judge_keys(),
+                                            partial=partial, rescore=rescore)
+        except asyncio.CancelledError:
+            # Ctrl-C (asyncio.run cancels this coroutine): say how to finish, as run_experiment says how to resume
+            # (then evaluate_experiment ends the script with status 130, see interrupt.run_blocking).
+            report.say(str(ScoringError(experiment, checked, "interrupted before it finished", rescore=rescore)))
+            raise
         card = await service.scorecard(experiment)
         try:
             report.say(await service.scorecard_text(experiment))

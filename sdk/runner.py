@@ -26,6 +26,7 @@ from evalkit.sdk.datasets import LocalDataset, read_dataset
 from evalkit.sdk.dry_run import DryRunReport
 from evalkit.sdk.evaluators import PythonEvaluator
 from evalkit.sdk.fixtures import FixtureCache
+from evalkit.sdk.interrupt import run_blocking
 from evalkit.sdk.lease import LeaseKeeper, LeaseLost, lease_ttl_seconds, new_holder, resume_lease, stop_reason
 from evalkit.sdk.models import ExperimentResult, JudgeSettings, RunSummary
 from evalkit.sdk.progress import ProgressReport
@@ -41,28 +42,7 @@ RETRY_BASE_SECONDS = 0.5
 
 def run_experiment(*, dataset: str, agent: str, task: Callable[..., Any], **options: Any) -> ExperimentResult:
     """Run `task` over a dataset's cases as a new experiment, and score it (see arun_experiment)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise RuntimeError("run_experiment was called inside a running event loop (Jupyter, an async app); "
-                           "use `await evalkit.arun_experiment(...)` there: same arguments, async")
-    try:
-        return asyncio.run(arun_experiment(dataset=dataset, agent=agent, task=task, **options))
-    except KeyboardInterrupt:
-        # By now the runner has said how to resume, and every run that finished is on the service. Left
-        # alone, the KeyboardInterrupt out of asyncio's internals printed a traceback under that line.
-        raise ExperimentInterrupted(INTERRUPTED_STATUS) from None
-
-
-# What a process stopped by SIGINT conventionally exits with (128 + 2): shells and CI read it as "interrupted".
-INTERRUPTED_STATUS = 130
-
-
-class ExperimentInterrupted(SystemExit, KeyboardInterrupt):
-    """Ctrl-C stopped `run_experiment`. Uncaught, it ends the script with status 130 and no traceback (a
-    SystemExit); `except KeyboardInterrupt` still catches it, as it caught the plain interrupt before."""
+    return run_blocking("run_experiment", lambda: arun_experiment(dataset=dataset, agent=agent, task=task, **options))
 
 
 @dataclass

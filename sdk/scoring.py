@@ -14,12 +14,15 @@ from evalkit.sdk.service import Service
 class ScoringError(RuntimeError):
     """Scoring stopped midway; the message says how to finish it."""
 
-    def __init__(self, experiment_id: int, evaluators: Sequence[PythonEvaluator], cause: str) -> None:
+    def __init__(self, experiment_id: int, evaluators: Sequence[PythonEvaluator], cause: str, *,
+                 rescore: bool = False) -> None:
         names = ", ".join(e.name for e in evaluators)
-        how = (f"evaluate_experiment(experiment_id={experiment_id}, evaluators=[{names}])" if evaluators
-               else f"evaluate_experiment(experiment_id={experiment_id})")
+        # Re-scoring stopped midway is finished by re-scoring: without it the runs scored before are skipped.
+        again = ", rescore=True" if rescore else ""
+        how = (f"evaluate_experiment(experiment_id={experiment_id}, evaluators=[{names}]{again})" if evaluators
+               else f"evaluate_experiment(experiment_id={experiment_id}{again})")
         super().__init__(f"scoring experiment {experiment_id} stopped: {cause}. The runs are recorded; finish "
-                         f"scoring with {how} or `evalkit evaluate {experiment_id}`")
+                         f"scoring with {how} or `evalkit evaluate {experiment_id}{' --rescore' if rescore else ''}`")
         self.experiment_id = experiment_id
 
 
@@ -97,6 +100,6 @@ async def score_experiment(service: Service, experiment_id: int, evaluators: Seq
             body["partial"] = True
         result = await service.evaluate(experiment_id, body)
     except (ServiceError, ServiceUnreachable) as exc:
-        raise ScoringError(experiment_id, evaluators, str(exc)) from exc
+        raise ScoringError(experiment_id, evaluators, str(exc), rescore=rescore) from exc
     result["python_evaluations"] = published
     return result

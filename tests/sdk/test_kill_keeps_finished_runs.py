@@ -371,3 +371,56 @@ def test_a_live_runner_is_taken_over_only_when_asked(served: Served, tenant: Ten
     finally:
         runner.kill()
         runner.wait(timeout=10)
+
+
+# Re-scores an experiment with a Python evaluator that blocks (a slow model call) until the script is stopped.
+EVALUATE_SCRIPT = """
+import pathlib, sys, time
+import evalkit
+
+marks = pathlib.Path(sys.argv[1])
+
+@evalkit.evaluator
+def slow_check(answer):
+    (marks / "blocked").touch()
+    time.sleep(600)
+    return True
+
+evalkit.evaluate_experiment(experiment_id=int(sys.argv[2]), evaluators=[slow_check], rescore=True)
+"""
+
+
+def test_ctrl_c_during_evaluate_experiment_says_how_to_finish_and_exits_130_without_a_traceback(
+        served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    """Before: evaluate_experiment stopped with Ctrl-C printed asyncio's KeyboardInterrupt traceback, died of
+    SIGINT, and said nothing about how to finish scoring; run_experiment already ended cleanly (exit 130)."""
+    write_cases(tmp_path, "kill", {name: f"input: {name}\nevaluators: [slow_check]\n" for name in NAMES[:3]})
+
+    @evalkit.evaluator
+    def slow_check(answer: str) -> bool:
+        return True
+
+    done = evalkit.run_experiment(dataset="kill", agent=tenant.agent, task=lambda input: f"answer {input}",
+                                  evaluators=[slow_check], output=io.StringIO())
+    experiment_id = done.experiment_id
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (tmp_path / "evaluate.py").write_text(EVALUATE_SCRIPT)
+    with (tmp_path / "evaluate.log").open("wb") as out:
+        script = subprocess.Popen([sys.executable, "evaluate.py", str(marks), str(experiment_id)], cwd=tmp_path,
+                                  env=dict(os.environ, **tenant.env), stdout=out, stderr=subprocess.STDOUT,
+                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        _wait_blocked(script, marks, tmp_path / "evaluate.log")
+        script.send_signal(signal.SIGINT)
+        code = script.wait(timeout=30)
+    finally:
+        script.kill()
+        script.wait(timeout=10)
+    log = (tmp_path / "evaluate.log").read_text()
+    assert code == 130, log
+    assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
+    assert log.rstrip().splitlines()[-1] == (
+        f"scoring experiment {experiment_id} stopped: interrupted before it finished. The runs are recorded; "
+        f"finish scoring with evaluate_experiment(experiment_id={experiment_id}, evaluators=[slow_check], "
+        f"rescore=True) or `evalkit evaluate {experiment_id} --rescore`"), log
