@@ -118,17 +118,22 @@ def shown_config(config: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
+# A run that did not complete is named as a run ("run failed"), never as a verdict ("not passed"): before, a task
+# that raised and an evaluator that said no both read "failed" in the matrix.
+_RUN_OUTCOMES = {"failed": "run failed", "timeout": "run timed out", "cancelled": "run cancelled"}
+
+
 def _outcome(records: ExperimentRecords, evaluator: str | None, run: RunRecord, ev: EvaluationRecord | None
              ) -> tuple[str, str]:
     """(css class, text) of one run's cell: its evaluator's verdict `ev` when it has one, else its status."""
     if run.status != "completed":
-        return f"run-{run.status}", run.status
+        return f"run-{run.status}", _RUN_OUTCOMES.get(run.status, run.status)
     if evaluator:
         if ev is not None:
             if ev.error:
                 return "eval-error", "evaluator error"
             if ev.passed is not None:
-                return ("pass", "passed") if ev.passed else ("fail", "failed")
+                return ("pass", "passed") if ev.passed else ("fail", "not passed")
             if ev.score is not None:
                 band = min(4, int(float(ev.score) * 5)) if 0 <= ev.score <= 1 else 2
                 return f"score-{band}", f"{ev.score:.3g}"
@@ -137,11 +142,37 @@ def _outcome(records: ExperimentRecords, evaluator: str | None, run: RunRecord, 
     return "run-completed", "completed"
 
 
-def _matrix(request: web.Request, cases: list[str], records: ExperimentRecords, evaluator: str | None,
-            repetitions: int) -> dict[str, Any]:
+def _evaluate_command(experiment_id: int, evaluator: str, python: bool, rescore: bool) -> str:
+    """The command that scores `evaluator` on an experiment's runs; a Python evaluator runs in the caller's code,
+    so it is named (`evalkit evaluate N` alone leaves its scores missing)."""
+    command = f"evalkit evaluate {experiment_id}" + (" --rescore" if rescore else "")
+    return command + (f" --evaluator MODULE:{evaluator}" if python else "")
+
+
+def _next_step(css: str, experiment_id: int, evaluator: str | None, python: bool, error: str | None) -> str | None:
+    """What to do about a cell: read a failed run's error, re-score an evaluator error, score what is unscored."""
+    if css in ("run-failed", "run-timeout"):
+        said = " ".join((error or "").split())
+        said = said if len(said) <= 160 else said[:159] + "…"
+        return (f"the task did not complete ({said}); open the run for its whole error" if said else
+                "the task did not complete; open the run for its error")
+    if css == "eval-error" and evaluator:
+        return (f"the evaluator could not judge this run (open it for the error); re-score with "
+                f"`{_evaluate_command(experiment_id, evaluator, python, rescore=True)}`")
+    if css == "unscored" and evaluator:
+        return f"score it with `{_evaluate_command(experiment_id, evaluator, python, rescore=False)}`"
+    if css == "fail":
+        return "the evaluator judged the answer wrong; open the run for its explanation"
+    return None
+
+
+def _matrix(request: web.Request, s: ScoringService, e: Any, records: ExperimentRecords, evaluator: str | None
+            ) -> dict[str, Any]:
+    cases, repetitions = e.cases, e.repetitions
     pages = max(1, math.ceil(len(cases) / CASES_PER_PAGE))
     number = query_int(request, "page", 1, low=1, high=pages)
     shown = cases[(number - 1) * CASES_PER_PAGE:number * CASES_PER_PAGE]
+    python = evaluator in e.code_evaluators
     # Records only for the shown cases' runs: the columns hold every run without an object each.
     columns = records.columns
     rows = []
@@ -151,14 +182,34 @@ def _matrix(request: web.Request, cases: list[str], records: ExperimentRecords, 
         for rep in range(repetitions):
             at = runs.get(rep)
             if at is None:
-                cells.append({"repetition": rep, "run_id": None, "class": "pending", "text": "not run yet"})
+                cells.append({"repetition": rep, "run_id": None, "class": "pending", "text": "not run yet",
+                              "next": None})
             else:
                 run = columns.run_record(at)
                 verdict = columns.verdict(evaluator, at) if evaluator else None
                 css, text = _outcome(records, evaluator, run, verdict)
-                cells.append({"repetition": rep, "run_id": run.run_id, "class": css, "text": text})
+                cells.append({"repetition": rep, "run_id": run.run_id, "class": css, "text": text,
+                              "next": _next_step(css, e.experiment_id, evaluator, python,
+                                                 verdict.error if verdict is not None else None)})
         rows.append({"case_id": case_id, "cells": cells})
-    return {"rows": rows, "page": number, "pages": pages, "cases": len(cases),
+    failed = [row["case_id"] for row in rows if any(c["class"] in ("run-failed", "run-timeout") for c in row["cells"])]
+    if failed:
+        # The errors of the shown runs that did not complete, read for those cases only (the columns hold none).
+        errors = {r.run_id: r.error for r in s.runs.attempts(e.experiment_id, case_ids=failed) if r.final}
+        for row in rows:
+            for cell in row["cells"]:
+                if cell["class"] in ("run-failed", "run-timeout"):
+                    cell["next"] = _next_step(cell["class"], e.experiment_id, evaluator, python,
+                                              errors.get(cell["run_id"]))
+    shown_classes = {c["class"] for row in rows for c in row["cells"]}
+    steps = []
+    if shown_classes & {"run-failed", "run-timeout"}:
+        steps.append("run failed / run timed out: the task raised, returned an error or ran out of time, so no "
+                     "evaluator judged it (the scorecard counts it as not passed); open its cell for the error")
+    if "eval-error" in shown_classes and evaluator:
+        steps.append(f"evaluator error: {evaluator} could not judge the run; open its cell for the error, then "
+                     f"re-score with `{_evaluate_command(e.experiment_id, evaluator, python, rescore=True)}`")
+    return {"rows": rows, "page": number, "pages": pages, "cases": len(cases), "next_steps": steps,
             "prev_url": with_query(request, page=number - 1) if number > 1 else None,
             "next_url": with_query(request, page=number + 1) if number < pages else None}
 
@@ -183,7 +234,7 @@ async def experiment(request: web.Request) -> Page:
         bars = {ev.evaluator: interval_bar(ev.mean, ev.ci_low, ev.ci_high, label=ev.evaluator,
                                            lo=0.0, hi=1.0 if ev.kind == "pass_fail" else max(1.0, ev.ci_high or 1.0))
                 for ev in scorecard.evaluators}
-        matrix = _matrix(request, e.cases, records, chosen, e.repetitions)
+        matrix = _matrix(request, s, e, records, chosen)
         return {"e": e, "summary": summary, "scorecard": scorecard, "charts": charts, "bars": bars,
                 "matrix": matrix, "evaluator": chosen, "config": shown_config(e.config),
                 "unscored": sum(ev.unscored for ev in scorecard.evaluators), "repetitions": e.repetitions}

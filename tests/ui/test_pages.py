@@ -519,3 +519,59 @@ def test_a_page_past_the_end_says_so_and_links_the_first_page(tab: Tab, world: W
     page.click("a.first-page")
     page.wait_for_load_state()
     assert page.locator("table.spans > tbody > tr").count() == 4 and "tab=spans" in page.url
+
+
+def test_the_runs_matrix_tells_a_failed_run_from_a_failed_verdict_and_says_what_to_do(tab: Tab, world: World) -> None:
+    """Before, a run whose task raised and a run its evaluator judged wrong both read "failed" (cell, tooltip and
+    the JSON twin's text), and nothing on the page said what to do about either or about an evaluator error."""
+    holder = "ui-matrix"
+    created = world.served.ok("POST", "/api/experiments", {
+        "agent": world.agent, "dataset": world.dataset, "name": "mixed outcomes", "evaluators": ["same_answer"],
+        "repetitions": 2, "lease": {"holder": holder, "ttl_seconds": 300}}, token=world.token)
+    eid = created["experiment_id"]
+
+    def record(case_id: str, rep: int, status: str, **more: Any) -> str:
+        run = world.served.ok("POST", f"/api/experiments/{eid}/runs", {
+            "lease_holder": holder, "case_id": case_id, "repetition": rep, "session_id": f"matrix-{case_id}-{rep}",
+            "status": status, **more}, token=world.token)
+        return str(run["run_id"])
+
+    record("capital", 0, "failed", error="RuntimeError: tool backend reset")
+    wrong = record("capital", 1, "completed", answer="Lyon")
+    broken = record("sum", 0, "completed", answer="4")
+    right = record("sum", 1, "completed", answer="4")
+    world.served.ok("POST", f"/api/experiments/{eid}/evaluations", {"lease_holder": holder, "evaluations": [
+        {"run_id": wrong, "evaluator": "same_answer", "score": 0.0, "passed": False, "explanation": "Lyon vs Paris"},
+        {"run_id": broken, "evaluator": "same_answer", "error": "ConnectionError: grader unreachable"},
+        {"run_id": right, "evaluator": "same_answer", "score": 1.0, "passed": True}]}, token=world.token)
+    tab.login(world.token)
+    tab.go(f"/experiments/{eid}")
+    page = tab.page
+
+    def cell(case_id: str, rep: int) -> Any:
+        return page.locator("table.matrix tr", has_text=case_id).locator("td.cell").nth(rep)
+
+    assert cell("capital", 0).inner_text() == "run failed"
+    assert cell("capital", 1).inner_text() == "not passed"
+    assert cell("sum", 0).inner_text() == "evaluator error"
+    assert cell("sum", 1).inner_text() == "passed"
+    failed_title = cell("capital", 0).locator("a").get_attribute("title")
+    assert "RuntimeError: tool backend reset" in failed_title, failed_title
+    rescore = f"`evalkit evaluate {eid} --rescore --evaluator MODULE:same_answer`"
+    assert rescore in cell("sum", 0).locator("a").get_attribute("title")
+    steps = page.inner_text("ul.next-steps")
+    assert "run failed" in steps and "open its cell for the error" in steps and rescore in steps, steps
+    tab.shot("matrix-outcomes")
+    # The failed run's cell leads to its error.
+    cell("capital", 0).locator("a").click()
+    page.wait_for_load_state()
+    assert "RuntimeError: tool backend reset" in page.inner_text(".error-box")
+
+    twin = tab.go(f"/experiments/{eid}?format=json").json()
+    cells = {(row["case_id"], c["repetition"]): c for row in twin["matrix"]["rows"] for c in row["cells"]}
+    assert (cells[("capital", 0)]["class"], cells[("capital", 0)]["text"]) == ("run-failed", "run failed")
+    assert (cells[("capital", 1)]["class"], cells[("capital", 1)]["text"]) == ("fail", "not passed")
+    assert "RuntimeError: tool backend reset" in cells[("capital", 0)]["next"]
+    assert rescore in cells[("sum", 0)]["next"]
+    assert cells[("color", 0)] == {"repetition": 0, "run_id": None, "class": "pending", "text": "not run yet",
+                                   "next": None}
