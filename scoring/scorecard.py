@@ -509,6 +509,9 @@ class MetricSummary(_Model):
     `total` is None whenever any run lacks the value: a cost total that silently
     skipped unpriced runs would read as a smaller bill. `known_total` is the sum
     over the runs that have it (a lower bound when `missing` > 0).
+    `mean`, `p50` and `p90` are over the `n` runs that have the value, never with
+    the others taken as 0: for cost, over the priced runs only (shown with their
+    count when some are unpriced), and None (unknown) when none is priced.
     Percentiles are linear interpolation between closest ranks (numpy's default).
     """
 
@@ -516,9 +519,9 @@ class MetricSummary(_Model):
     missing: int = Field(description="runs without a value (for cost: unpriced)")
     total: float | None
     known_total: float
-    mean: float | None
-    p50: float | None
-    p90: float | None
+    mean: float | None = Field(description="over the n runs with a value (cost: the priced ones); None when n = 0")
+    p50: float | None = Field(description="over the n runs with a value; None when n = 0")
+    p90: float | None = Field(description="over the n runs with a value; None when n = 0")
 
 
 class EvaluatorScorecard(_Model):
@@ -735,10 +738,14 @@ def _notes(
                 f"{e.evaluator}: {e.unpriced_evaluations} evaluation(s) unpriced; its cost is unknown."
             )
     if cost.missing:
+        # Said beside the per-run figures too: a mean or p50 over 2 priced runs of 10 must not read as all 10's.
+        spread = (f"its mean, p50 and p90 are over the {cost.n} priced run(s) only" if cost.n else
+                  "its mean, p50 and p90 are unknown too (no run is priced)")
         notes.append(
             f"{cost.missing} run(s) are unpriced, so the total cost is unknown "
-            f"(at least ${cost.known_total:.4f}); price their model with a rule in <data-dir>/prices.yaml "
-            "(docs/trajectories.md, Prices) and restart `evalkit serve`: runs recorded from then on are priced."
+            f"(at least ${cost.known_total:.4f}) and {spread}; price their model with a rule in "
+            "<data-dir>/prices.yaml (docs/trajectories.md, Prices) and restart `evalkit serve`: runs recorded from "
+            "then on are priced."
         )
     return notes
 
@@ -858,9 +865,20 @@ def _metric_rows(sc: Scorecard) -> list[tuple[str, str, str, str]]:
             )
         return (name, total, _num(m.p50, digits), _num(m.p90, digits))
 
+    def cost_row() -> tuple[str, str, str, str]:
+        m = sc.cost_usd
+        if not m.missing:
+            return row("cost (USD)", m, 4, _money(m))
+        # Over the priced runs only, saying how many: taken alone, "0.0000" read as what a run costs when most runs
+        # were unpriced and the priced few cost nothing (a run that failed before its first model call).
+        if m.n == 0:
+            return ("cost (USD)", _money(m), "unknown", "unknown")
+        of = f" ({m.n} of {m.n + m.missing} priced)"
+        return ("cost (USD)", _money(m), _num(m.p50, 4) + of, _num(m.p90, 4) + of)
+
     spent = any(e.cost_usd or e.unpriced_evaluations for e in sc.evaluators)
     return [
-        row("cost (USD)", sc.cost_usd, 4, _money(sc.cost_usd)),
+        cost_row(),
         *([("evaluator cost (USD)", _evaluator_money(sc), "–", "–")] if spent else []),
         row("tokens", sc.tokens, 0),
         row("duration (s)", sc.duration_seconds, 1),

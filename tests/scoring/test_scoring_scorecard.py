@@ -190,6 +190,32 @@ def test_cost_is_unknown_when_any_run_is_unpriced():
     assert "$0.0000" not in text
 
 
+def test_per_run_cost_is_over_the_priced_runs_and_says_how_many_or_unknown():
+    """Before: with 8 runs unpriced and 2 priced at $0 (they failed before any model call), the table's p50 and p90
+    read 0.0000 (the UI's mean $0 too), as if a run cost nothing; they are over the 2 priced runs and now say so."""
+    runs = [run(f"u{i}", cost_usd=None, input_tokens=1000, output_tokens=100) for i in range(8)]
+    runs += [run("f0", status="failed", cost_usd=0.0, input_tokens=0, output_tokens=0),
+             run("f1", status="failed", cost_usd=0.0, input_tokens=0, output_tokens=0)]
+    sc = build_scorecard(ExperimentRecords(runs))
+    assert (sc.cost_usd.n, sc.cost_usd.missing, sc.cost_usd.mean, sc.cost_usd.p50) == (2, 8, 0.0, 0.0)
+    text = render_text(sc, width=200)
+    cost_line = next(line for line in text.splitlines() if "cost (USD)" in line)
+    assert cost_line.count("0.0000 (2 of 10 priced)") == 2, cost_line
+    assert any("mean, p50 and p90 are over the 2 priced run(s) only" in n for n in sc.notes), sc.notes
+    markdown = render_markdown(sc)
+    assert "| unknown (≥ $0.0000, 8 unpriced) | 0.0000 (2 of 10 priced) | 0.0000 (2 of 10 priced) |" in markdown
+
+    # None priced: every cost figure is unknown, never "–" (nothing to show) or $0.
+    none = build_scorecard(ExperimentRecords([run(f"u{i}", cost_usd=None, input_tokens=10) for i in range(3)]))
+    assert none.cost_usd.mean is None and none.cost_usd.p50 is None
+    assert "| cost (USD) | unknown | unknown | unknown |" in render_markdown(none)
+    assert any("mean, p50 and p90 are unknown too" in n for n in none.notes), none.notes
+
+    # All priced: the figures alone, as before.
+    priced = build_scorecard(ExperimentRecords([run("a", cost_usd=0.1), run("b", cost_usd=0.3)]))
+    assert "| cost (USD) | $0.4000 | 0.2000 | 0.2800 |" in render_markdown(priced)
+
+
 def test_trajectory_status_counts():
     runs = [
         run("a", traj="valid"),

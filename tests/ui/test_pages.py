@@ -575,3 +575,32 @@ def test_the_runs_matrix_tells_a_failed_run_from_a_failed_verdict_and_says_what_
     assert rescore in cells[("sum", 0)]["next"]
     assert cells[("color", 0)] == {"repetition": 0, "run_id": None, "class": "pending", "text": "not run yet",
                                    "next": None}
+
+
+def test_per_run_cost_is_over_the_priced_runs_with_their_count(tab: Tab, world: World) -> None:
+    """Before: with most runs unpriced and the priced few at $0 (they failed before any model call), the page's
+    cost row read mean $0, p50 $0, p90 $0 beside "6 unpriced", as if a run cost nothing."""
+    holder = "ui-cost"
+    created = world.served.ok("POST", "/api/experiments", {
+        "agent": world.agent, "dataset": world.dataset, "name": "mostly unpriced", "evaluators": ["same_answer"],
+        "repetitions": 2,
+        "lease": {"holder": holder, "ttl_seconds": 300}}, token=world.token)
+    eid = created["experiment_id"]
+    for i, case_id in enumerate(("capital", "sum", "color", "xss")):
+        for rep in range(2):
+            failed = i == 0  # capital: both repetitions failed before their first model call, priced at $0
+            world.served.ok("POST", f"/api/experiments/{eid}/runs", {
+                "lease_holder": holder, "case_id": case_id, "repetition": rep, "session_id": f"cost-{case_id}-{rep}",
+                "status": "failed" if failed else "completed", "answer": None if failed else "x",
+                "error": "RateLimitError: try later" if failed else None,
+                "metrics": {"cost_usd": 0.0, "input_tokens": 0, "output_tokens": 0} if failed else
+                {"input_tokens": 1000, "output_tokens": 100}}, token=world.token)
+    tab.login(world.token)
+    tab.go(f"/experiments/{eid}")
+    row = tab.page.locator("table.metrics tr", has_text="cost")
+    cells = [row.locator("td").nth(i).inner_text() for i in range(5)]
+    assert cells == ["unknown", "$0 (2 of 8 priced)", "$0 (2 of 8 priced)", "$0 (2 of 8 priced)", "6 unpriced"], cells
+    assert "mean, p50 and p90 are over the 2 priced run(s) only" in tab.page.inner_text("ul.notes")
+    tab.shot("cost-mostly-unpriced")
+    card = tab.go(f"/experiments/{eid}?format=json").json()["scorecard"]["cost_usd"]
+    assert (card["n"], card["missing"], card["total"], card["mean"]) == (2, 6, None, 0.0)
