@@ -1,4 +1,5 @@
-"""OTLP/HTTP receiver: `POST /v1/traces` and `POST /v1/logs`, protobuf or JSON, gzip or not.
+"""OTLP/HTTP receiver: `POST /v1/traces` and `POST /v1/logs`, protobuf or JSON, compressed or not
+(the encodings an OpenTelemetry Collector's receiver reads, and br).
 
 Answers follow the OTLP/HTTP specification: 200 with partial success, 400 for a
 malformed body or one the store refuses for what it is (never retried), 401 for a
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 import json
 import logging
+import mmap
 import zlib
 from collections.abc import Awaitable, Callable
 
+import cramjam
 from aiohttp import web
-from aiohttp.compression_utils import HAS_ZSTD
+from aiohttp.compression_utils import HAS_BROTLI, HAS_ZSTD
 from aiohttp.http_exceptions import ContentEncodingError
 from aiohttp.web_protocol import RequestPayloadError
 from google.protobuf import json_format
@@ -42,10 +45,53 @@ log = logging.getLogger("evalkit.ingest.otlp_http")
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
-# aiohttp decompresses these itself; zstd needs the zstd module (backports.zstd before Python 3.14).
-_ENCODINGS = frozenset({"identity", "gzip", "deflate"} | ({"zstd"} if HAS_ZSTD else set()))
-# What aiohttp raises for a body that does not decompress.
+# aiohttp decompresses these itself, streaming, so the body's size limit holds for what they decompress to;
+# zstd needs the zstd module (backports.zstd before Python 3.14), br the Brotli module (1.2 or later, which
+# decompresses in bounded steps).
+_AIOHTTP_ENCODINGS = frozenset({"identity", "gzip", "deflate"} | ({"zstd"} if HAS_ZSTD else set())
+                               | ({"br"} if HAS_BROTLI else set()))
+# The rest of what the OpenTelemetry Collector's receiver reads (confighttp): aiohttp leaves these bodies as
+# they came, `decompress` reads them. "snappy" is the block format, or the framed one when the body starts
+# with the framing format's stream identifier (as the Collector tells them apart); "lz4" is the LZ4 frame
+# format; "zlib" is what the Collector also reads as "deflate".
+_SNAPPY_FRAMED = b"\xff\x06\x00\x00sNaPpY"
+_DECOMPRESS_INTO = {"zlib": cramjam.zlib.decompress_into, "lz4": cramjam.lz4.decompress_into,
+                    "x-snappy-framed": cramjam.snappy.decompress_into}
+_ENCODINGS = _AIOHTTP_ENCODINGS | {"snappy", *_DECOMPRESS_INTO}
+# What aiohttp raises for a body that does not decompress (and `decompress`, a ValueError).
 _BAD_BODY = (ContentEncodingError, RequestPayloadError, ValueError, OSError, EOFError, zlib.error)
+
+
+class OverLimit(Exception):
+    """A body larger once decompressed than the request size limit."""
+
+
+def decompress(body: bytes, encoding: str, limit: int) -> bytes:
+    """`body` decompressed as `encoding` (one aiohttp does not read); OverLimit past `limit` bytes.
+
+    The output goes into a buffer of `limit` + 1 bytes and the decoder stops when it is full, so a small
+    body that decompresses to gigabytes costs no more memory than a body at the limit (the buffer is
+    mapped: only the pages written take memory). A snappy block says its length first: checked before.
+    """
+    if not body:
+        return body  # as aiohttp reads an empty compressed body: an empty request
+    try:
+        if encoding == "snappy" and not body.startswith(_SNAPPY_FRAMED):
+            size = cramjam.snappy.decompress_raw_len(body)
+            if size > limit:
+                raise OverLimit(size)
+            return bytes(cramjam.snappy.decompress_raw(body))
+        decompress_into = _DECOMPRESS_INTO["x-snappy-framed" if encoding == "snappy" else encoding]
+        with mmap.mmap(-1, limit + 1) as out:
+            size = decompress_into(body, out)
+            if size > limit:
+                raise OverLimit(size)
+            return out[:size]
+    except cramjam.DecompressionError as exc:
+        # The decoders' writer says this when the buffer is full before the body ends.
+        if "failed to write whole buffer" in str(exc):
+            raise OverLimit(limit + 1) from None
+        raise ValueError(str(exc)) from None
 
 
 def _reply(message: Message, content_type: str, status: int = 200,
@@ -83,12 +129,17 @@ def _endpoint(ingest: Ingest, kind: str, handle: Handler,
             # The key first: nothing of the body is read for a request that may not write.
             agent = await ingest.authenticate(request.headers.get("Authorization"))
             with ingest.admit(request.content_length or 0) as reservation:
+                limit = request.app["max_request_bytes"]
                 try:
                     body = await request.read()
-                except web.HTTPRequestEntityTooLarge:
+                    if encoding not in _AIOHTTP_ENCODINGS:
+                        body = await ingest.pool.run(decompress, body, encoding, limit)
+                except (web.HTTPRequestEntityTooLarge, OverLimit):
+                    decompressed = " once decompressed" if encoding != "identity" else ""
                     return _error(413, code_pb2.INVALID_ARGUMENT,
-                                  f"request is over the limit of {request.app['max_request_bytes']} bytes; "
-                                  "export smaller batches (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", reply_as)
+                                  f"request is over the limit of {limit} bytes{decompressed} "
+                                  "(EVALKIT_MAX_REQUEST_BYTES); export smaller batches "
+                                  "(OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", reply_as)
                 except _BAD_BODY as exc:
                     return _error(400, code_pb2.INVALID_ARGUMENT,
                                   f"the body could not be read as {encoding} ({exc}); send it compressed as "
