@@ -671,6 +671,11 @@ def _fault(request: web.Request, exc: BaseException) -> web.Response:
                        "This is a bug: report it with the request id and what you sent")
 
 
+# The longest request line (method, path and query) the API port reads: aiohttp's default, 8,190 bytes, answered a
+# longer one with its own plain-text 400 before any route saw it, and a filter or search URL can be longer.
+MAX_URL_BYTES = 64 * 1024
+
+
 def api_app(context: Context, modules: Iterable[RouteModule] = ()) -> web.Application:
     app = web.Application(middlewares=[_errors], client_max_size=context.settings.max_api_body_bytes)
     app["context"] = context

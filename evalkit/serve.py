@@ -21,7 +21,7 @@ import grpc
 from aiohttp import web
 
 from evalkit.access import Access
-from evalkit.api import Context, RouteModule, api_app
+from evalkit.api import MAX_URL_BYTES, Context, RouteModule, api_app
 from evalkit.engine_memory import EngineMemory, machine_memory_bytes, write_config_file
 from evalkit.ingest import export_schema
 from evalkit.ingest.decode import LOG_COLUMNS, Limits
@@ -271,14 +271,15 @@ class Service:
                                                      s.otlp_http_port, "--otlp-http-port")
         self.context.extras["ports"] = {"grpc": self.grpc_port, "otlp_http": self.otlp_http_port}
         self.api_port = await self._serve_http(api_app(self.context, self.route_modules), s.api_port,
-                                               "--api-port")
+                                               "--api-port", max_line_size=MAX_URL_BYTES)
         self._tasks.append(asyncio.get_running_loop().create_task(self._become_ready(), name="store-ready"))
         self.say(f"evalkit: OTLP/gRPC on {s.host}:{self.grpc_port}, OTLP/HTTP on http://{s.host}:"
                  f"{self.otlp_http_port}/v1/traces, API on http://{s.host}:{self.api_port} "
                  f"(store {self.store.redacted_url})")
 
-    async def _serve_http(self, app: web.Application, port: int, flag: str) -> int:
-        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=5.0)
+    async def _serve_http(self, app: web.Application, port: int, flag: str, max_line_size: int = 8190) -> int:
+        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=5.0,
+                               max_line_size=max_line_size)
         await runner.setup()
         site = web.TCPSite(runner, self.settings.host, port)
         try:

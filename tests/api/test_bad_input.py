@@ -128,3 +128,16 @@ async def test_unknown_routes_and_methods_say_where_the_routes_are(svc: Service)
     assert reply.status == 404 and "GET /api/openapi.json" in reply.body["error"]["message"], reply.text
     reply = await asyncio.to_thread(http, "DELETE", svc.api + "/api/me", None)
     assert reply.status == 405 and "GET" in reply.body["error"]["message"], reply.text
+
+
+async def test_a_long_filter_url_reaches_the_api(svc: Service) -> None:
+    """aiohttp's default request line, 8,190 bytes, was the API's limit: a longer URL got a plain-text 400
+    before any route saw it. A search of tens of kilobytes is answered by the API itself."""
+    agent, key = await svc.new_agent()
+    await svc.send(key, [root(1, 1, "s1", 0, 3)])
+    for length in (10_000, 60_000):
+        reply = await svc.get(f"/api/agents/{agent}/sessions?search={'s' * length}")
+        assert reply.status == 200, (length, reply.status, reply.text[:200])
+        assert reply.body["sessions"] == [], reply.body
+        reply = await svc.get(f"/api/experiments?agent={'a' * length}@acme")
+        assert reply.status == 200 and reply.body == {"experiments": []}, (length, reply.text[:200])
