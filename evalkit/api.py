@@ -100,7 +100,20 @@ class Caller:
     def require_workspace(self, workspace: str) -> None:
         if self.is_admin or workspace in self.workspaces:
             return
-        raise ApiError(404, f"workspace {workspace!r} is not visible to this token")
+        raise ApiError(404, f"workspace {workspace!r} does not exist or is not visible to this token; list yours "
+                            "with `evalkit workspaces list` (GET /api/workspaces)")
+
+
+async def require_existing_workspace(request: web.Request, caller: Caller, workspace: str) -> None:
+    """`Caller.require_workspace`, and for the server admin, who sees every workspace, that it exists: without
+    this a misspelt name listed nothing with a 200, as if the workspace were empty (a user's or key's
+    workspaces are ones that exist)."""
+    caller.require_workspace(workspace)
+    if caller.is_admin:
+        context: Context = request.app["context"]
+        if not await asyncio.to_thread(context.access.workspace_exists, workspace):
+            raise ApiError(404, f"workspace {workspace!r} does not exist; list the workspaces with "
+                                "`evalkit workspaces list` (GET /api/workspaces)")
 
 
 @dataclass
@@ -398,6 +411,7 @@ async def _me(request: web.Request) -> web.Response:
 async def _members(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     workspace = request.match_info["workspace"]
+    await require_existing_workspace(request, caller, workspace)
     caller.require_role(workspace, "reader", "list members")
     context: Context = request.app["context"]
     members = await asyncio.to_thread(context.access.members, workspace)
@@ -432,7 +446,7 @@ async def _set_member(request: web.Request) -> web.Response:
             raise ApiError(409, f"{user!r} is the last owner of {workspace!r}; make someone else owner first")
         context.access.set_member(workspace, user, role, added_by=caller.name)
 
-    caller.require_workspace(workspace)
+    await require_existing_workspace(request, caller, workspace)
     await asyncio.to_thread(change)
     return json_response({"workspace": workspace, "user": user, "role": role})
 
@@ -440,7 +454,7 @@ async def _set_member(request: web.Request) -> web.Response:
 async def _remove_member(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     workspace, user = request.match_info["workspace"], request.match_info["user"]
-    caller.require_workspace(workspace)
+    await require_existing_workspace(request, caller, workspace)
     context: Context = request.app["context"]
 
     def remove() -> bool:
@@ -479,7 +493,10 @@ async def _create_agent(request: web.Request) -> web.Response:
 async def _list_agents(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     context: Context = request.app["context"]
-    agents = await asyncio.to_thread(context.access.list_agents, request.query.get("workspace"))
+    workspace = request.query.get("workspace")
+    if workspace:
+        await require_existing_workspace(request, caller, workspace)
+    agents = await asyncio.to_thread(context.access.list_agents, workspace)
     return json_response({"agents": [agent_view(a) for a in agents
                                      if caller.is_admin or a.workspace in caller.workspaces]})
 

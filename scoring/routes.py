@@ -9,7 +9,16 @@ from typing import Any
 
 from aiohttp import web
 
-from evalkit.api import ApiError, Caller, Context, caller_of, json_response, parse_body, read_json
+from evalkit.api import (
+    ApiError,
+    Caller,
+    Context,
+    caller_of,
+    json_response,
+    parse_body,
+    read_json,
+    require_existing_workspace,
+)
 from evalkit.outbound import OutboundPolicy
 from evalkit.query_params import MAX_INT, bool_param, choice_param, float_param, int_param, whole_number
 
@@ -70,6 +79,7 @@ async def put_evaluator(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     s = _svc(request)
     workspace = s.workspace_of_path(caller, request.match_info["workspace"])
+    await require_existing_workspace(request, caller, workspace)
     caller.require_role(workspace, "admin", "register evaluators")
     spec = await read_json(request)
     name = request.match_info["name"]
@@ -86,6 +96,7 @@ async def list_evaluators(request: web.Request) -> web.Response:
     caller = await caller_of(request)
     s = _svc(request)
     workspace = s.workspace_of_path(caller, request.match_info["workspace"])
+    await require_existing_workspace(request, caller, workspace)
     caller.require_role(workspace, "reader")
     found = await asyncio.to_thread(s.workspace_evaluators, workspace)
     return json_response({"evaluators": [{"name": n, "spec": v} for n, v in sorted(found.items())]})
@@ -96,6 +107,7 @@ async def _blob_target(request: web.Request, role: str) -> tuple[Caller, Scoring
     caller = await caller_of(request)
     s = _svc(request)
     workspace = await asyncio.to_thread(s.workspace_of_path, caller, request.match_info["workspace"])
+    await require_existing_workspace(request, caller, workspace)
     caller.require_role(workspace, role, "put blobs" if role == "writer" else "read blobs")
     return caller, s, workspace, request.match_info.get("sha256", "")
 
@@ -245,6 +257,7 @@ async def list_datasets(request: web.Request) -> web.Response:
     workspace = request.query.get("workspace")
     if workspace:
         workspace = s.workspace_of_path(caller, workspace)
+        await require_existing_workspace(request, caller, workspace)
         caller.require_role(workspace, "reader")
     visible = None if caller.is_admin and not workspace else ([workspace] if workspace else sorted(caller.workspaces))
     found = await asyncio.to_thread(s.datasets.latest_of_each, visible)
@@ -342,6 +355,7 @@ async def list_experiments(request: web.Request) -> web.Response:
     s = _svc(request)
     workspace = request.query.get("workspace")
     if workspace:
+        await require_existing_workspace(request, caller, workspace)
         caller.require_role(workspace, "reader")
     visible = [workspace] if workspace else (None if caller.is_admin else sorted(caller.workspaces))
     limit = int_param(request, "limit", 50, low=1, high=1000)
