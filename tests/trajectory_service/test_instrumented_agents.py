@@ -5,8 +5,9 @@ and by OpenLLMetry against a local fake OpenAI-compatible endpoint."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -100,17 +101,26 @@ async def _chat(request: web.Request) -> web.Response:
     return web.json_response(_completion({"role": "assistant", "content": "It is sunny in Paris."}, 80, 10, "stop"))
 
 
-@pytest.fixture
-async def fake_openai() -> AsyncIterator[str]:
+@contextlib.asynccontextmanager
+async def _openai_endpoint(chat: Callable[[web.Request], Awaitable[web.Response]]) -> AsyncIterator[str]:
+    """A local OpenAI-compatible endpoint answering chat completions with `chat`; yields its base URL."""
     app = web.Application()
-    app.router.add_post("/v1/chat/completions", _chat)
+    app.router.add_post("/v1/chat/completions", chat)
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    yield f"http://127.0.0.1:{port}/v1"
-    await runner.cleanup()
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def fake_openai() -> AsyncIterator[str]:
+    async with _openai_endpoint(_chat) as url:
+        yield url
 
 
 def _weather_agent(base_url: str) -> str:
@@ -178,15 +188,8 @@ async def _capitals(request: web.Request) -> web.Response:
 
 @pytest.fixture
 async def capitals_openai() -> AsyncIterator[str]:
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", _capitals)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    yield f"http://127.0.0.1:{port}/v1"
-    await runner.cleanup()
+    async with _openai_endpoint(_capitals) as url:
+        yield url
 
 
 def _closed_port_url() -> str:
