@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from evalkit.scoring_hint import EVALUATOR_REF
 
 from .compare import GateConfig
 
@@ -39,6 +41,9 @@ class CreateExperiment(_Body):
     model: str | None = None
     judge: dict[str, Any] | None = None
     evaluators: list[str] = Field(default_factory=list)
+    evaluator_refs: dict[str, str] = Field(
+        default_factory=dict, description="Python evaluator name → `module:name` that loads it (`evalkit evaluate "
+        "--evaluator`): kept so that every \"finish scoring with …\" names the command that scores them")
     capabilities: dict[str, Any] = Field(default_factory=dict)
     budget_usd: float | None = Field(default=None, ge=0)
     name: str = ""
@@ -48,6 +53,16 @@ class CreateExperiment(_Body):
     credentials: dict[str, str] = Field(default_factory=dict)
     lease: LeaseRequest | None = None
     run_settings: RunSettings | None = None
+
+
+    @field_validator("evaluator_refs")
+    @classmethod
+    def _refs(cls, refs: dict[str, str]) -> dict[str, str]:
+        bad = sorted(name for name, ref in refs.items() if not EVALUATOR_REF.match(ref))
+        if bad:
+            raise ValueError(f"evaluator_refs of {', '.join(bad)}: write where each is loaded from as module:name "
+                             "(e.g. my_evals:exact_match), without spaces")
+        return refs
 
 
 class RecordRun(_Body):

@@ -19,6 +19,7 @@ from typing import Any
 from evalkit.access import Access, Agent, NotFound
 from evalkit.api import ApiError, Caller
 from evalkit.outbound import OutboundPolicy
+from evalkit.scoring_hint import finish_scoring_hint, python_evaluator_refs
 from evalkit.store import Store
 from evalkit.trajectory.prices import PriceBook
 
@@ -54,16 +55,18 @@ NOT_READ_YET = "not read yet: recorded as its task returned, before its session 
 INTERRUPTED = "interrupted: evalkit server shut down"
 
 
-def not_yet_run(experiment_id: int, left: int) -> str:
+def not_yet_run(e: Experiment, left: int) -> str:
     """Why an experiment cannot be scored in full yet, and what to do."""
+    experiment_id = e.experiment_id
     return (f"experiment {experiment_id} has {left} run(s) not yet run (no attempt recorded); finish them with "
             f"`run_experiment(..., resume={experiment_id})` or `evalkit run … --resume {experiment_id}`, or score "
-            f"what is there with \"partial\": true (`evaluate_experiment(experiment_id={experiment_id}, "
-            "partial=True)`). Failed and timed-out runs are results: they never block scoring")
+            f"what is there with \"partial\": true ({evaluate_hint(e, partial=True)}). Failed and timed-out runs "
+            "are results: they never block scoring")
 
 
-def evaluate_hint(experiment_id: int) -> str:
-    return f"`evalkit evaluate {experiment_id}` or `evaluate_experiment(experiment_id={experiment_id})`"
+def evaluate_hint(e: Experiment, *, rescore: bool = False, partial: bool = False) -> str:
+    """The command (and SDK call) that finishes scoring `e`, its Python evaluators named."""
+    return finish_scoring_hint(e.experiment_id, python_evaluator_refs(e.config), rescore=rescore, partial=partial)
 
 
 class ScoringService:
@@ -207,7 +210,9 @@ class ScoringService:
             "dataset_workspace": ds_workspace, "dataset_name": ds_name, "dataset_version": version.version,
             "git_revision": version.git_revision or None, "case_ids": req.case_ids, "split": req.split,
             "repetitions": req.repetitions, "model": req.model, "judge": judge,
-            "code_evaluators": list(dict.fromkeys(req.evaluators)), "service_evaluators": specs,
+            "code_evaluators": list(dict.fromkeys(req.evaluators)),
+            "code_evaluator_refs": {n: r for n, r in req.evaluator_refs.items() if n in req.evaluators},
+            "service_evaluators": specs,
             "case_evaluators": case_evaluators, "capabilities": capabilities or req.capabilities,
             "evalkit_version": req.evalkit_version or evalkit_version, "server_version": evalkit_version,
             "budget_usd": req.budget_usd, "name": req.name, "description": req.description, "metadata": req.metadata,
@@ -510,7 +515,7 @@ class ScoringService:
     async def evaluate(self, caller: Caller, e: Experiment, req: EvaluateRequest) -> dict[str, Any]:
         left = await asyncio.to_thread(self.unrecorded, e)
         if left and not req.partial:
-            raise ApiError(409, not_yet_run(e.experiment_id, left))
+            raise ApiError(409, not_yet_run(e, left))
         if req.refetch_trajectories:
             await asyncio.to_thread(self.refetch, e, ["partial", "unavailable"])
         else:
@@ -581,7 +586,7 @@ class ScoringService:
                                     f"{', '.join(allowed) or 'nothing'} from here{hint}")
             if req.status == "completed" and (self.unrecorded(e) or self.unscored(e)):
                 raise ApiError(409, f"experiment {e.experiment_id} is not fully scored; finish it with "
-                                    f"{evaluate_hint(e.experiment_id)}")
+                                    f"{evaluate_hint(e)}")
             e = self.set_status(e, req.status, req.reason)
             if req.status == "evaluating":
                 e = self.after_scoring(e)  # nothing to score: completed at once, as when the service moves it
@@ -593,7 +598,7 @@ class ScoringService:
         if e.status in FINAL_STATUSES:
             raise ApiError(409, f"experiment {e.experiment_id} is {e.status}"
                            + (f"; {resume_hint(e.experiment_id)}" if e.status != "completed" else
-                              f"; score it again with {evaluate_hint(e.experiment_id)}"))
+                              f"; score it again with {evaluate_hint(e, rescore=True)}"))
         if e.config.get("agent_kind") == "harness":
             raise ApiError(409, f"experiment {e.experiment_id} runs a harness agent: the service drives it and "
                                 "holds its lease")
@@ -645,7 +650,7 @@ class ScoringService:
         pending = self.pending(e)
         if not pending:
             raise ApiError(409, f"experiment {e.experiment_id} has no runs left; score it with "
-                                f"{evaluate_hint(e.experiment_id)}")
+                                f"{evaluate_hint(e)}")
         harness = e.config.get("agent_kind") == "harness"
         lease_view = None
         now = self.clock()
@@ -717,7 +722,7 @@ class ScoringService:
                                         "with allow_incomplete=true (`--allow-incomplete`)")
                 if self.unscored(x):
                     raise ApiError(409, f"experiment {x.experiment_id} is not fully scored; finish it with "
-                                        f"{evaluate_hint(x.experiment_id)} (or pass allow_incomplete=true)")
+                                        f"{evaluate_hint(x)} (or pass allow_incomplete=true)")
         cand, base = self._cached(e), self._cached(baseline)
         cand_records = cand.records if cand is not None else self._read_records(e)
         base_records = base.records if base is not None else self._read_records(baseline)

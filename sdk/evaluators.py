@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 from collections.abc import Callable
 from typing import Any, overload
 
@@ -49,6 +50,22 @@ class PythonEvaluator:
                             f"use any of {', '.join(EVALUATOR_PARAMETERS)}")
         self.__name__ = self.name
         self.__doc__ = fn.__doc__
+        # Where `evalkit evaluate --evaluator` loads it from: the CLI sets the spec it loaded (see `ref`).
+        self.source: str | None = None
+
+    @property
+    def ref(self) -> str | None:
+        """`module:attribute` that loads this evaluator again, recorded on the experiment so that every "finish
+        scoring with …" names it; None when not known: a function of a script run as `__main__` (loading that
+        file would run the script again) or one that is no module's attribute (defined inside a function)."""
+        if self.source:
+            return self.source
+        module_name = getattr(self.fn, "__module__", None)
+        module = sys.modules.get(module_name) if module_name and module_name != "__main__" else None
+        for attribute in dict.fromkeys((self.fn.__name__, self.name)):
+            if module is not None and getattr(module, attribute, None) is self:
+                return f"{module_name}:{attribute}"
+        return None
 
     def __repr__(self) -> str:
         return f"<evaluator {self.name}>"

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import IO, Any
 
+from evalkit.scoring_hint import finish_scoring_hint, python_evaluator_refs
 from evalkit.sdk.client import ServiceClient, ServiceError, ServiceUnreachable
 from evalkit.sdk.config import connection, load_project
 from evalkit.sdk.evaluators import PythonEvaluator
@@ -38,7 +39,10 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
     async with ServiceClient(connection(url, token)) as client:
         service = Service(client)
         info = await service.experiment(experiment)
-        declared = set((info.get("config") or {}).get("code_evaluators") or [])
+        config = info.get("config") or {}
+        declared = set(config.get("code_evaluators") or [])
+        # name → where it is loaded from (None when not recorded): what a "finish with …" hint names.
+        refs = python_evaluator_refs(config)
         undeclared = sorted(e.name for e in checked if e.name not in declared)
         if undeclared:
             raise ValueError(f"experiment {experiment} did not declare the Python evaluator(s) "
@@ -53,7 +57,7 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
                 try:
                     refetched = await service.refetch(experiment)
                 except (ServiceError, ServiceUnreachable) as exc:
-                    raise ScoringError(experiment, checked, str(exc), rescore=rescore) from exc
+                    raise ScoringError(experiment, checked, str(exc), rescore=rescore, declared=refs) from exc
                 report.say(f"refetched {refetched.get('refetched', 0)} trajectories: "
                            f"{refetched.get('changed') or {}}")
             progress = info.get("progress") or {}
@@ -61,14 +65,15 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
             if left > 0 and not partial:
                 raise ValueError(f"experiment {experiment} has {left} run(s) not yet run; finish them with "
                                  f"run_experiment(..., resume={experiment}) (or `evalkit run … --resume "
-                                 f"{experiment}`), or score what is there with evaluate_experiment(experiment_id="
-                                 f"{experiment}, partial=True) (`evalkit evaluate {experiment} --partial`)")
+                                 f"{experiment}`), or score what is there with "
+                                 f"{finish_scoring_hint(experiment, refs, partial=True)}")
             result = await score_experiment(service, experiment, checked, None, load_project().judge_keys(),
-                                            partial=partial, rescore=rescore)
+                                            partial=partial, rescore=rescore, declared=refs)
         except asyncio.CancelledError:
             # Ctrl-C (asyncio.run cancels this coroutine): say how to finish, as run_experiment says how to resume
             # (then evaluate_experiment ends the script with status 130, see interrupt.run_blocking).
-            report.say(str(ScoringError(experiment, checked, "interrupted before it finished", rescore=rescore)))
+            report.say(str(ScoringError(experiment, checked, "interrupted before it finished", rescore=rescore,
+                                        declared=refs)))
             raise
         card = await service.scorecard(experiment)
         try:

@@ -225,7 +225,8 @@ async def _experiment_plan(service: Service, project: Project, dataset: str, age
         "agent": agent, "dataset": dataset, "dataset_version": dataset_version,
         "case_ids": list(case_ids) if case_ids is not None else None, "split": split, "repetitions": repetitions,
         "model": model, "judge": judge.model_dump(exclude_none=True) if judge else None,
-        "evaluators": [e.name for e in evaluators], "budget_usd": budget.max_cost_usd, "name": name,
+        "evaluators": [e.name for e in evaluators],
+        "evaluator_refs": {e.name: e.ref for e in evaluators if e.ref}, "budget_usd": budget.max_cost_usd, "name": name,
         "description": description, "metadata": provenance, "evalkit_version": versions()["evalkit"],
         "credentials": credentials, "lease": {"holder": holder, "ttl_seconds": ttl}}
     created = await service.create_experiment(body)

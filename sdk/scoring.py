@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalkit.scoring_hint import finish_scoring_hint
 from evalkit.sdk.client import ServiceError, ServiceUnreachable
 from evalkit.sdk.evaluators import PythonEvaluator
 from evalkit.sdk.service import Service
@@ -15,14 +16,13 @@ class ScoringError(RuntimeError):
     """Scoring stopped midway; the message says how to finish it."""
 
     def __init__(self, experiment_id: int, evaluators: Sequence[PythonEvaluator], cause: str, *,
-                 rescore: bool = False) -> None:
-        names = ", ".join(e.name for e in evaluators)
-        # Re-scoring stopped midway is finished by re-scoring: without it the runs scored before are skipped.
-        again = ", rescore=True" if rescore else ""
-        how = (f"evaluate_experiment(experiment_id={experiment_id}, evaluators=[{names}]{again})" if evaluators
-               else f"evaluate_experiment(experiment_id={experiment_id}{again})")
+                 rescore: bool = False, declared: Mapping[str, str | None] | None = None) -> None:
+        # Every Python evaluator the experiment declared (`declared`, from its config) must be passed to finish,
+        # not only those this call had; the ones at hand say best where they are loaded from.
+        python = {**(declared or {}), **{e.name: e.ref or (declared or {}).get(e.name) for e in evaluators}}
+        how = finish_scoring_hint(experiment_id, python, rescore=rescore)
         super().__init__(f"scoring experiment {experiment_id} stopped: {cause}. The runs are recorded; finish "
-                         f"scoring with {how} or `evalkit evaluate {experiment_id}{' --rescore' if rescore else ''}`")
+                         f"scoring with {how}")
         self.experiment_id = experiment_id
 
 
@@ -90,7 +90,8 @@ async def run_python_evaluators(service: Service, experiment_id: int, evaluators
 
 async def score_experiment(service: Service, experiment_id: int, evaluators: Sequence[PythonEvaluator],
                            holder: str | None, credentials: dict[str, str], *, partial: bool = False,
-                           rescore: bool = False) -> dict[str, Any]:
+                           rescore: bool = False, declared: Mapping[str, str | None] | None = None
+                           ) -> dict[str, Any]:
     """Python evaluators, then the service's; errors become a ScoringError that says how to finish."""
     try:
         published = await run_python_evaluators(service, experiment_id, evaluators, holder, rescore=rescore)
@@ -100,6 +101,6 @@ async def score_experiment(service: Service, experiment_id: int, evaluators: Seq
             body["partial"] = True
         result = await service.evaluate(experiment_id, body)
     except (ServiceError, ServiceUnreachable) as exc:
-        raise ScoringError(experiment_id, evaluators, str(exc), rescore=rescore) from exc
+        raise ScoringError(experiment_id, evaluators, str(exc), rescore=rescore, declared=declared) from exc
     result["python_evaluations"] = published
     return result

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from evalkit.api import ApiError, Caller
 from evalkit.scoring.compare import GateConfig, gate
-from evalkit.scoring.experiments import STATUSES
+from evalkit.scoring.experiments import STATUSES, Experiment
 from evalkit.scoring.scorecard import (
     EvaluationRecord,
     ExperimentRecords,
@@ -24,6 +24,7 @@ from evalkit.scoring.scorecard import (
     run_metric_summaries,
 )
 from evalkit.scoring.service import ScoringService
+from evalkit.scoring_hint import evaluate_command, python_evaluator_refs
 from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.page import Page, page, query_int, with_query
 from evalkit.ui.render import money, seconds
@@ -142,14 +143,14 @@ def _outcome(records: ExperimentRecords, evaluator: str | None, run: RunRecord, 
     return "run-completed", "completed"
 
 
-def _evaluate_command(experiment_id: int, evaluator: str, python: bool, rescore: bool) -> str:
+def _evaluate_command(e: Experiment, evaluator: str, python: bool, rescore: bool) -> str:
     """The command that scores `evaluator` on an experiment's runs; a Python evaluator runs in the caller's code,
     so it is named (`evalkit evaluate N` alone leaves its scores missing)."""
-    command = f"evalkit evaluate {experiment_id}" + (" --rescore" if rescore else "")
-    return command + (f" --evaluator MODULE:{evaluator}" if python else "")
+    named = {evaluator: python_evaluator_refs(e.config).get(evaluator)} if python else {}
+    return evaluate_command(e.experiment_id, named, rescore=rescore)
 
 
-def _next_step(css: str, experiment_id: int, evaluator: str | None, python: bool, error: str | None) -> str | None:
+def _next_step(css: str, e: Experiment, evaluator: str | None, python: bool, error: str | None) -> str | None:
     """What to do about a cell: read a failed run's error, re-score an evaluator error, score what is unscored."""
     if css in ("run-failed", "run-timeout"):
         said = " ".join((error or "").split())
@@ -158,9 +159,9 @@ def _next_step(css: str, experiment_id: int, evaluator: str | None, python: bool
                 "the task did not complete; open the run for its error")
     if css == "eval-error" and evaluator:
         return (f"the evaluator could not judge this run (open it for the error); re-score with "
-                f"`{_evaluate_command(experiment_id, evaluator, python, rescore=True)}`")
+                f"`{_evaluate_command(e, evaluator, python, rescore=True)}`")
     if css == "unscored" and evaluator:
-        return f"score it with `{_evaluate_command(experiment_id, evaluator, python, rescore=False)}`"
+        return f"score it with `{_evaluate_command(e, evaluator, python, rescore=False)}`"
     if css == "fail":
         return "the evaluator judged the answer wrong; open the run for its explanation"
     return None
@@ -189,7 +190,7 @@ def _matrix(request: web.Request, s: ScoringService, e: Any, records: Experiment
                 verdict = columns.verdict(evaluator, at) if evaluator else None
                 css, text = _outcome(records, evaluator, run, verdict)
                 cells.append({"repetition": rep, "run_id": run.run_id, "class": css, "text": text,
-                              "next": _next_step(css, e.experiment_id, evaluator, python,
+                              "next": _next_step(css, e, evaluator, python,
                                                  verdict.error if verdict is not None else None)})
         rows.append({"case_id": case_id, "cells": cells})
     failed = [row["case_id"] for row in rows if any(c["class"] in ("run-failed", "run-timeout") for c in row["cells"])]
@@ -199,7 +200,7 @@ def _matrix(request: web.Request, s: ScoringService, e: Any, records: Experiment
         for row in rows:
             for cell in row["cells"]:
                 if cell["class"] in ("run-failed", "run-timeout"):
-                    cell["next"] = _next_step(cell["class"], e.experiment_id, evaluator, python,
+                    cell["next"] = _next_step(cell["class"], e, evaluator, python,
                                               errors.get(cell["run_id"]))
     shown_classes = {c["class"] for row in rows for c in row["cells"]}
     steps = []
@@ -208,7 +209,7 @@ def _matrix(request: web.Request, s: ScoringService, e: Any, records: Experiment
                      "evaluator judged it (the scorecard counts it as not passed); open its cell for the error")
     if "eval-error" in shown_classes and evaluator:
         steps.append(f"evaluator error: {evaluator} could not judge the run; open its cell for the error, then "
-                     f"re-score with `{_evaluate_command(e.experiment_id, evaluator, python, rescore=True)}`")
+                     f"re-score with `{_evaluate_command(e, evaluator, python, rescore=True)}`")
     return {"rows": rows, "page": number, "pages": pages, "cases": len(cases), "next_steps": steps,
             "prev_url": with_query(request, page=number - 1) if number > 1 else None,
             "next_url": with_query(request, page=number + 1) if number < pages else None}

@@ -40,10 +40,11 @@ _CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in 
     (r"`?run_experiment\(\.\.\., resume=(\d+)\)`? \((?:or )?(`evalkit run [^`]*--resume \1`)\)", r"\2"),
     (r"`?evaluate_experiment\(experiment_id=(\d+), partial=True\)`? \((`evalkit evaluate \1 --partial`)\)", r"\2"),
     (r"`?run_experiment\(\.\.\., resume=(\d+)\)`?", r"`evalkit run DATASET --agent AGENT --resume \1`"),
-    (r" or `evaluate_experiment\(experiment_id=(\d+)\)`", ""),
+    (r" or `evaluate_experiment\(experiment_id=(\d+)[^`]*\)`", ""),  # scoring_hint.finish_scoring_hint's
     (r" or `?run_experiment\(\.\.\., resume=(\d+), take_over=True\)`?", ""),
     (r"with \"partial\": true \(`evaluate_experiment\(experiment_id=(\d+), partial=True\)`\)",
      r"with `evalkit evaluate \1 --partial`"),
+    (r"with \"partial\": true \((`evalkit evaluate [^`]*--partial[^`]*`)\)", r"with \1"),
     (r"allow_incomplete=true \(`--allow-incomplete`\)", "`--allow-incomplete`"),
     (r"pass allow_incomplete=true", "pass --allow-incomplete"),
     (r"`PATCH /api/agents/([^`]+)` \{\"archived\": false\}", r"`evalkit agents set \1 --unarchive`"),

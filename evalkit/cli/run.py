@@ -66,6 +66,17 @@ def load_object(spec: str) -> Any:
         raise CliError(f"{module_name} has no {attribute}", EXIT_USAGE) from exc
 
 
+def load_evaluator(spec: str) -> Any:
+    """A Python evaluator from `module:name`, remembering that spec: the experiment records it, so that every
+    "finish scoring with `evalkit evaluate N --evaluator …`" names what loads it."""
+    from evalkit.sdk.evaluators import PythonEvaluator
+
+    loaded = load_object(spec)
+    if isinstance(loaded, PythonEvaluator):
+        loaded.source = spec
+    return loaded
+
+
 def sdk_errors(fn: Callable[[], int]) -> int:
     """Run an SDK call; its exceptions become CliErrors with the right exit code."""
     from evalkit.sdk.binding import BindingError
@@ -117,7 +128,7 @@ def _run_task(args: argparse.Namespace) -> int:
     from evalkit.sdk.runner import run_experiment
 
     task = load_object(args.task)
-    evaluators = [load_object(spec) for spec in args.evaluator]
+    evaluators = [load_evaluator(spec) for spec in args.evaluator]
     result = run_experiment(
         dataset=args.dataset, agent=args.agent, task=task, evaluators=evaluators, repetitions=args.repetitions,
         concurrency=args.concurrency, case_ids=args.case or None, split=args.split, model=args.model,
@@ -170,7 +181,7 @@ def _run_harness(args: argparse.Namespace) -> int:
     if agent.get("kind") != "harness":
         raise CliError(f"agent {args.agent} is a code agent: the SDK drives it. Pass --task module:function "
                        "(e.g. --task agent:answer)", EXIT_USAGE)
-    evaluators = [load_object(spec) for spec in args.evaluator]
+    evaluators = [load_evaluator(spec) for spec in args.evaluator]
     python_names = {e.name for e in evaluators}
     if args.resume is not None:
         data = call(args, "POST", f"/api/experiments/{args.resume}/resume",
@@ -184,7 +195,9 @@ def _run_harness(args: argparse.Namespace) -> int:
             "agent": args.agent, "dataset": dataset, "dataset_version": version, "case_ids": args.case or None,
             "split": args.split, "repetitions": args.repetitions, "model": args.model,
             "budget_usd": args.max_cost_usd, "name": args.name or "", "description": args.description or "",
-            "evaluators": [e.name for e in evaluators], "credentials": load_project().judge_keys(),
+            "evaluators": [e.name for e in evaluators],
+            "evaluator_refs": {e.name: e.ref for e in evaluators if getattr(e, "ref", None)},
+            "credentials": load_project().judge_keys(),
             "run_settings": {k: v for k, v in (
                 ("timeout_seconds", args.timeout), ("retries", args.retries or None),
                 ("concurrency", args.concurrency), ("max_tokens", args.max_tokens),
@@ -259,7 +272,7 @@ def print_scorecard(args: argparse.Namespace, experiment_id: int, stream: IO[str
 def _evaluate(args: argparse.Namespace) -> int:
     from evalkit.sdk.experiments import evaluate_experiment
 
-    evaluators = [load_object(spec) for spec in args.evaluator]
+    evaluators = [load_evaluator(spec) for spec in args.evaluator]
 
     def go() -> int:
         result = evaluate_experiment(experiment_id=args.experiment, evaluators=evaluators,

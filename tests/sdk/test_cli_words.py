@@ -17,6 +17,16 @@ from evalkit.cli.http import cli_words
     ("finish them with run_experiment(..., resume=3) (or `evalkit run … --resume 3`), or score what is there "
      "with evaluate_experiment(experiment_id=3, partial=True) (`evalkit evaluate 3 --partial`)",
      "finish them with `evalkit run … --resume 3`, or score what is there with `evalkit evaluate 3 --partial`"),
+    ("experiment 4 is not fully scored; finish it with `evalkit evaluate 4 --evaluator evals:exact` or "
+     "`evaluate_experiment(experiment_id=4, evaluators=[exact])` (or pass allow_incomplete=true)",
+     "experiment 4 is not fully scored; finish it with `evalkit evaluate 4 --evaluator evals:exact` (or pass "
+     "--allow-incomplete)"),
+    ("or score what is there with \"partial\": true (`evalkit evaluate 5 --partial --evaluator evals:exact` or "
+     "`evaluate_experiment(experiment_id=5, evaluators=[exact], partial=True)`). Failed",
+     "or score what is there with `evalkit evaluate 5 --partial --evaluator evals:exact`. Failed"),
+    ("The runs are recorded; finish scoring with `evalkit evaluate 6 --rescore --evaluator MODULE:exact` or "
+     "`evaluate_experiment(experiment_id=6, evaluators=[exact], rescore=True)`",
+     "The runs are recorded; finish scoring with `evalkit evaluate 6 --rescore --evaluator MODULE:exact`"),
     ("take over now with `evalkit run … --resume 3 --take-over` or `run_experiment(..., resume=3, take_over=True)`;",
      "take over now with `evalkit run … --resume 3 --take-over`;"),
     ("take over now: `evalkit run … --resume 3 --take-over` or run_experiment(..., resume=3, take_over=True); "

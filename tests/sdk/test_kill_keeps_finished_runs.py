@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -261,8 +262,9 @@ def test_ctrl_c_while_scoring_says_how_to_finish_scoring_and_ends_at_once(served
     assert code == 130 and "Traceback" not in log, log
     # Before: "resume it with run_experiment(..., resume=N)", which the service then refused ("no runs left").
     last = log.rstrip().splitlines()[-1]
-    assert f"`evalkit evaluate {experiment_id}`" in last and "resume=" not in last, log
-    assert f"evaluate_experiment(experiment_id={experiment_id}, evaluators=[slow_check])" in last, log
+    # slow_check is a function of the script (__main__): where it loads from is not known, so it is a placeholder.
+    assert f"`evalkit evaluate {experiment_id} --evaluator MODULE:slow_check`" in last and "resume=" not in last, log
+    assert f"`evaluate_experiment(experiment_id={experiment_id}, evaluators=[slow_check])`" in last, log
 
     @evalkit.evaluator
     def slow_check(answer: str) -> bool:
@@ -422,5 +424,68 @@ def test_ctrl_c_during_evaluate_experiment_says_how_to_finish_and_exits_130_with
     assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
     assert log.rstrip().splitlines()[-1] == (
         f"scoring experiment {experiment_id} stopped: interrupted before it finished. The runs are recorded; "
-        f"finish scoring with evaluate_experiment(experiment_id={experiment_id}, evaluators=[slow_check], "
-        f"rescore=True) or `evalkit evaluate {experiment_id} --rescore`"), log
+        f"finish scoring with `evalkit evaluate {experiment_id} --rescore --evaluator MODULE:slow_check` or "
+        f"`evaluate_experiment(experiment_id={experiment_id}, evaluators=[slow_check], rescore=True)`"), log
+
+
+# A Python evaluator in a module the CLI loads (`--evaluator hint_evals:slow_check`): it blocks (a slow model call)
+# until the test releases it.
+HINT_EVALS = """
+import os, pathlib, time
+import evalkit
+
+@evalkit.evaluator
+def slow_check(answer):
+    marks = pathlib.Path(os.environ["HINT_MARKS"])
+    if not (marks / "release").exists():
+        (marks / "blocked").touch()
+        time.sleep(600)
+    return True
+"""
+
+
+def test_the_printed_finish_command_names_the_python_evaluator_and_running_it_finishes_scoring(
+        served: Served, tenant: Tenant, tmp_path: Path) -> None:
+    """Before: Ctrl-C while `evalkit run --evaluator hint_evals:slow_check` scored said "finish scoring with …
+    `evalkit evaluate N`", and the service's "not fully scored; finish it with `evalkit evaluate N`"; run as
+    printed, that command scores the service's evaluators only, so slow_check's scores stayed missing and the
+    experiment stayed `evaluating`."""
+    write_cases(tmp_path, "hint", {name: f"input: {name}\nevaluators: [slow_check]\n" for name in NAMES[:3]})
+    (tmp_path / "hint_task.py").write_text("def task(input):\n    return f'answer {input}'\n")
+    (tmp_path / "hint_evals.py").write_text(HINT_EVALS)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = dict(os.environ, **tenant.env, HINT_MARKS=str(marks))
+    with (tmp_path / "run.log").open("wb") as out:
+        runner = subprocess.Popen(
+            [sys.executable, "-m", "evalkit.cli", "run", "hint", "--agent", tenant.agent, "--task", "hint_task:task",
+             "--evaluator", "hint_evals:slow_check", "--trajectory-wait-seconds", "30"],
+            cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        _wait_blocked(runner, marks, tmp_path / "run.log")
+        runner.send_signal(signal.SIGINT)
+        code = runner.wait(timeout=30)
+    finally:
+        runner.kill()
+        runner.wait(timeout=10)
+    log = (tmp_path / "run.log").read_text()
+    experiment_id = _experiment_of(served, tenant)["experiment_id"]
+    assert code == 130, log
+    wanted = f"evalkit evaluate {experiment_id} --evaluator hint_evals:slow_check"
+    printed = re.findall(r"`(evalkit evaluate [^`]*)`", log.rstrip().splitlines()[-1])
+    assert printed == [wanted], log
+    # The service says the same, from what the experiment recorded when it was created.
+    status, refused = served.call("GET", f"/api/experiments/{experiment_id}/compare?baseline_id={experiment_id}",
+                                  token=tenant.token)
+    assert status == 409 and f"`{wanted}`" in refused["error"]["message"], refused
+
+    (marks / "release").touch()
+    command = shlex.split(printed[0])
+    finished = subprocess.run([str(Path(sys.executable).parent / command[0]), *command[1:]], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert served.ok("GET", f"/api/experiments/{experiment_id}", token=tenant.token)["status"] == "completed"
+    runs = served.ok("GET", f"/api/experiments/{experiment_id}/runs?evaluations=true", token=tenant.token)["runs"]
+    verdicts = [e for r in runs for e in r.get("evaluations") or [] if e["evaluator"] == "slow_check"]
+    assert len(verdicts) == 3 and all(e["passed"] for e in verdicts), runs
