@@ -316,9 +316,14 @@ def case_mean(records: ExperimentRecords, case_id: str, field: str) -> float | N
     return float(known.mean()) if len(known) else None
 
 
-def mean_cost(summary: MetricSummary) -> float | None:
-    """A cost per run, or None (unknown) when any run is unpriced, as the total is."""
-    return summary.mean if not summary.missing else None
+def cost_per_run(summary: MetricSummary) -> str:
+    """One side's cost per run as its scorecard says it: the mean over its priced runs only, with their count when
+    some are unpriced ("$0.0200 (2 of 8 priced)"), unknown when none is; never with an unpriced run as $0. No
+    difference of the two sides is shown: over different priced runs it would compare unlike things."""
+    if not summary.n:
+        return money(None)
+    priced = f" ({summary.n} of {summary.n + summary.missing} priced)" if summary.missing else ""
+    return money(summary.mean) + priced
 
 
 @page
@@ -386,8 +391,9 @@ async def compare(request: web.Request) -> Page:
                                               label=f"{ev.evaluator} delta", zero_line=True)
         result = gate(comparison, config) if config is not None else None
         return {"e": e, "base": base, "comparison": comparison, "rows": rows, "bars": bars, "gate": result,
-                "cand_sc": cand_sc, "base_sc": base_sc, "cand_cost": mean_cost(cand_sc["cost_usd"]),
-                "base_cost": mean_cost(base_sc["cost_usd"]), "page": number, "pages": pages, "total_cases": len(every)}
+                "cand_sc": cand_sc, "base_sc": base_sc, "cand_cost": cost_per_run(cand_sc["cost_usd"]),
+                "base_cost": cost_per_run(base_sc["cost_usd"]), "page": number, "pages": pages,
+                "total_cases": len(every)}
 
     ctx = await asyncio.to_thread(load)
     number, pages = ctx["page"], ctx["pages"]
@@ -396,7 +402,11 @@ async def compare(request: web.Request) -> Page:
                next_url=with_query(request, page=number + 1) if number < pages else None)
     data = {"comparison": ctx["comparison"].model_dump(mode="json"),
             "gate": ctx["gate"].model_dump(mode="json", exclude={"comparison"}) if ctx["gate"] else None,
-            "cases": ctx["rows"]}
+            "cases": ctx["rows"],
+            # Each side's run cost as its scorecard has it (mean, p50, p90 over its n priced runs; total null when
+            # any is unpriced): the page's cost rows, with the counts that say what each mean is over.
+            "cost_usd": {"baseline": ctx["base_sc"]["cost_usd"].model_dump(mode="json"),
+                         "candidate": ctx["cand_sc"]["cost_usd"].model_dump(mode="json")}}
     return Page("compare.html", ctx, data, api=f"/api/experiments/{experiment_id}/compare?baseline_id={baseline_id}",
                 title=f"Experiment {experiment_id} vs {baseline_id}")
 

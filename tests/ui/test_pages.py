@@ -604,3 +604,44 @@ def test_per_run_cost_is_over_the_priced_runs_with_their_count(tab: Tab, world: 
     tab.shot("cost-mostly-unpriced")
     card = tab.go(f"/experiments/{eid}?format=json").json()["scorecard"]["cost_usd"]
     assert (card["n"], card["missing"], card["total"], card["mean"]) == (2, 6, None, 0.0)
+
+
+def test_compare_cost_per_run_is_each_sides_priced_mean_with_its_count(tab: Tab, world: World) -> None:
+    """Before: the comparison said "unknown" for a side's cost per run whenever any of its runs was unpriced, while
+    that experiment's scorecard said "$0.0200 (2 of 8 priced)". Each side now says what its scorecard says, with how
+    many runs its mean is over, and no difference of the two is shown (nor any unpriced run taken as $0)."""
+    ids = []
+    for name, priced in (("cost baseline", {("capital", 0), ("sum", 1)}), ("cost candidate", set())):
+        holder = f"ui-{name.replace(' ', '-')}"
+        created = world.served.ok("POST", "/api/experiments", {
+            "agent": world.agent, "dataset": world.dataset, "name": name, "evaluators": ["same_answer"],
+            "repetitions": 2, "lease": {"holder": holder, "ttl_seconds": 300}}, token=world.token)
+        eid = created["experiment_id"]
+        for case_id in ("capital", "sum", "color", "xss"):
+            for rep in range(2):
+                metrics: dict[str, float] = {"input_tokens": 1000, "output_tokens": 100}
+                if (case_id, rep) in priced:
+                    metrics["cost_usd"] = 0.02
+                world.served.ok("POST", f"/api/experiments/{eid}/runs", {
+                    "lease_holder": holder, "case_id": case_id, "repetition": rep, "status": "completed",
+                    "session_id": f"compare-cost-{eid}-{case_id}-{rep}", "answer": "x", "metrics": metrics},
+                    token=world.token)
+        ids.append(eid)
+    baseline, candidate = ids
+    tab.login(world.token)
+    tab.go(f"/experiments/{candidate}/compare?baseline={baseline}")
+    row = tab.page.locator("table tr", has_text="cost per run")
+    assert row.locator("td").all_inner_texts() == ["$0.0200 (2 of 8 priced)", "unknown"]
+    assert tab.page.locator("table tr", has_text="cost total").locator("td").all_inner_texts() == ["unknown"] * 2
+    note = tab.page.inner_text("#cost-note")
+    assert "2 of 8 in the baseline, 0 of 8 in the candidate" in note and "not a like-for-like" in note, note
+    # The baseline's own scorecard says the same.
+    tab.go(f"/experiments/{baseline}")
+    cells = tab.page.locator("table.metrics tr", has_text="cost").locator("td").all_inner_texts()
+    assert cells[1] == "$0.0200 (2 of 8 priced)", cells
+    tab.go(f"/experiments/{candidate}/compare?baseline={baseline}")
+    tab.shot("compare-cost-partly-priced")
+    twin = tab.go(f"/experiments/{candidate}/compare?baseline={baseline}&format=json").json()["cost_usd"]
+    assert (twin["baseline"]["n"], twin["baseline"]["missing"], twin["baseline"]["total"]) == (2, 6, None)
+    assert abs(twin["baseline"]["mean"] - 0.02) < 1e-12
+    assert (twin["candidate"]["n"], twin["candidate"]["missing"], twin["candidate"]["mean"]) == (0, 8, None)

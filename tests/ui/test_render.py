@@ -10,7 +10,7 @@ import pytest
 
 from evalkit.scoring.scorecard import ExperimentRecords, RunMetrics, RunRecord, build_scorecard
 from evalkit.ui.charts import histogram, interval_bar
-from evalkit.ui.experiment_pages import case_mean, mean_cost, run_metrics
+from evalkit.ui.experiment_pages import case_mean, cost_per_run, run_metrics
 from evalkit.ui.render import environment, evaluator_version, markdown, seconds
 from evalkit.ui.session_pages import has_error, span_rows, step_view, steps_page, subagents_of, trajectory_summary
 
@@ -179,7 +179,8 @@ def test_the_comparison_page_sums_up_the_runs_as_the_scorecard_does() -> None:
 
 def test_the_comparison_never_shows_an_unpriced_case_or_experiment_as_cheap() -> None:
     """Case "a" ran twice: once unpriced, once failed before any LLM call ($0). Its cost is unknown, not the $0
-    of the one priced run; so is the experiment's cost per run, as its total is (cost unknown, never $0)."""
+    of the one priced run. The experiment's cost per run is its scorecard's: over the priced runs, saying how many
+    (the unpriced one is never taken as $0), and unknown when none is priced."""
     def run(case: str, repetition: int, status: str, **metrics: Any) -> RunRecord:
         return RunRecord(run_id=f"{case}#{repetition}", case_id=case, repetition=repetition,
                          status=status, trajectory_status="valid", metrics=RunMetrics(**metrics))  # type: ignore[arg-type]
@@ -191,5 +192,6 @@ def test_the_comparison_never_shows_an_unpriced_case_or_experiment_as_cheap() ->
     assert case_mean(records, "a", "cost_usd") is None
     assert case_mean(records, "b", "cost_usd") == pytest.approx(0.5)
     assert case_mean(records, "a", "duration_seconds") == pytest.approx(2.0)  # a duration: the runs that know it
-    assert mean_cost(run_metrics(records)["cost_usd"]) is None
-    assert mean_cost(run_metrics(ExperimentRecords(records.runs[2:], []))["cost_usd"]) == pytest.approx(0.5)
+    assert cost_per_run(run_metrics(records)["cost_usd"]) == "$0.3333 (3 of 4 priced)"
+    assert cost_per_run(run_metrics(ExperimentRecords(records.runs[2:], []))["cost_usd"]) == "$0.5000"
+    assert cost_per_run(run_metrics(ExperimentRecords(records.runs[:1], []))["cost_usd"]) == "unknown"
