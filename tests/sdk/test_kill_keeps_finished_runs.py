@@ -65,6 +65,19 @@ def _wait_blocked(runner: subprocess.Popen[bytes], marks: Path, log: Path) -> No
         time.sleep(0.02)
 
 
+def _ctrl_c(process: subprocess.Popen[bytes], marks: Path, log: Path, timeout: float = 60) -> tuple[int, str]:
+    """Ctrl-C once the process is blocked (its work in flight); its exit status and what it printed. Killed if
+    it has not ended within `timeout` (the status is then the kill's)."""
+    try:
+        _wait_blocked(process, marks, log)
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=timeout)
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+    return code, log.read_text()
+
+
 def _experiment_of(served: Served, tenant: Tenant) -> dict[str, object]:
     listed = served.ok("GET", f"/api/experiments?agent={tenant.agent}", token=tenant.token)["experiments"]
     assert listed
@@ -150,14 +163,7 @@ def test_ctrl_c_says_how_to_resume_and_exits_130_without_a_traceback(served: Ser
     # ignored (a background job of a non-interactive shell) would never see it.
     runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        _wait_blocked(runner, marks, tmp_path / "runner.log")
-        runner.send_signal(signal.SIGINT)
-        code = runner.wait(timeout=60)
-    finally:
-        runner.kill()
-        runner.wait(timeout=10)
-    log = (tmp_path / "runner.log").read_text()
+    code, log = _ctrl_c(runner, marks, tmp_path / "runner.log")
     experiment = _experiment_of(served, tenant)
     # Before: the resume line, then asyncio's KeyboardInterrupt traceback, and the process died of SIGINT.
     assert code == 130, log
@@ -178,14 +184,7 @@ def test_ctrl_c_gives_the_lease_back_and_the_experiment_says_it_was_interrupted(
     marks.mkdir()
     runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        _wait_blocked(runner, marks, tmp_path / "runner.log")
-        runner.send_signal(signal.SIGINT)
-        code = runner.wait(timeout=60)
-    finally:
-        runner.kill()
-        runner.wait(timeout=10)
-    log = (tmp_path / "runner.log").read_text()
+    code, log = _ctrl_c(runner, marks, tmp_path / "runner.log")
     assert code == 130, log
     experiment = _experiment_of(served, tenant)
     eid = experiment["experiment_id"]
@@ -210,14 +209,7 @@ def test_ctrl_c_is_still_a_keyboard_interrupt_to_a_script_that_catches_it(served
                     script=RUNNER.replace("evalkit.run_experiment(", "try:\n    evalkit.run_experiment(", 1)
                     .replace("progress=False)", "progress=False)\nexcept KeyboardInterrupt:\n"
                              "    print('caught by the script')\n    sys.exit(7)"))
-    try:
-        _wait_blocked(runner, marks, tmp_path / "runner.log")
-        runner.send_signal(signal.SIGINT)
-        code = runner.wait(timeout=60)
-    finally:
-        runner.kill()
-        runner.wait(timeout=10)
-    log = (tmp_path / "runner.log").read_text()
+    code, log = _ctrl_c(runner, marks, tmp_path / "runner.log")
     assert code == 7 and "caught by the script" in log, log
 
 
@@ -249,15 +241,8 @@ def test_ctrl_c_while_scoring_says_how_to_finish_scoring_and_ends_at_once(served
         runner = subprocess.Popen([sys.executable, "runner.py", str(marks), tenant.agent], cwd=tmp_path,
                                   env=dict(os.environ, **tenant.env), stdout=out, stderr=subprocess.STDOUT,
                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        _wait_blocked(runner, marks, tmp_path / "runner.log")
-        runner.send_signal(signal.SIGINT)
         # Before: the evaluator's thread (asyncio.to_thread's pool, joined at exit) held the process 600 s.
-        code = runner.wait(timeout=30)
-    finally:
-        runner.kill()
-        runner.wait(timeout=10)
-    log = (tmp_path / "runner.log").read_text()
+    code, log = _ctrl_c(runner, marks, tmp_path / "runner.log", timeout=30)
     experiment_id = _experiment_of(served, tenant)["experiment_id"]
     assert code == 130 and "Traceback" not in log, log
     # Before: "resume it with run_experiment(..., resume=N)", which the service then refused ("no runs left").
@@ -412,14 +397,7 @@ def test_ctrl_c_during_evaluate_experiment_says_how_to_finish_and_exits_130_with
         script = subprocess.Popen([sys.executable, "evaluate.py", str(marks), str(experiment_id)], cwd=tmp_path,
                                   env=dict(os.environ, **tenant.env), stdout=out, stderr=subprocess.STDOUT,
                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        _wait_blocked(script, marks, tmp_path / "evaluate.log")
-        script.send_signal(signal.SIGINT)
-        code = script.wait(timeout=30)
-    finally:
-        script.kill()
-        script.wait(timeout=10)
-    log = (tmp_path / "evaluate.log").read_text()
+    code, log = _ctrl_c(script, marks, tmp_path / "evaluate.log", timeout=30)
     assert code == 130, log
     assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
     assert log.rstrip().splitlines()[-1] == (
@@ -462,14 +440,7 @@ def test_the_printed_finish_command_names_the_python_evaluator_and_running_it_fi
              "--evaluator", "hint_evals:slow_check", "--trajectory-wait-seconds", "30"],
             cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        _wait_blocked(runner, marks, tmp_path / "run.log")
-        runner.send_signal(signal.SIGINT)
-        code = runner.wait(timeout=30)
-    finally:
-        runner.kill()
-        runner.wait(timeout=10)
-    log = (tmp_path / "run.log").read_text()
+    code, log = _ctrl_c(runner, marks, tmp_path / "run.log", timeout=30)
     experiment_id = _experiment_of(served, tenant)["experiment_id"]
     assert code == 130, log
     wanted = f"evalkit evaluate {experiment_id} --evaluator hint_evals:slow_check"
