@@ -213,8 +213,8 @@ def test_ctrl_c_is_still_a_keyboard_interrupt_to_a_script_that_catches_it(served
     assert code == 7 and "caught by the script" in log, log
 
 
-# Every call returns at once; the Python evaluator blocks (a slow model call) until the runner is stopped.
-SCORING_RUNNER = """
+# A Python evaluator that blocks (a slow model call) until its process is stopped.
+SLOW_CHECK = """
 import pathlib, sys, time
 import evalkit
 
@@ -225,7 +225,9 @@ def slow_check(answer):
     (marks / "blocked").touch()
     time.sleep(600)
     return True
-
+"""
+# Every call returns at once; the evaluator blocks until the runner is stopped.
+SCORING_RUNNER = SLOW_CHECK + """
 evalkit.run_experiment(dataset="kill", agent=sys.argv[2], task=lambda input: f"answer {input}",
                        evaluators=[slow_check], trajectory_wait_seconds=30, progress=False)
 """
@@ -360,19 +362,8 @@ def test_a_live_runner_is_taken_over_only_when_asked(served: Served, tenant: Ten
         runner.wait(timeout=10)
 
 
-# Re-scores an experiment with a Python evaluator that blocks (a slow model call) until the script is stopped.
-EVALUATE_SCRIPT = """
-import pathlib, sys, time
-import evalkit
-
-marks = pathlib.Path(sys.argv[1])
-
-@evalkit.evaluator
-def slow_check(answer):
-    (marks / "blocked").touch()
-    time.sleep(600)
-    return True
-
+# Re-scores an experiment with the blocking evaluator until the script is stopped.
+EVALUATE_SCRIPT = SLOW_CHECK + """
 evalkit.evaluate_experiment(experiment_id=int(sys.argv[2]), evaluators=[slow_check], rescore=True)
 """
 
