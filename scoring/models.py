@@ -54,7 +54,6 @@ class CreateExperiment(_Body):
     lease: LeaseRequest | None = None
     run_settings: RunSettings | None = None
 
-
     @field_validator("evaluator_refs")
     @classmethod
     def _refs(cls, refs: dict[str, str]) -> dict[str, str]:

@@ -457,8 +457,7 @@ async def release_lease(request: web.Request) -> web.Response:
         raise ApiError(400, f"reason is {len(why)} characters long; say why the runner stops in at most "
                             f"{MAX_RELEASE_REASON}")
     async with s.lock(e.experiment_id):
-        fresh = await asyncio.to_thread(s.experiments.get, e.experiment_id)
-        released = await asyncio.to_thread(s.release, fresh or e, holder, why)
+        released = await asyncio.to_thread(s.release, e, holder, why)  # it reads the experiment again, locked
     return json_response({"released": released})
 
 

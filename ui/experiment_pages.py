@@ -27,7 +27,7 @@ from evalkit.scoring.service import ScoringService
 from evalkit.scoring_hint import evaluate_command, python_evaluator_refs
 from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.page import Page, page, query_int, with_query
-from evalkit.ui.render import money, seconds
+from evalkit.ui.render import money, priced_share, seconds
 from evalkit.ui.session_pages import steps_page, subagents_of, trajectory_summary
 
 CASES_PER_PAGE = 50
@@ -167,8 +167,8 @@ def _next_step(css: str, e: Experiment, evaluator: str | None, python: bool, err
     return None
 
 
-def _matrix(request: web.Request, s: ScoringService, e: Any, records: ExperimentRecords, evaluator: str | None
-            ) -> dict[str, Any]:
+def _matrix(request: web.Request, s: ScoringService, e: Experiment, records: ExperimentRecords,
+            evaluator: str | None) -> dict[str, Any]:
     cases, repetitions = e.cases, e.repetitions
     pages = max(1, math.ceil(len(cases) / CASES_PER_PAGE))
     number = query_int(request, "page", 1, low=1, high=pages)
@@ -176,10 +176,10 @@ def _matrix(request: web.Request, s: ScoringService, e: Any, records: Experiment
     python = evaluator in e.code_evaluators
     # Records only for the shown cases' runs: the columns hold every run without an object each.
     columns = records.columns
-    rows = []
+    rows: list[dict[str, Any]] = []
     for case_id in shown:
         runs = {int(columns.repetition[at]): at for at in columns.runs_of(case_id)}
-        cells = []
+        cells: list[dict[str, Any]] = []
         for rep in range(repetitions):
             at = runs.get(rep)
             if at is None:
@@ -189,9 +189,11 @@ def _matrix(request: web.Request, s: ScoringService, e: Any, records: Experiment
                 run = columns.run_record(at)
                 verdict = columns.verdict(evaluator, at) if evaluator else None
                 css, text = _outcome(records, evaluator, run, verdict)
+                # A run that did not complete says its error, read below for the shown ones.
+                did_not_complete = css in ("run-failed", "run-timeout")
                 cells.append({"repetition": rep, "run_id": run.run_id, "class": css, "text": text,
-                              "next": _next_step(css, e, evaluator, python,
-                                                 verdict.error if verdict is not None else None)})
+                              "next": None if did_not_complete else _next_step(
+                                  css, e, evaluator, python, verdict.error if verdict is not None else None)})
         rows.append({"case_id": case_id, "cells": cells})
     failed = [row["case_id"] for row in rows if any(c["class"] in ("run-failed", "run-timeout") for c in row["cells"])]
     if failed:
@@ -320,10 +322,7 @@ def cost_per_run(summary: MetricSummary) -> str:
     """One side's cost per run as its scorecard says it: the mean over its priced runs only, with their count when
     some are unpriced ("$0.0200 (2 of 8 priced)"), unknown when none is; never with an unpriced run as $0. No
     difference of the two sides is shown: over different priced runs it would compare unlike things."""
-    if not summary.n:
-        return money(None)
-    priced = f" ({summary.n} of {summary.n + summary.missing} priced)" if summary.missing else ""
-    return money(summary.mean) + priced
+    return money(summary.mean if summary.n else None) + priced_share(summary)
 
 
 @page

@@ -91,6 +91,13 @@ def money(value: Any) -> str:
     return f"${value:,.4f}"
 
 
+def priced_share(cost: Any) -> str:
+    """" (2 of 8 priced)" after a per-run cost figure taken over the priced runs only (a cost `MetricSummary`, or
+    its JSON), when some runs are unpriced and some priced; "" otherwise (all priced, or none: then it is unknown)."""
+    n, missing = (cost["n"], cost["missing"]) if isinstance(cost, dict) else (cost.n, cost.missing)
+    return f" ({n} of {n + missing} priced)" if n and missing else ""
+
+
 def number(value: Any, digits: int = 0) -> str:
     if _missing(value):
         return "–"
@@ -154,8 +161,8 @@ def path_part(value: Any) -> str:
 def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True, auto_reload=False)
-    env.filters.update(markdown=markdown, pretty_json=pretty_json, money=money, number=number, seconds=seconds,
-                       percent=percent, score=score, score_delta=score_delta, evaluator_version=evaluator_version,
-                       when=when, content_text=content_text,
+    env.filters.update(markdown=markdown, pretty_json=pretty_json, money=money, priced_share=priced_share,
+                       number=number, seconds=seconds, percent=percent, score=score, score_delta=score_delta,
+                       evaluator_version=evaluator_version, when=when, content_text=content_text,
                        pathpart=path_part)
     return env
