@@ -62,8 +62,8 @@ async def test_bad_yes_no_and_choice_parameters_are_400s_naming_the_accepted_val
         assert reply.status == 200 and [s["session_id"] for s in reply.body["sessions"]] == listed, (word, reply.text)
 
 
-async def test_alpha_out_of_range(svc: Service) -> None:
-    agent, _ = await svc.new_agent()
+async def _two_experiments(svc: Service, agent: str) -> list[int]:
+    """Two experiments of `agent` over a one-case dataset (to compare one with the other)."""
     cases = [{"id": "a", "input": "x", "expected": "y"}]
     assert (await asyncio.to_thread(svc.running.call, "POST", "/api/datasets/d@acme", {"cases": cases}))[0] == 201
     ids = []
@@ -72,6 +72,12 @@ async def test_alpha_out_of_range(svc: Service) -> None:
                                                {"agent": agent, "dataset": "d@acme"})
         assert status == 201, body
         ids.append(body["experiment_id"])
+    return ids
+
+
+async def test_alpha_out_of_range(svc: Service) -> None:
+    agent, _ = await svc.new_agent()
+    ids = await _two_experiments(svc, agent)
     for alpha in ("5", "nan", "-1", "0", "abc"):
         reply = await svc.get(f"/api/experiments/{ids[0]}/compare?baseline_id={ids[1]}&alpha={alpha}")
         assert reply.status == 400 and "alpha" in reply.body["error"]["message"], (alpha, reply.text)
@@ -79,14 +85,7 @@ async def test_alpha_out_of_range(svc: Service) -> None:
 
 async def test_experiment_yes_no_and_format_parameters_refuse_unknown_values(svc: Service) -> None:
     agent, _ = await svc.new_agent()
-    cases = [{"id": "a", "input": "x", "expected": "y"}]
-    assert (await asyncio.to_thread(svc.running.call, "POST", "/api/datasets/d@acme", {"cases": cases}))[0] == 201
-    ids = []
-    for _ in range(2):
-        status, body = await asyncio.to_thread(svc.running.call, "POST", "/api/experiments",
-                                               {"agent": agent, "dataset": "d@acme"})
-        assert status == 201, body
-        ids.append(body["experiment_id"])
+    ids = await _two_experiments(svc, agent)
     base = f"/api/experiments/{ids[0]}"
     # Each was read as "no" (include_trajectory as "yes") or as the default format, without a word.
     for path, name in ((f"{base}/runs?failed=maybe", "failed"), (f"{base}/runs?evaluations=y", "evaluations"),

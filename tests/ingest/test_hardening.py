@@ -64,6 +64,14 @@ def session_attribute(session: str) -> bytes:
     return _field(9, _field(1, b"session.id") + _field(2, _field(1, session.encode())))
 
 
+async def _accepted(running: Running, key: str, body: bytes) -> Any:
+    """POST a protobuf export over OTLP/HTTP, which must answer 200; its partial success."""
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", key)
+    assert status == 200, reply
+    return trace_service_pb2.ExportTraceServiceResponse.FromString(reply).partial_success
+
+
 async def test_nesting_past_the_protobuf_limit_keeps_every_span(running: Running) -> None:
     agent_id, key = await asyncio.to_thread(running.new_agent)
     deep = _field(9, _field(1, b"deep") + _field(2, deep_kvlist(60)))
@@ -71,10 +79,7 @@ async def test_nesting_past_the_protobuf_limit_keeps_every_span(running: Running
                          span_bytes("deep", b"\x02" * 8, session_attribute("s-deep") + deep))
     with pytest.raises(Exception, match="MaxDepth"):
         trace_service_pb2.ExportTraceServiceRequest.FromString(body)  # why this needed care
-    status, reply, _ = await asyncio.to_thread(
-        post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", key)
-    assert status == 200, reply
-    assert trace_service_pb2.ExportTraceServiceResponse.FromString(reply).partial_success.rejected_spans == 0
+    assert (await _accepted(running, key, body)).rejected_spans == 0
     assert count_spans(running, agent_id) == 2
     stored = running.store.query("SELECT length(attributes['deep']) + length(payloads['deep']) FROM spans FINAL "
                                  "WHERE agent_id = {a:String} AND name = 'deep'", {"a": agent_id})
@@ -87,10 +92,7 @@ async def test_a_bad_span_beside_a_deep_one_is_rejected_alone(running: Running) 
     body = request_bytes(span_bytes("deep", b"\x02" * 8, deep),
                          span_bytes("bad utf-8 key", b"\x03" * 8, _field(9, _field(1, b"\xff\xfe"))),
                          span_bytes("short id", b"\x04" * 4))
-    status, reply, _ = await asyncio.to_thread(
-        post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", key)
-    assert status == 200, reply
-    partial = trace_service_pb2.ExportTraceServiceResponse.FromString(reply).partial_success
+    partial = await _accepted(running, key, body)
     assert partial.rejected_spans == 2
     assert "not a valid OTLP span" in partial.error_message and "span_id must be 8 bytes" in partial.error_message
     assert count_spans(running, agent_id) == 1
@@ -155,10 +157,7 @@ async def test_times_past_2_63_are_rejected_spans(running: Running) -> None:
     body = request_bytes(span_bytes("fine", b"\x01" * 8),
                          span_bytes("far future", b"\x02" * 8, start=2**63 + 5, end=2**63 + 10),
                          span_bytes("ends past 2^63", b"\x03" * 8, end=2**64 - 1))
-    status, reply, _ = await asyncio.to_thread(
-        post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", key)
-    assert status == 200
-    partial = trace_service_pb2.ExportTraceServiceResponse.FromString(reply).partial_success
+    partial = await _accepted(running, key, body)
     assert partial.rejected_spans == 2
     assert "below 2^63" in partial.error_message
     stored = running.store.query("SELECT name, toYear(start_time) FROM spans WHERE agent_id = {a:String}",
@@ -412,10 +411,7 @@ async def test_a_string_not_utf8_rejects_its_span_not_the_batch(running: Running
     body = request_bytes(span_bytes("good", b"\x01" * 8, session_attribute("s-utf8")),
                          span_bytes("bad value", b"\x02" * 8,
                                     _field(9, _field(1, b"k") + _field(2, _field(1, b"caf\xc3")))))
-    status, reply, _ = await asyncio.to_thread(
-        post, f"{running.otlp_http}/v1/traces", body, "application/x-protobuf", key)
-    assert status == 200, reply
-    partial = trace_service_pb2.ExportTraceServiceResponse.FromString(reply).partial_success
+    partial = await _accepted(running, key, body)
     assert partial.rejected_spans == 1
     assert "span 'bad value'" in partial.error_message and "UTF-8" in partial.error_message
     assert count_spans(running, agent_id) == 1
@@ -451,17 +447,22 @@ async def test_a_log_record_not_utf8_is_rejected_alone(running: Running) -> None
     assert len(stored) == 1 and "the prompt" in stored[0][0]
 
 
+async def _json_partial(running: Running, key: str, spans: list[Any]) -> dict[str, Any]:
+    """POST these spans as OTLP/JSON, which must answer 200; its partialSuccess."""
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", json.dumps(document).encode(), "application/json", key)
+    assert status == 200, reply
+    return json.loads(reply)["partialSuccess"]  # type: ignore[no-any-return]
+
+
 async def test_otlp_json_rejections_are_one_count_and_one_list_of_reasons(running: Running) -> None:
     """Rejections found reading the JSON and by the span checks were told as two pieces ("1 rejected: …; 1
     rejected: …"); an all-zero trace id was "must be 16 bytes and not all zero (got 16 bytes)"."""
     agent_id, key = await asyncio.to_thread(running.new_agent)
     spans = ["not a span", {**json_span("zero trace", "0102030405060709", []), "traceId": "0" * 32},
              {**json_span("zero span", "0000000000000000", [])}, json_span("kept", "0102030405060708", [])]
-    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
-    status, reply, _ = await asyncio.to_thread(
-        post, f"{running.otlp_http}/v1/traces", json.dumps(document).encode(), "application/json", key)
-    assert status == 200, reply
-    partial = json.loads(reply)["partialSuccess"]
+    partial = await _json_partial(running, key, spans)
     assert partial["rejectedSpans"] == "3"
     assert partial["errorMessage"] == (
         "3 rejected: span: must be a JSON object; "
@@ -471,10 +472,7 @@ async def test_otlp_json_rejections_are_one_count_and_one_list_of_reasons(runnin
     # Past the first five reasons, one count of the rest, whichever step rejected them.
     spans = ["not a span"] * 4 + [{**json_span(f"zero {i}", "0102030405060709", []), "traceId": "0" * 32}
                                   for i in range(3)]
-    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
-    status, reply, _ = await asyncio.to_thread(
-        post, f"{running.otlp_http}/v1/traces", json.dumps(document).encode(), "application/json", key)
-    message = json.loads(reply)["partialSuccess"]["errorMessage"]
+    message = (await _json_partial(running, key, spans))["errorMessage"]
     assert message.startswith("7 rejected: ") and message.endswith("'zero 0': trace_id must be 16 bytes and not "
                                                                    "all zero (got all zero) (and 2 more)"), message
     assert message.count("rejected") == 1, message
@@ -487,11 +485,7 @@ async def test_otlp_json_ids_that_are_not_hex_reject_their_span(running: Running
              {**json_span("bad parent", "0102030405060709", session), "parentSpanId": "not-hex!"},
              {**json_span("base64 ids", "AQIDBAUGBwg=", session), "traceId": "S/kvNXezTaajzpKdDg5HNg=="},
              {**json_span("bad link", "010203040506070a", session), "links": [{"traceId": "qq", "spanId": "ww"}]}]
-    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
-    status, reply, _ = await asyncio.to_thread(
-        post, f"{running.otlp_http}/v1/traces", json.dumps(document).encode(), "application/json", key)
-    assert status == 200, reply
-    partial = json.loads(reply)["partialSuccess"]
+    partial = await _json_partial(running, key, spans)
     assert partial["rejectedSpans"] == "3"
     # Each named with the field and what to send, not "must be 16 bytes (got 0 bytes)".
     assert "parentSpanId 'not-hex!' is not hex" in partial["errorMessage"]
