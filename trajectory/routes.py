@@ -47,6 +47,7 @@ from evalkit.trajectory.read import (
 from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_list import (
     BadQuery,
+    KnownModels,
     SessionQuery,
     WalkShares,
     decode_cursor,
@@ -61,6 +62,7 @@ SETTLED_HEADER = "X-Evalkit-Trajectory-Settled"
 _POLL_SECONDS = 0.25
 PRICES_KEY = web.AppKey("trajectory_prices", PriceBook)
 WALK_SHARES_KEY = web.AppKey("session_list_walk_shares", WalkShares)
+KNOWN_MODELS_KEY = web.AppKey("session_list_known_models", KnownModels)
 
 def _dumps(document: Any) -> bytes:
     # Strict JSON (a non-finite number is null), as the UTF-8 bytes served: a 3,000-step document
@@ -128,7 +130,7 @@ async def _list_sessions(request: web.Request) -> web.Response:
                          search=request.query.get("search", "").strip() or None)
     try:
         page = await asyncio.to_thread(list_sessions, context.store, agent.agent_id, query, _prices(request),
-                                       request.app[WALK_SHARES_KEY])
+                                       request.app[WALK_SHARES_KEY], request.app[KNOWN_MODELS_KEY])
     except BadQuery as exc:
         raise ApiError(400, str(exc)) from exc
     now, quiet = _now(context), context.settings.settle_quiet_seconds
@@ -523,6 +525,7 @@ def current_mappings(context: Context) -> CurrentMappings:
 def add_routes(app: web.Application, context: Context) -> None:
     app[PRICES_KEY] = load_prices(context)
     app[WALK_SHARES_KEY] = WalkShares()
+    app[KNOWN_MODELS_KEY] = KnownModels()
     built_cache(context)
     current_mappings(context)
     base = "/api/agents/{agent}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -142,12 +143,15 @@ GROUP BY trace_id
 # the index could give it, as for the span count. Priced row by row of the summary and summed (the bound is
 # linear in the figures, so merging a trace's rows first, `sumMap`, gives the same but costs twice the
 # time; a per-request price is then counted once per row, which only raises the bound).
+# The models given are those the agent's spans named when last read (`KnownModels`): a trace naming one not
+# among them bounds at infinity, which sorts its key first and has the models read again.
 _COST_BOUNDS = _key_bounds("""
 SELECT trace_id,
-       arraySum(llm_usage.4) + arraySum(arrayMap(
+       arrayMap(k -> indexOf({models:Array(Tuple(String, String))}, k), llm_usage.1) AS rate_at,
+       arraySum(llm_usage.4) + if(has(rate_at, 0), inf, arraySum(arrayMap(
            (i, p, o) -> p * {prompt:Array(Float64)}[i] + o * {completion:Array(Float64)}[i]
                         + {request:Array(Float64)}[i],
-           arrayMap(k -> indexOf({models:Array(Tuple(String, String))}, k), llm_usage.1), llm_usage.2, llm_usage.3))
+           rate_at, llm_usage.2, llm_usage.3)))
        AS bound
 FROM trace_summary WHERE agent_id = {agent:String}
 """, "toFloat64(0)", "HAVING bound >= {floor:Float64}")
@@ -572,19 +576,53 @@ def _rows_of(store: Store, agent_id: str, ranked: list[Resolved | SessionRow], p
             isinstance(s, SessionRow) or s.session_id in read]
 
 
-def _cost_bound_params(store: Store, agent_id: str, prices: PriceBook,
-                       min_cost: float | None) -> dict[str, Any] | None:
-    """`_COST_BOUNDS`' parameters: each of the agent's (model, provider) pairs with its rates, and the floor
-    a key's bound must reach (a key below the cost floor lists no session that passes it); None when the
-    price book bounds one of the models not (a price by date)."""
-    models = [(str(m), str(p)) for (m, p), in store.query(_PRICED_MODELS, {"agent": agent_id})]
-    rates = [prices.rate_bound(model, provider or None) for model, provider in models]
-    bounded = [rate for rate in rates if rate is not None]
-    if len(bounded) < len(rates):
-        return None
-    return {"agent": agent_id, "models": models, "prompt": [float(r.prompt) for r in bounded],
-            "completion": [float(r.completion) for r in bounded], "request": [float(r.request) for r in bounded],
-            "floor": -1.0 if min_cost is None else min_cost * (1 - _BOUND_MARGIN) - _BOUND_MARGIN}
+class KnownModels:
+    """The (model, provider) pairs each agent's LLM spans named when last read, so that a page by cost need not
+    read them first (`_COST_BOUNDS` tells when a trace names one not among them, and they are read again).
+    Pages are the same whatever it holds. Kept per service process, bounded."""
+
+    def __init__(self, kept: int = _SHARES_KEPT) -> None:
+        self._models: dict[str, list[tuple[str, str]]] = {}
+        self._kept = kept
+        self._lock = threading.Lock()
+
+    def get(self, agent_id: str) -> list[tuple[str, str]] | None:
+        return self._models.get(agent_id)
+
+    def record(self, agent_id: str, models: list[tuple[str, str]]) -> None:
+        with self._lock:
+            self._models.pop(agent_id, None)
+            if len(self._models) >= self._kept:
+                del self._models[next(iter(self._models))]  # the oldest (dicts keep insertion order)
+            self._models[agent_id] = models
+
+
+def _cost_bounds(store: Store, agent_id: str, prices: PriceBook, min_cost: float | None, scan: int,
+                 known: KnownModels | None) -> list[tuple[str, float]] | None:
+    """The first `scan` keys by the bound of their cost, at or above the cost floor (`_COST_BOUNDS`); None when
+    the price book bounds one of the agent's models not (a price by date).
+
+    The agent's models' rates are given as parameters: those known from the last read, read again when a trace
+    names one not among them (its key's bound is then infinite), which a model first seen since brings about."""
+    models = known.get(agent_id) if known is not None else None
+    for _ in range(3):
+        if models is None:
+            models = sorted((str(m), str(p)) for (m, p), in store.query(_PRICED_MODELS, {"agent": agent_id}))
+            if known is not None:
+                known.record(agent_id, models)
+        rates = [prices.rate_bound(model, provider or None) for model, provider in models]
+        bounded = [rate for rate in rates if rate is not None]
+        if len(bounded) < len(rates):
+            return None
+        params = {"agent": agent_id, "models": models, "scan": scan,
+                  "prompt": [float(r.prompt) for r in bounded], "completion": [float(r.completion) for r in bounded],
+                  "request": [float(r.request) for r in bounded],
+                  "floor": -1.0 if min_cost is None else min_cost * (1 - _BOUND_MARGIN) - _BOUND_MARGIN}
+        bounds = [(str(key), float(bound)) for key, bound in store.query(_COST_BOUNDS, params)]
+        if not bounds or not math.isinf(bounds[0][1]):
+            return bounds
+        models = None
+    return None  # models kept coming as they were read: every session is priced
 
 
 def _bounded_sessions(store: Store, agent_id: str, q: SessionQuery, keys: list[str]) -> list[Resolved]:
@@ -608,8 +646,8 @@ def _bounded_sessions(store: Store, agent_id: str, q: SessionQuery, keys: list[s
     return sessions
 
 
-def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int,
-                  prices: PriceBook) -> list[SessionRow] | None:
+def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int, prices: PriceBook,
+                  known: KnownModels | None) -> list[SessionRow] | None:
     """The rows of the sessions ranked `q.offset`..`need` by cost (dearest first, unpriced last, ties by
     recency then id), at or above `q.min_cost` if given, exactly, reading keys in the order of their bound
     (`_COST_BOUNDS`) and only those keys' sessions' spans, each once.
@@ -621,15 +659,14 @@ def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int,
     ones' spans. None when the price book gives no bound for a model of the agent's (a price by date) or
     the page needs more than `_MAX_BOUND_KEYS` keys (every session is then priced, `_priced_first`).
     """
-    params = _cost_bound_params(store, agent_id, prices, q.min_cost)
-    if params is None:
-        return None
     floor = None if q.min_cost is None else Decimal(repr(q.min_cost))
     scan = need + min(_BOUND_SCAN_EXTRA, _COST_SCAN_STEP)
     read = 0  # keys read so far: the bounds' order is fixed, so they are the first `read` of any longer read
     ranked: list[tuple[int, SessionRow]] = []  # (the summary's last end, as `_priced_first` ties by it; row)
     while True:
-        bounds = [(str(key), float(bound)) for key, bound in store.query(_COST_BOUNDS, {**params, "scan": scan})]
+        bounds = _cost_bounds(store, agent_id, prices, q.min_cost, scan, known)
+        if bounds is None:
+            return None
         sessions = _bounded_sessions(store, agent_id, q, [key for key, _ in bounds[read:]])
         read = len(bounds)
         last_ends = {s.session_id: s.last_end_ns for s in sessions}
@@ -647,16 +684,15 @@ def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int,
         scan = min(scan + max(scan // 4, _COST_SCAN_STEP), _MAX_BOUND_KEYS)
 
 
-def _floor_by_cost(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> list[Resolved] | None:
+def _floor_by_cost(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook,
+                   known: KnownModels | None) -> list[Resolved] | None:
     """Every session at or above the cost floor, in the order of `q.sort`: only the sessions whose bound
     reaches the floor are priced. None where the book gives no bound or more than `_MAX_BOUND_KEYS` do."""
-    params = _cost_bound_params(store, agent_id, prices, q.min_cost)
-    if params is None:
+    bounds = _cost_bounds(store, agent_id, prices, q.min_cost, _MAX_BOUND_KEYS + 1, known)
+    if bounds is None or len(bounds) > _MAX_BOUND_KEYS:
         return None
-    keys = [str(key) for key, _ in store.query(_COST_BOUNDS, {**params, "scan": _MAX_BOUND_KEYS + 1})]
-    if len(keys) > _MAX_BOUND_KEYS:
-        return None
-    return _priced_in_order(store, agent_id, _bounded_sessions(store, agent_id, q, keys), q, prices)
+    return _priced_in_order(store, agent_id, _bounded_sessions(store, agent_id, q, [key for key, _ in bounds]), q,
+                            prices)
 
 
 def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook,
@@ -852,10 +888,11 @@ def _add_calls(row: SessionRow, model: str, provider: str, counts: Sequence[Any]
             row.cost_usd += priced.usd
 
 def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook,
-                  shares: WalkShares | None = None) -> SessionPage:
+                  shares: WalkShares | None = None, known: KnownModels | None = None) -> SessionPage:
     """One page of sessions, whether more follow, and (by last or first seen) where the next one starts.
 
-    `shares` remembers what share of sessions each filter kept, to size the next walk (`WalkShares`)."""
+    `shares` remembers what share of sessions each filter kept, to size the next walk (`WalkShares`); `known`,
+    which models each agent's spans named, for the bounds of a page by cost (`KnownModels`)."""
     if query.sort not in SORTS:
         raise BadQuery(f"sort={query.sort!r} is not known; use one of {', '.join(SORTS)}")
     if (query.sort == "cost" or query.min_cost is not None) and not query.errors_only and not query.model \
@@ -863,13 +900,13 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
         # Sessions by a bound of their cost: a page by cost prices the top ones, a cost floor those whose
         # bound reaches it.
         if query.sort == "cost":
-            by_cost = _page_by_cost(store, agent_id, query, query.offset + query.limit + 1, prices)
+            by_cost = _page_by_cost(store, agent_id, query, query.offset + query.limit + 1, prices, known)
             if by_cost is not None:
                 rows = by_cost[:query.limit]
                 _order(rows, query.sort)  # by the spans' own times, as the page shows them
                 return SessionPage(rows, len(by_cost) > query.limit)
         else:
-            floored = _floor_by_cost(store, agent_id, query, prices)
+            floored = _floor_by_cost(store, agent_id, query, prices, known)
             if floored is not None:
                 return _page_of(store, agent_id, floored, query, prices)
     if query.sort == "cost" or query.min_cost is not None:

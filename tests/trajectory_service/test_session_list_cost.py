@@ -264,14 +264,44 @@ async def test_a_price_by_date_gives_no_bound_and_every_session_is_priced(svc: S
     dated = PriceBook([PriceRule(model="test-model*", input=Decimal(1), output=Decimal(4)),
                        PriceRule(model="test-model*", input=Decimal(3), output=Decimal(9), valid_from="2020-01-01")])
     query = SessionQuery(sort="cost", limit=5, offset=2)
-    assert session_list._page_by_cost(store, agent, query, 8, dated) is None
+    assert session_list._page_by_cost(store, agent, query, 8, dated, None) is None
     undated = PriceBook([PriceRule(model="test-model*", input=Decimal(3), output=Decimal(9))])
-    assert session_list._page_by_cost(store, agent, query, 8, undated) is not None
+    assert session_list._page_by_cost(store, agent, query, 8, undated, None) is not None
     for prices in (dated, undated):
         everyone = session_list._priced_first(store, agent, SessionQuery(sort="cost", limit=1000), prices).rows
         page = list_sessions(store, agent, query, prices)
         assert [r.session_id for r in page.rows] == [r.session_id for r in everyone[2:7]]
         assert [r.cost_usd for r in page.rows] == [r.cost_usd for r in everyone[2:7]]
+
+
+async def test_a_model_first_named_after_the_list_read_its_models_is_bounded_at_once(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service remembers each agent's models between pages by cost (`KnownModels`): a page reads them
+    only when a trace names one it does not know, and then lists the new model's sessions where they belong."""
+    agent, key = await svc.new_agent()
+    await _send_costly(svc, key, 8)
+    store = svc.running.store
+    reads: list[str] = []
+    original = store.query
+
+    def counting(sql: str, *args: Any, **kwargs: Any) -> Any:
+        if sql == session_list._PRICED_MODELS:
+            reads.append(sql)
+        return original(sql, *args, **kwargs)
+
+    monkeypatch.setattr(store, "query", counting)
+    base = f"/api/agents/{agent}/sessions?sort=cost&limit=3"
+    first = (await svc.get(base)).body["sessions"]
+    assert len(reads) == 1
+    assert (await svc.get(base)).body["sessions"] == first and len(reads) == 1  # nothing new: not read again
+    # A session of a model no span of the agent named before, dearer than any: first at once.
+    await svc.send(key, [root(9000, 900000, "dearest", 30.0, 40.0),
+                         chat(9000, 900001, 900000, 31.0, model="gpt-4o", inputs=3_000_000, outputs=200_000)])
+    listed = (await svc.get(base)).body["sessions"]
+    assert _ids(listed) == ["dearest", *_ids(first[:2])] and len(reads) == 2
+    assert listed == (await _priced_everyone(svc, monkeypatch, agent))[:3]
+    floor = (await svc.get(f"/api/agents/{agent}/sessions?min_cost={listed[1]['cost_usd']}")).body["sessions"]
+    assert sorted(_ids(floor)) == sorted(_ids(listed[:2])) and len(reads) == 2
 
 
 def test_a_rate_bound_is_never_below_what_the_price_book_charges() -> None:
