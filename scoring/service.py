@@ -52,6 +52,8 @@ def _version() -> str:
 evalkit_version = _version()
 HARNESS_HOLDER = "evalkit-server:harness"
 NOT_READ_YET = "not read yet: recorded as its task returned, before its session settled"
+# The problem of a run whose session id another run of its experiment had already claimed (it failed for it).
+SESSION_TAKEN = "the session id is used by another run"
 INTERRUPTED = "interrupted: evalkit server shut down"
 
 
@@ -348,7 +350,7 @@ class ScoringService:
             error = (f"session id {req.session_id} already serves run {other.case_id}#{other.repetition} of "
                      f"experiment {e.experiment_id}; give every run its own session id")
         if status != req.status:
-            trajectory = RunTrajectory("unavailable", "", None, ["the session id is used by another run"])
+            trajectory = RunTrajectory("unavailable", "", None, [SESSION_TAKEN])
         elif req.trajectory_pending and req.trajectory is None:
             trajectory = RunTrajectory("unavailable", "", None, [NOT_READ_YET])
         else:
@@ -407,6 +409,8 @@ class ScoringService:
                 continue
             if only_unread and NOT_READ_YET not in run.problems:
                 continue
+            if SESSION_TAKEN in run.problems:
+                continue  # its session is another run's: reading it would give this run that run's trajectory
             count += 1
             fresh = self.fetch_trajectory(e, run.session_id, None)
             if better(run.trajectory_status, fresh):

@@ -185,3 +185,31 @@ async def test_incomplete_experiment_refuses_comparison(scoring: Scoring) -> Non
     assert status == 409 and "lease" in err["error"]["message"]
 
 
+async def test_re_reading_trajectories_leaves_a_run_whose_session_another_run_claimed_without_one(
+        scoring: Scoring) -> None:
+    """A run recorded with a session id another run of the experiment already had fails; reading the
+    experiment's trajectories again must not then give it that other run's session."""
+    s = scoring
+    agent, key = await asyncio.to_thread(s.new_agent, "bot", "acme")
+    await call(s, "POST", "/api/datasets/d@acme", {"cases": [
+        {"id": "a", "input": "x", "expected": "y", "evaluators": ["exact"]},
+        {"id": "b", "input": "x", "expected": "y", "evaluators": ["exact"]}]})
+    status, exp = await call(s, "POST", "/api/experiments", {"agent": agent, "dataset": "d@acme",
+                                                              "lease": {"holder": "runner", "ttl_seconds": 60}})
+    assert status == 201, exp
+    eid = exp["experiment_id"]
+    shared = uuid.uuid4().hex
+    for case in ("a", "b"):  # recorded before the session's spans came: no trajectory yet
+        status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", {
+            "lease_holder": "runner", "case_id": case, "repetition": 0, "attempt": 1, "session_id": shared,
+            "status": "completed", "answer": "y"})
+        assert status == 201, run
+    await asyncio.to_thread(s.send_session, key, shared, "y")
+    await asyncio.sleep(0.5)  # the service's quiet period is 0.2 s
+    status, result = await call(s, "POST", f"/api/experiments/{eid}/trajectories/refetch", {})
+    assert status == 200, result
+    status, listed = await call(s, "GET", f"/api/experiments/{eid}/runs")
+    runs = {r["case_id"]: r for r in listed["runs"]}
+    assert runs["a"]["trajectory_status"] == "valid", runs["a"]
+    assert runs["b"]["status"] == "failed" and runs["b"]["trajectory_status"] == "unavailable", runs["b"]
+    assert result["changed"] == {"unavailable->valid": 1}
