@@ -24,6 +24,9 @@ from tests.trajectory_service.conftest import ServiceFactory, assert_schema_and_
 
 # capture name -> why its trajectory is not yet the conversation that happened
 KNOWN_GAPS: dict[str, str] = {
+    "pydantic-ai_openai_history-retry-parallel":
+        "pydantic-ai records a ModelRetry's message on the tool span and in the next call's input; its OpenAI "
+        "adapter sends the model that message wrapped as {\"error\": …}, which no span records",
 }
 
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic"}

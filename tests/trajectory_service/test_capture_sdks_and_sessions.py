@@ -100,6 +100,30 @@ async def test_pydantic_ai_independent_runs_and_a_nested_run_with_its_own_conver
     assert (await svc.get(f"/api/agents/{agent}/sessions/{nested_ids.pop()}")).status == 404
 
 
+async def test_pydantic_ai_history_re_sent_each_turn_retry_and_a_run_ended_by_its_tool(svc: Service) -> None:
+    name = "pydantic-ai_openai_history-retry-parallel"
+    _agent, document = await _replayed(svc, name)
+    # Each run is given the ones before it (message_history): every question once, nothing copied.
+    assert [s["message"] for s in document["steps"] if s["source"] == "user"] == [
+        "Weather in Paris and Atlantis? If Atlantis has none, Oslo.", "Which is warmer?",
+        "Book me a hotel in the warmer one."]
+    assert not [s for s in document["steps"] if s.get("is_copied_context")]
+    # Only the retry prompt's wording differs from what the model was shown (see KNOWN_GAPS).
+    truth = corpus.GroundTruth.of(corpus.load(name).llm_log)
+    (problem,) = corpus.compare(document, truth)
+    assert problem.startswith("call 0: tool get_weather result 'No weather station in Atlantis")
+    parallel = next(s for s in document["steps"] if len(s.get("tool_calls") or ()) == 2)
+    results = {r["source_call_id"]: r for r in parallel["observation"]["results"]}
+    paris, atlantis = (results[c["tool_call_id"]] for c in parallel["tool_calls"])
+    assert paris["content"] == "sunny, 21°C" and "is_error" not in paris["extra"]
+    assert atlantis["extra"]["is_error"] is True
+    # The last run raised its tool's exception: its failed result is the last step, shown once.
+    last = document["steps"][-1]
+    (failed,) = last["observation"]["results"]
+    assert failed["extra"]["error"]["exceptions"][0]["type"] == "ConnectionError"
+    assert [s for s in document["steps"] if (s.get("extra") or {}).get("run_error")] == []
+
+
 async def test_strands_default_conventions_read_from_events_like_the_latest_ones(svc: Service) -> None:
     shapes = []
     for name in ("strands_native", "strands_native_latest-semconv"):
