@@ -81,6 +81,30 @@ def openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent(d
     assert "is_error" not in retried.get("extra", {})
 
 
+def openai_agents_memory_turns_are_asked_once_and_a_run_ending_in_max_turns_says_so(document: Json) -> None:
+    # SQLiteSession re-sends the stored conversation on every turn: each question is one user step.
+    assert [s["message"] for s in document["steps"] if s["source"] == "user"] == [
+        "Weather in Paris?", "And Oslo and Bergen?", "Check Oslo, then Bergen, again.", "Book me a hotel in Paris."]
+    for trajectory in corpus.all_trajectories(document):
+        assert not [s for s in trajectory["steps"] if s.get("is_copied_context")]
+    # The agent used as a tool is a subagent answering its call.
+    researcher = _subagent(document, "ask_researcher", "Researcher")
+    assert _calls(researcher)["get_weather"][1]["content"] == "sunny, 21°C"
+    # Turn three hit max_turns after two tool calls that went well: the run's last step says so, not silence.
+    third = document["steps"][[s["message"] for s in document["steps"]].index("Check Oslo, then Bergen, again.") + 1:]
+    assert [(s["source"], s.get("llm_call_count")) for s in third[:4]] == [
+        ("agent", 1), ("agent", 1), ("agent", 0), ("user", None)]
+    ended = third[2]
+    assert ended["extra"]["from"] == "agent span" and ended["extra"]["run_error"] is True
+    assert ended["extra"]["error"]["message"] == "Max turns exceeded: {'max_turns': 2}"
+    # Turn four ended with its tool's exception (no failure function): the failed result shows it, once.
+    last = document["steps"][-1]
+    assert [c["function_name"] for c in last["tool_calls"]] == ["book_hotel"]
+    (failed,) = last["observation"]["results"]
+    assert failed["extra"]["is_error"] is True and "the booking service is unreachable" in failed["extra"]["error"][
+        "message"]
+
+
 def smolagents_managed_agent_answers_its_call_and_tool_messages_are_no_user_steps(document: Json) -> None:
     for trajectory in corpus.all_trajectories(document):
         users = [s["message"] for s in trajectory["steps"] if s["source"] == "user"]
@@ -135,6 +159,8 @@ def crewai_crew_is_the_agent_and_each_task_a_subagent(document: Json) -> None:
 CHECKS: dict[str, Callable[[Json], None]] = {
     "openai-agents_openinference": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
     "openai-agents_logfire_no-session": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
+    "openai-agents_openinference_chat-memory-limits":
+        openai_agents_memory_turns_are_asked_once_and_a_run_ending_in_max_turns_says_so,
     "smolagents_openinference": smolagents_managed_agent_answers_its_call_and_tool_messages_are_no_user_steps,
     "smolagents_openinference_code-agent-no-session":
         smolagents_code_agent_tools_have_their_arguments_and_the_code_is_not_repeated,
