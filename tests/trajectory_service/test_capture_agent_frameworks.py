@@ -132,6 +132,18 @@ def smolagents_code_agent_tools_have_their_arguments_and_the_code_is_not_repeate
     assert observed == ["Observation:\nExecution logs:\nsunny, 21°C\nLast output from code snippet:\nNone"], observed
 
 
+def smolagents_max_steps_answer_is_asked_once_and_a_continued_run_repeats_nothing(document: Json) -> None:
+    # Run two (reset=False) re-sends run one's memory: nothing of it is a step again.
+    assert not [s for s in document["steps"] if s.get("is_copied_context")]
+    users = [s["message"] for s in document["steps"] if s["source"] == "user"]
+    assert len(users) == 3 and users[0] == "New task:\nWeather in Paris, Oslo and Bergen?"
+    assert users[1].startswith("Based on the above, please provide an answer") and users[2] == "New task:\nAnd Bergen?"
+    # Out of steps, smolagents asks the model itself for an answer from its memory: that call is the run's answer.
+    answer = next(s for s in document["steps"] if s["source"] == "agent" and s["message"])
+    assert answer["message"].endswith("I ran out of steps before Bergen.") and not answer.get("tool_calls")
+    assert _calls(document)["final_answer"][1]["content"] == "Bergen is windy at 7°C."
+
+
 def adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps(document: Json) -> None:
     assert document["agent"]["name"] == "travel_desk"
     _no_system_delegation_steps(document)
@@ -164,6 +176,8 @@ CHECKS: dict[str, Callable[[Json], None]] = {
     "smolagents_openinference": smolagents_managed_agent_answers_its_call_and_tool_messages_are_no_user_steps,
     "smolagents_openinference_code-agent-no-session":
         smolagents_code_agent_tools_have_their_arguments_and_the_code_is_not_repeated,
+    "smolagents_openinference_max-steps-two-runs":
+        smolagents_max_steps_answer_is_asked_once_and_a_continued_run_repeats_nothing,
     "google-adk_native": adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps,
     "crewai_openinference_no-session": crewai_crew_is_the_agent_and_each_task_a_subagent,
 }
