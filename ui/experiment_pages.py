@@ -369,10 +369,17 @@ async def compare(request: web.Request) -> Page:
         kinds = {ev.evaluator: ev.kind for ev in comparison.evaluators}
         cand_means = {n: _means(cand_records, n) for n in names}
         base_means = {n: _means(base_records, n) for n in names}
+        # A case run on one side only, or scored on one side only, is not compared: "same" would say the
+        # candidate did as well on it.
+        unpaired = {**{c: "only in baseline" for c in comparison.cases_only_in_baseline},
+                    **{c: "only in candidate" for c in comparison.cases_only_in_candidate}}
         rows = []
         for case_id in shown:
+            compared = any(case_id in cand_means[n] and case_id in base_means[n] for n in names)
             rows.append({
-                "case_id": case_id, "kind": ("regressed", "improved", "same")[order.get(case_id, 2)],
+                "case_id": case_id,
+                "kind": ("regressed", "improved", unpaired.get(case_id, "same" if compared else "not compared"))[
+                    order.get(case_id, 2)],
                 "scores": [{"evaluator": n, "kind": kinds[n], "baseline": base_means[n].get(case_id),
                             "candidate": cand_means[n].get(case_id)} for n in names],
                 # One diff per repetition both sides ran: the outputs of repetition k side by side.

@@ -645,3 +645,32 @@ def test_compare_cost_per_run_is_each_sides_priced_mean_with_its_count(tab: Tab,
     assert (twin["baseline"]["n"], twin["baseline"]["missing"], twin["baseline"]["total"]) == (2, 6, None)
     assert abs(twin["baseline"]["mean"] - 0.02) < 1e-12
     assert (twin["candidate"]["n"], twin["candidate"]["missing"], twin["candidate"]["mean"]) == (0, 8, None)
+
+
+def test_compare_says_when_cases_are_not_compared(tab: Tab, world: World) -> None:
+    """Before: against a candidate that ran capital only (unscored) and not the other cases, every case was marked
+    "same" (as if it did as well), and the comparison's own warning, "no case is scored in both experiments:
+    nothing is compared" (which `evalkit experiments compare` prints), was not on the page."""
+    holder = "ui-unpaired"
+    created = world.served.ok("POST", "/api/experiments", {
+        "agent": world.agent, "dataset": world.dataset, "name": "barely run", "evaluators": ["same_answer"],
+        "repetitions": 2, "lease": {"holder": holder, "ttl_seconds": 300}}, token=world.token)
+    eid = created["experiment_id"]
+    world.served.ok("POST", f"/api/experiments/{eid}/runs", {
+        "lease_holder": holder, "case_id": "capital", "repetition": 0, "session_id": f"unpaired-{eid}",
+        "status": "completed", "answer": "Paris"}, token=world.token)
+    tab.login(world.token)
+    tab.go(f"/experiments/{eid}/compare?baseline={world.baseline_id}")
+    page = tab.page
+    assert "no case is scored in both experiments: nothing is compared" in page.inner_text("#comparison-warnings")
+    kinds = {page.locator("details.case-diff", has_text=case).locator("summary .badge").inner_text()
+             for case in ("color", "sum", "xss")}
+    assert kinds == {"only in baseline"}, kinds
+    capital = page.locator("details.case-diff", has_text="capital").locator("summary .badge").inner_text()
+    assert capital == "not compared"
+    assert page.locator("details.case-diff summary .badge", has_text="same").count() == 0
+    tab.shot("compare-not-compared")
+    rows = tab.go(f"/experiments/{eid}/compare?baseline={world.baseline_id}&format=json").json()["cases"]
+    assert {r["case_id"]: r["kind"] for r in rows} == {"capital": "not compared", "color": "only in baseline",
+                                                       "sum": "only in baseline", "xss": "only in baseline"}
+
