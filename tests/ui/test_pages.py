@@ -674,3 +674,23 @@ def test_compare_says_when_cases_are_not_compared(tab: Tab, world: World) -> Non
     assert {r["case_id"]: r["kind"] for r in rows} == {"capital": "not compared", "color": "only in baseline",
                                                        "sum": "only in baseline", "xss": "only in baseline"}
 
+
+def test_pages_fit_a_narrow_window(browser: Any, world: World, artifacts: Any) -> None:
+    """Before: at a phone's width (380 px) a wide table (sessions, scorecard, comparison, experiments) made the
+    whole page two to three times wider than the screen, the header and text half off it. Now the table scrolls
+    inside itself and the page is as wide as the window."""
+    context = browser.new_context(viewport={"width": 380, "height": 800})
+    try:
+        tab = Tab(context.new_page(), world.served.api, artifacts)
+        tab.login(world.token)
+        run_id = world.run_ids[0]
+        for path in ("/", f"/agents/{world.agent}/sessions", "/experiments", f"/experiments/{world.experiment_id}",
+                     f"/experiments/{world.experiment_id}/compare?baseline={world.baseline_id}&gate=1",
+                     "/datasets", f"/experiments/{world.experiment_id}/runs/{run_id}",
+                     f"/agents/{world.agent}/sessions/{world.xss_session}?tab=spans"):
+            assert tab.go(path).status == 200, path
+            width = tab.page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 380, (path, width)
+        tab.shot("narrow-spans")
+    finally:
+        context.close()
