@@ -69,6 +69,7 @@ async def experiments(request: web.Request) -> Page:
     if q.get("dataset"):
         rows = [e for e in rows if q["dataset"] in e["dataset"]]
     context = {"experiments": rows, "query": dict(q), "statuses": STATUSES, "limit": limit, "more_url": more_url,
+               "filtered": any(q.get(k) for k in ("workspace", "agent", "dataset", "status")),
                "live": any(e["status"] in LIVE_STATUSES for e in rows)}
     return Page("experiments.html", context, {"experiments": rows}, api="/api/experiments", title="Experiments")
 

@@ -694,3 +694,18 @@ def test_pages_fit_a_narrow_window(browser: Any, world: World, artifacts: Any) -
         tab.shot("narrow-spans")
     finally:
         context.close()
+
+
+def test_a_new_users_empty_experiments_page_says_how_to_start(tab: Tab, world: World) -> None:
+    """Before: a user with no experiment at all read "No experiments match." with no filter set, where the home
+    page says how to run one."""
+    token = world.served.ok("POST", "/api/users", {"name": "newcomer"})["token"]
+    tab.login(token)
+    tab.go("/experiments")
+    empty = tab.page.inner_text("table.list tbody")
+    assert "No experiments yet" in empty and "evalkit.run_experiment" in empty, empty
+    tab.go("/experiments?status=failed")
+    assert "No experiments match these filters" in tab.page.inner_text("table.list tbody")
+    tab.page.click("text=Show all experiments")
+    tab.page.wait_for_load_state()
+    assert tab.page.url == world.served.api + "/experiments"
