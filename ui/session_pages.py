@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -128,20 +128,35 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
             "settled": extra.get("settled"), "mapping_version": extra.get("mapping_version"),
             "unmapped_attributes": extra.get("unmapped_attributes") or [], "emitters": extra.get("emitters") or [],
             "first": times[0] if times else None, "last": times[-1] if times else None,
-            "duration_s": _elapsed(times[0], times[-1]) if times else None,
+            "duration_s": _elapsed(steps) if times else None,
             "busy_seconds": duration, "price_sources": sorted({p for p in priced if p}),
             "errors": sum(1 for s in steps if has_error(s)),
             "issues": extra.get("validation_issues") or [], "reasons": (extra.get("settlement") or {}).get("reasons")
             or []}
 
 
-def _elapsed(first: str, last: str) -> float | None:
-    try:
-        start = datetime.fromisoformat(first.replace("Z", "+00:00"))
-        end = datetime.fromisoformat(last.replace("Z", "+00:00"))
-    except ValueError:
+def _elapsed(steps: list[dict[str, Any]]) -> float | None:
+    """From the first step's start to the end of the one that ends last (its start plus its duration): a step's
+    timestamp is when it started, so the last start alone read "0 ms" for a session of one 37 ms LLM call."""
+    first: datetime | None = None
+    end: datetime | None = None
+    for s in steps:
+        if not s.get("timestamp"):
+            continue
+        try:
+            start = datetime.fromisoformat(str(s["timestamp"]).replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        first = start if first is None else min(first, start)
+        try:
+            took = timedelta(milliseconds=float((s.get("extra") or {}).get("duration_ms") or 0))
+        except (TypeError, ValueError, OverflowError):
+            took = timedelta(0)  # a step whose duration is not a number still has its start
+        stop = start + took
+        end = stop if end is None else max(end, stop)
+    if first is None or end is None:
         return None
-    return max(0.0, (end - start).total_seconds())
+    return max(0.0, (end - first).total_seconds())
 
 
 def steps_page(request: web.Request, document: dict[str, Any]) -> dict[str, Any]:

@@ -709,3 +709,24 @@ def test_a_new_users_empty_experiments_page_says_how_to_start(tab: Tab, world: W
     tab.page.click("text=Show all experiments")
     tab.page.wait_for_load_state()
     assert tab.page.url == world.served.api + "/experiments"
+
+
+def test_a_sessions_duration_runs_to_the_end_of_its_last_step(tab: Tab, world: World) -> None:
+    """Before: the trajectory's summary bar took the duration from the first step's start to the last step's
+    start, so this real LangGraph capture (one 37 ms LLM call, its system and user steps at the same instant)
+    read "duration 0 ms"."""
+    capture = corpus.load("langgraph_openinference_subgraph")
+    agent = world.served.ok("POST", "/api/agents", {"name": "graph-duration", "workspace": "acme",
+                                                     "trajectory_wait_seconds": 10}, token=world.token)["agent"]
+    key = world.served.ok("POST", f"/api/agents/{agent}/keys", {}, token=world.token)["key"]
+    corpus.replay(capture, world.served.otlp, key)
+    document = json.loads(http("GET", f"{world.served.api}/api/agents/{agent}/sessions/{capture.session_id}"
+                                      "/trajectory?wait=10", token=world.token).text)
+    steps = document["steps"]
+    assert {s["timestamp"] for s in steps} == {steps[0]["timestamp"]}  # every step starts at the same instant
+    took_ms = max(float((s.get("extra") or {}).get("duration_ms") or 0) for s in steps)
+    assert took_ms > 1
+    tab.login(world.token)
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    duration = tab.page.locator("dl.summary-bar div", has_text="duration").locator("dd").inner_text()
+    assert duration.startswith(f"{took_ms:.0f} ms"), duration
