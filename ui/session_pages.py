@@ -74,6 +74,10 @@ async def sessions(request: web.Request) -> Page:
                if offset and not past_end else None,
                "models": sorted({m for s in rows for m in s["models"]})}
     data = {**listing, "sessions": rows, "has_more": has_more}
+    if filtered:
+        # The page's own window of the status-filtered rows (the listing's were the 1,000 scanned): a status
+        # filter pages by offset, so its JSON has no cursor to follow.
+        data.update(offset=offset, limit=PAGE_SIZE, next_cursor=None)
     return Page("sessions.html", context, data, api=_path(agent_id), title=f"Sessions of {agent_id}")
 
 

@@ -730,3 +730,20 @@ def test_a_sessions_duration_runs_to_the_end_of_its_last_step(tab: Tab, world: W
     tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
     duration = tab.page.locator("dl.summary-bar div", has_text="duration").locator("dd").inner_text()
     assert duration.startswith(f"{took_ms:.0f} ms"), duration
+
+
+def test_a_status_filtered_sessions_page_and_its_json_agree(tab: Tab, world: World) -> None:
+    """Before: page 2 of `status=valid` showed sessions 51-100 while its JSON twin said offset 0 and limit 1000 (the
+    rows the filter scanned) with the scan's cursor; and a list with no session read "sessions 1–0"."""
+    tab.login(world.token)
+    path = f"/agents/{world.agent}/sessions?status=valid&offset=50"
+    tab.go(path)
+    shown = tab.page.locator("a.session-link").all_inner_texts()
+    assert shown and "sessions 51–" in tab.page.locator("nav.pager").inner_text()
+    twin = tab.go(path + "&format=json").json()
+    assert [s["session_id"] for s in twin["sessions"]] == shown
+    assert (twin["offset"], twin["limit"], twin["next_cursor"]) == (50, 50, None), {k: twin[k] for k in
+                                                                                    ("offset", "limit", "next_cursor")}
+    tab.go(f"/agents/{world.agent}/sessions?q=no-such-session-anywhere")
+    assert "No sessions match" in tab.page.inner_text("table.sessions")
+    assert "sessions 1–0" not in tab.page.inner_text("main")
