@@ -36,8 +36,10 @@ def _cookie_options(request: web.Request) -> dict[str, Any]:
 
 
 def _safe_next(raw: str | None) -> str:
-    # Only a path of this site: never //host or a scheme, which would make the login an open redirect.
-    if raw and raw.startswith("/") and not raw.startswith("//") and "\\" not in raw:
+    # Only a path of this site: never //host or a scheme, which would make the login an open redirect. Control
+    # characters are refused too: URLs drop tabs and newlines, so "/<TAB>/evil.example" became "//evil.example".
+    if raw and raw.startswith("/") and not raw.startswith("//") and "\\" not in raw \
+            and not any(ord(c) < 0x20 or ord(c) == 0x7f for c in raw):
         return raw
     return "/"
 

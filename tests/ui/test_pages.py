@@ -747,3 +747,28 @@ def test_a_status_filtered_sessions_page_and_its_json_agree(tab: Tab, world: Wor
     tab.go(f"/agents/{world.agent}/sessions?q=no-such-session-anywhere")
     assert "No sessions match" in tab.page.inner_text("table.sessions")
     assert "sessions 1–0" not in tab.page.inner_text("main")
+
+
+def test_the_login_leads_only_to_a_path_of_this_site(world: World) -> None:
+    """Before: `next` of "/<TAB>/evil.example" passed the check (it starts with one slash), then lost its tab in
+    the redirect: `Location: //evil.example`, another site, right after the login."""
+    class Kept(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None  # keep the 303 to read its Location
+
+    for next_path, expected in (("/\t/evil.example", "/"), ("/\n/evil.example", "/"), ("//evil.example", "/"),
+                                ("https://evil.example/", "/"), ("/\\evil.example", "/"),
+                                (f"/experiments/{world.experiment_id}", f"/experiments/{world.experiment_id}")):
+        jar = CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), Kept())
+        opener.open(world.served.api + "/login").read()
+        csrf = next(c.value for c in jar if c.name == "evalkit_csrf")
+        body = urllib.parse.urlencode({"token": world.token, "csrf": csrf, "next": next_path}).encode()
+        try:
+            opener.open(world.served.api + "/login", data=body)
+            raise AssertionError("the login did not redirect")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 303 and exc.headers["Location"] == expected, (next_path, exc.headers["Location"])
+        # The form carries only a safe `next` too.
+        form = opener.open(world.served.api + "/login?next=" + urllib.parse.quote(next_path, safe="")).read().decode()
+        assert 'name="next" value="//' not in form and "evil.example" not in form, next_path
