@@ -134,7 +134,10 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
             "first": times[0] if times else None, "last": times[-1] if times else None,
             "duration_s": _elapsed(steps) if times else None,
             "busy_seconds": duration, "price_sources": sorted({p for p in priced if p}),
-            "errors": sum(1 for s in steps if has_error(s)),
+            # A subagent's failed tool is the session's error too (the sessions list counts its span).
+            "errors": sum(1 for s in steps if has_error(s)) + sum(
+                1 for sub in document.get("subagent_trajectories") or [] for s in sub.get("steps") or []
+                if has_error(s)),
             "issues": extra.get("validation_issues") or [], "reasons": (extra.get("settlement") or {}).get("reasons")
             or []}
 

@@ -772,3 +772,29 @@ def test_the_login_leads_only_to_a_path_of_this_site(world: World) -> None:
         # The form carries only a safe `next` too.
         form = opener.open(world.served.api + "/login?next=" + urllib.parse.quote(next_path, safe="")).read().decode()
         assert 'name="next" value="//' not in form and "evil.example" not in form, next_path
+
+
+def test_a_failed_tool_in_a_subagent_counts_in_the_sessions_errors(tab: Tab, world: World) -> None:
+    """Before: in this real OpenAI Agents capture the booking subagent's book_hotel tool fails; the sessions list
+    said 1 error, the trajectory's summary bar "errors 0" (it counted the top-level steps only)."""
+    capture = corpus.load("openai-agents_openinference")
+    agent = world.served.ok("POST", "/api/agents", {"name": "handoffs", "workspace": "acme",
+                                                     "trajectory_wait_seconds": 10}, token=world.token)["agent"]
+    key = world.served.ok("POST", f"/api/agents/{agent}/keys", {}, token=world.token)["key"]
+    corpus.replay(capture, world.served.otlp, key)
+    document = json.loads(http("GET", f"{world.served.api}/api/agents/{agent}/sessions/{capture.session_id}"
+                                      "/trajectory?wait=10", token=world.token).text)
+
+    def erring(steps: list[dict[str, Any]]) -> int:
+        return sum(1 for s in steps if any((r.get("extra") or {}).get("is_error")
+                                           for r in (s.get("observation") or {}).get("results") or []))
+
+    assert erring(document["steps"]) == 0
+    assert sum(erring(sub["steps"]) for sub in document["subagent_trajectories"]) == 1
+    tab.login(world.token)
+    tab.go(f"/agents/{agent}/sessions")
+    listed = tab.page.locator("table.sessions tbody tr", has_text=capture.session_id).locator("td").nth(8)
+    assert listed.inner_text() == "1"
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    errors = tab.page.locator("dl.summary-bar div", has_text="errors").locator("dd").inner_text()
+    assert errors == "1", errors
