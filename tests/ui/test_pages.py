@@ -798,3 +798,26 @@ def test_a_failed_tool_in_a_subagent_counts_in_the_sessions_errors(tab: Tab, wor
     tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
     errors = tab.page.locator("dl.summary-bar div", has_text="errors").locator("dd").inner_text()
     assert errors == "1", errors
+
+
+def test_a_long_unbroken_error_or_answer_wraps_within_the_page(tab: Tab, world: World) -> None:
+    """Before: a failed run whose error held one long word (a URL, a base64 blob, a long traceback line) made its
+    run page about 2,300 px wide on a 1,360 px screen; the same for an answer of one long word."""
+    holder = "ui-long-error"
+    created = world.served.ok("POST", "/api/experiments", {
+        "agent": world.agent, "dataset": world.dataset, "name": "long error", "evaluators": ["same_answer"],
+        "lease": {"holder": holder, "ttl_seconds": 300}}, token=world.token)
+    eid = created["experiment_id"]
+    blob = "A" * 400
+    failed = world.served.ok("POST", f"/api/experiments/{eid}/runs", {
+        "lease_holder": holder, "case_id": "capital", "repetition": 0, "session_id": f"long-error-{eid}",
+        "status": "failed", "error": f"ValueError: could not decode {blob}"}, token=world.token)
+    answered = world.served.ok("POST", f"/api/experiments/{eid}/runs", {
+        "lease_holder": holder, "case_id": "sum", "repetition": 0, "session_id": f"long-answer-{eid}",
+        "status": "completed", "answer": f"https://example.com/{blob}"}, token=world.token)
+    tab.login(world.token)
+    for run in (failed, answered):
+        tab.go(f"/experiments/{eid}/runs/{run['run_id']}")
+        width = tab.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1360, (run["case_id"], width)
+    tab.shot("run-long-answer")
