@@ -189,6 +189,11 @@ async def _experiment_plan(service: Service, project: Project, dataset: str, age
         # A killed runner recorded its last runs as their calls returned, before their sessions settled: read
         # those sessions again now, so that they are scored on their settled trajectories.
         await service.refetch(experiment_id)
+        # The budget is the experiment's, not this runner's: every attempt already recorded counts (read after
+        # the refetch, so settled), else a runner killed near its max_cost_usd, or stopped by it, and resumed
+        # with the same budget would spend it all again.
+        for run in await service.runs(experiment_id, attempts="all"):
+            budget.add(run.get("metrics"), run.get("model"))
         pinned = await service.pinned_cases(experiment_id)
         info = await service.experiment(experiment_id)
         config = info.get("config") or {}

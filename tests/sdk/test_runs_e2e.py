@@ -244,3 +244,38 @@ def test_a_judge_key_naming_an_unset_variable_is_an_error(served: Served, tenant
     assert called == []  # refused before anything ran
     listed = served.ok("GET", f"/api/experiments?agent={tenant.agent}", token=tenant.token)["experiments"]
     assert listed == []
+
+
+def test_a_resumed_experiment_counts_what_it_already_spent_against_its_budget(served: Served, tenant: Tenant,
+                                                                              tmp_path: Path) -> None:
+    # The budget is the experiment's: resumed with the same max_tokens, a budget-stopped experiment used to
+    # start a whole new budget's worth of runs (found by resuming a stopped experiment from the CLI: it spent
+    # 2.7 times its max_cost_usd, and the final "spend:" line showed only the resumed runs' share).
+    agent = quickstart_agent()
+    write_cases(tmp_path, "capitals", {f"c{i}": f"input: {{question: 'What is the capital of {country}?'}}\n"
+                                       for i, country in enumerate(["France", "Japan", "Kenya", "Peru", "Chile"])})
+    calls: list[str] = []
+
+    async def task(input: Any) -> str:
+        calls.append(input["question"])
+        return str(await agent.answer(input))
+
+    # 120 tokens a run: 250 are reached after the third run.
+    first = evalkit.run_experiment(dataset="capitals", agent=tenant.agent, task=task, concurrency=1,
+                                   max_tokens=250, output=io.StringIO())
+    assert len(calls) == 3 and first.stopped_reason is not None
+    out = io.StringIO()
+    again = evalkit.run_experiment(dataset="capitals", agent=tenant.agent, task=task, concurrency=1,
+                                   max_tokens=250, resume=int(first.experiment_id or 0), output=out)
+    assert len(calls) == 3, "resumed with the same budget, it ran more runs"
+    assert again.stopped_reason is not None and "360 tokens of max_tokens=250" in again.stopped_reason
+    assert (again.budget or {})["tokens"] == 360
+    assert "with a larger budget" in out.getvalue()
+    info = served.ok("GET", f"/api/experiments/{first.experiment_id}", token=tenant.token)
+    assert info["status"] == "stopped" and "3 of 5 planned runs ran" in info["status_reason"]
+    # A larger budget runs the rest, and the spend it reports is the experiment's.
+    out = io.StringIO()
+    done = evalkit.run_experiment(dataset="capitals", agent=tenant.agent, task=task, concurrency=1,
+                                  max_tokens=1000, resume=int(first.experiment_id or 0), output=out)
+    assert len(calls) == 5 and done.stopped_reason is None
+    assert (done.budget or {})["tokens"] == 600 and "600 tokens" in out.getvalue()
