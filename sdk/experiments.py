@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from typing import IO, Any
 
@@ -11,6 +12,7 @@ from evalkit.sdk.client import ServiceClient, ServiceError, ServiceUnreachable
 from evalkit.sdk.config import connection, load_project
 from evalkit.sdk.evaluators import PythonEvaluator
 from evalkit.sdk.interrupt import run_blocking
+from evalkit.sdk.lease import holder_gone
 from evalkit.sdk.models import ExperimentResult, RunSummary
 from evalkit.sdk.progress import ProgressReport
 from evalkit.sdk.scoring import ScoringError, check_evaluators, score_experiment
@@ -48,6 +50,8 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
             raise ValueError(f"experiment {experiment} did not declare the Python evaluator(s) "
                              f"{', '.join(undeclared)} (it declared: {', '.join(sorted(declared)) or 'none'}); "
                              "an experiment is scored by what it was created with")
+        await _check_lease(service, experiment, info, finish_scoring_hint(experiment, refs, rescore=rescore,
+                                                                          partial=partial))
         missing = sorted(declared - {e.name for e in checked})
         if missing:
             report.say(f"note: experiment {experiment} declares Python evaluator(s) {', '.join(missing)} that "
@@ -90,3 +94,27 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
                                    attempts=int(run.get("attempt") or 1)))
         return ExperimentResult(experiment_id=str(experiment), url=url_of,
                                 runs=sorted(runs, key=lambda r: (r.case_id, r.repetition)), scorecard=card)
+
+
+async def _check_lease(service: Service, experiment: int, info: dict[str, Any], finish: str) -> None:
+    """Score only when no runner holds the experiment's lease: the service refuses verdicts from anyone else.
+
+    A runner of this machine killed while it scored (`kill -9`) left its lease live, and it can never renew it:
+    it is given back on its behalf, as resuming takes such a lease over at once. Before, every Python evaluator
+    ran, each verdict was refused until the lease ran out, and the error said to run this same command again.
+    A live runner is said up front, before any evaluator runs."""
+    lease = info.get("lease") or {}
+    holder = str(lease.get("holder") or "")
+    if not holder or lease.get("expired") or (info.get("config") or {}).get("agent_kind") == "harness":
+        return  # a harness experiment's lease is the service's own; it takes verdicts published beside it
+    if holder_gone(holder):
+        await service.release(experiment, holder, reason="its runner is gone")
+        return
+    expires = lease.get("expires_at")
+    when = ""
+    if expires is not None:
+        left = max(0, round(float(expires) - time.time()))
+        when = f" until {time.strftime('%H:%M:%S %Z', time.localtime(float(expires)))} (in {left} s)"
+    raise ValueError(f"experiment {experiment} is being run by {holder}{when}, which scores it when its runs are "
+                     "done; wait for it to finish, or if that runner is gone (killed, its machine down), once its "
+                     f"lease has run out finish scoring with {finish}")

@@ -49,8 +49,9 @@ NAMES = [f"c{i}" for i in range(8)]
 
 
 def _start(tmp_path: Path, tenant: Tenant, marks: Path, env: dict[str, str],
-           preexec_fn: Callable[[], object] | None = None, script: str = RUNNER) -> subprocess.Popen[bytes]:
-    write_cases(tmp_path, "kill", {name: f"input: {name}\n" for name in NAMES})
+           preexec_fn: Callable[[], object] | None = None, script: str = RUNNER,
+           evaluators: str = "") -> subprocess.Popen[bytes]:
+    write_cases(tmp_path, "kill", {name: f"input: {name}\n{evaluators}" for name in NAMES})
     (tmp_path / "runner.py").write_text(script)
     with (tmp_path / "runner.log").open("wb") as log:
         return subprocess.Popen([sys.executable, "runner.py", str(marks), tenant.agent], cwd=tmp_path, env=env,
@@ -451,3 +452,44 @@ def test_the_printed_finish_command_names_the_python_evaluator_and_running_it_fi
     runs = served.ok("GET", f"/api/experiments/{experiment_id}/runs?evaluations=true", token=tenant.token)["runs"]
     verdicts = [e for r in runs for e in r.get("evaluations") or [] if e["evaluator"] == "slow_check"]
     assert len(verdicts) == 3 and all(e["passed"] for e in verdicts), runs
+
+
+
+def test_evaluate_after_a_runner_killed_while_scoring_finishes_at_once(served: Served, tenant: Tenant,
+                                                                        tmp_path: Path) -> None:
+    """Found by `kill -9` of `evalkit run` while its Python evaluators ran. Before: for the rest of the dead
+    runner's 60 s lease, `evalkit evaluate N` ran every Python evaluator, then had each verdict refused ("being
+    run by sdk:…; publish with its lease_holder") and ended saying to run `evalkit evaluate N`, the very command
+    that had just failed."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = {k: v for k, v in dict(os.environ, **tenant.env).items() if k != "EVALKIT_LEASE_TTL_SECONDS"}
+    runner = _start(tmp_path, tenant, marks, env, script=SCORING_RUNNER, evaluators="evaluators: [slow_check]\n")
+
+    @evalkit.evaluator
+    def slow_check(answer: str | None) -> bool:
+        return bool(answer and answer.startswith("answer "))
+
+    try:
+        _wait_blocked(runner, marks, tmp_path / "runner.log")
+        # While the runner lives, scoring beside it is refused up front, saying by whom and what to do.
+        eid = int(_experiment_of(served, tenant)["experiment_id"])  # type: ignore[call-overload]
+        with pytest.raises(ValueError, match=rf"experiment {eid} is being run by sdk:.* until .*; wait for it to "
+                                             rf"finish, .* finish scoring with `evalkit evaluate {eid} --evaluator"):
+            evalkit.evaluate_experiment(experiment_id=eid, evaluators=[slow_check], output=io.StringIO())
+        runner.send_signal(signal.SIGKILL)
+        runner.wait(timeout=10)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    experiment = _experiment_of(served, tenant)
+    eid = int(experiment["experiment_id"])  # type: ignore[call-overload]
+    assert experiment["status"] == "evaluating" and experiment["lease"]["expired"] is False  # type: ignore[index]
+
+    started = time.monotonic()
+    result = evalkit.evaluate_experiment(experiment_id=eid, evaluators=[slow_check], output=io.StringIO())
+    assert time.monotonic() - started < 45  # not after the dead runner's lease ran out
+    card = result.scorecard["scorecard"]  # type: ignore[index]
+    (scored,) = [e for e in card["evaluators"] if e["evaluator"] == "slow_check"]
+    assert (scored["n"], scored["passed"]) == (len(NAMES), len(NAMES))
+    assert served.ok("GET", f"/api/experiments/{eid}", token=tenant.token)["status"] == "completed"
