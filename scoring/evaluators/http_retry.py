@@ -17,6 +17,8 @@ from typing import Any
 
 import aiohttp
 
+from evalkit.outbound import OutboundRefused
+
 __all__ = ["HttpCallError", "JsonReply", "RetryPolicy", "post_json"]
 
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -100,6 +102,10 @@ async def post_json(
             retry_after: float | None = None
             try:
                 status, text, resp_headers = await _once(client, url, payload, headers or {}, policy)
+            except OutboundRefused as exc:
+                # The server's own policy refused the address: nothing was sent, and trying again cannot change
+                # that (before, it was tried max_attempts times and blamed on a server "not up and reachable").
+                raise HttpCallError(f"{what} {url} was not called: {exc}", status=None, attempts=attempt) from None
             except TimeoutError:
                 last, last_status = f"no reply within {policy.timeout_seconds:g}s", None
             except aiohttp.ClientError as exc:

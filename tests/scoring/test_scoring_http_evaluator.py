@@ -8,6 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from aiohttp import web
 
 from evalkit.scoring.evaluators import EvaluationInput, build_evaluator
@@ -172,3 +173,19 @@ async def test_unreachable_endpoint_is_an_evaluation_error():
     assert ev.passed is None and ev.score is None
     assert ev.error is not None and "failed after 2 attempt(s)" in ev.error
     assert "check that the server is up" in ev.error
+
+
+async def test_an_address_the_server_may_not_call_is_refused_once_saying_how_to_allow_it() -> None:
+    # Found by pointing `--judge-base-url` at a local OpenAI-compatible endpoint: every verdict waited out three
+    # attempts and their backoff, then said "check that the server is up and reachable, or raise
+    # timeout/max_attempts", though nothing had been sent and no retry could help.
+    from evalkit.outbound import OutboundPolicy
+    from evalkit.scoring.evaluators.http_retry import HttpCallError, RetryPolicy, post_json
+
+    started = time.monotonic()
+    async with OutboundPolicy().session() as session:
+        with pytest.raises(HttpCallError, match=r"was not called: .*EVALKIT_OUTBOUND_ALLOW") as refused:
+            await post_json(f"http://127.0.0.1:{closed_port()}/v1/chat/completions", {}, session=session,
+                            policy=RetryPolicy(max_attempts=3, backoff_seconds=0.5), what="judge endpoint")
+    assert refused.value.attempts == 1 and time.monotonic() - started < 0.5
+    assert "raise timeout/max_attempts" not in str(refused.value)
