@@ -50,8 +50,8 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
             raise ValueError(f"experiment {experiment} did not declare the Python evaluator(s) "
                              f"{', '.join(undeclared)} (it declared: {', '.join(sorted(declared)) or 'none'}); "
                              "an experiment is scored by what it was created with")
-        await _check_lease(service, experiment, info, finish_scoring_hint(experiment, refs, rescore=rescore,
-                                                                          partial=partial))
+        await _check_lease(service, experiment, info, bool(checked),
+                           finish_scoring_hint(experiment, refs, rescore=rescore, partial=partial))
         missing = sorted(declared - {e.name for e in checked})
         if missing:
             report.say(f"note: experiment {experiment} declares Python evaluator(s) {', '.join(missing)} that "
@@ -96,19 +96,23 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
                                 runs=sorted(runs, key=lambda r: (r.case_id, r.repetition)), scorecard=card)
 
 
-async def _check_lease(service: Service, experiment: int, info: dict[str, Any], finish: str) -> None:
-    """Score only when no runner holds the experiment's lease: the service refuses verdicts from anyone else.
+async def _check_lease(service: Service, experiment: int, info: dict[str, Any], publishes: bool,
+                       finish: str) -> None:
+    """Python verdicts are published only when no runner holds the experiment's lease: the service refuses them
+    from anyone else (the service's own evaluators run whoever holds it).
 
     A runner of this machine killed while it scored (`kill -9`) left its lease live, and it can never renew it:
     it is given back on its behalf, as resuming takes such a lease over at once. Before, every Python evaluator
     ran, each verdict was refused until the lease ran out, and the error said to run this same command again.
-    A live runner is said up front, before any evaluator runs."""
+    A live runner is said up front, before any Python evaluator runs."""
     lease = info.get("lease") or {}
     holder = str(lease.get("holder") or "")
     if not holder or lease.get("expired") or (info.get("config") or {}).get("agent_kind") == "harness":
         return  # a harness experiment's lease is the service's own; it takes verdicts published beside it
     if holder_gone(holder):
         await service.release(experiment, holder, reason="its runner is gone")
+        return
+    if not publishes:
         return
     expires = lease.get("expires_at")
     when = ""
