@@ -86,6 +86,15 @@ class Evaluations:
             out.setdefault(row.pop("run_id"), []).append(row)
         return out
 
+    def judged_pairs(self, experiment_id: int) -> set[tuple[str, str]]:
+        """The (run, evaluator) pairs whose latest evaluation is a verdict, not an evaluator error: what scoring
+        again without rescore skips. An error is no score (the scorecard leaves it out), so scoring again asks
+        again exactly there: an evaluator fixed, a judge back from an outage."""
+        rows = self.store.query(
+            "SELECT run_id, evaluator, error FROM evaluations WHERE experiment_id = {i:UInt64} "
+            "ORDER BY run_id, evaluator, version DESC LIMIT 1 BY run_id, evaluator", {"i": experiment_id})
+        return {(r[0], r[1]) for r in rows if r[2] is None}
+
     def scored_pairs(self, experiment_id: int) -> set[tuple[str, str]]:
         rows = self.store.query("SELECT DISTINCT run_id, evaluator FROM evaluations WHERE experiment_id = {i:UInt64}",
                                 {"i": experiment_id})

@@ -586,7 +586,7 @@ async def runs_to_score(request: web.Request) -> web.Response:
     def load() -> list[dict[str, Any]]:
         runs = s.runs.finals(e.experiment_id, with_trajectory=with_trajectory)
         cases = {c.id: c for c in s.pinned_cases(e)}
-        scored = set() if rescore else s.evaluations.scored_pairs(e.experiment_id)
+        scored = set() if rescore else s.evaluations.judged_pairs(e.experiment_id)
         applies = e.case_evaluators
         out = []
         for r in runs:

@@ -541,7 +541,7 @@ class ScoringService:
             credentials.setdefault(self.judge.base_url, self.judge.api_key)
         runs = await asyncio.to_thread(self.runs.finals, e.experiment_id, with_trajectory=True)
         cases = {c.id: c for c in await asyncio.to_thread(self.pinned_cases, e)}
-        skip = set() if req.rescore else await asyncio.to_thread(self.evaluations.scored_pairs, e.experiment_id)
+        skip = set() if req.rescore else await asyncio.to_thread(self.evaluations.judged_pairs, e.experiment_id)
         async with self.outbound.session() as session:
             evaluators, broken = scoring_eval.build_all(specs, credentials, session)
             results = await scoring_eval.score(e.experiment_id, runs, cases, e.case_evaluators, evaluators, broken,

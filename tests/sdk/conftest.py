@@ -140,6 +140,7 @@ class FakeJudge:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.auth: list[str | None] = []
+        self.down = False  # answer 503 to everything (an outage), until set back
         judge = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -147,6 +148,11 @@ class FakeJudge:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 judge.requests.append(body)
                 judge.auth.append(self.headers.get("Authorization"))
+                if judge.down:
+                    self.send_response(503)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 prompt = " ".join(str(m.get("content")) for m in body.get("messages", []))
                 passed = not re.search(r"zebra", prompt, re.IGNORECASE)
                 content = json.dumps({"passed": passed, "score": 1.0 if passed else 0.0,

@@ -95,3 +95,50 @@ def evalkit_version() -> str:
     from importlib.metadata import version
 
     return version("evalkit")
+
+
+def test_scoring_again_retries_the_verdicts_that_ended_in_an_error_and_only_those(
+        served: Served, tenant: Tenant, fake_judge: FakeJudge, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by fixing a Python evaluator that raised on one case, then scoring again as the scorecard's note says
+    # ("… ended in an evaluator error and are not counted; see their explanations and re-score"): `evalkit
+    # evaluate N` counted an error as a verdict, scored nothing, and ended with the same errors and exit 1; only
+    # --rescore helped, and it asked the judge about every run again.
+    write_cases(tmp_path, "again", {f"c{i}": f"input: c{i}\nrubric: Any answer.\nevaluators: [judge, flaky_check]\n"
+                                    for i in range(3)})
+    (tmp_path / "evalkit.yaml").write_text(
+        "cases: cases\nfixtures: fixtures\ncredentials:\n  judges:\n"
+        f"    {fake_judge.url}: env:FAKE_JUDGE_KEY\n")
+    monkeypatch.setenv("FAKE_JUDGE_KEY", "sk-fake-judge")
+    calls: list[str] = []
+    broken = {"c1"}
+
+    @evalkit.evaluator
+    def flaky_check(answer: str | None, metadata: dict[str, Any]) -> bool:
+        calls.append(metadata["case_id"])
+        if metadata["case_id"] in broken:
+            raise RuntimeError("the check broke")
+        return answer == f"answer {metadata['case_id']}"
+
+    fake_judge.down = True
+    first = evalkit.run_experiment(dataset="again", agent=tenant.agent, task=lambda input: f"answer {input}",
+                                   evaluators=[flaky_check], output=io.StringIO(),
+                                   judge={"base_url": fake_judge.url, "model": "fake-judge", "max_retries": 1})
+    by_name = {e["evaluator"]: e for e in first.scorecard["scorecard"]["evaluators"]}  # type: ignore[index]
+    assert (by_name["judge"]["n"], by_name["judge"]["evaluator_errors"]) == (0, 3)
+    assert (by_name["flaky_check"]["n"], by_name["flaky_check"]["evaluator_errors"]) == (2, 1)
+    # The check is fixed and the judge is back: scoring again (no rescore) asks again exactly what erred.
+    broken.clear()
+    fake_judge.down = False
+    asked = len(fake_judge.requests)
+    again = evalkit.evaluate_experiment(experiment_id=int(first.experiment_id or 0), evaluators=[flaky_check],
+                                        output=io.StringIO())
+    assert sorted(calls) == ["c0", "c1", "c1", "c2"]
+    assert len(fake_judge.requests) - asked == 3
+    by_name = {e["evaluator"]: e for e in again.scorecard["scorecard"]["evaluators"]}  # type: ignore[index]
+    for name in ("judge", "flaky_check"):
+        assert (by_name[name]["n"], by_name[name]["passed"], by_name[name]["evaluator_errors"]) == (3, 3, 0), name
+    # Nothing left to retry: scoring once more asks nobody.
+    evalkit.evaluate_experiment(experiment_id=int(first.experiment_id or 0), evaluators=[flaky_check],
+                                output=io.StringIO())
+    assert len(calls) == 4 and len(fake_judge.requests) - asked == 3
