@@ -532,7 +532,8 @@ class EvaluatorScorecard(_Model):
     repetitions: int = Field(description="most runs counted for one case")
     mean: float | None = Field(description="pass rate for pass/fail, mean score otherwise")
     passed: int | None = Field(description="runs passed (pass/fail only)")
-    std_error: float | None = Field(description="cluster-robust (by case) standard error of the mean")
+    std_error: float | None = Field(description="cluster-robust (by case) standard error of the mean; with one "
+                                    "case, the standard error of its runs")
     ci_low: float | None
     ci_high: float | None
     ci_method: Literal["wilson", "wilson-design-effect", "bootstrap-clustered", "none"] = Field(
@@ -641,6 +642,10 @@ def _interval(values: EvaluatorValues, reps: int, *, confidence: float, seed: in
     # Unbounded scores: no binomial bound exists, so the clustered bootstrap (cases resampled whole). The
     # seed is the scorecard's, not derived from the evaluator's name: identical values under two evaluators
     # get the identical interval, and adding an evaluator changes no other one.
+    if len(counts) == 1:
+        # One case cannot be resampled (the interval was a point, whatever its runs said): its runs are the
+        # sample, as the design effect of one case takes them for a pass rate.
+        sums, counts = values.run_values, np.ones(len(values.run_values))
     boot = stats.bootstrap_clustered_mean_from_sums(sums, counts, seed=random.Random(seed), n_resamples=n_resamples,
                                                     confidence=confidence)
     return boot.interval, "bootstrap-clustered"
@@ -675,7 +680,9 @@ def _score_evaluator(
     if n:
         total = math.fsum(values.sums.tolist())
         mean = total / n
-        se = stats.clustered_standard_error_from_sums(values.sums, counts)
+        # One case: its runs' spread (the clustered estimate needs two cases, and was 0 with one).
+        se = (stats.standard_error(values.run_values.tolist()) if len(counts) == 1
+              else stats.clustered_standard_error_from_sums(values.sums, counts))
         if values.kind == "pass_fail":
             passed = round(total)
             pairs = _case_pairs(counts, np.rint(values.sums).astype(np.int64))

@@ -311,3 +311,22 @@ def test_the_columns_answer_one_run_or_case_as_the_records_do():
     assert sorted(map(str, columns.not_cancelled("cost_usd").tolist())) == sorted(
         str(float("nan") if r.metrics.cost_usd is None else r.metrics.cost_usd)
         for r in runs if r.status != "cancelled")
+
+
+def test_one_case_with_repetitions_has_the_spread_of_its_runs_not_zero():
+    # Found running one case three times with a numeric evaluator: the scorecard showed ± 0.000 and the interval
+    # [5.000, 5.000] for scores 1, 5 and 9 (the clustered estimators need two cases and gave 0 / a point). With
+    # one case the runs are the sample, as the design effect already takes them for a pass rate (Wilson on n).
+    runs = [run("only", r) for r in range(3)]
+    evals = [EvaluationRecord(run_id=f"only#{r}", evaluator="latency", score=s) for r, s in enumerate([1.0, 5.0, 9.0])]
+    evals += [passed("only", r, ok) for r, ok in enumerate([True, False, True])]
+    card = build_scorecard(ExperimentRecords(runs, evals))
+    latency = card.evaluator("latency")
+    assert latency.ci_method == "bootstrap-clustered" and latency.mean == pytest.approx(5.0)
+    assert latency.std_error == pytest.approx(4.0 / 3 ** 0.5)  # stdev(1, 5, 9) = 4, over √3
+    assert latency.ci_low is not None and latency.ci_high is not None
+    assert 1.0 <= latency.ci_low < 5.0 < latency.ci_high <= 9.0
+    exact = card.evaluator("exact")
+    assert exact.std_error == pytest.approx(0.57735 / 3 ** 0.5, abs=1e-5)  # stdev(1, 0, 1) over √3
+    # Wilson on the 3 runs (2 of 3), unchanged: the design effect of one case is 1.
+    assert (exact.ci_low, exact.ci_high) == (pytest.approx(0.207655, abs=1e-5), pytest.approx(0.938509, abs=1e-5))
