@@ -55,7 +55,8 @@ async def aevaluate_experiment(*, experiment_id: int | str, evaluators: Sequence
         missing = sorted(declared - {e.name for e in checked})
         if missing:
             report.say(f"note: experiment {experiment} declares Python evaluator(s) {', '.join(missing)} that "
-                       "were not passed; their scores stay missing until they are")
+                       "were not passed; their scores stay missing until they are: "
+                       f"{finish_scoring_hint(experiment, refs, rescore=rescore, partial=partial)}")
         try:
             if refetch_trajectories:
                 try:

@@ -142,3 +142,8 @@ def test_scoring_again_retries_the_verdicts_that_ended_in_an_error_and_only_thos
     evalkit.evaluate_experiment(experiment_id=int(first.experiment_id or 0), evaluators=[flaky_check],
                                 output=io.StringIO())
     assert len(calls) == 4 and len(fake_judge.requests) - asked == 3
+    # Scored without it, the note says what the missing evaluator's scores wait for: the command that scores them.
+    out = io.StringIO()
+    evalkit.evaluate_experiment(experiment_id=int(first.experiment_id or 0), output=out)
+    assert (f"declares Python evaluator(s) flaky_check that were not passed; their scores stay missing until they "
+            f"are: `evalkit evaluate {first.experiment_id} --evaluator ") in out.getvalue(), out.getvalue()
