@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from evalkit.scoring_hint import EVALUATOR_REF, python_evaluator_refs
 from evalkit.sdk.binding import PROTOCOL, BoundTask, Outcome, TaskCall
 from evalkit.sdk.budget import Budget
 from evalkit.sdk.client import ServiceClient, ServiceError, ServiceUnreachable
@@ -204,6 +205,18 @@ async def _experiment_plan(service: Service, project: Project, dataset: str, age
             raise ValueError(f"experiment {experiment_id} did not declare the Python evaluator(s) "
                              f"{', '.join(undeclared)}; resume it with the evaluators it was created with "
                              f"({', '.join(sorted(declared)) or 'none'})")
+        missing = sorted(declared - {e.name for e in evaluators})
+        if missing:
+            # Resumed without them, the new runs were left unscored by them: the experiment stayed `evaluating`,
+            # and the runner ended with exit 0 and a scorecard note.
+            await service.release(experiment_id, holder)
+            refs = python_evaluator_refs(config)
+            flags = " ".join(f"--evaluator {ref if ref and EVALUATOR_REF.match(ref) else f'MODULE:{name}'}"
+                             for name, ref in refs.items())
+            raise ValueError(f"experiment {experiment_id} declares the Python evaluator(s) {', '.join(missing)}, "
+                             f"not passed here; resume it with every evaluator it was created with "
+                             f"({', '.join(refs)}): run_experiment(..., resume={experiment_id}) or "
+                             f"`evalkit run … {flags} --resume {experiment_id}`")
         if config.get("agent") and config["agent"] != agent:
             await service.release(experiment_id, holder)
             raise ValueError(f"experiment {experiment_id} belongs to agent {config['agent']}, not {agent}")

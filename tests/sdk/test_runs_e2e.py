@@ -279,3 +279,37 @@ def test_a_resumed_experiment_counts_what_it_already_spent_against_its_budget(se
                                   max_tokens=1000, resume=int(first.experiment_id or 0), output=out)
     assert len(calls) == 5 and done.stopped_reason is None
     assert (done.budget or {})["tokens"] == 600 and "600 tokens" in out.getvalue()
+
+
+def test_resuming_without_a_declared_python_evaluator_is_refused_saying_which(served: Served, tenant: Tenant,
+                                                                             tmp_path: Path) -> None:
+    # Found resuming a killed `evalkit run … --evaluator evals:a --evaluator evals:b` with `--evaluator evals:a`
+    # only: the new runs were never scored by b, the experiment stayed `evaluating`, and the runner ended with
+    # exit 0 and a scorecard note. Now it is refused before any run, naming what to pass.
+    agent = quickstart_agent()
+    write_cases(tmp_path, "capitals", {f"c{i}": f"input: {{question: 'What is the capital of {country}?'}}\n"
+                                       "evaluators: [says_capital, says_the]\n"
+                                       for i, country in enumerate(["France", "Japan", "Kenya"])})
+
+    @evalkit.evaluator
+    def says_capital(answer: str | None) -> bool:
+        return "capital" in (answer or "")
+
+    @evalkit.evaluator
+    def says_the(answer: str | None) -> bool:
+        return "The" in (answer or "")
+
+    first = evalkit.run_experiment(dataset="capitals", agent=tenant.agent, task=agent.answer, concurrency=1,
+                                   max_tokens=100, evaluators=[says_capital, says_the], output=io.StringIO())
+    eid = int(first.experiment_id or 0)
+    assert first.stopped_reason is not None and len(first.runs) == 1
+    with pytest.raises(ValueError, match=rf"experiment {eid} declares the Python evaluator\(s\) says_the, not "
+                                         rf"passed here; resume it with every evaluator it was created with "
+                                         rf"\(says_capital, says_the\)"):
+        evalkit.run_experiment(dataset="capitals", agent=tenant.agent, task=agent.answer, resume=eid,
+                               evaluators=[says_capital], output=io.StringIO())
+    assert served.ok("GET", f"/api/experiments/{eid}/runs/pending", token=tenant.token)["runs"], "it ran"
+    done = evalkit.run_experiment(dataset="capitals", agent=tenant.agent, task=agent.answer, resume=eid,
+                                  evaluators=[says_capital, says_the], max_tokens=1000, output=io.StringIO())
+    assert done.stopped_reason is None and len(done.runs) == 3
+    assert served.ok("GET", f"/api/experiments/{eid}", token=tenant.token)["status"] == "completed"
