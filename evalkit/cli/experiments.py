@@ -10,7 +10,18 @@ import argparse
 import sys
 from typing import IO, Any
 
-from evalkit.cli.http import EXIT_FAILED, EXIT_USAGE, CliError, call, client_options, emit, open_response, quote, text
+from evalkit.cli.http import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    CliError,
+    call,
+    cli_words,
+    client_options,
+    emit,
+    open_response,
+    quote,
+    text,
+)
 from evalkit.cli.run import experiment_page, print_scorecard
 
 
@@ -195,14 +206,17 @@ def _gate(args: argparse.Namespace) -> int:
     if args.min_pairs is not None:
         body["min_pairs"] = args.min_pairs
     data = call(args, "POST", f"/api/experiments/{args.experiment}/gate", body)
+    # A failed gate is an answer, not an error, so its reasons never went through cli_words: they said "lower
+    # min_pairs" and "set allow_incomplete", the API's words, where the flags are --min-pairs and --allow-incomplete.
+    markdown = cli_words(data.get("markdown") or "")
     if args.markdown:
         with _output_file(args.markdown, "w") as handle:
-            handle.write(data.get("markdown") or "")
+            handle.write(markdown)
     if args.json:
         emit(args, data, [])
     else:
-        print(data.get("markdown") or "")
-        print("gate: " + ("passed" if data["passed"] else "FAILED: " + "; ".join(data.get("reasons") or [])))
+        print(markdown)
+        print("gate: " + ("passed" if data["passed"] else "FAILED: " + cli_words("; ".join(data.get("reasons") or []))))
     return 0 if data["passed"] else EXIT_FAILED
 
 

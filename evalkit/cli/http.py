@@ -53,6 +53,7 @@ _CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in 
      "write the agent as name@workspace, e.g. support-bot@acme (`evalkit workspaces list` lists yours)"),
     (r" \(or pass workspace=\.\.\.\)", ""),
     (r"or lower min_pairs to gate on fewer", "or lower `--min-pairs` to gate on fewer"),
+    (r"re-score the candidate, or set allow_incomplete", "re-score the candidate, or pass `--allow-incomplete`"),
     (r"\(run_experiment\(evaluators=\[\.\.\.\]\)\)", "(`--evaluator module:name`)"),
 )]
 

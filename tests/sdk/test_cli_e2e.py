@@ -91,6 +91,10 @@ def test_cli_from_login_to_gate(served: Served, tenant: Tenant, tmp_path: Path) 
                          str(tmp_path / "gate.md"), env=env, cwd=tmp_path)
     assert failed.returncode == 1 and "gate: FAILED" in failed.stdout
     assert (tmp_path / "gate.md").read_text().strip()
+    # Too few pairs for the default: the way out is said with the flag, in the verdict and in the report.
+    few = evalkit_cli("experiments", "gate", experiment, "--baseline", experiment, env=env, cwd=tmp_path)
+    assert few.returncode == 1 and "or lower `--min-pairs` to gate on fewer" in few.stdout.splitlines()[-1]
+    assert "min_pairs" not in few.stdout, few.stdout
 
     # Re-scoring from the CLI with the declared Python evaluator; an undeclared one is refused (exit 2).
     rescored = evalkit_cli("evaluate", experiment, "--evaluator", "mytask:is_four", "--rescore", env=env,

@@ -49,6 +49,9 @@ from evalkit.cli.http import cli_words
      "dataset, compare experiments over the same case ids, or lower min_pairs to gate on fewer",
      "exact: 3 paired case(s), at least 6 needed; with fewer, no regression can be significant: add cases to the "
      "dataset, compare experiments over the same case ids, or lower `--min-pairs` to gate on fewer"),
+    ("exact: 2 candidate run(s) unscored or with an evaluator error; re-score the candidate, or set allow_incomplete",
+     "exact: 2 candidate run(s) unscored or with an evaluator error; re-score the candidate, or pass "
+     "`--allow-incomplete`"),
 ])
 def test_advice_is_said_with_commands(said: str, on_the_command_line: str) -> None:
     assert cli_words(said) == on_the_command_line
