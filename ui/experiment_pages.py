@@ -159,8 +159,9 @@ def _next_step(css: str, e: Experiment, evaluator: str | None, python: bool, err
         return (f"the task did not complete ({said}); open the run for its whole error" if said else
                 "the task did not complete; open the run for its error")
     if css == "eval-error" and evaluator:
-        return (f"the evaluator could not judge this run (open it for the error); re-score with "
-                f"`{_evaluate_command(e, evaluator, python, rescore=True)}`")
+        # Scoring again asks again wherever the last verdict was an error (and only there: no --rescore).
+        return (f"the evaluator could not judge this run (open it for the error); score it again with "
+                f"`{_evaluate_command(e, evaluator, python, rescore=False)}`")
     if css == "unscored" and evaluator:
         return f"score it with `{_evaluate_command(e, evaluator, python, rescore=False)}`"
     if css == "fail":
@@ -212,7 +213,7 @@ def _matrix(request: web.Request, s: ScoringService, e: Experiment, records: Exp
                      "evaluator judged it (the scorecard counts it as not passed); open its cell for the error")
     if "eval-error" in shown_classes and evaluator:
         steps.append(f"evaluator error: {evaluator} could not judge the run; open its cell for the error, then "
-                     f"re-score with `{_evaluate_command(e, evaluator, python, rescore=True)}`")
+                     f"score it again with `{_evaluate_command(e, evaluator, python, rescore=False)}`")
     return {"rows": rows, "page": number, "pages": pages, "cases": len(cases), "next_steps": steps,
             "prev_url": with_query(request, page=number - 1) if number > 1 else None,
             "next_url": with_query(request, page=number + 1) if number < pages else None}

@@ -557,7 +557,7 @@ def test_the_runs_matrix_tells_a_failed_run_from_a_failed_verdict_and_says_what_
     assert cell("sum", 1).inner_text() == "passed"
     failed_title = cell("capital", 0).locator("a").get_attribute("title")
     assert "RuntimeError: tool backend reset" in failed_title, failed_title
-    rescore = f"`evalkit evaluate {eid} --rescore --evaluator MODULE:same_answer`"
+    rescore = f"`evalkit evaluate {eid} --evaluator MODULE:same_answer`"  # scoring again retries the errors
     assert rescore in cell("sum", 0).locator("a").get_attribute("title")
     steps = page.inner_text("ul.next-steps")
     assert "run failed" in steps and "open its cell for the error" in steps and rescore in steps, steps
