@@ -18,6 +18,18 @@ from tests.trajectory_service.conftest import chat, http, root
 from tests.ui.conftest import Tab, World
 
 
+def _replayed(world: World, name: str, agent_name: str) -> tuple[str, corpus.Capture, dict[str, Any]]:
+    """A capture replayed into a new agent of its own: (the agent, the capture, its session's trajectory)."""
+    capture = corpus.load(name)
+    agent = world.served.ok("POST", "/api/agents", {"name": agent_name, "workspace": "acme",
+                                                     "trajectory_wait_seconds": 10}, token=world.token)["agent"]
+    key = world.served.ok("POST", f"/api/agents/{agent}/keys", {}, token=world.token)["key"]
+    corpus.replay(capture, world.served.otlp, key)
+    document = json.loads(http("GET", f"{world.served.api}/api/agents/{agent}/sessions/{capture.session_id}"
+                                      "/trajectory?wait=10", token=world.token).text)
+    return agent, capture, document
+
+
 def test_login_is_required_and_keeps_the_token_out_of_urls(tab: Tab, world: World) -> None:
     tab.go("/experiments")
     assert tab.page.url.startswith(world.served.api + "/login?next=")
@@ -226,13 +238,7 @@ def test_trajectory_viewer_pages_steps_and_shows_raw_spans(tab: Tab, world: Worl
 def test_a_langgraph_subgraph_opens_in_place_at_its_handoff(tab: Tab, world: World) -> None:
     """A real LangGraph capture: the subgraph's handoff is a result with no tool call of its own, and the
     subagent it names opens in place there, as one named on a tool call's result does."""
-    capture = corpus.load("langgraph_openinference_subgraph")
-    agent = world.served.ok("POST", "/api/agents", {"name": "graph", "workspace": "acme",
-                                                     "trajectory_wait_seconds": 10}, token=world.token)["agent"]
-    key = world.served.ok("POST", f"/api/agents/{agent}/keys", {}, token=world.token)["key"]
-    corpus.replay(capture, world.served.otlp, key)
-    document = json.loads(http("GET", f"{world.served.api}/api/agents/{agent}/sessions/{capture.session_id}"
-                                      "/trajectory?wait=10", token=world.token).text)
+    agent, capture, document = _replayed(world, "langgraph_openinference_subgraph", "graph")
     (sub,) = document["subagent_trajectories"]
     handoff = next(s for s in document["steps"] if not s.get("tool_calls") and any(
         r.get("subagent_trajectory_ref") for r in (s.get("observation") or {}).get("results") or []))
@@ -715,13 +721,7 @@ def test_a_sessions_duration_runs_to_the_end_of_its_last_step(tab: Tab, world: W
     """Before: the trajectory's summary bar took the duration from the first step's start to the last step's
     start, so this real LangGraph capture (one 37 ms LLM call, its system and user steps at the same instant)
     read "duration 0 ms"."""
-    capture = corpus.load("langgraph_openinference_subgraph")
-    agent = world.served.ok("POST", "/api/agents", {"name": "graph-duration", "workspace": "acme",
-                                                     "trajectory_wait_seconds": 10}, token=world.token)["agent"]
-    key = world.served.ok("POST", f"/api/agents/{agent}/keys", {}, token=world.token)["key"]
-    corpus.replay(capture, world.served.otlp, key)
-    document = json.loads(http("GET", f"{world.served.api}/api/agents/{agent}/sessions/{capture.session_id}"
-                                      "/trajectory?wait=10", token=world.token).text)
+    agent, capture, document = _replayed(world, "langgraph_openinference_subgraph", "graph-duration")
     steps = document["steps"]
     assert {s["timestamp"] for s in steps} == {steps[0]["timestamp"]}  # every step starts at the same instant
     took_ms = max(float((s.get("extra") or {}).get("duration_ms") or 0) for s in steps)
@@ -777,13 +777,7 @@ def test_the_login_leads_only_to_a_path_of_this_site(world: World) -> None:
 def test_a_failed_tool_in_a_subagent_counts_in_the_sessions_errors(tab: Tab, world: World) -> None:
     """Before: in this real OpenAI Agents capture the booking subagent's book_hotel tool fails; the sessions list
     said 1 error, the trajectory's summary bar "errors 0" (it counted the top-level steps only)."""
-    capture = corpus.load("openai-agents_openinference")
-    agent = world.served.ok("POST", "/api/agents", {"name": "handoffs", "workspace": "acme",
-                                                     "trajectory_wait_seconds": 10}, token=world.token)["agent"]
-    key = world.served.ok("POST", f"/api/agents/{agent}/keys", {}, token=world.token)["key"]
-    corpus.replay(capture, world.served.otlp, key)
-    document = json.loads(http("GET", f"{world.served.api}/api/agents/{agent}/sessions/{capture.session_id}"
-                                      "/trajectory?wait=10", token=world.token).text)
+    agent, capture, document = _replayed(world, "openai-agents_openinference", "handoffs")
 
     def erring(steps: list[dict[str, Any]]) -> int:
         return sum(1 for s in steps if any((r.get("extra") or {}).get("is_error")
