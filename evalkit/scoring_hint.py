@@ -26,9 +26,13 @@ def evaluate_command(experiment_id: int | str, python_evaluators: Mapping[str, s
         parts.append("--rescore")  # re-scoring stopped midway is finished by re-scoring: else scored runs are kept
     if partial:
         parts.append("--partial")
-    for name, ref in python_evaluators.items():
-        parts.append(f"--evaluator {ref if ref and EVALUATOR_REF.match(ref) else f'MODULE:{name}'}")
-    return " ".join(parts)
+    return " ".join([*parts, *evaluator_flags(python_evaluators)])
+
+
+def evaluator_flags(python_evaluators: Mapping[str, str | None]) -> list[str]:
+    """`--evaluator module:name` for each Python evaluator (name → where it is loaded from, or None)."""
+    return [f"--evaluator {ref if ref and EVALUATOR_REF.match(ref) else f'MODULE:{name}'}"
+            for name, ref in python_evaluators.items()]
 
 
 def finish_scoring_hint(experiment_id: int | str, python_evaluators: Mapping[str, str | None], *,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from evalkit.scoring_hint import EVALUATOR_REF, python_evaluator_refs
+from evalkit.scoring_hint import evaluator_flags, python_evaluator_refs
 from evalkit.sdk.binding import PROTOCOL, BoundTask, Outcome, TaskCall
 from evalkit.sdk.budget import Budget
 from evalkit.sdk.client import ServiceClient, ServiceError, ServiceUnreachable
@@ -190,11 +190,6 @@ async def _experiment_plan(service: Service, project: Project, dataset: str, age
         # A killed runner recorded its last runs as their calls returned, before their sessions settled: read
         # those sessions again now, so that they are scored on their settled trajectories.
         await service.refetch(experiment_id)
-        # The budget is the experiment's, not this runner's: every attempt already recorded counts (read after
-        # the refetch, so settled), else a runner killed near its max_cost_usd, or stopped by it, and resumed
-        # with the same budget would spend it all again.
-        for run in await service.runs(experiment_id, attempts="all"):
-            budget.add(run.get("metrics"), run.get("model"))
         pinned = await service.pinned_cases(experiment_id)
         info = await service.experiment(experiment_id)
         config = info.get("config") or {}
@@ -211,8 +206,7 @@ async def _experiment_plan(service: Service, project: Project, dataset: str, age
             # and the runner ended with exit 0 and a scorecard note.
             await service.release(experiment_id, holder)
             refs = python_evaluator_refs(config)
-            flags = " ".join(f"--evaluator {ref if ref and EVALUATOR_REF.match(ref) else f'MODULE:{name}'}"
-                             for name, ref in refs.items())
+            flags = " ".join(evaluator_flags(refs))
             raise ValueError(f"experiment {experiment_id} declares the Python evaluator(s) {', '.join(missing)}, "
                              f"not passed here; resume it with every evaluator it was created with "
                              f"({', '.join(refs)}): run_experiment(..., resume={experiment_id}) or "
@@ -220,6 +214,11 @@ async def _experiment_plan(service: Service, project: Project, dataset: str, age
         if config.get("agent") and config["agent"] != agent:
             await service.release(experiment_id, holder)
             raise ValueError(f"experiment {experiment_id} belongs to agent {config['agent']}, not {agent}")
+        # The budget is the experiment's, not this runner's: every attempt already recorded counts (read once the
+        # resume is accepted, after the refetch, so settled), else a runner killed near its max_cost_usd, or
+        # stopped by it, and resumed with the same budget would spend it all again.
+        for run in await service.runs(experiment_id, attempts="all"):
+            budget.add(run.get("metrics"), run.get("model"))
         lease = data.get("lease") or {}
         plan = Plan(experiment_id, agent, {c["id"]: c for c in pinned["cases"]},
                     [(p["case_id"], int(p["repetition"]), int(p.get("attempt") or 1)) for p in data["pending"]],

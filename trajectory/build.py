@@ -1056,7 +1056,7 @@ def build_trajectory(
             # answers: a first call that raised, on a provider's 500 or a refused connection, has none).
             _prompt_from_run(run_context, run)
         if run.error is not None and key in llm_owners:
-            _run_error_step(run_context, run)
+            _run_error_step(run_context, run, run.error)
     for context in contexts.values():
         context.settle_history_results()
 
@@ -1279,7 +1279,7 @@ def _steps_from_run_alone(context: _Context, run: AgentRun, answer: bool = True)
         )
 
 
-def _run_error_step(context: _Context, run: AgentRun) -> None:
+def _run_error_step(context: _Context, run: AgentRun, error: ErrorInfo) -> None:
     """A run that worked and then raised (openai-agents' MaxTurnsExceeded after a turn's tool calls
     went well): without this its steps just stop, as if the agent were done. A step at the run's end
     says what it raised, unless its last step already shows the failure that ended it (its call
@@ -1290,10 +1290,9 @@ def _run_error_step(context: _Context, run: AgentRun) -> None:
         last = max(within, key=lambda d: (d.time_ns, d.seq))
         if "error" in last.extra or any((r.get("extra") or {}).get("is_error") for r in last.results):
             return
-    assert run.error is not None
     context.draft(end, "agent", llm_call_count=0,
                   extra={"from": "agent span", "run_error": True, **_span_extra(run.span, run.emitter),
-                         "error": json_safe(run.error.as_extra())})
+                         "error": json_safe(error.as_extra())})
 
 
 def _sends_more_than_instructions(call: LlmCall) -> bool:

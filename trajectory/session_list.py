@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from evalkit.store import SHORT_READ, Store, compact_sql
 from evalkit.trajectory.page_figures import page_figures, page_span_rows
@@ -444,6 +444,29 @@ def _picked(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) ->
             for r in store.query(sql, params)]
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Newest(Generic[K, V]):
+    """A process's memory of at most `kept` values, the oldest forgotten past it (dicts keep insertion order)."""
+
+    def __init__(self, kept: int) -> None:
+        self._values: dict[K, V] = {}
+        self._kept = kept
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        return self._values.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._values.pop(key, None)
+            if len(self._values) >= self._kept:
+                del self._values[next(iter(self._values))]
+            self._values[key] = value
+
+
 class WalkShares:
     """The share of walked sessions each filter of an agent's list kept on its last walk: a hint that
     sizes the next walk's first window, so that a filter keeping few sessions (errors, often one in ten)
@@ -451,9 +474,7 @@ class WalkShares:
     first read looks changes. Kept per service process, bounded."""
 
     def __init__(self, kept: int = _SHARES_KEPT) -> None:
-        self._shares: dict[tuple[str, bool, str, str], float] = {}
-        self._kept = kept
-        self._lock = threading.Lock()
+        self._shares: _Newest[tuple[str, bool, str, str], float] = _Newest(kept)
 
     @staticmethod
     def _key(agent_id: str, q: SessionQuery) -> tuple[str, bool, str, str]:
@@ -463,14 +484,8 @@ class WalkShares:
         return self._shares.get(self._key(agent_id, q))
 
     def record(self, agent_id: str, q: SessionQuery, kept: int, walked: int) -> None:
-        if not walked:
-            return
-        key = self._key(agent_id, q)
-        with self._lock:
-            self._shares.pop(key, None)
-            if len(self._shares) >= self._kept:
-                del self._shares[next(iter(self._shares))]  # the oldest (dicts keep insertion order)
-            self._shares[key] = kept / walked
+        if walked:
+            self._shares.put(self._key(agent_id, q), kept / walked)
 
 
 def _window_for(need: int, share: float | None) -> int:
@@ -576,25 +591,13 @@ def _rows_of(store: Store, agent_id: str, ranked: list[Resolved | SessionRow], p
             isinstance(s, SessionRow) or s.session_id in read]
 
 
-class KnownModels:
+class KnownModels(_Newest[str, list[tuple[str, str]]]):
     """The (model, provider) pairs each agent's LLM spans named when last read, so that a page by cost need not
     read them first (`_COST_BOUNDS` tells when a trace names one not among them, and they are read again).
     Pages are the same whatever it holds. Kept per service process, bounded."""
 
     def __init__(self, kept: int = _SHARES_KEPT) -> None:
-        self._models: dict[str, list[tuple[str, str]]] = {}
-        self._kept = kept
-        self._lock = threading.Lock()
-
-    def get(self, agent_id: str) -> list[tuple[str, str]] | None:
-        return self._models.get(agent_id)
-
-    def record(self, agent_id: str, models: list[tuple[str, str]]) -> None:
-        with self._lock:
-            self._models.pop(agent_id, None)
-            if len(self._models) >= self._kept:
-                del self._models[next(iter(self._models))]  # the oldest (dicts keep insertion order)
-            self._models[agent_id] = models
+        super().__init__(kept)
 
 
 def _cost_bounds(store: Store, agent_id: str, prices: PriceBook, min_cost: float | None, scan: int,
@@ -609,7 +612,7 @@ def _cost_bounds(store: Store, agent_id: str, prices: PriceBook, min_cost: float
         if models is None:
             models = sorted((str(m), str(p)) for (m, p), in store.query(_PRICED_MODELS, {"agent": agent_id}))
             if known is not None:
-                known.record(agent_id, models)
+                known.put(agent_id, models)
         rates = [prices.rate_bound(model, provider or None) for model, provider in models]
         bounded = [rate for rate in rates if rate is not None]
         if len(bounded) < len(rates):

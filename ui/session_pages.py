@@ -134,12 +134,15 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
             "first": times[0] if times else None, "last": times[-1] if times else None,
             "duration_s": _elapsed(steps) if times else None,
             "busy_seconds": duration, "price_sources": sorted({p for p in priced if p}),
-            # A subagent's failed tool is the session's error too (the sessions list counts its span).
-            "errors": sum(1 for s in steps if has_error(s)) + sum(
-                1 for sub in document.get("subagent_trajectories") or [] for s in sub.get("steps") or []
-                if has_error(s)),
+            "errors": _errors(document),
             "issues": extra.get("validation_issues") or [], "reasons": (extra.get("settlement") or {}).get("reasons")
             or []}
+
+
+def _errors(document: dict[str, Any]) -> int:
+    """Failed steps, a subagent's (at any depth) too: the sessions list counts their spans as the session's."""
+    return sum(1 for s in document.get("steps") or [] if has_error(s)) + sum(
+        _errors(sub) for sub in document.get("subagent_trajectories") or [])
 
 
 def _elapsed(steps: list[dict[str, Any]]) -> float | None:
