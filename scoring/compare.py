@@ -50,7 +50,9 @@ __all__ = [
     "render_gate_markdown",
 ]
 
-Verdict = Literal["better", "worse", "no significant difference"]
+# "not compared": no case is scored in both experiments, so there is no difference to test (saying "no
+# significant difference" there reads as evidence that the two are alike).
+Verdict = Literal["better", "worse", "no significant difference", "not compared"]
 # Per-case deltas are means of a few floats; differences below this are rounding.
 _EPS = 1e-12
 
@@ -184,7 +186,7 @@ def _compare_evaluator(
             ci_high=None,
             test="none",
             p_value=None,
-            verdict="no significant difference",
+            verdict="not compared",
         )
     single_runs = bool(np.all(cand.counts[in_cand] == 1) and np.all(base.counts[in_base] == 1))
     test: Literal["mcnemar-exact", "paired-bootstrap"]

@@ -14,7 +14,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from evalkit.access import Access, Agent, NotFound
 from evalkit.api import ApiError, Caller
@@ -69,6 +69,13 @@ def not_yet_run(e: Experiment, left: int) -> str:
 def evaluate_hint(e: Experiment, *, rescore: bool = False, partial: bool = False) -> str:
     """The command (and SDK call) that finishes scoring `e`, its Python evaluators named."""
     return finish_scoring_hint(e.experiment_id, python_evaluator_refs(e.config), rescore=rescore, partial=partial)
+
+
+class Incomplete(NamedTuple):
+    """Why an experiment is not whole enough to compare, and the command that finishes it."""
+
+    reason: str
+    unscored: bool  # every planned run ran, some are not scored (else runs are missing or it was stopped)
 
 
 class ScoringService:
@@ -708,6 +715,20 @@ class ScoringService:
         records = entry.records
         return self.records_cache.derived(entry, ("scorecard",), lambda: build_scorecard(records)), records
 
+    def incomplete(self, x: Experiment) -> Incomplete | None:
+        """Why `x` is not whole enough to compare (stopped, runs missing, runs unscored), with the command that
+        finishes it; None when it is."""
+        left = self.unrecorded(x)
+        if x.status == "stopped" or left:
+            why = f"was stopped ({x.status_reason})" if x.status == "stopped" and x.status_reason else \
+                "did not run every planned run"
+            return Incomplete(f"experiment {x.experiment_id} {why}: {x.planned - left} of {x.planned} planned runs "
+                              f"ran; {resume_hint(x.experiment_id)}", unscored=False)
+        if self.unscored(x):
+            return Incomplete(f"experiment {x.experiment_id} is not fully scored; finish it with {evaluate_hint(x)}",
+                              unscored=True)
+        return None
+
     def comparison(self, e: Experiment, baseline: Experiment, *, alpha: float, allow_incomplete: bool
                    ) -> Comparison:
         return self.comparison_and_records(e, baseline, alpha=alpha, allow_incomplete=allow_incomplete)[0]
@@ -717,16 +738,11 @@ class ScoringService:
         """The comparison, and the records of both sides it was computed from (read once)."""
         if not allow_incomplete:
             for x in (e, baseline):
-                left = self.unrecorded(x)
-                if x.status == "stopped" or left:
-                    why = f"was stopped ({x.status_reason})" if x.status == "stopped" and x.status_reason else \
-                        "did not run every planned run"
-                    raise ApiError(409, f"experiment {x.experiment_id} {why}: {x.planned - left} of {x.planned} "
-                                        f"planned runs ran; {resume_hint(x.experiment_id)}, or compare what ran "
-                                        "with allow_incomplete=true (`--allow-incomplete`)")
-                if self.unscored(x):
-                    raise ApiError(409, f"experiment {x.experiment_id} is not fully scored; finish it with "
-                                        f"{evaluate_hint(x)} (or pass allow_incomplete=true)")
+                why = self.incomplete(x)
+                if why is not None:
+                    raise ApiError(409, why.reason + (" (or pass allow_incomplete=true)" if why.unscored else
+                                                      ", or compare what ran with allow_incomplete=true "
+                                                      "(`--allow-incomplete`)"))
         cand, base = self._cached(e), self._cached(baseline)
         cand_records = cand.records if cand is not None else self._read_records(e)
         base_records = base.records if base is not None else self._read_records(baseline)

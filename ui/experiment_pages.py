@@ -398,7 +398,11 @@ async def compare(request: web.Request) -> Page:
             bars[ev.evaluator] = interval_bar(ev.delta, ev.ci_low, ev.ci_high, lo=-reach, hi=reach,
                                               label=f"{ev.evaluator} delta", zero_line=True)
         result = gate(comparison, config) if config is not None else None
+        # The API and CLI refuse to compare an unfinished experiment unless told to; the page compares what there
+        # is, so it says what is missing and the command that finishes it.
+        incomplete = [why.reason for why in (s.incomplete(e), s.incomplete(base)) if why is not None]
         return {"e": e, "base": base, "comparison": comparison, "rows": rows, "bars": bars, "gate": result,
+                "incomplete": incomplete,
                 "cand_sc": cand_sc, "base_sc": base_sc, "cand_cost": cost_per_run(cand_sc["cost_usd"]),
                 "base_cost": cost_per_run(base_sc["cost_usd"]), "page": number, "pages": pages,
                 "total_cases": len(every)}
@@ -408,7 +412,7 @@ async def compare(request: web.Request) -> Page:
     ctx.update(experiment_id=experiment_id, baseline_id=baseline_id, alpha=alpha, query=dict(request.query),
                prev_url=with_query(request, page=number - 1) if number > 1 else None,
                next_url=with_query(request, page=number + 1) if number < pages else None)
-    data = {"comparison": ctx["comparison"].model_dump(mode="json"),
+    data = {"comparison": ctx["comparison"].model_dump(mode="json"), "incomplete": ctx["incomplete"],
             "gate": ctx["gate"].model_dump(mode="json", exclude={"comparison"}) if ctx["gate"] else None,
             "cases": ctx["rows"],
             # Each side's run cost as its scorecard has it (mean, p50, p90 over its n priced runs; total null when

@@ -200,6 +200,8 @@ def test_the_gate_fails_with_no_pairs_or_too_few_saying_why():
     assert result.reasons[0].startswith("exact: 0 paired case(s), at least 6 needed")
     assert any("different datasets" in w for w in c.warnings)
     assert any("nothing is compared" in w for w in c.warnings)
+    # With no pair there is no difference to test: the verdict says so rather than "no significant difference".
+    assert c.evaluator("exact").verdict == "not compared" and c.evaluator("exact").p_value is None
     assert "⚠ the experiments ran different datasets" in render_gate_markdown(result)
     # 5 pairs: no paired test can reach 0.05 (2/2^5 = 0.0625), so 5 is below the default minimum; 6 is not.
     cand5, base5 = mcnemar_pair(0, 0, same=5)

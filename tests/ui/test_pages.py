@@ -675,10 +675,17 @@ def test_compare_says_when_cases_are_not_compared(tab: Tab, world: World) -> Non
     capital = page.locator("details.case-diff", has_text="capital").locator("summary .badge").inner_text()
     assert capital == "not compared"
     assert page.locator("details.case-diff summary .badge", has_text="same").count() == 0
+    # With no pair the verdict is "not compared", not "no significant difference" (which reads as evidence that
+    # the two did alike); and the page says the candidate did not run its plan, as the API's 409 would.
+    assert page.locator("table.comparison tbody tr strong.verdict").all_inner_texts() == ["not compared"]
+    notice = page.inner_text("#incomplete")
+    assert f"experiment {eid} did not run every planned run: 1 of 8 planned runs ran" in notice, notice
+    assert f"--resume {eid}" in notice and "compares what there is" in notice
     tab.shot("compare-not-compared")
-    rows = tab.go(f"/experiments/{eid}/compare?baseline={world.baseline_id}&format=json").json()["cases"]
-    assert {r["case_id"]: r["kind"] for r in rows} == {"capital": "not compared", "color": "only in baseline",
-                                                       "sum": "only in baseline", "xss": "only in baseline"}
+    twin = tab.go(f"/experiments/{eid}/compare?baseline={world.baseline_id}&format=json").json()
+    assert {r["case_id"]: r["kind"] for r in twin["cases"]} == {
+        "capital": "not compared", "color": "only in baseline", "sum": "only in baseline", "xss": "only in baseline"}
+    assert len(twin["incomplete"]) == 1 and twin["comparison"]["evaluators"][0]["verdict"] == "not compared"
 
 
 def test_pages_fit_a_narrow_window(browser: Any, world: World, artifacts: Any) -> None:
