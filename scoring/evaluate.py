@@ -12,12 +12,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
+
+from evalkit.trajectory.prices import PriceBook, TokenCounts
 
 from .datasets import Case
 from .evaluations import StoredEvaluation
 from .evaluators import EvaluationInput, Evaluator, EvaluatorConfigError, build_evaluator
+from .evaluators.judge import JudgePricing
 from .runs import Run
 
 JUDGE = "judge"
@@ -54,14 +58,36 @@ def evaluator_version(evaluator: Evaluator[Any]) -> str:
     return f"{evaluator.type}/{evaluator.version}/{evaluator.fingerprint}"
 
 
+# Hosts of providers' own APIs: a judge there is priced as that provider's model. Elsewhere (a gateway, a
+# self-hosted server) the model's name alone says, as for an agent's call whose span names no provider.
+_PROVIDER_HOSTS = {
+    "api.openai.com": "openai", "api.anthropic.com": "anthropic", "generativelanguage.googleapis.com": "google",
+    "api.mistral.ai": "mistral", "api.groq.com": "groq", "api.deepseek.com": "deepseek", "api.x.ai": "x-ai",
+    "api.together.xyz": "together", "api.fireworks.ai": "fireworks", "openrouter.ai": "openrouter",
+}
+
+
+def judge_pricing(prices: PriceBook) -> JudgePricing:
+    """A judge's spend priced by the book that prices the agents' calls (prices.yaml, then genai-prices)."""
+    def price(model: str, base_url: str, usage: Any) -> tuple[float, str] | None:
+        provider = _PROVIDER_HOSTS.get((urlsplit(base_url).hostname or "").lower())
+        priced = prices.cost(TokenCounts(usage.input_tokens, usage.output_tokens), model, provider)
+        return None if priced is None else (float(priced.usd), priced.source)
+    return price
+
+
 def build_all(specs: Mapping[str, Mapping[str, Any]], credentials: Mapping[str, str],
-              session: aiohttp.ClientSession) -> tuple[dict[str, Evaluator[Any]], dict[str, str]]:
-    """Evaluators by name, and the names that could not be built with why."""
+              session: aiohttp.ClientSession, prices: PriceBook | None = None,
+              ) -> tuple[dict[str, Evaluator[Any]], dict[str, str]]:
+    """Evaluators by name, and the names that could not be built with why. `prices` prices a judge whose spec
+    gives no price."""
     built: dict[str, Evaluator[Any]] = {}
     broken: dict[str, str] = {}
+    pricing = judge_pricing(prices) if prices is not None else None
     for name, spec in specs.items():
         try:
-            built[name] = build_evaluator({**spec, "name": name}, credentials=credentials, session=session)
+            built[name] = build_evaluator({**spec, "name": name}, credentials=credentials, session=session,
+                                          judge_pricing=pricing)
         except EvaluatorConfigError as exc:
             broken[name] = str(exc)
     return built, broken

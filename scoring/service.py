@@ -550,7 +550,7 @@ class ScoringService:
         cases = {c.id: c for c in await asyncio.to_thread(self.pinned_cases, e)}
         skip = set() if req.rescore else await asyncio.to_thread(self.evaluations.judged_pairs, e.experiment_id)
         async with self.outbound.session() as session:
-            evaluators, broken = scoring_eval.build_all(specs, credentials, session)
+            evaluators, broken = scoring_eval.build_all(specs, credentials, session, self.prices)
             results = await scoring_eval.score(e.experiment_id, runs, cases, e.case_evaluators, evaluators, broken,
                                                skip=skip)
         version = next_version()

@@ -8,8 +8,9 @@
 - `samples` > 1 asks for that many independent verdicts and takes the majority
   (a tie does not pass); the score is their mean.
 - Every request's token usage counts, the failed attempts' too (hidden retries
-  must not hide spend); cost comes from a price passed in, else it is None
-  (unpriced), never $0.
+  must not hide spend); cost comes from the spec's `price`, else from the
+  service's price book (`pricing`: what prices an agent's calls prices its
+  judge's), else it is None (unpriced), never $0.
 - The API key is passed in by the caller (the service resolves it from the
   caller's credentials by base URL); nothing here reads the environment.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,7 @@ from .base import Evaluation, EvaluationInput, Evaluator, EvaluatorConfig, Token
 from .builtin import iter_steps
 from .http_retry import HttpCallError, RetryPolicy, post_json
 
-__all__ = ["JudgeConfig", "JudgePrice", "JudgeVerdict", "LLMJudge", "parse_verdict"]
+__all__ = ["JudgeConfig", "JudgePrice", "JudgePricing", "JudgeVerdict", "LLMJudge", "parse_verdict"]
 
 PROMPT_VERSION = "1"
 
@@ -43,6 +44,10 @@ Reply with only a JSON object, no prose and no code fence:
 
 RETRY_PROMPT = """Your reply could not be used: {problem}.
 Reply again with only the JSON object {{"passed": ..., "score": ..., "explanation": ...}}."""
+
+
+# (model, base URL, usage) -> (USD, where the price came from), or None when nobody prices the model.
+JudgePricing = Callable[[str, str, "TokenUsage"], "tuple[float, str] | None"]
 
 
 class JudgePrice(EvaluatorConfig):
@@ -175,10 +180,12 @@ class LLMJudge(Evaluator[JudgeConfig]):
         name: str | None = None,
         api_key: str | None = None,
         session: aiohttp.ClientSession | None = None,
+        pricing: JudgePricing | None = None,
     ) -> None:
         super().__init__(config, name=name)
         self._api_key = api_key
         self._session = session
+        self._pricing = pricing
         self._policy = RetryPolicy(
             timeout_seconds=config.timeout_seconds,
             max_attempts=config.max_retries,
@@ -259,6 +266,18 @@ class LLMJudge(Evaluator[JudgeConfig]):
             ]
         return sample
 
+    def _cost(self, usage: TokenUsage, meta: dict[str, Any]) -> float | None:
+        """What the judge's requests cost: the spec's price first (the caller knows its contract), else the price
+        book's for the model; None when neither prices it."""
+        if self.config.price is not None:
+            meta["price_source"] = "spec"
+            return self.config.price.cost(usage)
+        priced = self._pricing(self.config.model, self.config.base_url, usage) if self._pricing else None
+        if priced is None:
+            return None
+        meta["price_source"] = priced[1]
+        return priced[0]
+
     def _passed(self, v: JudgeVerdict) -> bool:
         return v.passed if v.passed is not None else (v.score or 0.0) >= self.config.pass_threshold
 
@@ -276,7 +295,7 @@ class LLMJudge(Evaluator[JudgeConfig]):
             )
         base = self.messages(item, rubric)
         samples = [await self._sample(base, usage) for _ in range(self.config.samples)]
-        cost = self.config.price.cost(usage) if self.config.price else None
+        cost = self._cost(usage, meta)
         meta["attempts"] = [s.attempts for s in samples]
         valid = [s.verdict for s in samples if s.verdict is not None]
         need = self.config.samples // 2 + 1

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .base import Evaluator, EvaluatorConfigError
 from .builtin import BUILTIN_EVALUATORS
 from .http import HttpEvaluator, HttpEvaluatorConfig
-from .judge import JudgeConfig, LLMJudge
+from .judge import JudgeConfig, JudgePricing, LLMJudge
 
 __all__ = ["EVALUATOR_TYPES", "EvaluatorSpec", "build_evaluator", "parse_spec"]
 
@@ -73,12 +73,13 @@ def build_evaluator(
     *,
     credentials: Mapping[str, str] | None = None,
     session: aiohttp.ClientSession | None = None,
+    judge_pricing: JudgePricing | None = None,
 ) -> Evaluator[Any]:
     """Build the evaluator a spec describes; raises EvaluatorConfigError when it cannot work.
 
     `credentials`: API keys by URL (judge `base_url`, HTTP evaluator `url`; a
     trailing slash does not matter). `session`: an aiohttp session the network
-    evaluators reuse.
+    evaluators reuse. `judge_pricing`: prices a judge whose spec gives no `price`.
     """
     parsed = parse_spec(spec)
     cls = EVALUATOR_TYPES.get(parsed.type)
@@ -92,7 +93,8 @@ def build_evaluator(
         raise _config_error(parsed, exc) from exc
     keys = {k.rstrip("/"): v for k, v in (credentials or {}).items()}
     if isinstance(config, JudgeConfig):
-        return LLMJudge(config, name=parsed.name, api_key=keys.get(config.base_url), session=session)
+        return LLMJudge(config, name=parsed.name, api_key=keys.get(config.base_url), session=session,
+                        pricing=judge_pricing)
     if isinstance(config, HttpEvaluatorConfig):
         key = keys.get(config.url.rstrip("/"))
         secret = {"Authorization": f"Bearer {key}"} if key else None

@@ -11,6 +11,7 @@ import pytest
 from aiohttp import web
 
 from evalkit.scoring.evaluators import EvaluationInput, build_evaluator
+from evalkit.scoring.evaluators.base import TokenUsage
 from evalkit.scoring.evaluators.judge import parse_verdict
 
 Serve = Callable[[web.Application], Awaitable[str]]
@@ -224,3 +225,29 @@ def test_parse_verdict(text: str, ok: bool):
     v, problem = parse_verdict(text)
     assert (v is not None) is ok
     assert bool(problem) is not ok
+
+
+async def test_a_judge_without_a_price_is_priced_by_the_price_book(serve: Serve):
+    """Before: a judge whose spec gave no `price` was unpriced even for a model the service prices every agent
+    call of. Now the service's book prices it (its prices.yaml rules first); the spec's price still wins, and a
+    model nobody prices stays unpriced, never $0."""
+    from evalkit.scoring.evaluate import judge_pricing
+    from evalkit.trajectory.prices import PriceBook
+
+    book = judge_pricing(PriceBook.from_yaml(
+        "rules:\n  - model: judge-model\n    input: 1.0\n    output: 4.0\n",
+        use_genai_prices=False))
+    fake = FakeOpenAI(*[verdict(True, 1.0, "ok")] * 3)
+    url = await serve(fake.app())
+    ev = await build_evaluator(judge_spec(url), judge_pricing=book).evaluate(ITEM)
+    assert ev.cost_usd == pytest.approx((100 * 1.0 + 20 * 4.0) / 1e6)
+    assert ev.metadata["price_source"] == "prices.yaml"
+    spec_priced = await build_evaluator(judge_spec(url, price=PRICE), judge_pricing=book).evaluate(ITEM)
+    assert spec_priced.cost_usd == pytest.approx((100 * 2.0 + 20 * 10.0) / 1e6)
+    assert spec_priced.metadata["price_source"] == "spec"
+    other = await build_evaluator(judge_spec(url, model="nobody-prices-this"), judge_pricing=book).evaluate(ITEM)
+    assert other.cost_usd is None and "price_source" not in other.metadata
+    # genai-prices knows gpt-4o-mini: at OpenAI's own host and by name elsewhere alike.
+    usage_book = judge_pricing(PriceBook())
+    at_openai = usage_book("gpt-4o-mini", "https://api.openai.com/v1", TokenUsage(input_tokens=1000, output_tokens=100))
+    assert at_openai is not None and at_openai[0] > 0 and at_openai[1].startswith("genai-prices")
