@@ -15,10 +15,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evalkit.sdk import (
         Evaluation,
+        ExperimentInterrupted,
         ExperimentResult,
         Fixture,
+        JudgeSettings,
+        LeaseBusy,
+        LeaseLost,
+        PythonEvaluator,
         RunResult,
         RunSummary,
+        ScoringError,
         aevaluate_experiment,
         arun_experiment,
         evaluate_experiment,
@@ -26,12 +32,20 @@ if TYPE_CHECKING:
         run_experiment,
     )
 
+# Every name of evalkit.sdk (SDK.md: "re-exported as evalkit"), the errors a script catches included
+# (tests/sdk/test_public_names.py holds the two lists equal).
 __all__ = [
     "Evaluation",
+    "ExperimentInterrupted",
     "ExperimentResult",
     "Fixture",
+    "JudgeSettings",
+    "LeaseBusy",
+    "LeaseLost",
+    "PythonEvaluator",
     "RunResult",
     "RunSummary",
+    "ScoringError",
     "aevaluate_experiment",
     "arun_experiment",
     "evaluate_experiment",

@@ -3,7 +3,7 @@
 from evalkit.sdk.evaluators import Evaluation, PythonEvaluator, evaluator
 from evalkit.sdk.experiments import aevaluate_experiment, evaluate_experiment
 from evalkit.sdk.interrupt import ExperimentInterrupted
-from evalkit.sdk.lease import LeaseLost
+from evalkit.sdk.lease import LeaseBusy, LeaseLost
 from evalkit.sdk.models import ExperimentResult, Fixture, JudgeSettings, RunResult, RunSummary
 from evalkit.sdk.runner import arun_experiment, run_experiment
 from evalkit.sdk.scoring import ScoringError
@@ -14,6 +14,7 @@ __all__ = [
     "ExperimentResult",
     "Fixture",
     "JudgeSettings",
+    "LeaseBusy",
     "LeaseLost",
     "PythonEvaluator",
     "RunResult",
