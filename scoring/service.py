@@ -13,6 +13,7 @@ import importlib.metadata
 import json
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -69,6 +70,9 @@ def not_yet_run(e: Experiment, left: int) -> str:
 def evaluate_hint(e: Experiment, *, rescore: bool = False, partial: bool = False) -> str:
     """The command (and SDK call) that finishes scoring `e`, its Python evaluators named."""
     return finish_scoring_hint(e.experiment_id, python_evaluator_refs(e.config), rescore=rescore, partial=partial)
+
+
+_LEASE_TAKEN = "lease taken by "  # the reason a runner's first lease writes (`acquire`)
 
 
 class Incomplete(NamedTuple):
@@ -620,7 +624,7 @@ class ScoringService:
         except LeaseRefused as exc:
             raise ApiError(409, str(exc)) from exc
         if e.status == "pending":
-            self.set_status(e, "running", f"lease taken by {holder}")
+            self.set_status(e, "running", f"{_LEASE_TAKEN}{holder}")
         return {"experiment_id": e.experiment_id, "holder": lease.holder, "expires_at": lease.expires_at,
                 "acquired": not renewed, "renewed": renewed}
 
@@ -761,12 +765,27 @@ class ScoringService:
         cost = None if (progress or {}).get("unpriced") else (progress or {}).get("cost", 0.0)
         return {"experiment_id": e.experiment_id, "agent": e.agent_id, "workspace": e.workspace,
                 "dataset": e.dataset, "dataset_version": e.dataset_version, "status": e.status,
-                "status_reason": e.status_reason, "created_at": e.created_at, "created_by": e.created_by,
+                "status_reason": self._status_reason(e), "created_at": e.created_at, "created_by": e.created_by,
                 "model": e.model or None, "name": e.config.get("name", ""),
                 "progress": {"planned": e.planned, "recorded": recorded, "completed": completed,
                              "failed": counts.get("failed", 0), "timeout": counts.get("timeout", 0),
                              "cancelled": counts.get("cancelled", 0), "pending": e.planned - recorded},
                 "scores": scores or {}, "cost_usd": cost}
+
+    def _status_reason(self, e: Experiment) -> str:
+        """The stored reason, unless it says a runner holds the lease: then who holds it now, or that its lease ran
+        out. A runner killed (kill -9, a lost machine) gives nothing back, and "lease taken by sdk:…" read as if it
+        still ran; a runner that took an expired lease over was not named."""
+        if e.status != "running" or not e.status_reason.startswith(_LEASE_TAKEN):
+            return e.status_reason
+        lease = self.leases.get(e.experiment_id)
+        now = self.clock()
+        if lease is not None and lease.live(now):
+            return f"{_LEASE_TAKEN}{lease.holder}"
+        holder = lease.holder if lease is not None and lease.holder else e.status_reason[len(_LEASE_TAKEN):]
+        expired = "" if lease is None else f" at {datetime.fromtimestamp(lease.expires_at, UTC):%Y-%m-%d %H:%M:%S} UTC"
+        return (f"nobody runs it now: the lease of {holder} ran out{expired} (its runner stopped without giving it "
+                f"back); {resume_hint(e.experiment_id)}")
 
     def scores(self, e: Experiment) -> dict[str, float | None]:
         """Mean (pass rate) per evaluator by the scorecard's counting rules, without its intervals."""

@@ -143,3 +143,25 @@ async def test_a_lease_given_back_with_every_run_done_moves_on_to_scoring(scorin
     assert status == 200 and out == {"released": True}
     status, got = await call(s, "GET", f"/api/experiments/{eid}")
     assert got["status"] in ("evaluating", "completed") and "lease taken" not in got["status_reason"], got
+
+
+async def test_a_lease_that_ran_out_is_not_shown_as_taken(scoring: Scoring) -> None:
+    """Before: after kill -9 the runner gives nothing back, and once its lease had run out `experiments show` (and
+    the UI, and the list) still said "lease taken by sdk:…", as if it ran. Now the reason says nobody runs it."""
+    s = scoring
+    eid = await _experiment(s, {"holder": "sdk:host:9:cd", "ttl_seconds": 0.3})
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status_reason"] == "lease taken by sdk:host:9:cd"
+    await asyncio.sleep(0.4)
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] == "running" and got["lease"]["expired"] and got["can_resume"]
+    reason = got["status_reason"]
+    assert reason.startswith("nobody runs it now: the lease of sdk:host:9:cd ran out at "), reason
+    assert reason.endswith(f"`evalkit run … --resume {eid}`"), reason
+    status, listed = await call(s, "GET", "/api/experiments")
+    assert [x["status_reason"] for x in listed["experiments"] if x["experiment_id"] == eid] == [reason]
+    # Taken over, it names the runner that holds it now.
+    status, _ = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "sdk:host:10:ef", "ttl_seconds": 60})
+    assert status == 200
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert status == 200 and got["status_reason"] == "lease taken by sdk:host:10:ef" and not got["lease"]["expired"]
