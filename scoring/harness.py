@@ -59,8 +59,10 @@ class Driver:
     task: asyncio.Task[None] | None = None
     # (case, repetition, attempt) → (session id, start time) of the runs being called now.
     in_flight: dict[tuple[str, int, int], tuple[str, float]] = field(default_factory=dict)
-    tokens: int = 0  # used by the runs recorded in this pass (for run_settings.max_tokens)
-    cost_usd: float = 0.0  # what the priced runs of this pass cost (for budget_usd); unpriced runs add nothing
+    # Used by every recorded attempt, earlier passes' too (for run_settings.max_tokens): the limits hold over the
+    # experiment, so a resumed pass starts from what was spent, or it would spend the whole budget again.
+    tokens: int = 0
+    cost_usd: float = 0.0  # what the priced attempts cost (for budget_usd); unpriced ones add nothing
     stopped: str | None = None  # why no more calls start, when a limit was reached
 
     @property
@@ -90,6 +92,9 @@ class HarnessRunner:
         e = driver.experiment
         try:
             pending = await asyncio.to_thread(s.pending, e)
+            for run in await asyncio.to_thread(s.runs.attempts, e.experiment_id):
+                driver.tokens += int(run.metrics.get("input_tokens") or 0) + int(run.metrics.get("output_tokens") or 0)
+                driver.cost_usd += float(run.metrics.get("cost_usd") or 0.0)
             cases = {c.id: c for c in await asyncio.to_thread(s.pinned_cases, e)}
             gate = asyncio.Semaphore(max(1, driver.settings.get("concurrency") or driver.agent.max_concurrent_runs))
             timeout = driver.settings.get("timeout_seconds") or self.timeout_seconds
@@ -105,7 +110,8 @@ class HarnessRunner:
                     current = await asyncio.to_thread(
                         s.set_status, current, "stopped", f"{driver.stopped}; {left} of {current.planned} "
                         f"run(s) not run; resume with `evalkit run {current.dataset} --agent {current.agent_id} "
-                        f"--resume {current.experiment_id}`")
+                        f"--resume {current.experiment_id}` and a larger --max-cost-usd or --max-tokens (they count "
+                        "what this experiment spent already)")
                 if current is not None and current.status == "running":
                     current = await asyncio.to_thread(s.finish_running, current, "the harness ran every planned run")
             if current is not None and current.status == "evaluating":

@@ -124,6 +124,10 @@ class ResumeRequest(_Body):
     holder: str | None = None
     ttl_seconds: float = Field(default=60.0, gt=0, le=24 * 3600)
     take_over: bool = Field(default=False, description="take a live lease over: its holder is known to be gone")
+    budget_usd: float | None = Field(default=None, ge=0, description="(harness) the experiment's new budget, over "
+                                     "every pass: what earlier passes spent counts")
+    max_tokens: int | None = Field(default=None, ge=1, description="(harness) the experiment's new token limit, "
+                                   "over every pass")
 
 
 class RefetchRequest(_Body):

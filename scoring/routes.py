@@ -466,7 +466,8 @@ async def resume(request: web.Request) -> web.Response:
     req = await parse_body(request, ResumeRequest)
     async with s.lock(e.experiment_id):
         fresh = await asyncio.to_thread(s.experiment, caller, e.experiment_id, "writer")
-        result = await asyncio.to_thread(s.resume, caller, fresh, req.holder, req.ttl_seconds, req.take_over)
+        result = await asyncio.to_thread(s.resume, caller, fresh, req.holder, req.ttl_seconds, req.take_over,
+                                         req.budget_usd, req.max_tokens)
     if fresh.config.get("agent_kind") == "harness":
         agent = await asyncio.to_thread(s.access.get_agent, fresh.agent_id)
         assert s.start_harness is not None

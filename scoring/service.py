@@ -659,14 +659,27 @@ class ScoringService:
             return lease is None or not lease.live(self.clock())
         return True
 
-    def resume(self, caller: Caller, e: Experiment, holder: str | None, ttl: float, take_over: bool = False
-               ) -> dict[str, Any]:
+    def resume(self, caller: Caller, e: Experiment, holder: str | None, ttl: float, take_over: bool = False,
+               budget_usd: float | None = None, max_tokens: int | None = None) -> dict[str, Any]:
+        """Resume `e`'s pending runs. A harness experiment's limits (`budget_usd`, `max_tokens`) may be raised
+        here: they hold over every pass, so one stopped by its budget needs a larger one to go on."""
         self.require_change(caller, e)
         pending = self.pending(e)
         if not pending:
             raise ApiError(409, f"experiment {e.experiment_id} has no runs left; score it with "
                                 f"{evaluate_hint(e)}")
         harness = e.config.get("agent_kind") == "harness"
+        if (budget_usd is not None or max_tokens is not None) and not harness:
+            raise ApiError(400, f"experiment {e.experiment_id} runs a code agent: its runner holds the budget; "
+                                "pass max_cost_usd / max_tokens to run_experiment(..., resume=N) "
+                                "(`evalkit run … --resume N --max-cost-usd X`)")
+        if budget_usd is not None or max_tokens is not None:
+            settings = dict(e.config.get("run_settings") or {})
+            if max_tokens is not None:
+                settings["max_tokens"] = max_tokens
+            e = dataclasses.replace(e, config={**e.config, "run_settings": settings,
+                                               "budget_usd": e.config.get("budget_usd") if budget_usd is None
+                                               else budget_usd})
         lease_view = None
         now = self.clock()
         if harness:

@@ -184,8 +184,14 @@ def _run_harness(args: argparse.Namespace) -> int:
     evaluators = [load_evaluator(spec) for spec in args.evaluator]
     python_names = {e.name for e in evaluators}
     if args.resume is not None:
-        data = call(args, "POST", f"/api/experiments/{args.resume}/resume",
-                    {"take_over": True} if args.take_over else {})
+        resume: dict[str, Any] = {"take_over": True} if args.take_over else {}
+        # A harness experiment's limits hold over every pass (what earlier ones spent counts): resuming one stopped
+        # by its budget takes a larger one.
+        if args.max_cost_usd is not None:
+            resume["budget_usd"] = args.max_cost_usd
+        if args.max_tokens is not None:
+            resume["max_tokens"] = args.max_tokens
+        data = call(args, "POST", f"/api/experiments/{args.resume}/resume", resume)
         experiment_id = int(data["experiment_id"])
     else:
         from evalkit.sdk.config import load_project

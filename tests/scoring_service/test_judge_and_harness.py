@@ -256,3 +256,46 @@ async def test_harness_experiment_judge_calls_carry_the_key_given_at_creation(sc
     finally:
         await runner.cleanup()
         await judge_runner.cleanup()
+
+
+async def test_a_harness_budget_holds_over_every_pass(scoring: Scoring) -> None:
+    """Before: a harness experiment stopped by its budget and resumed started counting from $0 and spent the whole
+    budget again (the resume request could not carry a larger one either). Now what earlier passes spent counts,
+    and `resume` takes a new budget. Each run here costs gpt-4o's price of 100 + 10 tokens (genai-prices)."""
+    s = scoring
+    harness = Harness(s, "")
+    url, runner = await serve_app(harness.app())
+    try:
+        harness.key = await _harness_agent(s, url)
+        cases = [{"id": f"c{i}", "input": {"n": i}, "expected": "42", "evaluators": ["exact"]} for i in range(6)]
+        await call(s, "POST", "/api/datasets/d@acme", {"cases": cases})
+        status, exp = await call(s, "POST", "/api/experiments", {
+            "agent": "h@acme", "dataset": "d@acme", "budget_usd": 0.0006, "run_settings": {"concurrency": 1}})
+        assert status == 201, exp
+        eid = exp["experiment_id"]
+        got = await _wait_status(s, eid, "stopped")
+        assert len(harness.calls) == 2 and got["progress"]["recorded"] == 2, got
+        assert "budget $0.0006 reached" in got["status_reason"] and "--max-cost-usd" in got["status_reason"]
+        # The same budget again: spent already, so nothing more runs.
+        status, resumed = await call(s, "POST", f"/api/experiments/{eid}/resume", {})
+        assert status == 200, resumed
+        got = await _wait_status(s, eid, "stopped")
+        assert len(harness.calls) == 2, [c["case_id"] for c in harness.calls]
+        # A larger budget, over every pass: two more runs.
+        status, resumed = await call(s, "POST", f"/api/experiments/{eid}/resume", {"budget_usd": 0.0013})
+        assert status == 200, resumed
+        got = await _wait_status(s, eid, "stopped")
+        assert len(harness.calls) == 4 and got["progress"]["recorded"] == 4, got
+        assert got["config"]["budget_usd"] == 0.0013
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_code_agents_resume_refuses_a_budget(scoring: Scoring) -> None:
+    s = scoring
+    agent, _ = await asyncio.to_thread(s.new_agent, "bot", "acme")
+    await call(s, "POST", "/api/datasets/d@acme", {"cases": [{"id": "a", "input": "x", "expected": "y"}]})
+    status, exp = await call(s, "POST", "/api/experiments", {"agent": agent, "dataset": "d@acme"})
+    status, err = await call(s, "POST", f"/api/experiments/{exp['experiment_id']}/resume",
+                             {"holder": "me", "budget_usd": 1.0})
+    assert status == 400 and "its runner holds the budget" in err["error"]["message"], err
