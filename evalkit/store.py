@@ -204,6 +204,13 @@ class Store:
             self._readers.add(self._client)
 
     def _open(self, *, create_database: bool = False, settings: dict[str, Any] | None = None) -> Client:
+        if self.kind == "chdb":
+            # Asked first, so that the engine's own "Cannot lock file … Another server instance" line (which it
+            # prints to stderr before raising) does not come before this message.
+            holder = _other_process_locking(self._client_kwargs["path"])
+            if holder is not None:
+                raise StoreLocked(f"the chDB data directory {self._client_kwargs['path']} is in use by another "
+                                  f"process (pid {holder}); stop that `evalkit serve` or pass another --data-dir")
         try:
             if self.kind == "chdb":
                 client = clickhouse_connect.get_client(dsn=f"chdb://{self._client_kwargs['path']}",
@@ -384,6 +391,29 @@ class Store:
         if missing:
             raise StoreError(f"table {table} has no column(s) {missing}; the schema is older than this evalkit")
         return [types[name] for name in column_names]
+
+
+def _other_process_locking(path: str) -> int | None:
+    """The pid of another process holding ClickHouse's lock on `status` in `path` (Linux's /proc/locks), or None:
+    none does, or it cannot be told here. This process's own engine holds it too, for every client it opens."""
+    import os
+
+    try:
+        status = os.stat(os.path.join(path, "status"))
+        with open("/proc/locks", encoding="ascii") as locks:
+            lines = locks.read().splitlines()
+    except OSError:
+        return None
+    file_id = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}:{status.st_ino}"
+    for line in lines:
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a blocked waiter's line has "->" after the number.
+        if "->" in fields:
+            continue
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == file_id:
+            pid = int(fields[4])
+            return pid if pid != os.getpid() else None
+    return None
 
 
 def _held_by_another_process(path: str) -> bool:
