@@ -28,8 +28,20 @@ class OtlpRecorder:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def _body(self) -> bytes:
+                # OpenTelemetry JS's Node exporter pipes its body: chunked, with no Content-Length.
+                if "chunked" not in self.headers.get("Transfer-Encoding", "").lower():
+                    return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = b""
+                while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                    body += self.rfile.read(size)
+                    self.rfile.readline()  # the CRLF closing the chunk
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass  # trailers, up to the empty line
+                return body
+
             def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                raw = self._body()
                 path = self.path.split("?")[0]
                 signal = path.rsplit("/", 1)[-1]
                 content_type = self.headers.get("Content-Type", "application/x-protobuf")

@@ -71,8 +71,11 @@ class Recording:
         self.llm.__exit__()
         if exc_type is not None:
             return
-        versions = {}
+        # A record script that runs another language's packages (npm) names their versions itself.
+        versions = dict(self.meta.get("versions") or {})
         for package in self.meta["packages"]:
+            if versions.get(package) is not None:
+                continue
             try:
                 versions[package] = metadata.version(package)
             except metadata.PackageNotFoundError:
