@@ -20,6 +20,7 @@ SESSION_KEYS = (
     "langfuse.session.id",
     "traceloop.association.properties.session_id",
     "ai.telemetry.metadata.sessionId",
+    "ai.settings.context.sessionId",  # AI SDK 7: runtime context (it has no telemetry metadata any more)
     "mlflow.trace.session",
 )
 OPERATION_KEYS = ("gen_ai.operation.name", "llm.request.type")

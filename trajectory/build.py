@@ -58,6 +58,8 @@ SESSION_ID_ATTRIBUTES = (
     "traceloop.association.properties.session_id",
     "ai.telemetry.metadata.sessionId",
     "ai.telemetry.metadata.session_id",
+    # AI SDK 7 dropped telemetry metadata: the session id is runtime context it was told to include.
+    "ai.settings.context.sessionId",
     "mlflow.trace.session",
 )
 AGENT_NAME_ATTRIBUTES = ("gen_ai.agent.name", "agent.name", "agent_name")

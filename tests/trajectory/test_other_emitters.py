@@ -6,9 +6,12 @@ import json
 from typing import Any
 
 import atif
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from evalkit.trajectory.from_spans import SessionTrajectory, trajectory_from_spans
 from evalkit.trajectory.span import Span
+from tests.captures import corpus
+from tests.trajectory.span_fixtures import spans_from_request
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 T0 = 1_800_000_000_000_000_000
@@ -174,7 +177,8 @@ def test_vercel_ai_sdk_v4_generate_text_with_a_tool() -> None:
     assert document["steps"][2]["tool_calls"] == [
         {"tool_call_id": "call_w", "function_name": "weather", "arguments": {"city": "SF"}}
     ]
-    assert document["steps"][2]["observation"]["results"][0]["content"] == '{"temperature": 72}'
+    # As JSON.stringify wrote it, which is what the provider sent the model (not Python's `{"temperature": 72}`).
+    assert document["steps"][2]["observation"]["results"][0]["content"] == '{"temperature":72}'
     assert document["session_id"] == "chat-42"
     assert document["agent"]["name"] == "weather-function"
     # The root's 300/30 is the sum of the two calls; counted once: 120+180, 18+12.
@@ -186,6 +190,26 @@ def test_vercel_ai_sdk_v4_generate_text_with_a_tool() -> None:
     assert document["final_metrics"]["total_cost_usd"] == 0.00105
     assert result.unmapped_attributes == []
     assert result.emitters == ["vercel-ai", "otel-genai"]
+
+
+def test_vercel_ai_sdk_7_capture_session_tool_error_and_json_result() -> None:
+    """The real AI SDK 7 capture (LegacyOpenTelemetry), built without the service."""
+    spans = []
+    for export in corpus.load("vercel-ai_native").exports:
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(export.body)
+        spans.extend(spans_from_request(request))
+    document = valid(trajectory_from_spans(spans))
+    # AI SDK 7 has no telemetry metadata: the session id is runtime context it was told to include.
+    assert document["session_id"] == "vercel-weather-1"
+    parallel = document["steps"][2]
+    results = {r["source_call_id"]: r for r in parallel["observation"]["results"]}
+    assert [c["function_name"] for c in parallel["tool_calls"]] == ["get_weather", "get_weather", "get_time"]
+    assert results["fc_0_0"]["content"] == "sunny, 21°C"
+    assert results["fc_0_1"]["extra"]["is_error"] is True
+    assert results["fc_0_1"]["content"] == "Error: unknown city: Atlantis"
+    # JSON.stringify's text, as the provider sent it, not Python's `{"city": "Paris", ...}`.
+    assert results["fc_0_2"]["content"] == '{"city":"Paris","time":"14:05"}'
 
 
 def test_vercel_ai_sdk_v6_usage_details_and_anthropic_v5_exclusive_prompt() -> None:

@@ -27,6 +27,10 @@ KNOWN_GAPS: dict[str, str] = {
     "pydantic-ai_openai_history-retry-parallel":
         "pydantic-ai records a ModelRetry's message on the tool span and in the next call's input; its OpenAI "
         "adapter sends the model that message wrapped as {\"error\": …}, which no span records",
+    "vercel-ai_native":
+        "a throwing tool's result is recorded (the next call's ai.prompt.messages) as {type: \"error-text\", value}; "
+        "@ai-sdk/openai 4 sends the model {\"error\": value}, which no span records (the wrapping is the "
+        "provider package's, and its version is not on the spans)",
 }
 
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic"}

@@ -8,6 +8,7 @@ promptTokens/completionTokens, v5+ inputTokens/outputTokens with cache details.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -140,10 +141,24 @@ def _llm_call(reader: SpanReader) -> LlmCall:
     return call
 
 
-def _tool(reader: SpanReader) -> ToolExecution:
-    result = parse_json(reader.get("ai.toolCall.result", "ai.toolCall.output"))
+def _as_sent(raw: Any) -> Any:
+    """A tool's result as the model was shown it.
+
+    The SDK writes the result with `JSON.stringify`, and its providers send a JSON result to the
+    model the same way: compact. The recorded text is kept as it is rather than decoded and written
+    again by Python (`{"a": 1}` where the model saw `{"a":1}`).
+    """
+    result = parse_json(raw)
     if isinstance(result, dict) and set(result) <= {"type", "value"} and "value" in result:
-        result = result["value"]
+        value = result["value"]  # v5+ {type: "text" | "json", value}
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(result, dict | list) and isinstance(raw, str):
+        return raw
+    return result
+
+
+def _tool(reader: SpanReader) -> ToolExecution:
+    result = _as_sent(reader.get("ai.toolCall.result", "ai.toolCall.output"))
     return ToolExecution(
         span=reader.span,
         emitter=NAME,
