@@ -1,5 +1,5 @@
-"""Framework-specific checks of the Anthropic SDK, Logfire, Strands and pydantic-ai captures, beyond
-`corpus.compare` (which test_capture_corpus.py runs on every capture)."""
+"""Framework-specific checks of the Anthropic SDK, Logfire, Strands, pydantic-ai and OpenTelemetry openai-v2
+captures, beyond `corpus.compare` (which test_capture_corpus.py runs on every capture)."""
 
 from __future__ import annotations
 
@@ -142,3 +142,33 @@ async def test_strands_default_conventions_read_from_events_like_the_latest_ones
             summary = (await svc.get(f"/api/agents/{agent}/sessions/strands-weather-1")).body["summary"]
             assert "event gen_ai.choice: tool.result" in summary["unmapped_attributes"]
     assert shapes[0] == shapes[1]
+
+
+async def test_opentelemetry_openai_v2_is_read_as_otel_genai_in_both_conventions(svc: Service) -> None:
+    """OpenTelemetry's own openai-v2 instrumentation: messages as log records (default) or on the spans
+    (latest), two user turns of one session, the same trajectory either way, reported as otel-genai."""
+    shapes = []
+    for name in ("openai-sdk_otel-genai", "openai-sdk_otel-genai_latest-semconv"):
+        agent, document = await _replayed(svc, name)
+        # Its scope is `opentelemetry.instrumentation.openai_v2`: the OpenTelemetry project's, not OpenLLMetry's.
+        assert document["extra"]["emitters"] == ["otel-genai"], document["extra"]["emitters"]
+        agent_steps = [s for s in document["steps"] if s["source"] == "agent"]
+        assert {s["extra"]["emitter"] for s in agent_steps} == {"otel-genai"}
+        assert {s["model_name"] for s in agent_steps} == {"gpt-4o"}
+        first = agent_steps[0]
+        results = {r["source_call_id"]: r for r in first["observation"]["results"]}
+        paris, atlantis = (results[c["tool_call_id"]] for c in first["tool_calls"])
+        assert (paris["content"], atlantis["content"]) == ("sunny, 21°C", "error: unknown city: Atlantis")
+        (row,) = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+        assert (row["session_id"], row["trace_count"], row["llm_calls"]) == ("otel-genai-weather-1", 2, 4)
+        if name.endswith("latest-semconv"):
+            # The failing tool's execute_tool span (util-genai's `fail`) marks its result an error.
+            assert atlantis["extra"]["is_error"] is True and atlantis["extra"]["error"]["type"] == "ValueError"
+            assert row["errors"] == 1
+        shapes.append([(s["source"], s["message"],
+                        [(c["function_name"], c["arguments"]) for c in s.get("tool_calls") or ()])
+                       for s in document["steps"]])
+    assert shapes[0] == shapes[1]
+    assert [(source, message) for source, message, _ in shapes[0] if source != "agent"] == [
+        ("system", "You are a terse weather assistant."), ("user", "Weather in Paris and Atlantis?"),
+        ("user", "And in Lisbon?")]

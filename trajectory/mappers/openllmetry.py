@@ -22,11 +22,20 @@ from evalkit.trajectory.span import LogRecord, Span
 NAME = "openllmetry"
 
 
+# OpenLLMetry's instrumentations report under `opentelemetry.instrumentation.<library>`, and so do the
+# OpenTelemetry project's own GenAI instrumentations (opentelemetry-python-contrib). Where OpenLLMetry
+# held a library's name first, the OpenTelemetry project's package is suffixed `-v2` (openai-v2, whose
+# scope is `opentelemetry.instrumentation.openai_v2`; openai-agents-v2, vertexai-v2, …): plain GenAI
+# semantic conventions, read by `otel_genai` and reported as such, not as OpenLLMetry's.
+def _openllmetry_scope(scope: str) -> bool:
+    return scope.startswith("opentelemetry.instrumentation.") and not scope.endswith("_v2")
+
+
 def detect(span: Span) -> bool:
     attributes = span.attributes
     if "traceloop.span.kind" in attributes or "llm.request.type" in attributes:
         return True
-    if span.scope_name.startswith("opentelemetry.instrumentation.") and otel_genai.detect(span):
+    if _openllmetry_scope(span.scope_name) and otel_genai.detect(span):
         return True
     return any(key.startswith(("gen_ai.prompt.0.", "gen_ai.completion.0.")) for key in attributes)
 

@@ -80,8 +80,9 @@ def run(capture_dir: Path, latest_semconv: bool) -> None:
                 if latest_semconv else
                 "default conventions (v1.30): messages as log records; each turn under an application span "
                 "carrying session.id, tools not traced"))
-    with Recording(capture_dir, REPLIES, framework="openai-sdk", instrumentation="opentelemetry-instrumentation-openai-v2",
-                   packages=PACKAGES, session_id=SESSION, notes=notes) as rec:
+    with Recording(capture_dir, REPLIES, framework="openai-sdk",
+                   instrumentation="opentelemetry-instrumentation-openai-v2", packages=PACKAGES,
+                   session_id=SESSION, notes=notes) as rec:
         rec.env()
         import openai
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
