@@ -12,6 +12,7 @@ which result it was shown for each tool call. `compare` lists how a trajectory d
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import urllib.request
 from dataclasses import dataclass, field
@@ -73,9 +74,12 @@ def _hex_ids(node: Any) -> Any:
 def as_otlp_json(export: Export) -> bytes:
     message: Any = (trace_service_pb2.ExportTraceServiceRequest() if export.signal == "traces"
                     else logs_service_pb2.ExportLogsServiceRequest())
+    # Re-encoding reads the protobuf, so a compressed export (the Langfuse SDK gzips by default)
+    # is decompressed first; the JSON is then sent uncompressed.
+    body = gzip.decompress(export.body) if export.content_encoding == "gzip" else export.body
     if "json" in export.content_type:
-        return export.body
-    message.ParseFromString(export.body)
+        return body
+    message.ParseFromString(body)
     return json.dumps(_hex_ids(json_format.MessageToDict(message))).encode()
 
 
