@@ -337,6 +337,37 @@ def test_langfuse_generation_tool_and_reported_cost() -> None:
     assert result.unmapped_attributes == []
 
 
+def test_langfuse_openai_client_usage_is_openai_s_own_object() -> None:
+    # What `langfuse.openai` (langfuse 5.2) writes: the response's usage object, prompt_tokens counting the
+    # cached tokens, cache and reasoning nested (tests/captures/langfuse-sdk_openai has the shape, without a
+    # cache hit); and the trace's user as `user.id`.
+    generation = span(
+        "3000000000000011",
+        "OpenAI-generation",
+        {
+            "langfuse.observation.type": "generation",
+            "langfuse.observation.model.name": "gpt-4o",
+            "session.id": "lf-session",
+            "user.id": "user-1",
+            "langfuse.observation.input": json.dumps({"messages": [{"role": "user", "content": "Hi"}]}),
+            "langfuse.observation.output": json.dumps({"role": "assistant", "content": "Hello"}),
+            "langfuse.observation.usage_details": json.dumps({
+                "prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110,
+                "prompt_tokens_details": {"cached_tokens": 60, "audio_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 4},
+            }),
+        },
+        scope="langfuse-sdk",
+    )
+    result = trajectory_from_spans([generation])
+    document = valid(result)
+    metrics = document["steps"][-1]["metrics"]
+    assert (metrics["prompt_tokens"], metrics["cached_tokens"], metrics["completion_tokens"]) == (100, 60, 10)
+    assert metrics["extra"]["reasoning_tokens"] == 4
+    assert "prompt_tokens_normalisation" not in metrics["extra"]
+    assert result.unmapped_attributes == []
+
+
 def test_mlflow_chat_model_and_tool() -> None:
     llm = span(
         "4000000000000001",

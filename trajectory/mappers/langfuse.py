@@ -2,7 +2,13 @@
 
 Generations carry input/output as JSON (usually OpenAI-style messages), the model, a free-form
 `usage_details` object and `cost_details` in USD. Langfuse's `input` usage key counts only
-uncached prompt tokens (cache reads are their own keys), so cache keys are added back.
+uncached prompt tokens (cache reads are their own keys), so cache keys are added back. The
+`langfuse.openai` client instead sends the OpenAI response's own usage object (a real capture:
+tests/captures/langfuse-sdk_openai): `prompt_tokens` counting cached tokens too, and the cache and
+reasoning counts nested in `prompt_tokens_details` / `completion_tokens_details` (Responses API:
+`input_tokens_details` / `output_tokens_details`).
+The SDK (v3+) names the trace's session and user `session.id` and `user.id`; `langfuse.session.id`
+and `langfuse.user.id` are what Langfuse reads from other OTel emitters.
 Observations without the Langfuse type but with GenAI attributes go to the OTel GenAI mapper.
 """
 
@@ -22,7 +28,7 @@ from evalkit.trajectory.mappers.messages import (
 )
 from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_int, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
-from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution
+from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution, Usage
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "langfuse"
@@ -31,6 +37,10 @@ _OUTPUT_KEYS = ("output", "completion_tokens", "output_tokens", "completionToken
 _CACHE_READ_KEYS = ("input_cached_tokens", "cache_read_input_tokens", "input_cache_read", "cached_tokens")
 _CACHE_WRITE_KEYS = ("cache_creation_input_tokens", "input_cache_creation", "input_cache_write")
 _REASONING_KEYS = ("output_reasoning_tokens", "reasoning_tokens", "output_reasoning")
+# OpenAI's usage object: its prompt count includes the cached tokens, which are nested.
+_OPENAI_INPUT_KEYS = ("prompt_tokens", "promptTokens")
+_INPUT_DETAILS = ("prompt_tokens_details", "input_tokens_details")
+_OUTPUT_DETAILS = ("completion_tokens_details", "output_tokens_details")
 
 
 def detect(span: Span) -> bool:
@@ -50,6 +60,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         "langfuse.version",
         "langfuse.session.id",
         "langfuse.user.id",
+        "session.id",
+        "user.id",
     )
     reader.consume("langfuse.observation.level", "langfuse.observation.status_message")
     if kind == "generation" or (not kind and reader.has("langfuse.observation.model.name")):
@@ -71,6 +83,37 @@ def _first(details: Mapping[str, Any], keys: Sequence[str]) -> int | None:
             if value is not None:
                 return value
     return None
+
+
+def _nested(details: Mapping[str, Any], parents: Sequence[str], key: str) -> int | None:
+    for parent in parents:
+        inner = details.get(parent)
+        if isinstance(inner, Mapping) and key in inner:
+            return as_int(inner[key])
+    return None
+
+
+def _usage(details: Mapping[str, Any]) -> Usage:
+    """Langfuse's own usage keys, or the OpenAI usage object the `langfuse.openai` client sends."""
+    nested_cache = _nested(details, _INPUT_DETAILS, "cached_tokens")
+    openai_shaped = nested_cache is not None or (
+        "input" not in details and any(key in details for key in _OPENAI_INPUT_KEYS))
+    if "input" in details:
+        includes_cache: bool | None = False  # Langfuse's own key: uncached tokens only
+    elif openai_shaped:
+        includes_cache = True
+    else:
+        includes_cache = None  # e.g. Anthropic's input_tokens (uncached) or OpenAI Responses' (all)
+    cache_read = _first(details, _CACHE_READ_KEYS)
+    reasoning = _first(details, _REASONING_KEYS)
+    return normalised_usage(
+        _first(details, _INPUT_KEYS),
+        _first(details, _OUTPUT_KEYS),
+        cache_read=cache_read if cache_read is not None else nested_cache,
+        cache_write=_first(details, _CACHE_WRITE_KEYS),
+        reasoning=reasoning if reasoning is not None else _nested(details, _OUTPUT_DETAILS, "reasoning_tokens"),
+        input_includes_cache=includes_cache,
+    )
 
 
 def _generation(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
@@ -98,14 +141,7 @@ def _generation(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
             call.reasoning_effort = effort
     details = parse_json(reader.get("langfuse.observation.usage_details"))
     if isinstance(details, Mapping):
-        call.usage = normalised_usage(
-            _first(details, _INPUT_KEYS),
-            _first(details, _OUTPUT_KEYS),
-            cache_read=_first(details, _CACHE_READ_KEYS),
-            cache_write=_first(details, _CACHE_WRITE_KEYS),
-            reasoning=_first(details, _REASONING_KEYS),
-            input_includes_cache=False,
-        )
+        call.usage = _usage(details)
     costs = parse_json(reader.get("langfuse.observation.cost_details"))
     if isinstance(costs, Mapping):
         total = as_decimal(costs.get("total"))
