@@ -31,6 +31,10 @@ KNOWN_GAPS: dict[str, str] = {
         "a throwing tool's result is recorded (the next call's ai.prompt.messages) as {type: \"error-text\", value}; "
         "@ai-sdk/openai 4 sends the model {\"error\": value}, which no span records (the wrapping is the "
         "provider package's, and its version is not on the spans)",
+    "mlflow_openai":
+        "MLflow 3.17's OTLP export drops the trace's session: update_current_trace(session_id=…) is trace metadata, "
+        "which only its Databricks Unity Catalog processor copies onto the root span (session.id); so each turn's "
+        "trace is a session of its own (each is checked in test_capture_sdks_and_sessions.py)",
 }
 
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic"}
