@@ -1,5 +1,5 @@
-"""Framework-specific checks of the Anthropic SDK, Logfire, Strands, pydantic-ai, OpenTelemetry openai-v2 and Langfuse
-SDK captures, beyond `corpus.compare` (which test_capture_corpus.py runs on every capture)."""
+"""Framework-specific checks of the Anthropic SDK, Logfire, Strands, pydantic-ai, OpenTelemetry openai-v2, Langfuse SDK
+and MLflow captures, beyond `corpus.compare` (which test_capture_corpus.py runs on every capture)."""
 
 from __future__ import annotations
 
@@ -198,7 +198,8 @@ async def test_langfuse_sdk_two_turns_one_session_with_a_failed_tool(svc: Servic
 @pytest.mark.xfail(strict=True, reason=(
     "the session list sums typed span columns (ingest/attribution.py), read from flat token attributes; "
     "Langfuse's usage is one JSON attribute (langfuse.observation.usage_details), so the list shows 0 tokens "
-    "and no cost for the session while its trajectory has both (fixing it changes the ingest view: a migration)"))
+    "and no cost for the session while its trajectory has both (a fix is in the flattening SQL every span goes "
+    "through, plus a backfill of spans already stored)"))
 async def test_langfuse_sdk_session_list_counts_the_trajectory_s_tokens_and_cost(svc: Service) -> None:
     agent, document = await _replayed(svc, "langfuse-sdk_openai")
     (row,) = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
@@ -206,3 +207,49 @@ async def test_langfuse_sdk_session_list_counts_the_trajectory_s_tokens_and_cost
     assert (row["llm_calls"], row["prompt_tokens"], row["completion_tokens"]) == (
         3, final["total_prompt_tokens"], final["total_completion_tokens"])
     assert row["cost_usd"] == final["total_cost_usd"]
+
+
+async def test_mlflow_each_turn_s_trace_is_the_conversation_of_its_calls(svc: Service) -> None:
+    # MLflow's OTLP export carries no session (KNOWN_GAPS in test_capture_corpus.py): each turn's trace is a
+    # session of its own, and each is compared with the calls it made (turn 1: calls 0-1, turn 2: call 2).
+    name = "mlflow_openai"
+    capture = corpus.load(name)
+    agent, key = await svc.new_agent(name.replace("_", "-"))
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    listed = (await svc.get(f"/api/agents/{agent}/sessions?sort=first_seen")).body["sessions"]
+    assert len(listed) == 2
+    documents = []
+    for row in reversed(listed):  # oldest first
+        reply = await svc.trajectory(agent, row["session_id"], "?wait=10")
+        assert reply.status == 200, reply.text
+        documents.append(reply.body)
+    turn_1, turn_2 = documents
+    assert corpus.compare(turn_1, corpus.GroundTruth.of(capture.llm_log[:2])) == []
+    assert corpus.compare(turn_2, corpus.GroundTruth.of(capture.llm_log[2:])) == []
+    first = next(s for s in turn_1["steps"] if s.get("tool_calls"))
+    results = {r["source_call_id"]: r for r in first["observation"]["results"]}
+    paris, atlantis = (results[c["tool_call_id"]] for c in first["tool_calls"])
+    assert paris["content"] == "sunny, 21°C" and not paris["extra"].get("is_error")
+    assert atlantis["extra"]["error"]["exceptions"][0]["type"] == "ValueError"
+    assert turn_1["agent"]["name"] == "weather-agent"
+    # autolog's copies of the request's model and tools, and each span's log level, are read.
+    for document in documents:
+        assert document["extra"]["unmapped_attributes"] == []
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the session list's typed columns (ingest/attribution.py) read MLflow's JSON-encoded mlflow.llm.model "
+    "as is (the model listed is '\"gpt-4o\"', quotes included) and its token counts are one JSON attribute "
+    "(mlflow.chat.tokenUsage), so the list shows 0 tokens and no cost (a fix is in the flattening SQL every "
+    "span goes through, plus a backfill of spans already stored)"))
+async def test_mlflow_session_list_names_the_model_and_counts_tokens(svc: Service) -> None:
+    agent, key = await svc.new_agent("mlflow-openai")
+    await asyncio.to_thread(corpus.replay, corpus.load("mlflow_openai"), svc.running.otlp_http, key)
+    listed = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+    assert len(listed) == 2
+    for row in listed:
+        reply = await svc.trajectory(agent, row["session_id"], "?wait=10")
+        final = reply.body["final_metrics"]
+        assert row["models"] == ["gpt-4o"]
+        assert (row["prompt_tokens"], row["completion_tokens"], row["cost_usd"]) == (
+            final["total_prompt_tokens"], final["total_completion_tokens"], final["total_cost_usd"])

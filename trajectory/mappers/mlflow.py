@@ -3,6 +3,9 @@
 LLM / CHAT_MODEL spans carry `mlflow.spanInputs` (request, usually with OpenAI-style
 `messages`), `mlflow.spanOutputs` (the response), `mlflow.chat.tokenUsage`, `mlflow.llm.cost`,
 `mlflow.llm.model` / `mlflow.llm.provider`; TOOL spans their inputs and outputs; AGENT spans a run.
+`mlflow.openai.autolog()` also copies the request's `model` and `tools` onto the span as they were
+passed (both are in `mlflow.spanInputs` too), and every span has its severity in `mlflow.spanLogLevel`
+(the error itself is the span's status). Seen in a real capture: tests/captures/mlflow_openai.
 """
 
 from __future__ import annotations
@@ -32,7 +35,11 @@ def _decoded(reader: SpanReader, key: str) -> Any:
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     kind = str(_decoded(reader, "mlflow.spanType") or "").upper()
     reader.consume(
-        "mlflow.traceRequestId", "mlflow.experimentId", "mlflow.spanFunctionName", "mlflow.message.format"
+        "mlflow.traceRequestId",
+        "mlflow.experimentId",
+        "mlflow.spanFunctionName",
+        "mlflow.message.format",
+        "mlflow.spanLogLevel",
     )
     reader.consume_prefix("mlflow.traceTag.", "mlflow.trace.")
     if kind in _LLM_TYPES:
@@ -47,6 +54,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
 
 def _llm_call(reader: SpanReader) -> LlmCall:
     call = LlmCall(span=reader.span, emitter=NAME)
+    reader.consume("model", "tools")  # autolog's copies of the request's arguments, read from spanInputs
     inputs = _decoded(reader, "mlflow.spanInputs")
     outputs = _decoded(reader, "mlflow.spanOutputs")
     call.input_messages = parse_messages(inputs, memo=reader.memo)
