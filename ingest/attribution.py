@@ -24,7 +24,8 @@ SESSION_KEYS = (
     "mlflow.trace.session",
 )
 OPERATION_KEYS = ("gen_ai.operation.name", "llm.request.type")
-PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system", "ai.model.provider")
+PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system", "ai.model.provider",
+                 "mlflow.llm.provider")
 MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name", "llm.response.model_name",
               "ai.response.model", "ai.model.id", "langfuse.observation.model.name", "mlflow.llm.model")
 INPUT_TOKEN_KEYS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt",
@@ -40,6 +41,20 @@ CACHE_WRITE_KEYS = ("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.ca
 REASONING_KEYS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning",
                   "llm.usage.reasoning_tokens", "gen_ai.usage.reasoning_tokens", "ai.usage.reasoningTokens")
 COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost")
+# Emitters that record a call's usage or cost as one JSON object rather than a key per figure: Langfuse
+# (`usage_details`: its own keys, or the OpenAI usage object its `langfuse.openai` client sends) and MLflow
+# (`tokenUsage`, `llm.cost`). Read after the flat keys, with the paths its mapper reads (trajectory/mappers/
+# langfuse.py, mlflow.py), so that the list counts what the trajectory counts.
+USAGE_JSON_KEYS = ("langfuse.observation.usage_details", "mlflow.chat.tokenUsage")
+COST_JSON_KEYS = (("langfuse.observation.cost_details", "total"), ("mlflow.llm.cost", "total_cost"))
+_JSON_INPUT = ("prompt_tokens", "input_tokens", "promptTokens")  # these count cached prompt tokens too
+_JSON_UNCACHED_INPUT = "input"  # Langfuse's own key: uncached prompt tokens only
+_JSON_OUTPUT = ("output", "completion_tokens", "output_tokens", "completionTokens")
+_JSON_CACHE_READ = ("input_cached_tokens", "cache_read_input_tokens", "input_cache_read", "cached_tokens",
+                    "prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens")
+_JSON_CACHE_WRITE = ("cache_creation_input_tokens", "input_cache_creation", "input_cache_write")
+_JSON_REASONING = ("output_reasoning_tokens", "reasoning_tokens", "output_reasoning",
+                   "completion_tokens_details.reasoning_tokens", "output_tokens_details.reasoning_tokens")
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
 
@@ -49,7 +64,8 @@ OPENINFERENCE_OPERATIONS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "inv
                             "EMBEDDING": "embeddings", "RETRIEVER": "retrieval", "CHAIN": "chain"}
 
 NAME_KEYS = SESSION_KEYS + OPERATION_KEYS + PROVIDER_KEYS + MODEL_KEYS + TOOL_NAME_KEYS + TOOL_CALL_ID_KEYS + (
-    "openinference.span.kind", "langfuse.observation.type", "mlflow.spanType")
+    "openinference.span.kind", "langfuse.observation.type", "mlflow.spanType") + tuple(
+    key for key, _ in COST_JSON_KEYS)
 COUNT_KEYS = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHE_READ_KEYS + CACHE_WRITE_KEYS + REASONING_KEYS
 
 
@@ -97,7 +113,31 @@ def wanted_maps(attributes: str, session_attribute: str) -> list[tuple[str, str]
         ("_names", _map_of(attributes, f"has({_array(NAME_KEYS)}, k) OR k = {session_attribute}", name_text)),
         ("_counts", _map_of(attributes, f"has({_array(COUNT_KEYS)}, k)", count)),
         ("_costs", _map_of(attributes, f"has({_array(COST_KEYS)}, k)", cost)),
+        # The first usage JSON object's text, '' for the usual span that has none (a column, so that the several
+        # count columns reading it do not each plan the lookup again).
+        ("_usage_json", "coalesce(" + ", ".join(
+            f"nullIf(arrayElement({attributes}.value.string_value, indexOf({attributes}.key, {_literal(k)})), '')"
+            for k in USAGE_JSON_KEYS) + ", '')"),
     ]
+
+
+def _json_path(path: str) -> str:
+    return ", ".join(_literal(part) for part in path.split("."))
+
+
+def _json_counts(paths: tuple[str, ...]) -> str:
+    """The first of `paths` (dotted: nested objects) holding an integer in the span's usage JSON (`_usage_json`
+    of `wanted_maps`), or NULL."""
+    found = ", ".join(f"JSONExtract(_usage_json, {_json_path(p)}, 'Nullable(Int64)')" for p in paths)
+    return f"if(_usage_json = '', NULL, coalesce({found}))"
+
+
+def _json_input() -> str:
+    """Prompt tokens, cached ones included (as `gen_ai.usage.input_tokens` counts them): Langfuse's own `input`
+    counts uncached ones only, so its cache reads and writes are added to it."""
+    uncached = f"JSONExtract(_usage_json, {_literal(_JSON_UNCACHED_INPUT)}, 'Nullable(Int64)')"
+    return (f"if(isNotNull({uncached}), {uncached} + coalesce({_json_counts(_JSON_CACHE_READ)}, 0) "
+            f"+ coalesce({_json_counts(_JSON_CACHE_WRITE)}, 0), {_json_counts(_JSON_INPUT)})")
 
 
 def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
@@ -107,20 +147,24 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
     def text(keys: tuple[str, ...]) -> str:
         return _first("_names", keys, "''")
 
-    def tokens(keys: tuple[str, ...]) -> str:
-        return f"toUInt64(greatest({_first('_counts', keys, '0')}, 0))"
+    def tokens(keys: tuple[str, ...], in_json: str) -> str:
+        return f"toUInt64(greatest({_first('_counts', keys, f'coalesce({in_json}, 0)')}, 0))"
+
+    json_cost = ", ".join(f"JSONExtract(coalesce(_names[{_literal(k)}], ''), {_literal(path)}, 'Nullable(Float64)')"
+                          for k, path in COST_JSON_KEYS)
 
     return [
         ("session_id", f"if({session_attribute} != '', coalesce(_names[{session_attribute}], {text(SESSION_KEYS)}), "
                        f"{text(SESSION_KEYS)})"),
-        ("provider", text(PROVIDER_KEYS)),
-        ("model", text(MODEL_KEYS)),
-        ("input_tokens", tokens(INPUT_TOKEN_KEYS)),
-        ("output_tokens", tokens(OUTPUT_TOKEN_KEYS)),
-        ("cache_read_tokens", tokens(CACHE_READ_KEYS)),
-        ("cache_write_tokens", tokens(CACHE_WRITE_KEYS)),
-        ("reasoning_tokens", tokens(REASONING_KEYS)),
-        ("reported_cost_usd", _first("_costs", COST_KEYS, "NULL")),
+        # MLflow writes every attribute as JSON: its model is a quoted string ('"gpt-4o"').
+        ("provider", f"trimBoth({text(PROVIDER_KEYS)}, '\"')"),
+        ("model", f"trimBoth({text(MODEL_KEYS)}, '\"')"),
+        ("input_tokens", tokens(INPUT_TOKEN_KEYS, _json_input())),
+        ("output_tokens", tokens(OUTPUT_TOKEN_KEYS, _json_counts(_JSON_OUTPUT))),
+        ("cache_read_tokens", tokens(CACHE_READ_KEYS, _json_counts(_JSON_CACHE_READ))),
+        ("cache_write_tokens", tokens(CACHE_WRITE_KEYS, _json_counts(_JSON_CACHE_WRITE))),
+        ("reasoning_tokens", tokens(REASONING_KEYS, _json_counts(_JSON_REASONING))),
+        ("reported_cost_usd", _first("_costs", COST_KEYS, f"coalesce({json_cost})")),
         ("tool_name", text(TOOL_NAME_KEYS)),
         ("tool_call_id", text(TOOL_CALL_ID_KEYS)),
         ("_declared_operation", _first("_names", OPERATION_KEYS, "''")),

@@ -99,6 +99,24 @@ async def test_typed_columns_follow_the_ranked_keys_and_value_rules(running: Run
         # Langfuse and MLflow span types.
         span(trace, "lf", {"langfuse.observation.type": "generation", "langfuse.observation.model.name": "lf-m"}),
         span(trace, "mlflow", {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.llm.model": "ml-m"}),
+        # Usage and cost as one JSON attribute, as the real SDKs write them (tests/captures/langfuse-sdk_openai,
+        # mlflow_openai): Langfuse's own keys (`input` uncached, so cache reads are added back), the OpenAI usage
+        # object its client sends (nested cache and reasoning counts), MLflow's JSON-quoted model and tokenUsage.
+        span(trace, "lf own", {"langfuse.observation.type": "generation", "langfuse.observation.model.name": "m",
+                               "langfuse.observation.usage_details": '{"input": 10, "input_cached_tokens": 90, '
+                                                                     '"output": 5, "output_reasoning_tokens": 2}',
+                               "langfuse.observation.cost_details": '{"input": 0.1, "total": 0.25}'}),
+        span(trace, "lf openai", {"langfuse.observation.type": "generation", "langfuse.observation.model.name": "m",
+                                  "langfuse.observation.usage_details":
+                                      '{"prompt_tokens": 100, "completion_tokens": 7, "prompt_tokens_details": '
+                                      '{"cached_tokens": 60}, "completion_tokens_details": {"reasoning_tokens": 3}}'}),
+        span(trace, "mlflow usage", {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.llm.model": '"gpt-4o"',
+                                     "mlflow.llm.provider": '"openai"',
+                                     "mlflow.chat.tokenUsage": '{"input_tokens": 87, "output_tokens": 9, '
+                                                               '"total_tokens": 96}',
+                                     "mlflow.llm.cost": '{"input_cost": 0.1, "total_cost": 0.3}'}),
+        span(trace, "flat wins", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 4,
+                                  "mlflow.chat.tokenUsage": '{"input_tokens": 87, "output_tokens": 9}'}),
         span(trace, "plain", {"foo": "bar"}),
     ])
     await send(running, key, body)
@@ -127,6 +145,13 @@ async def test_typed_columns_follow_the_ranked_keys_and_value_rules(running: Run
     assert typed["ai.streamText.doStream"]["is_llm_call"] is False
     assert (typed["lf"]["operation"], typed["lf"]["is_llm_call"], typed["lf"]["model"]) == ("chat", True, "lf-m")
     assert (typed["mlflow"]["is_llm_call"], typed["mlflow"]["model"]) == (True, "ml-m")
+    figures = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens", "reported_cost_usd")
+    assert tuple(typed["lf own"][c] for c in figures) == (100, 5, 90, 2, 0.25)
+    assert tuple(typed["lf openai"][c] for c in figures) == (100, 7, 60, 3, None)
+    assert tuple(typed["mlflow usage"][c] for c in figures) == (87, 9, 0, 0, 0.3)
+    assert (typed["mlflow usage"]["model"], typed["mlflow usage"]["provider"]) == ("gpt-4o", "openai")
+    # A flat key outranks the JSON object, figure by figure.
+    assert (typed["flat wins"]["input_tokens"], typed["flat wins"]["output_tokens"]) == (4, 9)
     assert typed["plain"] == {column: ("" if column not in ("is_llm_call", "reported_cost_usd") and not
                                        column.endswith("tokens") else None if column == "reported_cost_usd"
                                        else False if column == "is_llm_call" else 0) for column in TYPED}

@@ -8,8 +8,6 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-import pytest
-
 from tests.captures import corpus
 from tests.trajectory_service.conftest import Service
 
@@ -195,12 +193,10 @@ async def test_langfuse_sdk_two_turns_one_session_with_a_failed_tool(svc: Servic
     assert document["extra"]["unmapped_attributes"] == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the session list sums typed span columns (ingest/attribution.py), read from flat token attributes; "
-    "Langfuse's usage is one JSON attribute (langfuse.observation.usage_details), so the list shows 0 tokens "
-    "and no cost for the session while its trajectory has both (a fix is in the flattening SQL every span goes "
-    "through, plus a backfill of spans already stored)"))
 async def test_langfuse_sdk_session_list_counts_the_trajectory_s_tokens_and_cost(svc: Service) -> None:
+    """Before: the list summed typed span columns read from flat token attributes only, and Langfuse's usage is one
+    JSON attribute (`langfuse.observation.usage_details`): the list showed 0 tokens and no cost for a session
+    whose trajectory had both. The flattening now reads that JSON (ingest/attribution.py)."""
     agent, document = await _replayed(svc, "langfuse-sdk_openai")
     (row,) = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
     final = document["final_metrics"]
@@ -237,12 +233,9 @@ async def test_mlflow_each_turn_s_trace_is_the_conversation_of_its_calls(svc: Se
         assert document["extra"]["unmapped_attributes"] == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the session list's typed columns (ingest/attribution.py) read MLflow's JSON-encoded mlflow.llm.model "
-    "as is (the model listed is '\"gpt-4o\"', quotes included) and its token counts are one JSON attribute "
-    "(mlflow.chat.tokenUsage), so the list shows 0 tokens and no cost (a fix is in the flattening SQL every "
-    "span goes through, plus a backfill of spans already stored)"))
 async def test_mlflow_session_list_names_the_model_and_counts_tokens(svc: Service) -> None:
+    """Before: MLflow writes every attribute as JSON, so the list named the model '"gpt-4o"' (quotes included), and
+    its token counts are one JSON attribute (`mlflow.chat.tokenUsage`): 0 tokens, no cost."""
     agent, key = await svc.new_agent("mlflow-openai")
     await asyncio.to_thread(corpus.replay, corpus.load("mlflow_openai"), svc.running.otlp_http, key)
     listed = (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
