@@ -1,4 +1,4 @@
-"""Agent frameworks' captures (openai-agents, smolagents, Google ADK, CrewAI): the structure a person would recognise.
+"""Agent frameworks' captures (openai-agents, smolagents, Google ADK, CrewAI, AutoGen): the structure that happened.
 
 `test_capture_corpus.py` checks every capture's steps, tool results and tokens against the fake
 LLM's log; this checks what that comparison does not see: who the agents are (a synthetic trace
@@ -168,6 +168,24 @@ def crewai_crew_is_the_agent_and_each_task_a_subagent(document: Json) -> None:
     assert call["arguments"] == {"city": "Paris"} and result["content"] == "sunny, 21°C"
 
 
+def autogen_runs_are_one_session_and_a_failed_tool_is_one_error(document: Json) -> None:
+    # Two `run`s, a trace each, one session through their parent spans' `session.id`.
+    assert document["extra"]["settlement"]["trace_count"] == 2
+    assert document["agent"]["name"] == "weather_agent"
+    assert [s["source"] for s in document["steps"]] == ["system", "user", "agent", "agent", "user", "agent", "agent"]
+    assert [s["message"] for s in document["steps"] if s["source"] == "user"] == [
+        "Weather in Paris, and the time in Atlantis?", "And the time in Paris?"]
+    # `gen_ai.system` "autogen" names the framework: read, not an unmapped attribute.
+    assert document["extra"]["unmapped_attributes"] == []
+    assert "autogen" in document["extra"]["emitters"]
+    failed = next(result for step in document["steps"] for call in step.get("tool_calls") or ()
+                  for result in step["observation"]["results"]
+                  if call["arguments"] == {"city": "Atlantis"} and result["source_call_id"] == call["tool_call_id"])
+    assert failed["content"] == "unknown city: Atlantis" and failed["extra"]["is_error"] is True
+    # AutoGen records the exception and the SDK records it again as the span ends: one failure, shown once.
+    assert [e["message"] for e in failed["extra"]["error"]["exceptions"]] == ["unknown city: Atlantis"]
+
+
 CHECKS: dict[str, Callable[[Json], None]] = {
     "openai-agents_openinference": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
     "openai-agents_logfire_no-session": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
@@ -180,6 +198,7 @@ CHECKS: dict[str, Callable[[Json], None]] = {
         smolagents_max_steps_answer_is_asked_once_and_a_continued_run_repeats_nothing,
     "google-adk_native": adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps,
     "crewai_openinference_no-session": crewai_crew_is_the_agent_and_each_task_a_subagent,
+    "autogen_native": autogen_runs_are_one_session_and_a_failed_tool_is_one_error,
 }
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from evalkit.trajectory.mappers import (
+    autogen,
     google_adk,
     langfuse,
     logfire_openai_agents,
@@ -43,6 +44,7 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME})),
     Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME})),
+    Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 
