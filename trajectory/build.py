@@ -1053,6 +1053,8 @@ def build_trajectory(
         if key not in llm_owners and (run.input_text or run.output_text):
             _steps_from_run_alone(run_context, run, answer=run_context.key not in delegating)
         run_context.system(run.system_instructions, run.span.start_time_unix_nano)
+        for definition in run.tool_definitions:  # after its calls': a call's own definitions come first
+            run_context.tool_definitions.setdefault(str(definition.get("function", {}).get("name", "")), definition)
         if run.input_text and key in llm_owners and key not in asked:
             # None of its calls recorded their input (pydantic-ai writes a call's messages once the model
             # answers: a first call that raised, on a provider's 500 or a refused connection, has none).
@@ -1258,6 +1260,7 @@ def _fill_gaps(primary: Operation, secondary: Operation) -> None:
         primary.name = primary.name or secondary.name
         primary.input_text = primary.input_text or secondary.input_text
         primary.output_text = primary.output_text or secondary.output_text
+        primary.tool_definitions = primary.tool_definitions or secondary.tool_definitions
 
 
 def _last_answer(context: _Context) -> str | None:

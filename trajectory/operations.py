@@ -129,6 +129,9 @@ class AgentRun:
     system_instructions: list[str] = field(default_factory=list)
     model: str | None = None
     error: ErrorInfo | None = None
+    # The tools the agent was given (`gen_ai.tool.definitions` on its span: Semantic Kernel records them
+    # there only), in the OpenAI function-calling shape.
+    tool_definitions: list[dict[str, Any]] = field(default_factory=list)
 
 
 Operation = LlmCall | ToolExecution | AgentRun

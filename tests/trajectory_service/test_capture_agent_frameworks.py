@@ -1,4 +1,4 @@
-"""Agent frameworks' captures (openai-agents, smolagents, Google ADK, CrewAI, AutoGen): the structure that happened.
+"""Agent frameworks' captures (openai-agents, smolagents, ADK, CrewAI, AutoGen, Semantic Kernel): what happened.
 
 `test_capture_corpus.py` checks every capture's steps, tool results and tokens against the fake
 LLM's log; this checks what that comparison does not see: who the agents are (a synthetic trace
@@ -182,7 +182,28 @@ def autogen_runs_are_one_session_and_a_failed_tool_is_one_error(document: Json) 
                   for result in step["observation"]["results"]
                   if call["arguments"] == {"city": "Atlantis"} and result["source_call_id"] == call["tool_call_id"])
     assert failed["content"] == "unknown city: Atlantis" and failed["extra"]["is_error"] is True
-    # AutoGen records the exception and the SDK records it again as the span ends: one failure, shown once.
+    # AutoGen records the exception and the OpenTelemetry API again as the span ends: one failure, shown once.
+    assert [e["message"] for e in failed["extra"]["error"]["exceptions"]] == ["unknown city: Atlantis"]
+
+
+
+def semantic_kernel_turns_are_one_session_with_the_agents_tools(document: Json) -> None:
+    assert document["extra"]["settlement"]["trace_count"] == 2
+    assert document["agent"]["name"] == "weather_agent"
+    assert [s["source"] for s in document["steps"]] == ["system", "user", "agent", "agent", "user", "agent", "agent"]
+    assert document["extra"]["unmapped_attributes"] == []
+    assert "semantic-kernel" in document["extra"]["emitters"]
+    # SK records the plugin's functions on the agent span only (no call span carries them).
+    assert sorted(d["function"]["name"] for d in document["agent"].get("tool_definitions") or ()) == [
+        "weather-get_local_time", "weather-get_weather"]
+    call, answered = _calls(document)["weather-get_local_time"]  # the last call of that name: turn two's
+    assert call["arguments"] == {"city": "Paris"} and answered["content"] == "14:05"
+    failed = next(result for step in document["steps"] for call in step.get("tool_calls") or ()
+                  for result in step["observation"]["results"]
+                  if call["arguments"] == {"city": "Atlantis"} and result["source_call_id"] == call["tool_call_id"])
+    assert failed["content"] == "An error occurred while invoking the function weather-get_local_time: unknown city: " \
+        "Atlantis" and failed["extra"]["is_error"] is True
+    # SK records the exception and the OpenTelemetry API again as the span ends: one failure, shown once.
     assert [e["message"] for e in failed["extra"]["error"]["exceptions"]] == ["unknown city: Atlantis"]
 
 
@@ -199,6 +220,7 @@ CHECKS: dict[str, Callable[[Json], None]] = {
     "google-adk_native": adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps,
     "crewai_openinference_no-session": crewai_crew_is_the_agent_and_each_task_a_subagent,
     "autogen_native": autogen_runs_are_one_session_and_a_failed_tool_is_one_error,
+    "semantic-kernel_native": semantic_kernel_turns_are_one_session_with_the_agents_tools,
 }
 
 

@@ -146,7 +146,16 @@ def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
         system_instructions=instruction_texts(reader.get("gen_ai.system_instructions")),
         model=reader.text("gen_ai.response.model", "gen_ai.request.model"),
         error=span_error(reader),
+        tool_definitions=tool_definitions(reader.get("gen_ai.tool.definitions")),
     )
+
+
+def tool_definitions(value: Any) -> list[dict[str, Any]]:
+    """`gen_ai.tool.definitions` (JSON, an array), in the OpenAI function-calling shape."""
+    definitions = parse_json(value)
+    if not isinstance(definitions, list):
+        return []
+    return [d for d in map(openai_tool_definition, definitions) if d is not None]
 
 
 _INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
@@ -240,9 +249,7 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
                             else attributes.get("gen_ai.system"))
     call.usage = read_usage(reader)
     call.reported_cost = as_decimal(attributes.get("gen_ai.usage.cost"))
-    definitions = parse_json(attributes.get("gen_ai.tool.definitions"))
-    if isinstance(definitions, list):
-        call.tool_definitions = [d for d in map(openai_tool_definition, definitions) if d is not None]
+    call.tool_definitions = tool_definitions(attributes.get("gen_ai.tool.definitions"))
     finish = parse_json(attributes.get("gen_ai.response.finish_reasons"))
     if isinstance(finish, list | tuple):
         call.finish_reasons = [str(reason) for reason in finish]

@@ -15,6 +15,7 @@ from evalkit.trajectory.mappers import (
     openllmetry,
     otel_genai,
     pydantic_ai,
+    semantic_kernel,
     strands,
     vercel_ai,
 )
@@ -45,6 +46,7 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME})),
     Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME})),
     Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),
+    Emitter(semantic_kernel.NAME, semantic_kernel.detect, semantic_kernel.map_span, frozenset({otel_genai.NAME})),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 
