@@ -111,7 +111,7 @@ class HarnessRunner:
                         s.set_status, current, "stopped", f"{driver.stopped}; {left} of {current.planned} "
                         f"run(s) not run; resume with `evalkit run {current.dataset} --agent {current.agent_id} "
                         f"--resume {current.experiment_id}` and a larger --max-cost-usd or --max-tokens (they count "
-                        "what this experiment spent already)")
+                        "what every pass spent)")
                 if current is not None and current.status == "running":
                     current = await asyncio.to_thread(s.finish_running, current, "the harness ran every planned run")
             if current is not None and current.status == "evaluating":
