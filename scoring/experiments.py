@@ -7,8 +7,10 @@
 runner holding the lease said so (`PATCH status=evaluating`), the harness driver
 finished its pass, or the last slot was recorded while no runner held a live
 lease; `completed`: every applicable evaluator has scored every final run; `stopped`: the runner stopped
-early on purpose (its budget ran out) with planned runs never run: not finished, and it says so (planned
-vs ran in its status reason and scorecard) until it is resumed. Transitions are serialised per
+before the end (its budget ran out, Ctrl-C, an error) with planned runs never run: not finished, and it says
+so (why, planned vs ran, how to resume in its status reason; the scorecard) until it is resumed. A runner
+killed outright gives nothing back: its experiment stays `running` and, once the lease runs out, its reason
+says nobody runs it. Transitions are serialised per
 experiment by the service (an asyncio lock per id); the rows only record them.
 """
 

@@ -630,9 +630,9 @@ class ScoringService:
 
     def release(self, e: Experiment, holder: str, why: str = "") -> bool:
         """Give `holder`'s lease back (caller holds the experiment's lock). A runner that gives it back with runs
-        left (Ctrl-C, an error) leaves its experiment `running` with nobody running it: the reason says that and
-        how to resume, instead of the "lease taken by <holder>" written when it started, which read as if that
-        runner were still at work. With nothing left, it moves on as when the last run came in without a lease."""
+        left (Ctrl-C, an error) has stopped before the end: its experiment is `stopped`, as one its budget stopped
+        is, and the reason says why, how much is left and how to resume. (It stayed `running`, which every list
+        showed as at work.) With nothing left, it moves on as when the last run came in without a lease."""
         now = self.clock()
         if not self.leases.release(e.experiment_id, holder, now):
             return False
@@ -640,7 +640,7 @@ class ScoringService:
         if current.status == "running" and current.config.get("agent_kind") != "harness":
             left = len(self.pending(current))
             if left:
-                self.set_status(current, "running",
+                self.set_status(current, "stopped",
                                 f"{why or 'stopped'}: {holder} gave its lease back with {left} of {current.planned} "
                                 f"planned runs not finished, and nobody runs it now; "
                                 f"{resume_hint(current.experiment_id)}")

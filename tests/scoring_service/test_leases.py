@@ -104,8 +104,9 @@ async def test_runs_recorded_before_settling_are_refreshed_then_or_when_scored(s
     assert {r["case_id"]: r["trajectory_status"] for r in runs["runs"]} == {"a": "valid", "b": "valid"}
 
 
-async def test_a_lease_given_back_with_runs_left_says_so_in_the_status_reason(scoring: Scoring) -> None:
-    """Before, the reason stayed "lease taken by <holder>" after the runner had gone (Ctrl-C), as if it still ran."""
+async def test_a_lease_given_back_with_runs_left_stops_the_experiment_and_says_why(scoring: Scoring) -> None:
+    """Before, the reason stayed "lease taken by <holder>" after the runner had gone (Ctrl-C), as if it still ran;
+    then the experiment stayed `running`, which every list showed as at work. It is `stopped`, as a budget stops it."""
     s = scoring
     eid = await _experiment(s, {"holder": "sdk:host:1:ab", "ttl_seconds": 60})
     status, got = await call(s, "GET", f"/api/experiments/{eid}")
@@ -115,17 +116,22 @@ async def test_a_lease_given_back_with_runs_left_says_so_in_the_status_reason(sc
     status, out = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=sdk:host:1:ab&reason=interrupted")
     assert status == 200 and out == {"released": True}
     status, got = await call(s, "GET", f"/api/experiments/{eid}")
-    assert got["status"] == "running" and got["lease"] is None and got["can_resume"]
+    assert got["status"] == "stopped" and got["lease"] is None and got["can_resume"]
     assert got["status_reason"] == (
         f"interrupted: sdk:host:1:ab gave its lease back with 1 of 2 planned runs not finished, and nobody runs it "
         f"now; resume with `run_experiment(..., resume={eid})` or `evalkit run … --resume {eid}`")
 
-    # Without a reason, and by a runner that is not the holder: nothing changes for the second.
-    status, _ = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "other", "ttl_seconds": 60})
+    # Resumed by another runner, it runs again; given back without a reason, it is stopped again. A runner
+    # that is not the holder changes nothing.
+    status, resumed = await call(s, "POST", f"/api/experiments/{eid}/resume", {"holder": "other"})
+    assert status == 200 and resumed["status"] == "running", resumed
     status, out = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=nobody")
     assert out == {"released": False}
+    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] == "running", got
     status, out = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=other")
     status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    assert got["status"] == "stopped", got
     assert got["status_reason"].startswith("stopped: other gave its lease back with 1 of 2"), got["status_reason"]
     status, err = await call(s, "DELETE", f"/api/experiments/{eid}/lease?holder=other&reason={'x' * 301}")
     assert status == 400 and "at most 300" in err["error"]["message"]

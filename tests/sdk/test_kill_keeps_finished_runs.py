@@ -180,7 +180,8 @@ def test_ctrl_c_says_how_to_resume_and_exits_130_without_a_traceback(served: Ser
 def test_ctrl_c_gives_the_lease_back_and_the_experiment_says_it_was_interrupted(served: Served, tenant: Tenant,
                                                                                tmp_path: Path) -> None:
     """Before: after a clean Ctrl-C the experiment still read "lease taken by sdk:…" (the CLI, the UI, the API),
-    as if that runner were at work, with nothing saying it had stopped or how to go on."""
+    as if that runner were at work, with nothing saying it had stopped or how to go on; then it said so but stayed
+    `running`. It is `stopped`, and resuming it runs what is left."""
     marks = tmp_path / "marks"
     marks.mkdir()
     runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
@@ -189,7 +190,7 @@ def test_ctrl_c_gives_the_lease_back_and_the_experiment_says_it_was_interrupted(
     assert code == 130, log
     experiment = _experiment_of(served, tenant)
     eid = experiment["experiment_id"]
-    assert experiment["status"] == "running" and experiment["lease"] is None, experiment
+    assert experiment["status"] == "stopped" and experiment["lease"] is None and experiment["can_resume"], experiment
     # c0..c5 recorded; c6 (in flight) and c7 (never started) are left.
     reason = str(experiment["status_reason"])
     assert re.fullmatch(rf"interrupted: sdk:[^ ]+ gave its lease back with 2 of 8 planned runs not finished, and "
@@ -199,6 +200,17 @@ def test_ctrl_c_gives_the_lease_back_and_the_experiment_says_it_was_interrupted(
                            env=dict(os.environ, **tenant.env), capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert "lease taken by" not in shown.stdout and f"  {reason}" in shown.stdout, shown.stdout
+    # Resuming the stopped experiment runs what was left, and it finishes.
+    called: list[str] = []
+
+    def task(input: str) -> str:
+        called.append(input)
+        return f"answer {input}"
+
+    result = evalkit.run_experiment(dataset="kill", agent=tenant.agent, task=task, resume=eid, output=io.StringIO())
+    assert sorted(called) == NAMES[6:]
+    assert served.ok("GET", f"/api/experiments/{eid}", token=tenant.token)["status"] == "completed"
+    assert [r.case_id for r in result.runs] == NAMES
 
 
 def test_ctrl_c_is_still_a_keyboard_interrupt_to_a_script_that_catches_it(served: Served, tenant: Tenant,
