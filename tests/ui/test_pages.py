@@ -418,6 +418,35 @@ def test_a_running_experiment_page_follows_its_progress(tab: Tab, world: World) 
     assert page.locator("table.matrix tr", has_text="capital").locator("td.cell a").count() == 1
 
 
+def test_the_experiments_list_tells_a_stopped_runner_and_one_nobody_runs_from_a_live_one(tab: Tab,
+                                                                                            world: World) -> None:
+    """Before: an experiment whose runner was killed (its lease ran out) read `running` in the list like one at
+    work, and one whose runner gave its lease back after Ctrl-C read `running` too; the reason was on its page
+    only."""
+    def created(name: str, ttl: float) -> int:
+        return int(world.served.ok("POST", "/api/experiments", {
+            "agent": world.agent, "dataset": world.dataset, "name": name, "evaluators": ["same_answer"],
+            "lease": {"holder": f"ui-{name}", "ttl_seconds": ttl}}, token=world.token)["experiment_id"])
+
+    killed, interrupted, live = created("killed", 0.5), created("interrupted", 300), created("live", 300)
+    world.served.ok("DELETE", f"/api/experiments/{interrupted}/lease?holder=ui-interrupted&reason=interrupted",
+                    token=world.token)
+    time.sleep(0.6)  # the killed runner's lease runs out
+    tab.login(world.token)
+    tab.go("/experiments")
+
+    def status_cell(eid: int) -> Any:
+        return tab.page.locator("table.list tbody tr", has=tab.page.locator(f'a[href="/experiments/{eid}"]')) \
+            .locator("td").nth(3)
+
+    assert status_cell(killed).inner_text() == "running nobody runs it"
+    assert (status_cell(killed).get_attribute("title") or "").startswith("nobody runs it now: the lease of ui-killed")
+    assert status_cell(interrupted).inner_text() == "stopped"
+    assert (status_cell(interrupted).get_attribute("title") or "").startswith("interrupted: ui-interrupted gave its")
+    assert status_cell(live).inner_text() == "running"
+    assert status_cell(live).get_attribute("title") == "lease taken by ui-live"
+
+
 def test_a_failed_run_says_why_it_has_no_score(tab: Tab, world: World) -> None:
     """Evaluators judge completed runs only, so a failed run's page must not send the user to `evalkit evaluate`,
     which would leave it unscored again (the scorecard counts it as not passed)."""
