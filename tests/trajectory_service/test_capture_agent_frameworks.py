@@ -1,10 +1,10 @@
-"""Agent frameworks' captures (openai-agents, smolagents, ADK, CrewAI, AutoGen, Semantic Kernel): what happened.
+"""Agent frameworks' captures (openai-agents, smolagents, ADK, CrewAI, AutoGen, Semantic Kernel, DSPy): what happened.
 
 `test_capture_corpus.py` checks every capture's steps, tool results and tokens against the fake
 LLM's log; this checks what that comparison does not see: who the agents are (a synthetic trace
 root is none), which call started a subagent (a handoff, a managed agent, a transfer), that a
 failed tool call is flagged with what the model was shown, and that a framework's restatements
-of its own messages (smolagents' `tool-call` / `tool-response`) are not user steps.
+of its own messages (smolagents' `tool-call` / `tool-response`, DSPy ReAct's re-rendered loop) are not user steps.
 """
 
 from __future__ import annotations
@@ -207,6 +207,30 @@ def semantic_kernel_turns_are_one_session_with_the_agents_tools(document: Json) 
     assert [e["message"] for e in failed["extra"]["error"]["exceptions"]] == ["unknown city: Atlantis"]
 
 
+def dspy_react_loop_is_no_user_step_and_each_tool_shows_what_the_model_saw(document: Json) -> None:
+    # Two questions, a trace each, one session; ReAct's calls ask with text, its tools run as steps of their own.
+    assert document["extra"]["settlement"]["trace_count"] == 2
+    assert not [s for s in document["steps"] if s.get("is_copied_context")]
+    # Each call re-renders the question and the loop so far in its user message: only the question's
+    # first rendering, and the extract call's (a new instruction: its own system prompt), are user steps.
+    users = [s["message"] for s in document["steps"] if s["source"] == "user"]
+    assert len(users) == 4, users
+    assert ["What is the weather in Paris?" in u for u in users] == [True, True, False, False], users
+    assert all("[[ ## thought_0 ## ]]" not in u for u in users), users
+    tools = [(c["function_name"], c["arguments"], r["content"], (r.get("extra") or {}).get("is_error", False))
+             for s in document["steps"] if s.get("llm_call_count") == 0
+             for c in s["tool_calls"] for r in s["observation"]["results"]]
+    assert [t[:2] for t in tools] == [("get_weather", {"city": "Paris"}), ("finish", {}),
+                                      ("lookup_flight", {"city": "Oslo"}), ("lookup_flight", {"city": "Oslo"}),
+                                      ("finish", {})], tools
+    assert [t[2] for t in tools if t[0] != "lookup_flight"] == ["sunny, 21°C", "Completed.", "Completed."]
+    # The raising tool: flagged, its content what ReAct showed the model (the error), then the retry's result.
+    failed, retried = [t for t in tools if t[0] == "lookup_flight"]
+    assert failed[3] is True and failed[2].startswith("Execution error in lookup_flight:"), failed
+    assert failed[2].rstrip().endswith("ConnectionError: flight search timed out for Oslo"), failed
+    assert retried[2:] == ("SK4411, departing 09:40", False)
+
+
 CHECKS: dict[str, Callable[[Json], None]] = {
     "openai-agents_openinference": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
     "openai-agents_logfire_no-session": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
@@ -221,6 +245,7 @@ CHECKS: dict[str, Callable[[Json], None]] = {
     "crewai_openinference_no-session": crewai_crew_is_the_agent_and_each_task_a_subagent,
     "autogen_native": autogen_runs_are_one_session_and_a_failed_tool_is_one_error,
     "semantic-kernel_native": semantic_kernel_turns_are_one_session_with_the_agents_tools,
+    "dspy_openinference": dspy_react_loop_is_no_user_step_and_each_tool_shows_what_the_model_saw,
 }
 
 

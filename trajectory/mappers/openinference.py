@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import crewai, langchain, smolagents
+from evalkit.trajectory.mappers import crewai, dspy, langchain, smolagents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -146,7 +146,8 @@ def _message(node: Any) -> Message | None:
 
 def read_messages(reader: SpanReader, prefix: str) -> list[Message]:
     tree = unflatten(reader.prefixed(prefix))
-    return smolagents.read_roles([message for message in map(_message, indexed(tree)) if message is not None])
+    messages = smolagents.read_roles([message for message in map(_message, indexed(tree)) if message is not None])
+    return dspy.read_react_trajectory(messages)
 
 
 def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
@@ -232,7 +233,7 @@ def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
     return ToolExecution(
         span=reader.span,
         emitter=emitter,
-        name=reader.text("tool.name") or reader.span.name,
+        name=reader.text("tool.name") or dspy.tool_name(reader) or reader.span.name,
         call_id=reader.text("tool.id", "tool_call.id"),
         arguments=smolagents.tool_arguments(parse_arguments(arguments)),
         result=parse_json(reader.get("output.value")),
