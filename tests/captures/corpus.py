@@ -202,7 +202,8 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
 
     Checked: one agent step per LLM call with the model's text and tool calls (names and
     arguments, in order); every tool call the model made answered on its own step by the result
-    the model was later shown; token totals.
+    the model was later shown; a subagent a step's tool call started referenced from that call's
+    result, not from a result of no call; token totals.
     """
     problems: list[str] = []
     steps = llm_steps(document)
@@ -220,7 +221,11 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
                             f"{[n for n, _ in wanted_tools]}")
             continue
         remaining.remove(match)
-        results = {r.get("source_call_id"): r for r in (match.get("observation") or {}).get("results") or ()}
+        observed = (match.get("observation") or {}).get("results") or ()
+        unlinked = [r for r in observed if r.get("subagent_trajectory_ref") and not r.get("source_call_id")]
+        if call.tool_calls and unlinked:
+            problems.append(f"call {call.seq}: a subagent it started is not the result of the call that started it")
+        results = {r.get("source_call_id"): r for r in observed}
         for tool_call, wanted in zip(match.get("tool_calls") or (), call.tool_calls, strict=False):
             shown = truth.tool_results.get(wanted["id"])
             if shown is None:

@@ -144,6 +144,27 @@ def smolagents_max_steps_answer_is_asked_once_and_a_continued_run_repeats_nothin
     assert _calls(document)["final_answer"][1]["content"] == "Bergen is windy at 7°C."
 
 
+def agno_team_members_are_subagents_answering_their_delegation_calls(document: Json) -> None:
+    assert document["agent"]["name"] == "trip-team"
+    _no_system_delegation_steps(document)
+    # The member runs hang beside the delegation tool spans (OpenInference ends the span as Agno drains
+    # its generator): each is the subagent that call started, referenced from that call's result only.
+    subagents = document.get("subagent_trajectories") or []
+    assert [s["agent"]["name"] for s in subagents] == ["weather-agent", "flight-agent"]
+    delegating = next(s for s in document["steps"] if s.get("tool_calls"))
+    calls = {c["tool_call_id"]: c["arguments"]["member_id"] for c in delegating["tool_calls"]}
+    refs = {r["source_call_id"]: [ref["trajectory_id"] for ref in r["subagent_trajectory_ref"]]
+            for r in delegating["observation"]["results"]}
+    assert {calls[call]: ids for call, ids in refs.items()} == {
+        "weather-agent": [subagents[0]["trajectory_id"]], "flight-agent": [subagents[1]["trajectory_id"]]}
+    weather, flights = subagents
+    assert [s["message"] for s in weather["steps"] if s["source"] == "user"] == ["The weather in Oslo."]
+    assert _calls(weather)["get_weather"][1]["content"] == "rainy, 9°C"
+    failed, retried = (s["observation"]["results"][0] for s in flights["steps"] if s.get("tool_calls"))
+    assert failed["content"] == "booking system busy, try again" and failed["extra"]["is_error"] is True
+    assert retried["content"] == "SK832, Paris 08:15 -> Oslo 10:35" and "is_error" not in retried["extra"]
+
+
 def adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps(document: Json) -> None:
     assert document["agent"]["name"] == "travel_desk"
     _no_system_delegation_steps(document)
@@ -241,6 +262,7 @@ CHECKS: dict[str, Callable[[Json], None]] = {
         smolagents_code_agent_tools_have_their_arguments_and_the_code_is_not_repeated,
     "smolagents_openinference_max-steps-two-runs":
         smolagents_max_steps_answer_is_asked_once_and_a_continued_run_repeats_nothing,
+    "agno_openinference_team": agno_team_members_are_subagents_answering_their_delegation_calls,
     "google-adk_native": adk_transfer_starts_the_sub_agent_and_merged_tool_spans_are_no_steps,
     "crewai_openinference_no-session": crewai_crew_is_the_agent_and_each_task_a_subagent,
     "autogen_native": autogen_runs_are_one_session_and_a_failed_tool_is_one_error,
