@@ -750,8 +750,9 @@ def _apply_step_overrides(draft: _Draft, overrides: dict[str, Any]) -> None:
 class _SessionTree:
     def __init__(self, mapped: list[_Mapped]) -> None:
         self.by_key: dict[SpanKey, _Mapped] = {(m.span.trace_id, m.span.span_id): m for m in mapped}
-        self.adopted: dict[SpanKey, SpanKey] = {}  # span -> the empty agent span whose work it is
+        self.adopted: dict[SpanKey, SpanKey] = {}  # span -> the empty agent or tool span whose work it is
         self._adopt_for_empty_agents()
+        self._adopt_runs_of_empty_tools()
 
     def _adopt_for_empty_agents(self) -> None:
         """An agent span with no child spans, beside a span that ran within its time, is that span's agent.
@@ -788,6 +789,42 @@ class _SessionTree:
                 ):
                     self.adopted[key] = agent
                     break
+
+    def _adopt_runs_of_empty_tools(self) -> None:
+        """A tool span with no child spans, beside an agent run that ran within its time, started that run.
+
+        OpenInference's Agno instrumentation keeps a tool span current only while the function is
+        called: a function returning a generator (a Team's `delegate_task_to_member`) runs the
+        member agent as Agno drains the generator, and the span ends then. The member's run hangs
+        beside the tool span, under the team's run, within the tool span's time. Adopted only when
+        one such tool span holds the run: of overlapping ones (concurrent calls) none is known to
+        have started it.
+        """
+        tools: dict[SpanKey, list[SpanKey]] = {}  # parent span -> its tool spans (no handoffs)
+        runs: list[SpanKey] = []
+        for key, m in self.by_key.items():
+            if not m.span.parent_span_id:
+                continue
+            operation = m.operation
+            if type(operation) is ToolExecution and not operation.handoff_to:
+                tools.setdefault((key[0], m.span.parent_span_id), []).append(key)
+            elif type(operation) is AgentRun:
+                runs.append(key)
+        runs = [key for key in runs if (key[0], self.by_key[key].span.parent_span_id) in tools]
+        if not runs:
+            return
+        with_children = {(m.span.trace_id, m.span.parent_span_id) for m in self.by_key.values()}
+        for key in runs:
+            span = self.by_key[key].span
+            holding = [
+                tool
+                for tool in tools[(key[0], span.parent_span_id)]
+                if tool not in with_children
+                and self.by_key[tool].span.start_time_unix_nano <= span.start_time_unix_nano
+                and span.end_time_unix_nano <= self.by_key[tool].span.end_time_unix_nano
+            ]
+            if len(holding) == 1:
+                self.adopted[key] = holding[0]
 
     def parent(self, key: SpanKey) -> SpanKey | None:
         if self.adopted:  # rarely any: no lookup per ancestor step otherwise

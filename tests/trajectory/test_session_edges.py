@@ -537,3 +537,70 @@ def test_bytes_attribute_values_reach_the_document_as_base64() -> None:
     assert dispatched["llm_call_count"] == 0
     assert dispatched["tool_calls"][0]["arguments"] == {"key": {"bytes_base64": "/w=="}}
     json.dumps(document)  # serialisable as it is served
+
+
+def _delegating_team(windows: dict[str, tuple[float, float]]) -> list[Span]:
+    """An OpenInference team run (Agno's shape): one answer calling two delegation tools, each member's
+    run beside the tool spans under the team's run; `windows` gives span id -> (start, end) in seconds."""
+    def at(s: Span) -> Span:
+        start, end = windows.get(s.span_id, (0, 0.5))
+        return replace(s, start_time_unix_nano=T0 + int(start * 1e9), end_time_unix_nano=T0 + int(end * 1e9))
+
+    def llm(span_id: str, parent: str, question: str, answer: str, calls: tuple[str, ...] = ()) -> Span:
+        attributes: dict[str, Any] = {
+            "openinference.span.kind": "LLM", "llm.model_name": "gpt-4o",
+            "llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": question,
+            "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": answer,
+            "llm.token_count.prompt": 10, "llm.token_count.completion": 2}
+        for i, call in enumerate(calls):
+            attributes[f"llm.output_messages.0.message.tool_calls.{i}.tool_call.id"] = call
+            attributes[f"llm.output_messages.0.message.tool_calls.{i}.tool_call.function.name"] = "delegate"
+            attributes[f"llm.output_messages.0.message.tool_calls.{i}.tool_call.function.arguments"] = json.dumps(
+                {"member_id": call})
+        return span(span_id, "OpenAIChat.invoke", attributes, parent=parent)
+
+    def run(span_id: str, parent: str, name: str, text: str) -> Span:
+        return span(span_id, f"{name}.run", {"openinference.span.kind": "AGENT", "agent.name": name,
+                                             "input.value": text, "output.value": f"{name} done",
+                                             "session.id": "team-1"}, parent=parent)
+
+    def tool(span_id: str, member: str) -> Span:
+        return span(span_id, "delegate", {"openinference.span.kind": "TOOL", "tool.name": "delegate",
+                                          "input.value": json.dumps({"member_id": member}),
+                                          "output.value": f"{member} done"}, parent="a000000000000001")
+
+    team = "a000000000000001"
+    return [at(s) for s in (
+        run(team, "", "team", "Plan it"),
+        llm("b000000000000001", team, "Plan it", "", ("weather", "flights")),
+        tool("c000000000000001", "weather"), tool("c000000000000002", "flights"),
+        run("d000000000000001", team, "weather", "The weather"),
+        llm("e000000000000001", "d000000000000001", "The weather", "weather done"),
+        run("d000000000000002", team, "flights", "A flight"),
+        llm("e000000000000002", "d000000000000002", "A flight", "flights done"),
+    )]
+
+
+def test_a_run_beside_the_one_tool_span_it_ran_within_is_that_tool_calls_subagent() -> None:
+    # OpenInference's Agno instrumentation ends a tool span returning a generator once Agno drains it:
+    # the member's run, started by that drain, hangs beside the tool span, within its time.
+    document = valid(trajectory_from_spans(_delegating_team({
+        "a000000000000001": (0, 10), "b000000000000001": (1, 2),
+        "c000000000000001": (2, 5), "d000000000000001": (2.1, 4.9), "e000000000000001": (2.2, 4.8),
+        "c000000000000002": (5, 8), "d000000000000002": (5.1, 7.9), "e000000000000002": (5.2, 7.8)})))
+    names = {s["trajectory_id"]: s["agent"]["name"] for s in document["subagent_trajectories"]}
+    results = document["steps"][1]["observation"]["results"]
+    assert {r["source_call_id"]: [names[ref["trajectory_id"]] for ref in r["subagent_trajectory_ref"]]
+            for r in results} == {"weather": ["weather"], "flights": ["flights"]}
+
+
+def test_overlapping_tool_spans_adopt_no_run() -> None:
+    # Concurrent delegations: both tool spans hold both runs, so neither call is known to have started either.
+    document = valid(trajectory_from_spans(_delegating_team({
+        "a000000000000001": (0, 10), "b000000000000001": (1, 2),
+        "c000000000000001": (2, 8), "c000000000000002": (2.05, 8.1),
+        "d000000000000001": (2.1, 4.9), "e000000000000001": (2.2, 4.8),
+        "d000000000000002": (2.2, 7.9), "e000000000000002": (2.3, 7.8)})))
+    results = document["steps"][1]["observation"]["results"]
+    assert not [r for r in results if r.get("source_call_id") and r.get("subagent_trajectory_ref")]
+    assert len(document["subagent_trajectories"]) == 2
