@@ -147,6 +147,8 @@ def smolagents_max_steps_answer_is_asked_once_and_a_continued_run_repeats_nothin
 def agno_team_members_are_subagents_answering_their_delegation_calls(document: Json) -> None:
     assert document["agent"]["name"] == "trip-team"
     _no_system_delegation_steps(document)
+    # Agno's own ids and tool names on its run spans are bookkeeping, read: nothing is left unmapped.
+    assert document["extra"]["unmapped_attributes"] == []
     # The member runs hang beside the delegation tool spans (OpenInference ends the span as Agno drains
     # its generator): each is the subagent that call started, referenced from that call's result only.
     subagents = document.get("subagent_trajectories") or []

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import crewai, dspy, langchain, smolagents
+from evalkit.trajectory.mappers import agno, crewai, dspy, langchain, smolagents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -47,6 +47,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)
+    agno.consume(reader)
     if kind == "AGENT" or (kind == "CHAIN" and _langchain_agent_name(reader) == reader.span.name):
         # LangChain marks only the outermost graph AGENT; an agent graph run inside another one
         # (create_agent's graph invoked from a tool, a subgraph) is a CHAIN named after its agent.
