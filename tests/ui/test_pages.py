@@ -445,6 +445,7 @@ def test_the_experiments_list_tells_a_stopped_runner_and_one_nobody_runs_from_a_
     assert (status_cell(interrupted).get_attribute("title") or "").startswith("interrupted: ui-interrupted gave its")
     assert status_cell(live).inner_text() == "running"
     assert status_cell(live).get_attribute("title") == "lease taken by ui-live"
+    tab.shot("experiments-runner-states")
 
 
 def test_a_failed_run_says_why_it_has_no_score(tab: Tab, world: World) -> None:
