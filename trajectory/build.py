@@ -751,10 +751,14 @@ class _SessionTree:
     def __init__(self, mapped: list[_Mapped]) -> None:
         self.by_key: dict[SpanKey, _Mapped] = {(m.span.trace_id, m.span.span_id): m for m in mapped}
         self.adopted: dict[SpanKey, SpanKey] = {}  # span -> the empty agent or tool span whose work it is
-        self._adopt_for_empty_agents()
-        self._adopt_runs_of_empty_tools()
+        # Both rules below start from the agent runs under another span: one pass over every span of every
+        # build finds them, and most sessions have none.
+        nested_runs = [key for key, m in self.by_key.items() if m.span.parent_span_id and type(m.operation) is AgentRun]
+        if nested_runs:
+            self._adopt_for_empty_agents(nested_runs)
+            self._adopt_runs_of_empty_tools(nested_runs)
 
-    def _adopt_for_empty_agents(self) -> None:
+    def _adopt_for_empty_agents(self, nested_runs: list[SpanKey]) -> None:
         """An agent span with no child spans, beside a span that ran within its time, is that span's agent.
 
         OpenLLMetry's LangChain callback opens a nested agent's `invoke_agent` span without making it
@@ -762,13 +766,8 @@ class _SessionTree:
         same parent, not under it. That sibling (no LLM call, tool or agent itself) and everything
         below it are the agent's.
         """
-        # Keyed by span id strings (no tuple per span): this runs over every span of every build.
-        childless: dict[str, SpanKey] = {}  # span id -> agent span with a parent, until a child shows
-        for key, m in self.by_key.items():
-            if m.span.parent_span_id and type(m.operation) is AgentRun:
-                childless[key[1]] = key
-        if not childless:
-            return
+        # Keyed by span id strings (no tuple per span): this runs over every span of the build.
+        childless = {key[1]: key for key in nested_runs}  # span id -> agent span with a parent, until a child shows
         for m in self.by_key.values():
             agent = childless.get(m.span.parent_span_id)
             if agent is not None and agent[0] == m.span.trace_id:
@@ -790,7 +789,7 @@ class _SessionTree:
                     self.adopted[key] = agent
                     break
 
-    def _adopt_runs_of_empty_tools(self) -> None:
+    def _adopt_runs_of_empty_tools(self, nested_runs: list[SpanKey]) -> None:
         """A tool span with no child spans, beside an agent run that ran within its time, started that run.
 
         OpenInference's Agno instrumentation keeps a tool span current only while the function is
@@ -800,25 +799,22 @@ class _SessionTree:
         one such tool span holds the run: of overlapping ones (concurrent calls) none is known to
         have started it.
         """
-        tools: dict[SpanKey, list[SpanKey]] = {}  # parent span -> its tool spans (no handoffs)
-        runs: list[SpanKey] = []
+        parents = {(key[0], self.by_key[key].span.parent_span_id) for key in nested_runs}
+        tools: dict[SpanKey, list[SpanKey]] = {}  # a nested run's parent span -> its tool spans (no handoffs)
         for key, m in self.by_key.items():
-            if not m.span.parent_span_id:
-                continue
             operation = m.operation
             if type(operation) is ToolExecution and not operation.handoff_to:
-                tools.setdefault((key[0], m.span.parent_span_id), []).append(key)
-            elif type(operation) is AgentRun:
-                runs.append(key)
-        runs = [key for key in runs if (key[0], self.by_key[key].span.parent_span_id) in tools]
-        if not runs:
+                parent = (key[0], m.span.parent_span_id)
+                if parent in parents:
+                    tools.setdefault(parent, []).append(key)
+        if not tools:
             return
         with_children = {(m.span.trace_id, m.span.parent_span_id) for m in self.by_key.values()}
-        for key in runs:
+        for key in nested_runs:
             span = self.by_key[key].span
             holding = [
                 tool
-                for tool in tools[(key[0], span.parent_span_id)]
+                for tool in tools.get((key[0], span.parent_span_id), ())
                 if tool not in with_children
                 and self.by_key[tool].span.start_time_unix_nano <= span.start_time_unix_nano
                 and span.end_time_unix_nano <= self.by_key[tool].span.end_time_unix_nano
