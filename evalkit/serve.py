@@ -160,6 +160,8 @@ class Service:
             on_batch=self.metrics.batch_observer("flattened"),
             on_refused=lambda rows: self.metrics.flatten_refused.inc())
         self.metrics.watch_staged(lambda: self.staging.backlog_rows)
+        # Readers going forwards by the stamps inserts into spans leave (trajectory/session_rows.py).
+        self.context.extras["inserting_since"] = self.flattener.inserting_since
         # Reads see every export acknowledged before them (evalkit/store.py), waiting at most 5 s.
         self.store.read_barrier = lambda: self.staging.caught_up(5.0)
         self.log_writer = BatchWriter(

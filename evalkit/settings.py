@@ -83,6 +83,10 @@ class Settings(BaseModel):
     # Settling: a session is complete after this long without a new span.
     settle_quiet_seconds: float = 5.0
     session_span_limit: int = 50_000
+    # The session list's rows are kept for sessions quiet this long, every interval (trajectory/session_rows.py);
+    # an interval of 0 keeps none (pages then read every session from its spans).
+    session_rows_interval_seconds: float = 2.0
+    session_rows_slack_seconds: float = 5.0
     # Longest `?wait=` a trajectory request may long-poll.
     max_trajectory_wait_seconds: float = 300.0
     # User prices (rules over genai-prices); default `<data-dir>/prices.yaml` when that file exists.
@@ -144,6 +148,8 @@ _ENV = {
     "ingest_workers": "EVALKIT_INGEST_WORKERS",
     "settle_quiet_seconds": "EVALKIT_SETTLE_QUIET_SECONDS",
     "session_span_limit": "EVALKIT_SESSION_SPAN_LIMIT",
+    "session_rows_interval_seconds": "EVALKIT_SESSION_ROWS_INTERVAL_SECONDS",
+    "session_rows_slack_seconds": "EVALKIT_SESSION_ROWS_SLACK_SECONDS",
     "max_trajectory_wait_seconds": "EVALKIT_MAX_TRAJECTORY_WAIT_SECONDS",
     "prices_file": "EVALKIT_PRICES_FILE",
     "public_url": "EVALKIT_PUBLIC_URL",

@@ -79,7 +79,7 @@ SHORT_READ: dict[str, Any] = {"use_uncompressed_cache": 1}
 # What `Store.query` streams: the embedded engine never ends the stream of a DESCRIBE or SHOW.
 _SELECT = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
 # The tables one flattening insert fills: `spans` and the session indexes and summary its views feed.
-_FLATTENED = re.compile(r"\b(spans|session_traces|session_order|trace_sessions|trace_summary)\b")
+_FLATTENED = re.compile(r"\b(spans|session_traces|session_order|trace_sessions|trace_summary|trace_activity)\b")
 
 
 class ConnectionPool:

@@ -85,6 +85,8 @@ class Flattener:
         # runs on about one core.
         self.workers = max(1, workers)
         self._in_progress: dict[tuple[int, int], int] = {}  # token range -> where its range ends
+        # When each running insert into spans began (wall clock), for `inserting_since`.
+        self._inserting: dict[int, float] = {}
         self._record_lock = threading.Lock()
         self._drop_lock = threading.Lock()
         self._dropped_below = 0  # staging partitions below this index are gone
@@ -310,8 +312,19 @@ class Flattener:
             # over session_order takes a repeated row as it takes one from two batches. ~4 µs a span.
             "optimize_on_insert": 0,
         }
-        self.store.execute(f"INSERT INTO {db}.spans ({', '.join(SPAN_COLUMNS)}) "
-                           f"{self._statement.format(source=source)}", settings=settings)
+        began = time.time()
+        self._inserting[threading.get_ident()] = began
+        try:
+            self.store.execute(f"INSERT INTO {db}.spans ({', '.join(SPAN_COLUMNS)}) "
+                               f"{self._statement.format(source=source)}", settings=settings)
+        finally:
+            del self._inserting[threading.get_ident()]
+
+    def inserting_since(self) -> float | None:
+        """When the oldest insert into spans still running began (unix seconds), or None. Rows an insert's views
+        stamp with the engine's clock (`trace_activity`) become visible only when it ends: a reader going
+        forwards by those stamps stops before this (trajectory/session_rows.py)."""
+        return min(list(self._inserting.values()), default=None)
 
     def _set_aside(self, seq: int, reason: str) -> None:
         db = self.store.database

@@ -16,6 +16,8 @@ A `prices.yaml`:
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import json
 import re
 import warnings
 from dataclasses import dataclass
@@ -217,6 +219,14 @@ class PriceBook:
         # (model, provider) as a step names them -> what pricing them needs that does not depend on the
         # call: a session asks about a few models thousands of times.
         self._lookups: dict[tuple[str, str | None], _Lookup] = {}
+
+    def fingerprint(self) -> str:
+        """What the book prices by, as text: rows priced with another book's fingerprint are priced again
+        (the session list's kept rows, trajectory/session_rows.py)."""
+        rules = [rule.model_dump(mode="json") for rule in self.rules]
+        source = GENAI_PRICES_SOURCE if self.use_genai_prices else "no genai-prices"
+        digest = hashlib.sha256(json.dumps([rules, source], sort_keys=True).encode()).hexdigest()
+        return digest[:32]
 
     @classmethod
     def from_yaml(cls, text: str, *, use_genai_prices: bool = True) -> PriceBook:

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from evalkit.access import Agent
 from evalkit.api import ApiError, Context, agent_of, caller_of, dumps_json, json_response
 from evalkit.query_params import MAX_INT, MAX_OFFSET, bool_param, choice_param, float_param, int_param
+from evalkit.store import Store
 from evalkit.trajectory.assemble import (
     Assembled,
     Built,
@@ -48,6 +49,7 @@ from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_list import (
     BadQuery,
     KnownModels,
+    SessionPage,
     SessionQuery,
     WalkShares,
     decode_cursor,
@@ -55,6 +57,7 @@ from evalkit.trajectory.session_list import (
     list_sessions,
     parse_time,
 )
+from evalkit.trajectory.session_rows import RowKeeper, page_of_kept_rows
 from evalkit.trajectory.settle import Settlement, settle_session
 
 STATUS_HEADER = "X-Evalkit-Trajectory-Status"
@@ -110,6 +113,13 @@ async def _overrides(context: Context, agent: Agent) -> MappingOverrides | None:
 
 
 # -- sessions ---------------------------------------------------------------------------------------------------
+def _session_page(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook, shares: WalkShares,
+                  known: KnownModels) -> SessionPage:
+    """From the kept rows where they serve the page (trajectory/session_rows.py), else from the spans."""
+    kept = page_of_kept_rows(store, agent_id, query, prices)
+    return kept if kept is not None else list_sessions(store, agent_id, query, prices, shares, known)
+
+
 async def _list_sessions(request: web.Request) -> web.Response:
     agent = await agent_of(request)
     context = _ctx(request)
@@ -129,7 +139,7 @@ async def _list_sessions(request: web.Request) -> web.Response:
                          min_cost=_float(request, "min_cost"), after=after,
                          search=request.query.get("search", "").strip() or None)
     try:
-        page = await asyncio.to_thread(list_sessions, context.store, agent.agent_id, query, _prices(request),
+        page = await asyncio.to_thread(_session_page, context.store, agent.agent_id, query, _prices(request),
                                        request.app[WALK_SHARES_KEY], request.app[KNOWN_MODELS_KEY])
     except BadQuery as exc:
         raise ApiError(400, str(exc)) from exc
@@ -526,6 +536,19 @@ def add_routes(app: web.Application, context: Context) -> None:
     app[PRICES_KEY] = load_prices(context)
     app[WALK_SHARES_KEY] = WalkShares()
     app[KNOWN_MODELS_KEY] = KnownModels()
+    if context.settings.session_rows_interval_seconds > 0:
+        keeper = RowKeeper(context.store, app[PRICES_KEY], context.settings.session_rows_interval_seconds,
+                           context.settings.session_rows_slack_seconds,
+                           context.extras.get("inserting_since", lambda: None))
+
+        async def start_keeper() -> None:
+            keeper.start()
+
+        async def stop_keeper() -> None:
+            await asyncio.to_thread(keeper.stop)
+
+        context.extras.setdefault("on_ready", []).append(start_keeper)
+        context.extras.setdefault("on_stop", []).append(stop_keeper)
     built_cache(context)
     current_mappings(context)
     base = "/api/agents/{agent}"

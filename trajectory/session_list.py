@@ -73,7 +73,7 @@ __LIMIT__
 # The named sessions' traces from the index (as many sessions as a sort by cost prices).
 _INDEX_TRACES = "(SELECT trace_id FROM (__RESOLVED__) WHERE session_id IN {sessions:Array(String)})"
 # Whether some traces had a failing span, and their LLM models (a filtered page by time checks its candidates).
-_TRACE_FLAGS = compact_sql("""
+TRACE_FLAGS = compact_sql("""
 SELECT trace_id, max(failing), groupUniqArrayArray(models) FROM trace_summary
 WHERE agent_id = {agent:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id
@@ -119,7 +119,7 @@ _SPAN_BOUNDS = _key_bounds("SELECT trace_id, span_rows AS bound FROM trace_summa
 
 # Every index row of the candidate keys' traces (those named after a key, and a named key's), to resolve
 # them as `RESOLVED` would (as trajectory/session_page.py does for a page by time, and with one set of traces as it).
-_KEY_ROWS = compact_sql("""
+KEY_ROWS = compact_sql("""
 SELECT session_id, trace_id, toUnixTimestamp64Nano(min(first_start)), toUnixTimestamp64Nano(max(last_end)),
        toUnixTimestamp64Milli(max(last_received))
 FROM trace_sessions
@@ -516,7 +516,7 @@ def _walk_filtered(store: Store, agent_id: str, q: SessionQuery, shares: WalkSha
         walked += len(batch)
         traces = sorted({trace for session in batch for trace in session.trace_ids})
         flags = {str(t): (bool(failing), {str(m) for m in models}) for t, failing, models in store.query(
-            _TRACE_FLAGS, {"agent": agent_id, "traces": traces}, SHORT_READ)} if traces else {}
+            TRACE_FLAGS, {"agent": agent_id, "traces": traces}, SHORT_READ)} if traces else {}
         for session in batch:
             found = [flags[t] for t in session.trace_ids if t in flags]
             if found and (not q.errors_only or any(failing for failing, _ in found)) \
@@ -557,14 +557,14 @@ def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int,
             return []
         keys = [key for key, _ in bounds]
         rows = [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]))
-                for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys}, SHORT_READ)]
+                for r in store.query(KEY_ROWS, {"agent": agent_id, "keys": keys}, SHORT_READ)]
         listed = [s for s in resolve(set(keys), rows).values()
                   if s.last_end_ns >= q.since_ns and s.first_start_ns < q.until_ns]
         traces = sorted({trace for session in listed for trace in session.trace_ids})
         counted: list[tuple[int, Resolved | SessionRow]]
         if len(traces) <= _COUNTED_FROM_SPANS:
             # (Sessions whose spans are not readable are not listed, as the summary's query lists them.)
-            counted = [(row.spans, row) for row in _read(store, agent_id, listed, prices)]
+            counted = [(row.spans, row) for row in read_sessions(store, agent_id, listed, prices)]
         else:
             exact = {str(t): int(n) for t, n in store.query(
                 _EXACT_SPANS, {"agent": agent_id, "traces": traces})} if traces else {}
@@ -586,7 +586,7 @@ def _page_by_span_count(store: Store, agent_id: str, q: SessionQuery, need: int,
 def _rows_of(store: Store, agent_id: str, ranked: list[Resolved | SessionRow], prices: PriceBook) -> list[SessionRow]:
     """Rows for ranked sessions, in their order: those already read as they are, the others read."""
     unread = [s for s in ranked if isinstance(s, Resolved)]
-    read = {row.session_id: row for row in _read(store, agent_id, unread, prices)} if unread else {}
+    read = {row.session_id: row for row in read_sessions(store, agent_id, unread, prices)} if unread else {}
     return [s if isinstance(s, SessionRow) else read[s.session_id] for s in ranked if
             isinstance(s, SessionRow) or s.session_id in read]
 
@@ -634,7 +634,7 @@ def _bounded_sessions(store: Store, agent_id: str, q: SessionQuery, keys: list[s
     if not keys:
         return []
     rows = [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]))
-            for r in store.query(_KEY_ROWS, {"agent": agent_id, "keys": keys}, SHORT_READ)]
+            for r in store.query(KEY_ROWS, {"agent": agent_id, "keys": keys}, SHORT_READ)]
     listed = [s for s in resolve(set(keys), rows).values()
               if s.last_end_ns >= q.since_ns and s.first_start_ns < q.until_ns]
     traces = sorted({trace for session in listed for trace in session.trace_ids})
@@ -673,7 +673,8 @@ def _page_by_cost(store: Store, agent_id: str, q: SessionQuery, need: int, price
         sessions = _bounded_sessions(store, agent_id, q, [key for key, _ in bounds[read:]])
         read = len(bounds)
         last_ends = {s.session_id: s.last_end_ns for s in sessions}
-        ranked += [(last_ends[row.session_id], row) for row in _read(store, agent_id, sessions, prices, summarised=True)
+        ranked += [(last_ends[row.session_id], row)
+                   for row in read_sessions(store, agent_id, sessions, prices, summarised=True)
                    if floor is None or (row.cost_usd is not None and row.cost_usd >= floor)]
         ranked.sort(key=lambda r: (r[1].cost_usd is None, -(r[1].cost_usd or 0), -r[0], r[1].session_id))
         if len(bounds) < scan:  # read to the end: every session is among them
@@ -698,7 +699,7 @@ def _floor_by_cost(store: Store, agent_id: str, q: SessionQuery, prices: PriceBo
                             prices)
 
 
-def _read(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook,
+def read_sessions(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook,
           summarised: bool = False) -> list[SessionRow]:
     """The sessions' rows (in their order), their traces' spans read once, summed and priced. `summarised`: the
     sessions' starts are the summary's (`_picked`, `_bounded_sessions`), not the session index's."""
@@ -801,7 +802,7 @@ def _page_spans(store: Store, agent_id: str, windows: dict[str, tuple[int, int]]
     return rows
 
 
-def _order(rows: list[SessionRow], sort: str) -> None:
+def order_rows(rows: list[SessionRow], sort: str) -> None:
     """Sort rows as the list orders `sort`, by their own figures (ties by session id)."""
     if sort == "cost":
         # Unpriced sessions last; ties by recency.
@@ -906,7 +907,7 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
             by_cost = _page_by_cost(store, agent_id, query, query.offset + query.limit + 1, prices, known)
             if by_cost is not None:
                 rows = by_cost[:query.limit]
-                _order(rows, query.sort)  # by the spans' own times, as the page shows them
+                order_rows(rows, query.sort)  # by the spans' own times, as the page shows them
                 return SessionPage(rows, len(by_cost) > query.limit)
         else:
             floored = _floor_by_cost(store, agent_id, query, prices, known)
@@ -932,18 +933,18 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
             picked = None if walked is None else walked[(query.offset if query.after is None else 0):]
         if picked is not None:
             shown = picked[:query.limit]
-            rows = _read(store, agent_id, shown, prices)
-            _order(rows, query.sort)  # as the spans have them (the index may not yet know a late span's time)
+            rows = read_sessions(store, agent_id, shown, prices)
+            order_rows(rows, query.sort)  # as the spans have them (the index may not yet know a late span's time)
             return SessionPage(rows, len(picked) > query.limit, rank(query.sort, shown[-1]) if shown else None)
     if query.sort == "spans" and not query.errors_only and not query.model and not query.search:
         by_count = _page_by_span_count(store, agent_id, query, query.offset + query.limit + 1, prices)
         if by_count is not None:
             rows = by_count[:query.limit]
-            _order(rows, query.sort)
+            order_rows(rows, query.sort)
             return SessionPage(rows, len(by_count) > query.limit)
     chosen = _picked(store, agent_id, SessionQuery(**{**query.__dict__, "limit": query.limit + 1}), True)
-    rows = _read(store, agent_id, chosen[:query.limit], prices, summarised=True)
-    _order(rows, query.sort)
+    rows = read_sessions(store, agent_id, chosen[:query.limit], prices, summarised=True)
+    order_rows(rows, query.sort)
     return SessionPage(rows, len(chosen) > query.limit)
 
 
@@ -965,7 +966,7 @@ def _priced_in_order(store: Store, agent_id: str, sessions: Sequence[Resolved], 
         rows = [r for r in rows if r.cost_usd is not None and r.cost_usd >= Decimal(repr(query.min_cost))]
     if query.sort == "spans":
         _count_spans(store, agent_id, rows)  # picked by cost, ordered by their counts (page after page)
-    _order(rows, query.sort)
+    order_rows(rows, query.sort)
     by_id = {s.session_id: s for s in sessions}
     return [by_id[r.session_id] for r in rows]
 
@@ -973,6 +974,6 @@ def _priced_in_order(store: Store, agent_id: str, sessions: Sequence[Resolved], 
 def _page_of(store: Store, agent_id: str, ordered: Sequence[Resolved], query: SessionQuery,
              prices: PriceBook) -> SessionPage:
     """The page `query` asks for of sessions already in the list's order, read from their spans."""
-    page = _read(store, agent_id, ordered[query.offset: query.offset + query.limit], prices, summarised=True)
-    _order(page, query.sort)
+    page = read_sessions(store, agent_id, ordered[query.offset: query.offset + query.limit], prices, summarised=True)
+    order_rows(page, query.sort)
     return SessionPage(page, len(ordered) > query.offset + query.limit)

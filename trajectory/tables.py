@@ -182,6 +182,76 @@ _PREPARES_CALL = (
     + " OR ".join(f"startsWith(k, '{prefix}')" for prefix in CALL_EVIDENCE)
     + ", arrayConcat(mapKeys(attributes), mapKeys(payloads)))")
 
+# Migration 208: the session list's rows kept per session (trajectory/session_rows.py). `trace_activity` says
+# when each trace last got spans: a row per trace per insert into `spans`, stamped with the insert's clock (not
+# the spans' received time: a batch flattened late carries early received times, and the keeper reads forwards
+# by this stamp). `session_rows` holds a listed session's row (its figures as a page shows them, priced), or a
+# key that lists nothing any more (`listed` false), the newest `version` winning. `session_rows_mark` says how far
+# along `trace_activity` the rows were kept, and with which price book: a trace with activity after the mark is
+# read from its spans, as before.
+TRACE_ACTIVITY = Table(
+    name="trace_activity",
+    columns="""
+        at DateTime64(3, 'UTC'),
+        agent_id LowCardinality(String),
+        trace_id String
+    """,
+    engine="MergeTree",
+    order_by="at, agent_id, trace_id",
+    sharding_key="cityHash64(agent_id, trace_id)",
+)
+_TRACE_ACTIVITY_ROWS = "SELECT now64(3) AS at, agent_id, trace_id FROM {source} GROUP BY agent_id, trace_id"
+TRACE_ACTIVITY_FEED = MaterializedView(name="trace_activity_feed", source="spans", target="trace_activity",
+                                       select=_TRACE_ACTIVITY_ROWS)
+SESSION_ROWS = Table(
+    name="session_rows",
+    columns="""
+        agent_id LowCardinality(String),
+        session_key String,
+        version Int64,
+        listed Bool,
+        index_first_ns Int64,
+        index_last_ns Int64,
+        span_count UInt64,
+        trace_count UInt32,
+        first_ns Int64,
+        last_ns Int64,
+        last_received_ms Int64,
+        errors UInt64,
+        rootless_traces UInt32,
+        missing_parents UInt64,
+        models Array(String),
+        trace_ids Array(String),
+        llm_calls UInt64,
+        prompt_tokens UInt64,
+        completion_tokens UInt64,
+        cached_tokens UInt64,
+        reasoning_tokens UInt64,
+        cost Nullable(Float64),
+        cost_exact String,
+        price_sources Array(String),
+        unpriced Array(String),
+        failing Bool,
+        filter_models Array(String)
+    """,
+    engine="ReplacingMergeTree(version)",
+    order_by="agent_id, session_key",
+    sharding_key="cityHash64(agent_id)",
+)
+SESSION_ROWS_MARK = Table(
+    name="session_rows_mark",
+    columns="""
+        slot UInt8,
+        at DateTime64(3, 'UTC'),
+        agent_id String,
+        trace_id String,
+        prices String,
+        written_at DateTime64(3, 'UTC')
+    """,
+    engine="ReplacingMergeTree(written_at)",
+    order_by="slot",
+)
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -209,4 +279,8 @@ MIGRATIONS: list[Migration] = [
     Migration(207, "an LLM span's response id and whether it only prepares a call, kept as it is stored", (
         AddColumn("spans", f"response_id String MATERIALIZED {_RESPONSE_ID}"),
         AddColumn("spans", f"prepares_call Bool MATERIALIZED {_PREPARES_CALL}"))),
+    # The view first, then every trace stored before it as active now: the keeper reads them all once.
+    Migration(208, "the session list's rows kept per session, and when each trace last got spans", (
+        TRACE_ACTIVITY, TRACE_ACTIVITY_FEED, SESSION_ROWS, SESSION_ROWS_MARK,
+        Backfill("trace_activity", "trace_summary", _TRACE_ACTIVITY_ROWS))),
 ]

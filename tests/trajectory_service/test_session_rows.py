@@ -1,0 +1,139 @@
+"""The session list's kept rows (trajectory/session_rows.py): a filtered or aggregate page served from them is
+the page the list reads from the spans, for a mix of every kind of trace, at every sort, filter and page
+boundary; right after more spans arrive (a late root claiming a trace, a call added to a kept session, a new
+session), before the keeper has run again; not used with another price book until priced again; kept by the
+running service on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from decimal import Decimal
+from typing import Any
+
+from evalkit.trajectory.prices import PriceBook, PriceRule
+from evalkit.trajectory.session_list import SessionPage, SessionQuery, list_sessions
+from evalkit.trajectory.session_rows import keep_rows, page_of_kept_rows, read_mark
+from tests.trajectory_service.conftest import BASE_NS, Service, ServiceFactory, chat, root, span
+from tests.trajectory_service.test_session_list_summary import _send_mixed
+
+_QUERIES = [
+    SessionQuery(errors_only=True), SessionQuery(errors_only=True, sort="first_seen"),
+    SessionQuery(model="other-model"), SessionQuery(model="test-model", errors_only=True, sort="spans"),
+    SessionQuery(sort="spans"), SessionQuery(sort="cost"), SessionQuery(min_cost=0.000001),
+    SessionQuery(min_cost=0.000001, sort="cost", errors_only=True), SessionQuery(sort="spans", search="S-1"),
+    SessionQuery(errors_only=True, since_ns=BASE_NS + 2000 * 10**9, until_ns=BASE_NS + 4000 * 10**9),
+]
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _prices(svc: Service) -> PriceBook:
+    """The price book the service loaded (the test's data directory's price file)."""
+    return PriceBook.from_file(svc.running.settings.data_dir / "prices.yaml")
+
+
+def _view(page: SessionPage) -> tuple[list[dict[str, Any]], bool, Any]:
+    return [row.view(0.0, 0.0) for row in page.rows], page.more, page.after
+
+
+def _assert_same_pages(svc: Service, agent: str, prices: PriceBook) -> int:
+    """Every query at several page sizes and offsets from the kept rows equals the list's own read; the count
+    of rows compared."""
+    store, compared = svc.running.store, 0
+    for query in _QUERIES:
+        for limit, offset in ((1, 0), (7, 0), (7, 14), (1000, 0)):
+            q = SessionQuery(**{**query.__dict__, "limit": limit, "offset": offset})
+            kept = page_of_kept_rows(store, agent, q, prices)
+            assert kept is not None, q
+            live = list_sessions(store, agent, q, prices)
+            assert _view(kept) == _view(live), q
+            compared += len(kept.rows)
+            # A keyset cursor of a filtered page by time resumes after the same session.
+            if live.after is not None and q.sort in ("last_seen", "first_seen") and live.more:
+                resumed = SessionQuery(**{**q.__dict__, "offset": 0, "after": live.after})
+                assert _view(page_of_kept_rows(store, agent, resumed, prices)) == _view(  # type: ignore[arg-type]
+                    list_sessions(store, agent, resumed, prices)), resumed
+    return compared
+
+
+async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_after_more_spans_arrive(
+        start_service: ServiceFactory) -> None:
+    svc = await start_service(session_rows_interval_seconds=0)  # kept here, by the test
+    agent, key = await svc.new_agent()
+    await _send_mixed(svc, key, 208)
+    store, prices = svc.running.store, _prices(svc)
+    assert page_of_kept_rows(store, agent, SessionQuery(errors_only=True), prices) is None  # nothing kept yet
+
+    # Nothing is kept of what is newer than the slack: every session is unkept, read from its spans.
+    assert keep_rows(store, prices, _now_ms(), slack_ms=3_600_000) == 0
+    assert store.query("SELECT count() FROM session_rows")[0][0] == 0
+    assert _assert_same_pages(svc, agent, prices) > 300
+
+    written = keep_rows(store, prices, _now_ms() + 1000, slack_ms=0)
+    assert written > 60
+    assert _assert_same_pages(svc, agent, prices) > 300
+    kept_keys = {str(k) for k, in store.query("SELECT session_key FROM session_rows FINAL WHERE listed")}
+    everyone = list_sessions(store, agent, SessionQuery(limit=1000), prices).rows
+    assert kept_keys == {row.session_id for row in everyone}
+    assert keep_rows(store, prices, _now_ms() + 1000, slack_ms=0) == 0  # nothing new
+
+    # More spans, not kept yet: a late root claims sessionless trace 1000 for a kept session with no errors; a
+    # failing span in that session's first trace; a new session.
+    await svc.send(key, [span(1000, 10_000, None, "workflow", 10.0, 20.0), chat(1000, 10_001, 10_000, 11.0)])
+    keep_rows(store, prices, _now_ms() + 1000, slack_ms=0)
+    sessionless = f"{1000:032x}"
+    assert sessionless in {str(k) for k, in store.query("SELECT session_key FROM session_rows FINAL WHERE listed")}
+    target = next(row for row in everyone if row.session_id.startswith("s-") and not row.errors)
+    await svc.send(key, [
+        root(1000, 10_002, target.session_id, 9.0, 30.0),
+        span(int(target.trace_ids[0], 16), 20_000, None, "tool", 4000.0, 4001.0, error=True),
+        chat(2000, 20_001, 20_000, 4100.0, model="other-model"), root(2000, 20_000, "s-new", 4100.0, 4200.0)])
+    assert _assert_same_pages(svc, agent, prices) > 300
+    errors_page = page_of_kept_rows(store, agent, SessionQuery(errors_only=True, limit=1000), prices)
+    assert errors_page is not None and target.session_id in [row.session_id for row in errors_page.rows]
+
+    assert keep_rows(store, prices, _now_ms() + 1000, slack_ms=0) >= 3
+    assert _assert_same_pages(svc, agent, prices) > 300
+    listed = dict(store.query("SELECT session_key, listed FROM session_rows FINAL"))
+    assert listed[sessionless] is False and listed["s-new"] is True  # the claimed trace lists nothing now
+
+
+async def test_kept_rows_priced_by_another_book_are_not_used_until_priced_again(svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [s for i in range(1, 6) for s in (root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5),
+                                                           chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1))])
+    store, prices = svc.running.store, _prices(svc)
+    keep_rows(store, prices, _now_ms() + 1000, slack_ms=0)
+    dearer = PriceBook([PriceRule(model="test-model", input=Decimal(1000), output=Decimal(1000))])
+    assert dearer.fingerprint() != prices.fingerprint()
+    by_cost = SessionQuery(sort="cost")
+    assert page_of_kept_rows(store, agent, by_cost, dearer) is None
+    keep_rows(store, dearer, _now_ms() + 1000, slack_ms=0)
+    page = page_of_kept_rows(store, agent, by_cost, dearer)
+    assert page is not None and _view(page) == _view(list_sessions(store, agent, by_cost, dearer))
+    assert [row.cost_usd for row in page.rows] == [Decimal("0.11")] * 5  # 110 tokens at $1,000 a million
+    assert page_of_kept_rows(store, agent, by_cost, prices) is None
+
+
+async def test_the_running_service_keeps_the_rows_and_serves_pages_from_them(start_service: ServiceFactory) -> None:
+    # No slack: what the flattener is inserting is waited for all the same (`Flattener.inserting_since`).
+    svc = await start_service(session_rows_interval_seconds=0.05, session_rows_slack_seconds=0)
+    agent, key = await svc.new_agent()
+    await svc.send(key, [s for i in range(1, 9) for s in (
+        root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5), chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1),
+        *([span(i, 10 * i + 2, 10 * i, "tool", 10.0 * i + 2, 10.0 * i + 3, error=True)] if i % 2 else []))])
+    store = svc.running.store
+    for _ in range(100):
+        kept = store.query("SELECT count() FROM session_rows FINAL WHERE listed")[0][0]
+        if kept == 8:
+            break
+        await asyncio.sleep(0.1)
+    assert kept == 8
+    mark = read_mark(store)
+    assert mark is not None and mark.prices == _prices(svc).fingerprint()
+    body = (await svc.get(f"/api/agents/{agent}/sessions?errors=true&sort=spans&limit=3")).body
+    assert [row["session_id"] for row in body["sessions"]] == ["s-1", "s-3", "s-5"] and body["has_more"]
+    assert all(row["errors"] == 1 and row["span_count"] == 3 for row in body["sessions"])

@@ -1,0 +1,382 @@
+"""The session list's rows, kept per session as sessions go quiet, so that a filtered or aggregate page reads a
+row per session instead of walking the index and every candidate's spans.
+
+A row is what the list shows of a session (trajectory/session_list.py, `read_sessions`: figures, tokens, cost
+priced with the service's price book), plus what the list picks and filters by: the index's times (the rank
+of a page by time), whether any of its traces failed and its LLM models as the per-trace summary has them.
+
+Why a kept row is never stale when read: the keeper (`keep_rows`) reads `trace_activity` (a row per trace per
+insert into `spans`, stamped with the insert's clock, trajectory/tables.py) forwards, only up to a moment
+`slack` before now, so that every insert stamped before it has finished; it recomputes the rows of every key a
+trace it reads can list (the trace's own id, and every session named in it), then moves `session_rows_mark` to
+the last activity read. A page (`page_of_kept_rows`) treats every trace with activity after the mark as
+unkept: the keys those traces can list are read from their spans, as the list reads them, and the kept rows of
+those keys are left out. So a page is the same as the list would read, whatever the keeper has done, and costs
+a query over the agent's kept rows plus the sessions that changed since the keeper last ran. Rows priced with
+another price book (the book's `fingerprint`) are not used until the keeper has priced them all again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from evalkit.store import SHORT_READ, Store, compact_sql
+from evalkit.trajectory.prices import PriceBook
+from evalkit.trajectory.session_index import NAMED, Resolved, resolve
+from evalkit.trajectory.session_list import (
+    KEY_ROWS,
+    TRACE_FLAGS,
+    SessionPage,
+    SessionQuery,
+    SessionRow,
+    order_rows,
+    read_sessions,
+)
+from evalkit.trajectory.session_page import holds_search
+
+log = logging.getLogger(__name__)
+
+# Traces the keeper takes from `trace_activity` at a time (each chunk's keys read and written together).
+_CHUNK_TRACES = 2_000
+# Unkept traces a page reads from their spans at most: past it (a backlog, a store just migrated) the list's
+# own reads serve the page.
+_MAX_UNKEPT_TRACES = 2_000
+# Candidate rows a page reads beyond the page from the kept rows, for those a cost's floating-point order could
+# place a little differently from its exact one.
+_COST_EXTRA = 8
+
+_COLUMNS = ("agent_id, session_key, version, listed, index_first_ns, index_last_ns, span_count, trace_count, "
+            "first_ns, last_ns, last_received_ms, errors, rootless_traces, missing_parents, models, trace_ids, "
+            "llm_calls, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cost, cost_exact, "
+            "price_sources, unpriced, failing, filter_models")
+_COLUMN_NAMES = [name.strip() for name in _COLUMNS.split(",")]
+_ROW_FIELDS = _COLUMNS.split(", ", 4)[4]  # from index_first_ns on: what a page reads of a row
+
+_MARK = "SELECT toUnixTimestamp64Milli(at), agent_id, trace_id, prices FROM session_rows_mark " \
+        "ORDER BY written_at DESC LIMIT 1"
+# Activity after a place (at ms, agent, trace), before a moment, in the keeper's order.
+_ACTIVITY = compact_sql("""
+SELECT toUnixTimestamp64Milli(at) AS ms, agent_id, trace_id FROM trace_activity
+WHERE at >= fromUnixTimestamp64Milli({at:Int64}) AND at < fromUnixTimestamp64Milli({before:Int64})
+  AND (toUnixTimestamp64Milli(at), agent_id, trace_id) > ({at:Int64}, {agent:String}, {trace:String})
+ORDER BY at, agent_id, trace_id
+LIMIT {limit:UInt64}
+""")
+# One agent's traces with activity after the mark (a page's unkept traces).
+_UNKEPT = compact_sql("""
+SELECT DISTINCT trace_id FROM trace_activity
+WHERE at >= fromUnixTimestamp64Milli({at:Int64})
+  AND (toUnixTimestamp64Milli(at), agent_id, trace_id) > ({at:Int64}, {mark_agent:String}, {mark_trace:String})
+  AND agent_id = {agent:String}
+LIMIT {limit:UInt64}
+""")
+# The sessions some traces can list: each trace's own id (a session of its own) and the sessions named in it.
+_NAMED_IN = compact_sql(f"""
+SELECT DISTINCT session_id FROM trace_sessions
+WHERE agent_id = {{agent:String}} AND trace_id IN {{traces:Array(String)}} AND {NAMED}
+""")
+_LISTED_KEYS = compact_sql("""
+SELECT session_key FROM session_rows FINAL
+WHERE agent_id = {agent:String} AND session_key IN {keys:Array(String)} AND listed
+""")
+_ROWS_OF = compact_sql(f"""
+SELECT session_key, {_ROW_FIELDS} FROM session_rows FINAL
+WHERE agent_id = {{agent:String}} AND session_key IN {{keys:Array(String)}}
+""")
+
+# The order of each sort over kept rows, as the list orders its pages: by time, the index's rank (minus the
+# time, then the id), or the spans' times where the list picks the page priced (a cost floor); by span count;
+# by cost (unpriced last, ties by the spans' last end).
+_SQL_ORDER = {
+    "last_seen": "index_last_ns DESC, session_key",
+    "first_seen": "index_first_ns DESC, session_key",
+    "spans": "span_count DESC, session_key",
+    "cost": "isNull(cost), cost DESC, last_ns DESC, session_key",
+}
+_SQL_ORDER_PRICED = {**_SQL_ORDER, "last_seen": "last_ns DESC, session_key", "first_seen": "first_ns DESC, session_key"}
+
+
+def _by_index(q: SessionQuery) -> bool:
+    """Whether the page is ranked as the index ranks sessions (by time, no cost floor), so that a keyset cursor
+    resumes it; a cost floor's page is ranked by the spans' times, and paged by offset."""
+    return q.sort in ("last_seen", "first_seen") and q.min_cost is None
+
+
+@dataclass
+class KeptRow:
+    """A session's row as kept: what the page shows, and what the list picks and filters it by."""
+
+    row: SessionRow
+    index_first_ns: int
+    index_last_ns: int
+    failing: bool
+    filter_models: list[str]
+
+    def rank(self, sort: str, by_index: bool = True) -> tuple[Any, ...]:
+        """Where the row sorts in a page of `sort` (smallest first), exactly; by time, as the index ranks it or
+        (not `by_index`) by the spans' times."""
+        row = self.row
+        if sort == "last_seen":
+            return (-self.index_last_ns if by_index else -row.last_end_ns, row.session_id)
+        if sort == "first_seen":
+            return (-self.index_first_ns if by_index else -row.first_start_ns, row.session_id)
+        if sort == "spans":
+            return (-row.spans, row.session_id)
+        return (row.cost_usd is None, -(row.cost_usd or 0), -row.last_end_ns, row.session_id)
+
+    def passes(self, q: SessionQuery) -> bool:
+        """Whether the page's filters keep it (time range by the index's times, as the list's are)."""
+        if not (self.index_last_ns >= q.since_ns and self.index_first_ns < q.until_ns):
+            return False
+        if q.errors_only and not self.failing:
+            return False
+        if q.model and q.model not in self.filter_models:
+            return False
+        if q.search and q.search.casefold() not in self.row.session_id.casefold():
+            return False
+        if q.min_cost is not None and (self.row.cost_usd is None or self.row.cost_usd < Decimal(repr(q.min_cost))):
+            return False
+        if q.after is not None and _by_index(q):
+            return self.rank(q.sort) > q.after
+        return True
+
+
+def served_by_kept_rows(q: SessionQuery) -> bool:
+    """Pages the kept rows serve: filtered and aggregate ones. A page by time with no filter is read from the
+    index in list order, which costs the page already (trajectory/session_page.py)."""
+    return q.errors_only or bool(q.model) or q.sort in ("spans", "cost") or q.min_cost is not None
+
+
+# -- reading -------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Mark:
+    at_ms: int
+    agent_id: str
+    trace_id: str
+    prices: str
+
+
+def read_mark(store: Store) -> Mark | None:
+    found = store.query(_MARK, {}, SHORT_READ)
+    return Mark(int(found[0][0]), str(found[0][1]), str(found[0][2]), str(found[0][3])) if found else None
+
+
+def _keys_of(store: Store, agent_id: str, traces: Sequence[str]) -> list[str]:
+    """Every key some traces can list: their own ids, and the sessions named in them."""
+    if not traces:
+        return []
+    named = [str(s) for s, in store.query(_NAMED_IN, {"agent": agent_id, "traces": list(traces)}, SHORT_READ)]
+    return sorted(set(traces) | set(named))
+
+
+def _fresh_rows(store: Store, agent_id: str, keys: Sequence[str], prices: PriceBook) -> dict[str, KeptRow]:
+    """The rows some keys list now, read from their spans as the list reads them (keys listing nothing absent)."""
+    if not keys:
+        return {}
+    rows = [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]))
+            for r in store.query(KEY_ROWS, {"agent": agent_id, "keys": list(keys)}, SHORT_READ)]
+    sessions: dict[str, Resolved] = resolve(set(keys), rows)
+    read = read_sessions(store, agent_id, list(sessions.values()), prices)
+    traces = sorted({trace for row in read for trace in row.trace_ids})
+    flags = {str(t): (bool(failing), {str(m) for m in models}) for t, failing, models in store.query(
+        TRACE_FLAGS, {"agent": agent_id, "traces": traces}, SHORT_READ)} if traces else {}
+    kept: dict[str, KeptRow] = {}
+    for row in read:
+        session = sessions[row.session_id]
+        found = [flags[t] for t in session.trace_ids if t in flags]
+        if not found:
+            continue  # as the list's filters, a session with no summarised trace is not listed
+        kept[row.session_id] = KeptRow(row, session.first_start_ns, session.last_end_ns,
+                                       any(failing for failing, _ in found),
+                                       sorted({m for _, models in found for m in models}))
+    return kept
+
+
+def _as_kept(values: Sequence[Any]) -> KeptRow:
+    (key, index_first, index_last, spans, traces, first, last, received, errors, rootless, missing, models,
+     trace_ids, calls, prompt, completion, cached, reasoning, _cost, cost_exact, sources, unpriced, failing,
+     filter_models) = values
+    row = SessionRow(str(key), int(spans), int(traces), int(first), int(last), int(received), int(errors),
+                     int(rootless), int(missing), [str(m) for m in models], trace_ids=[str(t) for t in trace_ids],
+                     steps=int(calls), prompt_tokens=int(prompt), completion_tokens=int(completion),
+                     cached_tokens=int(cached), reasoning_tokens=int(reasoning),
+                     cost_usd=Decimal(cost_exact) if cost_exact else None,
+                     price_sources={str(s) for s in sources}, unpriced=[str(u) for u in unpriced])
+    return KeptRow(row, int(index_first), int(index_last), bool(failing), [str(m) for m in filter_models])
+
+
+def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Sequence[str], need: int
+                     ) -> list[KeptRow]:
+    """The first `need` kept rows of the page's order that pass its filters, leaving out the unkept keys."""
+    where = ["agent_id = {agent:String}", "listed", "index_last_ns >= {since:Int64}", "index_first_ns < {until:Int64}"]
+    params: dict[str, Any] = {"agent": agent_id, "since": q.since_ns, "until": q.until_ns, "need": need}
+    if unkept:
+        where.append("session_key NOT IN {unkept:Array(String)}")
+        params["unkept"] = list(unkept)
+    if q.errors_only:
+        where.append("failing")
+    if q.model:
+        where.append("has(filter_models, {model:String})")
+        params["model"] = q.model
+    if q.search:
+        where.append(holds_search("session_key"))
+        params["search"] = q.search
+    if q.min_cost is not None:
+        # In floating point, a little below the floor: the exact test is `KeptRow.passes`.
+        where.append("cost >= {floor:Float64}")
+        params["floor"] = q.min_cost * (1 - 1e-9) - 1e-9
+    if q.after is not None and _by_index(q):
+        column = "index_last_ns" if q.sort == "last_seen" else "index_first_ns"
+        where.append(f"(-{column}, session_key) > ({{after_position:Int64}}, {{after_key:String}})")
+        params.update(after_position=q.after[0], after_key=q.after[1])
+    # The keys first (the few columns the order and filters read), then their rows: reading every column of
+    # every row to sort them costs twice as much.
+    keys = [str(k) for k, in store.query(
+        f"SELECT session_key FROM session_rows FINAL WHERE {' AND '.join(where)} "
+        f"ORDER BY {(_SQL_ORDER if _by_index(q) else _SQL_ORDER_PRICED)[q.sort]} LIMIT {{need:UInt64}}", params)]
+    if not keys:
+        return []
+    return [_as_kept(values) for values in store.query(_ROWS_OF, {"agent": agent_id, "keys": keys}, SHORT_READ)]
+
+
+def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> SessionPage | None:
+    """The page `q` asks for from the kept rows and the sessions changed since they were kept, or None where
+    the kept rows cannot serve it (no rows kept yet, another price book, too many traces changed since)."""
+    if not served_by_kept_rows(q):
+        return None
+    mark = read_mark(store)
+    if mark is None or mark.prices != prices.fingerprint():
+        return None
+    unkept_traces = [str(t) for t, in store.query(_UNKEPT, {
+        "at": mark.at_ms, "mark_agent": mark.agent_id, "mark_trace": mark.trace_id, "agent": agent_id,
+        "limit": _MAX_UNKEPT_TRACES + 1}, SHORT_READ)]
+    if len(unkept_traces) > _MAX_UNKEPT_TRACES:
+        return None
+    unkept = _keys_of(store, agent_id, unkept_traces)
+    by_index = _by_index(q)
+    skip = q.offset if q.after is None or not by_index else 0
+    need = skip + q.limit + 1
+    extra = _COST_EXTRA if q.sort == "cost" else 0
+    candidates = _kept_candidates(store, agent_id, q, unkept, need + extra)
+    candidates += [kept for kept in _fresh_rows(store, agent_id, unkept, prices).values() if kept.passes(q)]
+    candidates = [kept for kept in candidates if kept.passes(q)]
+    candidates.sort(key=lambda kept: kept.rank(q.sort, by_index))
+    picked = candidates[skip:need]
+    rows = [kept.row for kept in picked[:q.limit]]
+    order_rows(rows, q.sort)  # by the spans' own times, as the list shows a page
+    after = None
+    if by_index and picked[:q.limit]:
+        last = picked[:q.limit][-1]
+        after = (-last.index_last_ns if q.sort == "last_seen" else -last.index_first_ns, last.row.session_id)
+    return SessionPage(rows, len(picked) > q.limit, after)
+
+
+# -- keeping -------------------------------------------------------------------------------------------------------
+def _values(agent_id: str, key: str, version: int, kept: KeptRow | None) -> list[Any]:
+    if kept is None:  # the key lists nothing now
+        return [agent_id, key, version, False, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, [], [], 0, 0, 0, 0, 0, None, "", [], [],
+                False, []]
+    row = kept.row
+    cost = None if row.cost_usd is None else float(row.cost_usd)
+    return [agent_id, key, version, True, kept.index_first_ns, kept.index_last_ns, row.spans, row.traces,
+            row.first_start_ns, row.last_end_ns, row.last_received_ms, row.errors, row.rootless_traces,
+            row.missing_parents, row.models, row.trace_ids, row.steps, row.prompt_tokens, row.completion_tokens,
+            row.cached_tokens, row.reasoning_tokens, cost, "" if row.cost_usd is None else str(row.cost_usd),
+            sorted(row.price_sources), row.unpriced, kept.failing, kept.filter_models]
+
+
+def _keep_agent(store: Store, agent_id: str, traces: Sequence[str], prices: PriceBook, version: int) -> int:
+    """Write the rows of every key some traces can list; keys listing nothing that had a row are marked so."""
+    keys = _keys_of(store, agent_id, traces)
+    fresh = _fresh_rows(store, agent_id, keys, prices)
+    gone = [key for key in keys if key not in fresh]
+    had_rows = {str(k) for k, in store.query(_LISTED_KEYS, {"agent": agent_id, "keys": gone}, SHORT_READ)} \
+        if gone else set()
+    values = [_values(agent_id, key, version, kept) for key, kept in fresh.items()]
+    values += [_values(agent_id, key, version, None) for key in gone if key in had_rows]
+    if values:
+        store.insert("session_rows", list(zip(*values, strict=True)), _COLUMN_NAMES)
+    return len(values)
+
+
+def keep_rows(store: Store, prices: PriceBook, now_ms: int, slack_ms: int,
+              progress: Callable[[int], None] | None = None) -> int:
+    """Keep the rows of every session whose traces got spans since the mark, up to `slack_ms` before `now_ms`
+    (which the caller sets no later than the start of any insert into spans still running: its rows are stamped
+    then and seen only once it ends); the number of rows written. Run again and again (`RowKeeper`); a run cut
+    short is taken up from the mark."""
+    fingerprint = prices.fingerprint()
+    mark = read_mark(store)
+    place = (mark.at_ms, mark.agent_id, mark.trace_id) if mark is not None and mark.prices == fingerprint \
+        else (0, "", "")
+    before = now_ms - slack_ms
+    written = 0
+    while True:
+        activity = [(int(ms), str(agent), str(trace)) for ms, agent, trace in store.query(_ACTIVITY, {
+            "at": place[0], "agent": place[1], "trace": place[2], "before": before, "limit": _CHUNK_TRACES})]
+        if not activity:
+            if mark is None or mark.prices != fingerprint:
+                _write_mark(store, place, fingerprint)  # nothing to keep yet: the rows (none) are current
+            return written
+        by_agent: dict[str, set[str]] = {}
+        for _, agent, trace in activity:
+            by_agent.setdefault(agent, set()).add(trace)
+        version = time.time_ns()
+        for agent, traces in by_agent.items():
+            written += _keep_agent(store, agent, sorted(traces), prices, version)
+        place = activity[-1]
+        _write_mark(store, place, fingerprint)
+        mark = Mark(*place, prices=fingerprint)
+        if progress is not None:
+            progress(written)
+
+
+def _write_mark(store: Store, place: tuple[int, str, str], fingerprint: str) -> None:
+    store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, written_at) VALUES "
+                  "(0, fromUnixTimestamp64Milli({at:Int64}), {agent:String}, {trace:String}, {prices:String}, "
+                  "now64(3))", {"at": place[0], "agent": place[1], "trace": place[2], "prices": fingerprint})
+
+
+class RowKeeper:
+    """Runs `keep_rows` every `interval` seconds on a thread of its own, until stopped. A failed run is logged
+    and tried again at the next interval (pages read the unkept sessions from their spans meanwhile)."""
+
+    def __init__(self, store: Store, prices: PriceBook, interval: float = 2.0, slack: float = 5.0,
+                 inserting_since: Callable[[], float | None] = lambda: None,
+                 clock: Callable[[], float] = time.time) -> None:
+        # `inserting_since`: when the oldest running insert into spans began (the flattener's); `clock`: the
+        # engine's wall clock, which stamps `trace_activity` (not a service's clock set for tests). The slack
+        # covers inserts into spans from elsewhere (another process of a cluster).
+        self._store, self._prices, self._clock = store, prices, clock
+        self._inserting_since = inserting_since
+        self._interval, self._slack = interval, slack
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="evalkit-session-rows", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                # The clock first, then the running inserts: one that begins after this read stamps later.
+                now = self._clock()
+                began = self._inserting_since()
+                if began is not None:
+                    now = min(now, began)
+                with self._store.unfenced():  # reads by the activity's stamps, not what is acknowledged
+                    keep_rows(self._store, self._prices, int(now * 1000), int(self._slack * 1000))
+            except Exception:  # the store may be closing or away: the next run takes up from the mark
+                log.exception("keeping the session list's rows failed; trying again in %.0f s", self._interval)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
