@@ -47,6 +47,8 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 sys.path.insert(0, str(Path(__file__).parent))
 from evalkit.settings import Settings
 from evalkit.store import Store
+from evalkit.trajectory.prices import PriceBook
+from evalkit.trajectory.session_rows import traces_not_kept
 from trajectory import BASE_NS, TOKEN, InThread, get, kv, post  # bench/trajectory.py, beside this file
 
 # Trace ids are random in real telemetry, so sessions next to each other in time are far apart in `spans`
@@ -180,7 +182,29 @@ def serve_sessions(sessions: int, spans: int, *, load: str = "direct", block: in
     seconds = time.perf_counter() - started
     while store.query("SELECT count() FROM system.merges")[0][0]:
         time.sleep(0.5)
+    if server.service.settings.session_rows_interval_seconds > 0:
+        wait_for_kept_rows(server, "bot@bench")
     return LoadedSessions(server, directory, reused, seconds, keep=data_dir is not None)
+
+
+def wait_for_kept_rows(server: InThread, agent_id: str) -> None:
+    """Wait until the service's keeper has kept the row of every session (trajectory/session_rows.py), showing
+    how far it is; then its merges, as for the load."""
+    store = server.service.store
+    prices = PriceBook.from_file(server.service.settings.price_file_path) \
+        if server.service.settings.price_file_path else PriceBook()
+    started = time.perf_counter()
+    while True:
+        behind = traces_not_kept(store, agent_id, prices, 1_000_000)
+        kept = store.query("SELECT count() FROM session_rows WHERE agent_id = {agent:String}", {"agent": agent_id})
+        print(f"\r  session rows kept: {kept[0][0]:,}; traces not kept yet: "
+              f"{'all' if behind is None else f'{len(behind):,}'}   ", end="", file=sys.stderr, flush=True)
+        if behind == []:
+            break
+        time.sleep(2.0)
+    print(f"\n  every session's row kept after {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    while store.query("SELECT count() FROM system.merges")[0][0]:
+        time.sleep(0.5)
 
 
 def main() -> None:
@@ -200,12 +224,15 @@ def main() -> None:
                              "cache and its cache of decompressed blocks dropped before it, then another page read "
                              "untimed, so that only the index tables' blocks are cached (a repeated page finds "
                              "there which granules of `spans` its traces are in)")
+    parser.add_argument("--no-kept-rows", action="store_true",
+                        help="keep no session rows: every page reads the spans, as before trajectory/session_rows.py")
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="keep the loaded store here and, when it already holds the spans, time it without "
                              "loading again (10M spans take minutes to load)")
     args = parser.parse_args()
     loaded = serve_sessions(args.sessions, args.spans, load=args.load, block=args.block, data_dir=args.data_dir,
-                            work_dir=args.work_dir, api_port=args.api_port, otlp_http_port=args.otlp_http_port)
+                            work_dir=args.work_dir, api_port=args.api_port, otlp_http_port=args.otlp_http_port,
+                            **({"session_rows_interval_seconds": 0.0} if args.no_kept_rows else {}))
     server = loaded.server
     api = f"http://127.0.0.1:{server.service.api_port}"
     print(f"evalkit session list bench: {args.sessions:,} sessions × {args.spans} spans = "

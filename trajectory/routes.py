@@ -114,9 +114,9 @@ async def _overrides(context: Context, agent: Agent) -> MappingOverrides | None:
 
 # -- sessions ---------------------------------------------------------------------------------------------------
 def _session_page(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook, shares: WalkShares,
-                  known: KnownModels) -> SessionPage:
+                  known: KnownModels, rows_kept: bool) -> SessionPage:
     """From the kept rows where they serve the page (trajectory/session_rows.py), else from the spans."""
-    kept = page_of_kept_rows(store, agent_id, query, prices)
+    kept = page_of_kept_rows(store, agent_id, query, prices) if rows_kept else None
     return kept if kept is not None else list_sessions(store, agent_id, query, prices, shares, known)
 
 
@@ -140,7 +140,8 @@ async def _list_sessions(request: web.Request) -> web.Response:
                          search=request.query.get("search", "").strip() or None)
     try:
         page = await asyncio.to_thread(_session_page, context.store, agent.agent_id, query, _prices(request),
-                                       request.app[WALK_SHARES_KEY], request.app[KNOWN_MODELS_KEY])
+                                       request.app[WALK_SHARES_KEY], request.app[KNOWN_MODELS_KEY],
+                                       context.settings.session_rows_interval_seconds > 0)
     except BadQuery as exc:
         raise ApiError(400, str(exc)) from exc
     now, quiet = _now(context), context.settings.settle_quiet_seconds

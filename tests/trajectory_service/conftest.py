@@ -163,7 +163,9 @@ ServiceFactory = Callable[..., Awaitable[Service]]
 
 @pytest.fixture
 async def start_service(tmp_path: Path) -> AsyncIterator[ServiceFactory]:
-    """Start a service with settings of the test's choosing (quiet period 0 unless told)."""
+    """Start a service with settings of the test's choosing (quiet period 0 unless told; no session rows kept
+    unless told, so that the list's pages are read from the spans as the tests of those reads expect: the kept
+    rows are compared with them in test_session_rows.py)."""
     from evalkit.serve import Service as EvalkitService
 
     started: list[Any] = []
@@ -172,7 +174,8 @@ async def start_service(tmp_path: Path) -> AsyncIterator[ServiceFactory]:
         data_dir = tmp_path / f"svc{len(started)}"
         data_dir.mkdir()
         (data_dir / "prices.yaml").write_text(PRICES_YAML)
-        settings = make_settings(data_dir, **{"settle_quiet_seconds": 0.0, **overrides})
+        settings = make_settings(data_dir, **{"settle_quiet_seconds": 0.0, "session_rows_interval_seconds": 0.0,
+                                                 **overrides})
         service = EvalkitService(settings, say=lambda _line: None)
         await service.start()
         started.append(service)

@@ -92,13 +92,13 @@ async def test_the_sort_by_cost_matches_pricing_every_session_at_every_page_boun
     assert (await svc.get(f"{base}&limit=1000")).body["sessions"] == expected
     # The bound counts what the list does not (a copy of a call, a wrapping span): it is above the cost.
     read: list[int] = []
-    original = session_list._read
+    original = session_list.read_sessions
 
     def counting(store: Any, agent_id: str, sessions: Any, prices: Any, summarised: bool = False) -> Any:
         read.append(len(sessions))
         return original(store, agent_id, sessions, prices, summarised)
 
-    monkeypatch.setattr(session_list, "_read", counting)
+    monkeypatch.setattr(session_list, "read_sessions", counting)
     monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
     for limit in (3, 11):
         rows = [r for offset in range(0, len(expected), limit) for r in (await svc.get(
@@ -130,7 +130,7 @@ async def test_a_cost_floor_prices_only_sessions_whose_bound_reaches_it_in_every
     above = [row for row in everyone if row["cost_usd"] is not None and row["cost_usd"] >= floor]
     assert 10 < len(above) < len(everyone) // 2
     priced: list[int] = []
-    originals = session_list._price, session_list._read
+    originals = session_list._price, session_list.read_sessions
 
     def pricing(store: Any, agent_id: str, rows: Any, prices: Any) -> Any:
         priced.append(len(rows))
@@ -156,7 +156,7 @@ async def test_a_cost_floor_prices_only_sessions_whose_bound_reaches_it_in_every
             # What prices sessions: by cost, reading them (`_read`); in another order, `_price` (then the page
             # is read).
             if sort == "cost":
-                patch.setattr(session_list, "_read", reading)
+                patch.setattr(session_list, "read_sessions", reading)
             else:
                 patch.setattr(session_list, "_price", pricing)
             patch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)

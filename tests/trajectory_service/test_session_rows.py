@@ -11,6 +11,7 @@ import time
 from decimal import Decimal
 from typing import Any
 
+from evalkit.store import Store
 from evalkit.trajectory.prices import PriceBook, PriceRule
 from evalkit.trajectory.session_list import SessionPage, SessionQuery, list_sessions
 from evalkit.trajectory.session_rows import keep_rows, page_of_kept_rows, read_mark
@@ -28,6 +29,14 @@ _QUERIES = [
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _keep_all(store: Store, prices: PriceBook) -> int:
+    """Keep every session's row as the keeper would with no slack: up to now (never later: an insert stamped
+    after the keeper's now is read by its next run)."""
+    store.query("SELECT 1 FROM spans LIMIT 0")  # a read waits for what was acknowledged to be flattened
+    time.sleep(0.005)  # the last insert's stamp (ms) is before now
+    return keep_rows(store, prices, _now_ms(), slack_ms=0)
 
 
 def _prices(svc: Service) -> PriceBook:
@@ -72,18 +81,18 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
     assert store.query("SELECT count() FROM session_rows")[0][0] == 0
     assert _assert_same_pages(svc, agent, prices) > 300
 
-    written = keep_rows(store, prices, _now_ms() + 1000, slack_ms=0)
+    written = _keep_all(store, prices)
     assert written > 60
     assert _assert_same_pages(svc, agent, prices) > 300
     kept_keys = {str(k) for k, in store.query("SELECT session_key FROM session_rows FINAL WHERE listed")}
     everyone = list_sessions(store, agent, SessionQuery(limit=1000), prices).rows
     assert kept_keys == {row.session_id for row in everyone}
-    assert keep_rows(store, prices, _now_ms() + 1000, slack_ms=0) == 0  # nothing new
+    assert _keep_all(store, prices) == 0  # nothing new
 
     # More spans, not kept yet: a late root claims sessionless trace 1000 for a kept session with no errors; a
     # failing span in that session's first trace; a new session.
     await svc.send(key, [span(1000, 10_000, None, "workflow", 10.0, 20.0), chat(1000, 10_001, 10_000, 11.0)])
-    keep_rows(store, prices, _now_ms() + 1000, slack_ms=0)
+    _keep_all(store, prices)
     sessionless = f"{1000:032x}"
     assert sessionless in {str(k) for k, in store.query("SELECT session_key FROM session_rows FINAL WHERE listed")}
     target = next(row for row in everyone if row.session_id.startswith("s-") and not row.errors)
@@ -95,7 +104,7 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
     errors_page = page_of_kept_rows(store, agent, SessionQuery(errors_only=True, limit=1000), prices)
     assert errors_page is not None and target.session_id in [row.session_id for row in errors_page.rows]
 
-    assert keep_rows(store, prices, _now_ms() + 1000, slack_ms=0) >= 3
+    assert _keep_all(store, prices) >= 3
     assert _assert_same_pages(svc, agent, prices) > 300
     listed = dict(store.query("SELECT session_key, listed FROM session_rows FINAL"))
     assert listed[sessionless] is False and listed["s-new"] is True  # the claimed trace lists nothing now
@@ -106,12 +115,12 @@ async def test_kept_rows_priced_by_another_book_are_not_used_until_priced_again(
     await svc.send(key, [s for i in range(1, 6) for s in (root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5),
                                                            chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1))])
     store, prices = svc.running.store, _prices(svc)
-    keep_rows(store, prices, _now_ms() + 1000, slack_ms=0)
+    _keep_all(store, prices)
     dearer = PriceBook([PriceRule(model="test-model", input=Decimal(1000), output=Decimal(1000))])
     assert dearer.fingerprint() != prices.fingerprint()
     by_cost = SessionQuery(sort="cost")
     assert page_of_kept_rows(store, agent, by_cost, dearer) is None
-    keep_rows(store, dearer, _now_ms() + 1000, slack_ms=0)
+    _keep_all(store, dearer)
     page = page_of_kept_rows(store, agent, by_cost, dearer)
     assert page is not None and _view(page) == _view(list_sessions(store, agent, by_cost, dearer))
     assert [row.cost_usd for row in page.rows] == [Decimal("0.11")] * 5  # 110 tokens at $1,000 a million
