@@ -11,10 +11,11 @@ import time
 from decimal import Decimal
 from typing import Any
 
+from evalkit.migrations import migrate
 from evalkit.store import Store
 from evalkit.trajectory.prices import PriceBook, PriceRule
 from evalkit.trajectory.session_list import SessionPage, SessionQuery, list_sessions
-from evalkit.trajectory.session_rows import keep_rows, page_of_kept_rows, read_mark
+from evalkit.trajectory.session_rows import keep_rows, page_of_kept_rows, read_mark, traces_not_kept
 from tests.trajectory_service.conftest import BASE_NS, Service, ServiceFactory, chat, root, span
 from tests.trajectory_service.test_session_list_summary import _send_mixed
 
@@ -146,3 +147,24 @@ async def test_the_running_service_keeps_the_rows_and_serves_pages_from_them(sta
     body = (await svc.get(f"/api/agents/{agent}/sessions?errors=true&sort=spans&limit=3")).body
     assert [row["session_id"] for row in body["sessions"]] == ["s-1", "s-3", "s-5"] and body["has_more"]
     assert all(row["errors"] == 1 and row["span_count"] == 3 for row in body["sessions"])
+
+
+async def test_migration_208_marks_every_trace_stored_before_it_active_so_the_keeper_keeps_them_all(
+        svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [s for i in range(1, 6) for s in (root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5),
+                                                           chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1))])
+    store, prices = svc.running.store, _prices(svc)
+    # The data directory as a service before migration 208 left it.
+    for view in ("trace_activity_feed",):
+        store.command(f"DROP VIEW {store.database}.{view}")
+    for table in ("trace_activity", "session_rows", "session_rows_mark"):
+        store.command(f"DROP TABLE {store.database}.{table}")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 208")
+    assert migrate(store) == [208]
+    assert _keep_all(store, prices) == 5
+    page = page_of_kept_rows(store, agent, SessionQuery(sort="spans"), prices)
+    assert page is not None and [row.session_id for row in page.rows] == ["s-1", "s-2", "s-3", "s-4", "s-5"]
+    # Spans arriving after it are stamped by the re-created view.
+    await svc.send(key, [chat(3, 99, 30, 31.0)])
+    assert traces_not_kept(store, agent, prices, 10) == [f"{3:032x}"]
