@@ -151,6 +151,8 @@ class KeptRow:
 def served_by_kept_rows(q: SessionQuery) -> bool:
     """Pages the kept rows serve: filtered and aggregate ones. A page by time with no filter is read from the
     index in list order, which costs the page already (trajectory/session_page.py)."""
+    if q.sort not in _SQL_ORDER:
+        return False  # the list refuses it, saying which sorts there are
     return q.errors_only or bool(q.model) or q.sort in ("spans", "cost") or q.min_cost is not None
 
 

@@ -126,6 +126,8 @@ async def test_kept_rows_priced_by_another_book_are_not_used_until_priced_again(
     assert page is not None and _view(page) == _view(list_sessions(store, agent, by_cost, dearer))
     assert [row.cost_usd for row in page.rows] == [Decimal("0.11")] * 5  # 110 tokens at $1,000 a million
     assert page_of_kept_rows(store, agent, by_cost, prices) is None
+    # A sort the list does not know is left to it (it answers 400 naming the sorts).
+    assert page_of_kept_rows(store, agent, SessionQuery(sort="AAA", errors_only=True), dearer) is None
 
 
 async def test_the_running_service_keeps_the_rows_and_serves_pages_from_them(start_service: ServiceFactory) -> None:
