@@ -287,7 +287,8 @@ def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: Pric
     need = skip + q.limit + 1
     extra = _COST_EXTRA if q.sort == "cost" else 0
     candidates = _kept_candidates(store, agent_id, q, unkept, need + extra)
-    candidates += [kept for kept in _fresh_rows(store, agent_id, unkept, prices).values() if kept.passes(q)]
+    candidates += _fresh_rows(store, agent_id, unkept, prices).values()
+    # (The kept ones too: the SQL's cost floor is a float's, a little below the exact one.)
     candidates = [kept for kept in candidates if kept.passes(q)]
     candidates.sort(key=lambda kept: kept.rank(q.sort, by_index))
     picked = candidates[skip:need]
