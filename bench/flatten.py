@@ -12,7 +12,9 @@ time per span (median), the engine's peak tracked memory above its level before 
         [--variant NAME='{"max_threads": 1}' ...]   (default: the flattener's settings, and one thread)
 
 "Write" cost and memory can be told apart from the SELECT's with a variant inserting into a Null
-table: `--null NAME` runs that variant into `spans_null` (same columns, ENGINE = Null).
+table: `--null NAME` runs that variant into `spans_null` (same columns, ENGINE = Null). What one view over
+`spans` costs: `--without NAME=VIEW[,VIEW]` adds a variant with the flattener's settings that runs with those
+views detached (e.g. `--without 'no activity=trace_activity_feed'`).
 """
 
 from __future__ import annotations
@@ -57,11 +59,18 @@ def main() -> None:
                         help="settings added to the flattener's (repeatable)")
     parser.add_argument("--null", action="append", default=[], metavar="NAME",
                         help="run this variant into a Null table (the SELECT's cost alone)")
+    parser.add_argument("--without", action="append", default=[], metavar="NAME=VIEW[,VIEW]",
+                        help="a variant run with these views over spans detached (repeatable)")
     args = parser.parse_args()
     variants: dict[str, dict[str, Any]] = {"flattener": {}}
-    for spec in args.variant or ['one thread={"max_threads": 1, "max_insert_threads": 1}']:
+    for spec in args.variant or ([] if args.without else ['one thread={"max_threads": 1, "max_insert_threads": 1}']):
         name, settings = spec.split("=", 1)
         variants[name] = json.loads(settings)
+    detached: dict[str, list[str]] = {}
+    for spec in args.without:
+        name, views = spec.split("=", 1)
+        variants[name] = {}
+        detached[name] = views.split(",")
 
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-flatten-"))
     store = Store(f"chdb://{work / 'clickhouse'}")
@@ -107,10 +116,14 @@ def main() -> None:
             time.sleep(0.1)
             floor = watcher.memory_tracked()
             peak[0] = 0.0
+            for view in detached.get(name, []):
+                store.command(f"DETACH TABLE {db}.{view}")
             started = cpu_seconds()
             store.execute(f"INSERT INTO {db}.{target} ({columns}) {select}",
                           settings={**FLATTENER, "insert_deduplicate": 0, **extra})
             spent = cpu_seconds() - started
+            for view in detached.get(name, []):
+                store.command(f"ATTACH TABLE {db}.{view}")
             time.sleep(0.05)
             results[name][0].append(spent)
             results[name][1].append((peak[0] - floor) / 1e6)
