@@ -21,6 +21,36 @@ from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import OperationalError
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# What clickhouse-connect escapes in a bound string (its binding.must_escape).
+_ESCAPED = re.compile(r"[\\'`\t\n]")
+_ESCAPES = str.maketrans({c: "\\" + c for c in ("\\", "'", "`", "\t", "\n")})
+# Lists of strings at least this long are bound by `_StringArray`.
+_LONG_LIST = 32
+
+
+class _StringArray:
+    """A list of strings bound as a server-side parameter, as clickhouse-connect would bind it but formatted in a
+    few C calls: it escapes a string a character at a time in Python, 33 ms for 5,000 trace ids of a session list
+    or trajectory read, against 1 ms here. (clickhouse-connect formats a value of a type it does not know with
+    `str`.)"""
+
+    def __init__(self, values: list[str]) -> None:
+        self._values = values
+
+    def __str__(self) -> str:
+        if not _ESCAPED.search("".join(self._values)):
+            return "['" + "', '".join(self._values) + "']"
+        return "[" + ", ".join(["'" + value.translate(_ESCAPES) + "'" for value in self._values]) + "]"
+
+
+def _bound(sql: str, parameters: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The parameters, long lists of strings of a server-side placeholder (`{name:Array(String)}`) made
+    `_StringArray`s."""
+    if not parameters:
+        return parameters
+    return {name: _StringArray(value) if isinstance(value, list) and len(value) >= _LONG_LIST
+            and all(type(v) is str for v in value) and "{" + name + ":" in sql else value
+            for name, value in parameters.items()}
 
 
 class StoreUnavailable(Exception):
@@ -307,7 +337,7 @@ class Store:
     def command(self, sql: str, parameters: dict[str, Any] | None = None,
                 settings: dict[str, Any] | None = None) -> Any:
         with self._reader() as client:
-            return client.command(sql, parameters=parameters, settings=settings)
+            return client.command(sql, parameters=_bound(sql, parameters), settings=settings)
 
     def query(self, sql: str, parameters: dict[str, Any] | None = None,
               settings: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
@@ -318,8 +348,9 @@ class Store:
         # alternating: median 194 -> 156 ms, slowest 1,224 -> 383 ms). Only a SELECT (`_SELECT`).
         with self._reader() as client:
             if not _SELECT.match(sql):
-                return [tuple(row) for row in client.query(sql, parameters=parameters, settings=settings).result_rows]
-            with client.query_rows_stream(sql, parameters=parameters, settings=settings) as stream:
+                return [tuple(row) for row in client.query(sql, parameters=_bound(sql, parameters),
+                                                           settings=settings).result_rows]
+            with client.query_rows_stream(sql, parameters=_bound(sql, parameters), settings=settings) as stream:
                 return [tuple(row) for row in stream]
 
     def query_columns(self, sql: str, parameters: dict[str, Any] | None = None,
@@ -328,7 +359,7 @@ class Store:
         works a column at a time, the driver makes no tuple per row (0.6 µs a row of 21 columns). No rows: []."""
         self._fence(sql)
         with self._reader() as client, client.query_column_block_stream(
-                sql, parameters=parameters, settings=settings) as stream:
+                sql, parameters=_bound(sql, parameters), settings=settings) as stream:
             blocks = list(stream)
         if len(blocks) <= 1:
             return list(blocks[0]) if blocks else []
@@ -340,13 +371,13 @@ class Store:
         take as buffers, not as Python values one by one."""
         self._fence(sql)
         with self._reader() as client:
-            return client.query_arrow(sql, parameters=parameters, settings=settings)
+            return client.query_arrow(sql, parameters=_bound(sql, parameters), settings=settings)
 
     def query_dicts(self, sql: str, parameters: dict[str, Any] | None = None,
                     settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         self._fence(sql)
         with self._reader() as client:
-            result = client.query(sql, parameters=parameters, settings=settings)
+            result = client.query(sql, parameters=_bound(sql, parameters), settings=settings)
         names = result.column_names
         return [dict(zip(names, row, strict=True)) for row in result.result_rows]
 

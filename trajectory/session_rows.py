@@ -55,7 +55,7 @@ _COST_EXTRA = 8
 _COLUMN_NAMES = ["agent_id", "session_key", "version", "listed", "index_first_ns", "index_last_ns", "span_count",
                  "first_ns", "last_ns", "cost", "failing", "filter_models", "shown"]
 # What a page reads of a row: its place and filters' columns, and what it shows.
-_ROW_FIELDS = "session_key, version, listed, index_first_ns, index_last_ns, failing, filter_models, shown"
+_ROW_FIELDS = "session_key, version, index_first_ns, index_last_ns, failing, filter_models, span_count, shown"
 
 _MARK = "SELECT toUnixTimestamp64Milli(at), agent_id, trace_id, prices FROM session_rows_mark " \
         "ORDER BY written_at DESC LIMIT 1"
@@ -111,25 +111,36 @@ def _by_index(q: SessionQuery) -> bool:
 
 @dataclass
 class KeptRow:
-    """A session's row as kept: what the page shows, and what the list picks and filters it by."""
+    """A session's row as kept: what the page shows (`shown`, parsed only for the rows a page needs), and what
+    the list picks and filters it by."""
 
-    row: SessionRow
+    key: str
     index_first_ns: int
     index_last_ns: int
     failing: bool
     filter_models: list[str]
+    span_count: int
+    shown: str = ""
+    parsed: SessionRow | None = None
+
+    @property
+    def row(self) -> SessionRow:
+        # A page 100 deep ranks 5,000 rows and shows 50: parsing them all cost more than reading them.
+        if self.parsed is None:
+            self.parsed = _parse_shown(self.key, self.shown)
+        return self.parsed
 
     def rank(self, sort: str, by_index: bool = True) -> tuple[Any, ...]:
         """Where the row sorts in a page of `sort` (smallest first), exactly; by time, as the index ranks it or
         (not `by_index`) by the spans' times."""
-        row = self.row
         if sort == "last_seen":
-            return (-self.index_last_ns if by_index else -row.last_end_ns, row.session_id)
+            return (-self.index_last_ns if by_index else -self.row.last_end_ns, self.key)
         if sort == "first_seen":
-            return (-self.index_first_ns if by_index else -row.first_start_ns, row.session_id)
+            return (-self.index_first_ns if by_index else -self.row.first_start_ns, self.key)
         if sort == "spans":
-            return (-row.spans, row.session_id)
-        return (row.cost_usd is None, -(row.cost_usd or 0), -row.last_end_ns, row.session_id)
+            return (-self.span_count, self.key)
+        row = self.row
+        return (row.cost_usd is None, -(row.cost_usd or 0), -row.last_end_ns, self.key)
 
     def passes(self, q: SessionQuery) -> bool:
         """Whether the page's filters keep it (time range by the index's times, as the list's are)."""
@@ -139,7 +150,7 @@ class KeptRow:
             return False
         if q.model and q.model not in self.filter_models:
             return False
-        if q.search and q.search.casefold() not in self.row.session_id.casefold():
+        if q.search and q.search.casefold() not in self.key.casefold():
             return False
         if q.min_cost is not None and (self.row.cost_usd is None or self.row.cost_usd < Decimal(repr(q.min_cost))):
             return False
@@ -149,11 +160,8 @@ class KeptRow:
 
 
 def served_by_kept_rows(q: SessionQuery) -> bool:
-    """Pages the kept rows serve: filtered and aggregate ones. A page by time with no filter is read from the
-    index in list order, which costs the page already (trajectory/session_page.py)."""
-    if q.sort not in _SQL_ORDER:
-        return False  # the list refuses it, saying which sorts there are
-    return q.errors_only or bool(q.model) or q.sort in ("spans", "cost") or q.min_cost is not None
+    """Pages the kept rows serve: every sort the list knows (it refuses the others, saying which there are)."""
+    return q.sort in _SQL_ORDER
 
 
 # -- reading -------------------------------------------------------------------------------------------------------
@@ -206,9 +214,9 @@ def _fresh_rows(store: Store, agent_id: str, keys: Sequence[str], prices: PriceB
         found = [flags[t] for t in session.trace_ids if t in flags]
         if not found:
             continue  # as the list's filters, a session with no summarised trace is not listed
-        kept[row.session_id] = KeptRow(row, session.first_start_ns, session.last_end_ns,
+        kept[row.session_id] = KeptRow(row.session_id, session.first_start_ns, session.last_end_ns,
                                        any(failing for failing, _ in found),
-                                       sorted({m for _, models in found for m in models}))
+                                       sorted({m for _, models in found for m in models}), row.spans, parsed=row)
     return kept
 
 
@@ -220,15 +228,20 @@ def _shown(row: SessionRow) -> str:
                        row.unpriced], separators=(",", ":"))
 
 
-def _as_kept(key: str, index_first: int, index_last: int, failing: bool, filter_models: Sequence[str],
-             shown: str) -> KeptRow:
+def _parse_shown(key: str, shown: str) -> SessionRow:
     (spans, traces, first, last, received, errors, rootless, missing, models, trace_ids, calls, prompt, completion,
      cached, reasoning, cost, sources, unpriced) = json.loads(shown)
-    row = SessionRow(key, spans, traces, first, last, received, errors, rootless, missing, models,
-                     trace_ids=trace_ids, steps=calls, prompt_tokens=prompt, completion_tokens=completion,
-                     cached_tokens=cached, reasoning_tokens=reasoning,
-                     cost_usd=None if cost is None else Decimal(cost), price_sources=set(sources), unpriced=unpriced)
-    return KeptRow(row, int(index_first), int(index_last), bool(failing), [str(m) for m in filter_models])
+    return SessionRow(key, spans, traces, first, last, received, errors, rootless, missing, models,
+                      trace_ids=trace_ids, steps=calls, prompt_tokens=prompt, completion_tokens=completion,
+                      cached_tokens=cached, reasoning_tokens=reasoning,
+                      cost_usd=None if cost is None else Decimal(cost), price_sources=set(sources),
+                      unpriced=unpriced)
+
+
+def _as_kept(key: str, index_first: int, index_last: int, failing: bool, filter_models: Sequence[str],
+             span_count: int, shown: str) -> KeptRow:
+    return KeptRow(key, int(index_first), int(index_last), bool(failing), [str(m) for m in filter_models],
+                   int(span_count), shown)
 
 
 def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Sequence[str], need: int
@@ -269,7 +282,7 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
                                   SHORT_READ)) if read else {}
         current = [r for r in read if int(newest[r[0]]) == int(r[1])]
         if len(current) >= need or len(read) < scan:
-            return [_as_kept(str(r[0]), *r[3:]) for r in current]
+            return [_as_kept(str(r[0]), *r[2:]) for r in current]
         scan *= 4
 
 
@@ -297,7 +310,7 @@ def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: Pric
     after = None
     if by_index and picked[:q.limit]:
         last = picked[:q.limit][-1]
-        after = (-last.index_last_ns if q.sort == "last_seen" else -last.index_first_ns, last.row.session_id)
+        after = (-last.index_last_ns if q.sort == "last_seen" else -last.index_first_ns, last.key)
     return SessionPage(rows, len(picked) > q.limit, after)
 
 

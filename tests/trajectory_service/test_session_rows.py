@@ -25,6 +25,8 @@ _QUERIES = [
     SessionQuery(sort="spans"), SessionQuery(sort="cost"), SessionQuery(min_cost=0.000001),
     SessionQuery(min_cost=0.000001, sort="cost", errors_only=True), SessionQuery(sort="spans", search="S-1"),
     SessionQuery(errors_only=True, since_ns=BASE_NS + 2000 * 10**9, until_ns=BASE_NS + 4000 * 10**9),
+    SessionQuery(), SessionQuery(sort="first_seen"), SessionQuery(search="s-1"),
+    SessionQuery(sort="first_seen", since_ns=BASE_NS + 2000 * 10**9, until_ns=BASE_NS + 4000 * 10**9),
 ]
 
 
