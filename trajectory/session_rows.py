@@ -1,5 +1,5 @@
-"""The session list's rows, kept per session as sessions go quiet, so that a filtered or aggregate page reads a
-row per session instead of walking the index and every candidate's spans.
+"""The session list's rows, kept per session as sessions go quiet, so that a page (any sort, filter or search)
+reads a row per session instead of walking the index and every candidate's spans.
 
 A row is what the list shows of a session (trajectory/session_list.py, `read_sessions`: figures, tokens, cost
 priced with the service's price book), plus what the list picks and filters by: the index's times (the rank
@@ -48,6 +48,9 @@ _CHUNK_TRACES = 2_000
 # Unkept traces a page reads from their spans at most: past it (a backlog, a store just migrated) the list's
 # own reads serve the page.
 _MAX_UNKEPT_TRACES = 2_000
+# The same for a page the index serves in list order (by time, no filter but a search), which costs the page
+# read from the spans: past this many unkept traces (live ingest), reading their sessions would cost more.
+MAX_UNKEPT_FOR_INDEX_PAGES = 100
 # Candidate rows a page reads beyond the page from the kept rows, for those a cost's floating-point order could
 # place a little differently from its exact one.
 _COST_EXTRA = 8
@@ -157,6 +160,12 @@ class KeptRow:
         if q.after is not None and _by_index(q):
             return self.rank(q.sort) > q.after
         return True
+
+
+def index_serves(q: SessionQuery) -> bool:
+    """Whether the list reads the page from the session index in list order, costing the page (by time, no filter
+    but a search: trajectory/session_page.py)."""
+    return _by_index(q) and not q.errors_only and not q.model
 
 
 def served_by_kept_rows(q: SessionQuery) -> bool:
@@ -288,11 +297,13 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
 
 def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: PriceBook) -> SessionPage | None:
     """The page `q` asks for from the kept rows and the sessions changed since they were kept, or None where
-    the kept rows cannot serve it (no rows kept yet, another price book, too many traces changed since)."""
+    the kept rows cannot serve it (no rows kept yet, another price book, too many traces changed since: fewer
+    for a page the index serves)."""
     if not served_by_kept_rows(q):
         return None
-    unkept_traces = traces_not_kept(store, agent_id, prices, _MAX_UNKEPT_TRACES + 1)
-    if unkept_traces is None or len(unkept_traces) > _MAX_UNKEPT_TRACES:
+    most = MAX_UNKEPT_FOR_INDEX_PAGES if index_serves(q) else _MAX_UNKEPT_TRACES
+    unkept_traces = traces_not_kept(store, agent_id, prices, most + 1)
+    if unkept_traces is None or len(unkept_traces) > most:
         return None
     unkept = _keys_of(store, agent_id, unkept_traces)
     by_index = _by_index(q)

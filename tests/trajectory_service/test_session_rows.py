@@ -1,4 +1,4 @@
-"""The session list's kept rows (trajectory/session_rows.py): a filtered or aggregate page served from them is
+"""The session list's kept rows (trajectory/session_rows.py): a page of any sort, filter or search served from them is
 the page the list reads from the spans, for a mix of every kind of trace, at every sort, filter and page
 boundary; right after more spans arrive (a late root claiming a trace, a call added to a kept session, a new
 session), before the keeper has run again; not used with another price book until priced again; kept by the
@@ -11,11 +11,21 @@ import time
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from evalkit.migrations import migrate
 from evalkit.store import Store
+from evalkit.trajectory import session_rows
 from evalkit.trajectory.prices import PriceBook, PriceRule
 from evalkit.trajectory.session_list import SessionPage, SessionQuery, list_sessions
-from evalkit.trajectory.session_rows import keep_rows, page_of_kept_rows, read_mark, traces_not_kept
+from evalkit.trajectory.session_rows import (
+    MAX_UNKEPT_FOR_INDEX_PAGES,
+    index_serves,
+    keep_rows,
+    page_of_kept_rows,
+    read_mark,
+    traces_not_kept,
+)
 from tests.trajectory_service.conftest import BASE_NS, Service, ServiceFactory, chat, root, span
 from tests.trajectory_service.test_session_list_summary import _send_mixed
 
@@ -59,7 +69,10 @@ def _assert_same_pages(svc: Service, agent: str, prices: PriceBook) -> int:
         for limit, offset in ((1, 0), (7, 0), (7, 14), (1000, 0)):
             q = SessionQuery(**{**query.__dict__, "limit": limit, "offset": offset})
             kept = page_of_kept_rows(store, agent, q, prices)
-            assert kept is not None, q
+            if kept is None:  # left to the index, which costs the page, when many traces are unkept
+                unkept = traces_not_kept(store, agent, prices, 10_000)
+                assert index_serves(q) and unkept is not None and len(unkept) > MAX_UNKEPT_FOR_INDEX_PAGES, q
+                continue
             live = list_sessions(store, agent, q, prices)
             assert _view(kept) == _view(live), q
             compared += len(kept.rows)
@@ -72,7 +85,7 @@ def _assert_same_pages(svc: Service, agent: str, prices: PriceBook) -> int:
 
 
 async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_after_more_spans_arrive(
-        start_service: ServiceFactory) -> None:
+        start_service: ServiceFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     svc = await start_service(session_rows_interval_seconds=0)  # kept here, by the test
     agent, key = await svc.new_agent()
     await _send_mixed(svc, key, 208)
@@ -106,6 +119,12 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
     assert _assert_same_pages(svc, agent, prices) > 300
     errors_page = page_of_kept_rows(store, agent, SessionQuery(errors_only=True, limit=1000), prices)
     assert errors_page is not None and target.session_id in [row.session_id for row in errors_page.rows]
+    # Past a few unkept traces, a page the index serves is left to it; a filtered page still reads kept rows.
+    monkeypatch.setattr(session_rows, "MAX_UNKEPT_FOR_INDEX_PAGES", 1)
+    assert page_of_kept_rows(store, agent, SessionQuery(), prices) is None
+    assert page_of_kept_rows(store, agent, SessionQuery(search="s-"), prices) is None
+    assert page_of_kept_rows(store, agent, SessionQuery(errors_only=True), prices) is not None
+    monkeypatch.undo()
 
     assert _keep_all(store, prices) >= 3
     assert _assert_same_pages(svc, agent, prices) > 300
