@@ -891,6 +891,12 @@ def _add_calls(row: SessionRow, model: str, provider: str, counts: Sequence[Any]
         if row.cost_usd is not None:
             row.cost_usd += priced.usd
 
+def index_walk_serves(query: SessionQuery) -> bool:
+    """Whether the page is read by walking the session index in list order, costing the page: by time, with no
+    filter but a search."""
+    return query.sort in ORDERS and query.min_cost is None and not query.errors_only and not query.model
+
+
 def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: PriceBook,
                   shares: WalkShares | None = None, known: KnownModels | None = None) -> SessionPage:
     """One page of sessions, whether more follow, and (by last or first seen) where the next one starts.
@@ -919,7 +925,7 @@ def list_sessions(store: Store, agent_id: str, query: SessionQuery, prices: Pric
         # One more than the page says whether more follow; the page is cut in the index's order, so that
         # the next one (from the cursor's rank, or the offset) neither repeats nor skips a session.
         picked: list[Resolved] | None
-        if not query.errors_only and not query.model:
+        if index_walk_serves(query):
             try:
                 # A first page whose sessions lie far down the index (a time range long before the newest
                 # sessions, by last seen) is left to the summary's query, as a filtered walk's is.

@@ -36,6 +36,7 @@ from evalkit.trajectory.session_list import (
     SessionPage,
     SessionQuery,
     SessionRow,
+    index_walk_serves,
     order_rows,
     read_sessions,
 )
@@ -160,12 +161,6 @@ class KeptRow:
         if q.after is not None and _by_index(q):
             return self.rank(q.sort) > q.after
         return True
-
-
-def index_serves(q: SessionQuery) -> bool:
-    """Whether the list reads the page from the session index in list order, costing the page (by time, no filter
-    but a search: trajectory/session_page.py)."""
-    return _by_index(q) and not q.errors_only and not q.model
 
 
 def served_by_kept_rows(q: SessionQuery) -> bool:
@@ -301,7 +296,7 @@ def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: Pric
     for a page the index serves)."""
     if not served_by_kept_rows(q):
         return None
-    most = MAX_UNKEPT_FOR_INDEX_PAGES if index_serves(q) else _MAX_UNKEPT_TRACES
+    most = MAX_UNKEPT_FOR_INDEX_PAGES if index_walk_serves(q) else _MAX_UNKEPT_TRACES
     unkept_traces = traces_not_kept(store, agent_id, prices, most + 1)
     if unkept_traces is None or len(unkept_traces) > most:
         return None

@@ -17,10 +17,9 @@ from evalkit.migrations import migrate
 from evalkit.store import Store
 from evalkit.trajectory import session_rows
 from evalkit.trajectory.prices import PriceBook, PriceRule
-from evalkit.trajectory.session_list import SessionPage, SessionQuery, list_sessions
+from evalkit.trajectory.session_list import SessionPage, SessionQuery, index_walk_serves, list_sessions
 from evalkit.trajectory.session_rows import (
     MAX_UNKEPT_FOR_INDEX_PAGES,
-    index_serves,
     keep_rows,
     page_of_kept_rows,
     read_mark,
@@ -71,7 +70,7 @@ def _assert_same_pages(svc: Service, agent: str, prices: PriceBook) -> int:
             kept = page_of_kept_rows(store, agent, q, prices)
             if kept is None:  # left to the index, which costs the page, when many traces are unkept
                 unkept = traces_not_kept(store, agent, prices, 10_000)
-                assert index_serves(q) and unkept is not None and len(unkept) > MAX_UNKEPT_FOR_INDEX_PAGES, q
+                assert index_walk_serves(q) and unkept is not None and len(unkept) > MAX_UNKEPT_FOR_INDEX_PAGES, q
                 continue
             live = list_sessions(store, agent, q, prices)
             assert _view(kept) == _view(live), q
