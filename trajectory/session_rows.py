@@ -13,7 +13,8 @@ the last activity read. A page (`page_of_kept_rows`) treats every trace with act
 unkept: the keys those traces can list are read from their spans, as the list reads them, and the kept rows of
 those keys are left out. So a page is the same as the list would read, whatever the keeper has done, and costs
 a query over the agent's kept rows plus the sessions that changed since the keeper last ran. Rows priced with
-another price book (the book's `fingerprint`) are not used until the keeper has priced them all again.
+another price book (the book's `fingerprint`), or kept in an older format, are not used until the keeper has
+written them all again.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import Any
 
 from evalkit.store import SHORT_READ, Store, compact_sql
@@ -52,14 +53,15 @@ _MAX_UNKEPT_TRACES = 2_000
 # The same for a page the index serves in list order (by time, no filter but a search), which costs the page
 # read from the spans: past this many unkept traces (live ingest), reading their sessions would cost more.
 MAX_UNKEPT_FOR_INDEX_PAGES = 100
-# Candidate rows a page reads beyond the page from the kept rows, for those a cost's floating-point order could
-# place a little differently from its exact one.
-_COST_EXTRA = 8
+# What the kept rows' format adds to the price book's fingerprint in the mark: rows kept in an older format
+# (before `cost_rest`, migration 209) are not used until the keeper has written them all again.
+_ROW_FORMAT = "rows-2"
 
 _COLUMN_NAMES = ["agent_id", "session_key", "version", "listed", "index_first_ns", "index_last_ns", "span_count",
-                 "first_ns", "last_ns", "cost", "failing", "filter_models", "shown"]
-# What a page reads of a row: its place and filters' columns, and what it shows.
-_ROW_FIELDS = "session_key, version, index_first_ns, index_last_ns, failing, filter_models, span_count, shown"
+                 "first_ns", "last_ns", "cost", "cost_rest", "failing", "filter_models", "shown"]
+# What a page reads of a row to rank and filter it; and what it shows (`shown`), read with them or after the sort.
+_RANK_FIELDS = "session_key, version, index_first_ns, index_last_ns, failing, filter_models, span_count, first_ns, " \
+    "last_ns, cost, cost_rest"
 
 _MARK = "SELECT toUnixTimestamp64Milli(at), agent_id, trace_id, prices FROM session_rows_mark " \
         "ORDER BY written_at DESC LIMIT 1"
@@ -88,6 +90,11 @@ _LISTED_KEYS = compact_sql("""
 SELECT session_key FROM session_rows FINAL
 WHERE agent_id = {agent:String} AND session_key IN {keys:Array(String)} AND listed
 """)
+# What some keys' rows show, each version (a page's rows read after the sort).
+_SHOWN = compact_sql("""
+SELECT session_key, version, shown FROM session_rows
+WHERE agent_id = {agent:String} AND session_key IN {keys:Array(String)}
+""")
 # The newest version of some keys' rows.
 _NEWEST = compact_sql("""
 SELECT session_key, max(version) FROM session_rows
@@ -97,12 +104,12 @@ GROUP BY session_key
 
 # The order of each sort over kept rows, as the list orders its pages: by time, the index's rank (minus the
 # time, then the id), or the spans' times where the list picks the page priced (a cost floor); by span count;
-# by cost (unpriced last, ties by the spans' last end).
+# by cost (unpriced last, ties by the spans' last end; the exact cost as two floats, `cost_pair`).
 _SQL_ORDER = {
     "last_seen": "index_last_ns DESC, session_key",
     "first_seen": "index_first_ns DESC, session_key",
     "spans": "span_count DESC, session_key",
-    "cost": "isNull(cost), cost DESC, last_ns DESC, session_key",
+    "cost": "cost DESC NULLS LAST, cost_rest DESC, last_ns DESC, session_key",
 }
 _SQL_ORDER_PRICED = {**_SQL_ORDER, "last_seen": "last_ns DESC, session_key", "first_seen": "first_ns DESC, session_key"}
 
@@ -115,22 +122,36 @@ def _by_index(q: SessionQuery) -> bool:
 
 @dataclass
 class KeptRow:
-    """A session's row as kept: what the page shows (`shown`, parsed only for the rows a page needs), and what
-    the list picks and filters it by."""
+    """A session's row as kept: what the list picks, filters and ranks it by, and what the page shows (`shown`,
+    read and parsed only for the rows a page needs)."""
 
     key: str
+    version: int
     index_first_ns: int
     index_last_ns: int
     failing: bool
     filter_models: list[str]
     span_count: int
+    first_ns: int  # the spans' first start and last end (the row's own), which a cost floor's page ranks by
+    last_ns: int
+    cost: float | None  # the exact cost (`row.cost_usd`) as two floats (`cost_pair`)
+    cost_rest: float
     shown: str = ""
     parsed: SessionRow | None = None
+
+    @classmethod
+    def of_row(cls, row: SessionRow, index_first_ns: int, index_last_ns: int, failing: bool,
+               filter_models: list[str]) -> KeptRow:
+        cost, rest = cost_pair(row.cost_usd)
+        return cls(row.session_id, 0, index_first_ns, index_last_ns, failing, filter_models, row.spans,
+                   row.first_start_ns, row.last_end_ns, cost, rest, parsed=row)
 
     @property
     def row(self) -> SessionRow:
         # A page 100 deep ranks 5,000 rows and shows 50: parsing them all cost more than reading them.
         if self.parsed is None:
+            if not self.shown:
+                raise ValueError(f"the kept row of {self.key!r} was ranked without what it shows (`_read_shown`)")
             self.parsed = _parse_shown(self.key, self.shown)
         return self.parsed
 
@@ -138,13 +159,12 @@ class KeptRow:
         """Where the row sorts in a page of `sort` (smallest first), exactly; by time, as the index ranks it or
         (not `by_index`) by the spans' times."""
         if sort == "last_seen":
-            return (-self.index_last_ns if by_index else -self.row.last_end_ns, self.key)
+            return (-self.index_last_ns if by_index else -self.last_ns, self.key)
         if sort == "first_seen":
-            return (-self.index_first_ns if by_index else -self.row.first_start_ns, self.key)
+            return (-self.index_first_ns if by_index else -self.first_ns, self.key)
         if sort == "spans":
             return (-self.span_count, self.key)
-        row = self.row
-        return (row.cost_usd is None, -(row.cost_usd or 0), -row.last_end_ns, self.key)
+        return (self.cost is None, -(self.cost or 0.0), -self.cost_rest, -self.last_ns, self.key)
 
     def passes(self, q: SessionQuery) -> bool:
         """Whether the page's filters keep it (time range by the index's times, as the list's are)."""
@@ -156,11 +176,31 @@ class KeptRow:
             return False
         if q.search and q.search.casefold() not in self.key.casefold():
             return False
-        if q.min_cost is not None and (self.row.cost_usd is None or self.row.cost_usd < Decimal(repr(q.min_cost))):
+        if q.min_cost is not None and (self.cost is None or (self.cost, self.cost_rest) < _floor_pair(q.min_cost)):
             return False
         if q.after is not None and _by_index(q):
             return self.rank(q.sort) > q.after
         return True
+
+
+def cost_pair(cost: Decimal | None) -> tuple[float | None, float]:
+    """An exact cost as two floats that order as it does: the nearest float, and the nearest float to what is
+    left. Rounding keeps order, so two costs differ in the first or, rounding to the same float, in the second:
+    a cost is a sum of products in Python's decimal context (28 digits), so two that differ do so by more than
+    the second float's own rounding (~1e-32 of the cost)."""
+    if cost is None:
+        return None, 0.0
+    with localcontext() as exact:
+        exact.prec = 80  # the float's own decimal expansion has up to ~60 digits
+        first = float(cost)
+        return first, float(cost - Decimal(first))
+
+
+def _floor_pair(floor: float) -> tuple[float, float]:
+    # The list's floor is the decimal a float reads as (`Decimal(repr(min_cost))`), not its binary value.
+    first, rest = cost_pair(Decimal(repr(floor)))
+    assert first is not None
+    return first, rest
 
 
 def served_by_kept_rows(q: SessionQuery) -> bool:
@@ -177,6 +217,11 @@ class Mark:
     prices: str
 
 
+def rows_fingerprint(prices: PriceBook) -> str:
+    """What the mark records the rows were kept with: the price book, and the rows' format."""
+    return f"{prices.fingerprint()} {_ROW_FORMAT}"
+
+
 def read_mark(store: Store) -> Mark | None:
     found = store.query(_MARK, {}, SHORT_READ)
     return Mark(int(found[0][0]), str(found[0][1]), str(found[0][2]), str(found[0][3])) if found else None
@@ -186,7 +231,7 @@ def traces_not_kept(store: Store, agent_id: str, prices: PriceBook, limit: int) 
     """Up to `limit` of the agent's traces that got spans since their sessions' rows were kept; None when no rows
     are kept with this price book."""
     mark = read_mark(store)
-    if mark is None or mark.prices != prices.fingerprint():
+    if mark is None or mark.prices != rows_fingerprint(prices):
         return None
     return [str(t) for t, in store.query(_UNKEPT, {
         "at": mark.at_ms, "mark_agent": mark.agent_id, "mark_trace": mark.trace_id, "agent": agent_id,
@@ -218,9 +263,9 @@ def _fresh_rows(store: Store, agent_id: str, keys: Sequence[str], prices: PriceB
         found = [flags[t] for t in session.trace_ids if t in flags]
         if not found:
             continue  # as the list's filters, a session with no summarised trace is not listed
-        kept[row.session_id] = KeptRow(row.session_id, session.first_start_ns, session.last_end_ns,
-                                       any(failing for failing, _ in found),
-                                       sorted({m for _, models in found for m in models}), row.spans, parsed=row)
+        kept[row.session_id] = KeptRow.of_row(row, session.first_start_ns, session.last_end_ns,
+                                              any(failing for failing, _ in found),
+                                              sorted({m for _, models in found for m in models}))
     return kept
 
 
@@ -242,10 +287,26 @@ def _parse_shown(key: str, shown: str) -> SessionRow:
                       unpriced=unpriced)
 
 
-def _as_kept(key: str, index_first: int, index_last: int, failing: bool, filter_models: Sequence[str],
-             span_count: int, shown: str) -> KeptRow:
-    return KeptRow(key, int(index_first), int(index_last), bool(failing), [str(m) for m in filter_models],
-                   int(span_count), shown)
+def _as_kept(key: str, version: int, index_first: int, index_last: int, failing: bool,
+             filter_models: Sequence[str], span_count: int, first: int, last: int, cost: float | None,
+             cost_rest: float, shown: str = "") -> KeptRow:
+    return KeptRow(key, int(version), int(index_first), int(index_last), bool(failing),
+                   [str(m) for m in filter_models], int(span_count), int(first), int(last),
+                   None if cost is None else float(cost), float(cost_rest), shown)
+
+
+def _read_shown(store: Store, agent_id: str, rows: Sequence[KeptRow]) -> None:
+    """Read what some kept rows show, where it was not read with them."""
+    wanted = {kept.key: kept for kept in rows if kept.parsed is None and not kept.shown}
+    if not wanted:
+        return
+    # The version ranked; else (the keeper wrote the key again and its parts merged since) the newest one.
+    found: dict[str, tuple[bool, int, str]] = {}
+    for key, version, shown in store.query(_SHOWN, {"agent": agent_id, "keys": sorted(wanted)}, SHORT_READ):
+        candidate = (int(version) == wanted[key].version, int(version), str(shown))
+        found[key] = max(found.get(key, candidate), candidate)
+    for key, (_, _, shown) in found.items():
+        wanted[key].shown = shown
 
 
 def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Sequence[str], need: int
@@ -264,10 +325,9 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
     if q.search:
         where.append(holds_search("session_key"))
         params["search"] = q.search
-    if q.min_cost is not None:
-        # In floating point, a little below the floor: the exact test is `KeptRow.passes`.
-        where.append("cost >= {floor:Float64}")
-        params["floor"] = q.min_cost * (1 - 1e-9) - 1e-9
+    if q.min_cost is not None:  # as `KeptRow.passes`, exactly
+        where.append("(cost > {floor:Float64} OR (cost = {floor:Float64} AND cost_rest >= {floor_rest:Float64}))")
+        params["floor"], params["floor_rest"] = _floor_pair(q.min_cost)
     if q.after is not None and _by_index(q):
         column = "index_last_ns" if q.sort == "last_seen" else "index_first_ns"
         where.append(f"(-{column}, session_key) > ({{after_position:Int64}}, {{after_key:String}})")
@@ -276,17 +336,20 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
     # written again since its parts merged has older rows too, so each key read is checked against its newest
     # version (`_NEWEST`) and its older rows dropped; where too few are left, more are read. The newest rows of the
     # page are among those read: each ranks above the last row read, as no older row of a key is newer than it.
-    # (`shown`, one column, is read with them: 1 ms more than the sort alone, where two dozen columns cost 25 more.)
-    sql = (f"SELECT {_ROW_FIELDS} FROM session_rows WHERE {' AND '.join(where)} "
+    # `shown`, one column, is read with them: 1 ms more than the sort alone, where two dozen columns cost 25 more.
+    # But by cost, whose first rows are the largest sessions, it costs the sort 5 ms at the first page and 22 at
+    # page 100: there it is read after, for the page's rows only (`_read_shown`).
+    fields = _RANK_FIELDS if q.sort == "cost" else f"{_RANK_FIELDS}, shown"
+    sql = (f"SELECT {fields} FROM session_rows WHERE {' AND '.join(where)} "
            f"ORDER BY {(_SQL_ORDER if _by_index(q) else _SQL_ORDER_PRICED)[q.sort]} LIMIT {{scan:UInt64}}")
     scan = need + 16
     while True:
         read = store.query(sql, {**params, "scan": scan})
         newest = dict(store.query(_NEWEST, {"agent": agent_id, "keys": sorted({str(r[0]) for r in read})},
                                   SHORT_READ)) if read else {}
-        current = [r for r in read if int(newest[r[0]]) == int(r[1])]
+        current = [_as_kept(*r) for r in read if int(newest[r[0]]) == int(r[1])]
         if len(current) >= need or len(read) < scan:
-            return [_as_kept(str(r[0]), *r[2:]) for r in current]
+            return current
         scan *= 4
 
 
@@ -304,13 +367,12 @@ def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: Pric
     by_index = _by_index(q)
     skip = q.offset if q.after is None or not by_index else 0
     need = skip + q.limit + 1
-    extra = _COST_EXTRA if q.sort == "cost" else 0
-    candidates = _kept_candidates(store, agent_id, q, unkept, need + extra)
+    candidates = _kept_candidates(store, agent_id, q, unkept, need)
     candidates += _fresh_rows(store, agent_id, unkept, prices).values()
-    # (The kept ones too: the SQL's cost floor is a float's, a little below the exact one.)
     candidates = [kept for kept in candidates if kept.passes(q)]
     candidates.sort(key=lambda kept: kept.rank(q.sort, by_index))
     picked = candidates[skip:need]
+    _read_shown(store, agent_id, picked[:q.limit])
     rows = [kept.row for kept in picked[:q.limit]]
     order_rows(rows, q.sort)  # by the spans' own times, as the list shows a page
     after = None
@@ -323,11 +385,10 @@ def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: Pric
 # -- keeping -------------------------------------------------------------------------------------------------------
 def _values(agent_id: str, key: str, version: int, kept: KeptRow | None) -> list[Any]:
     if kept is None:  # the key lists nothing now
-        return [agent_id, key, version, False, 0, 0, 0, 0, 0, None, False, [], ""]
+        return [agent_id, key, version, False, 0, 0, 0, 0, 0, None, 0.0, False, [], ""]
     row = kept.row
     return [agent_id, key, version, True, kept.index_first_ns, kept.index_last_ns, row.spans, row.first_start_ns,
-            row.last_end_ns, None if row.cost_usd is None else float(row.cost_usd), kept.failing, kept.filter_models,
-            _shown(row)]
+            row.last_end_ns, kept.cost, kept.cost_rest, kept.failing, kept.filter_models, _shown(row)]
 
 
 def _keep_agent(store: Store, agent_id: str, traces: Sequence[str], prices: PriceBook, version: int) -> int:
@@ -350,7 +411,7 @@ def keep_rows(store: Store, prices: PriceBook, now_ms: int, slack_ms: int,
     (which the caller sets no later than the start of any insert into spans still running: its rows are stamped
     then and seen only once it ends); the number of rows written. Run again and again (`RowKeeper`); a run cut
     short is taken up from the mark."""
-    fingerprint = prices.fingerprint()
+    fingerprint = rows_fingerprint(prices)
     mark = read_mark(store)
     place = (mark.at_ms, mark.agent_id, mark.trace_id) if mark is not None and mark.prices == fingerprint \
         else (0, "", "")

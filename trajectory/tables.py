@@ -188,7 +188,8 @@ _PREPARES_CALL = (
 # by this stamp). `session_rows` holds a listed session's row (its figures as a page shows them, priced), or a
 # key that lists nothing any more (`listed` false), the newest `version` winning. `session_rows_mark` says how far
 # along `trace_activity` the rows were kept, and with which price book: a trace with activity after the mark is
-# read from its spans, as before.
+# read from its spans, as before. Migration 209 adds `cost_rest`: with `cost`, the exact cost as two floats that
+# sort as it does (`session_rows.cost_pair`), so a page by cost or a cost floor is exact in SQL.
 TRACE_ACTIVITY = Table(
     name="trace_activity",
     columns="""
@@ -216,6 +217,7 @@ SESSION_ROWS = Table(
         first_ns Int64,
         last_ns Int64,
         cost Nullable(Float64),
+        cost_rest Float64,
         failing Bool,
         filter_models Array(String),
         shown String
@@ -273,4 +275,7 @@ MIGRATIONS: list[Migration] = [
     Migration(208, "the session list's rows kept per session, and when each trace last got spans", (
         TRACE_ACTIVITY, TRACE_ACTIVITY_FEED, SESSION_ROWS, SESSION_ROWS_MARK,
         Backfill("trace_activity", "trace_summary", _TRACE_ACTIVITY_ROWS))),
+    # Rows kept before it are not used until kept again (`session_rows.rows_fingerprint`).
+    Migration(209, "a kept session row's exact cost, as two floats that sort as it does", (
+        AddColumn("session_rows", "cost_rest Float64 DEFAULT 0"),)),
 ]

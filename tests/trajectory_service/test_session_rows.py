@@ -23,6 +23,7 @@ from evalkit.trajectory.session_rows import (
     keep_rows,
     page_of_kept_rows,
     read_mark,
+    rows_fingerprint,
     traces_not_kept,
 )
 from tests.trajectory_service.conftest import BASE_NS, Service, ServiceFactory, chat, root, span
@@ -165,7 +166,7 @@ async def test_the_running_service_keeps_the_rows_and_serves_pages_from_them(sta
         await asyncio.sleep(0.1)
     assert kept == 8
     mark = read_mark(store)
-    assert mark is not None and mark.prices == _prices(svc).fingerprint()
+    assert mark is not None and mark.prices == rows_fingerprint(_prices(svc))
     body = (await svc.get(f"/api/agents/{agent}/sessions?errors=true&sort=spans&limit=3")).body
     assert [row["session_id"] for row in body["sessions"]] == ["s-1", "s-3", "s-5"] and body["has_more"]
     assert all(row["errors"] == 1 and row["span_count"] == 3 for row in body["sessions"])
@@ -183,10 +184,57 @@ async def test_migration_208_marks_every_trace_stored_before_it_active_so_the_ke
     for table in ("trace_activity", "session_rows", "session_rows_mark"):
         store.command(f"DROP TABLE {store.database}.{table}")
     store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 208")
-    assert migrate(store) == [208]
+    assert migrate(store) == [208]  # (the table as it is now: 209's column with it)
     assert _keep_all(store, prices) == 5
     page = page_of_kept_rows(store, agent, SessionQuery(sort="spans"), prices)
     assert page is not None and [row.session_id for row in page.rows] == ["s-1", "s-2", "s-3", "s-4", "s-5"]
     # Spans arriving after it are stamped by the re-created view.
     await svc.send(key, [chat(3, 99, 30, 31.0)])
     assert traces_not_kept(store, agent, prices, 10) == [f"{3:032x}"]
+
+
+async def test_costs_that_round_to_the_same_float_are_ranked_and_floored_exactly(svc: Service) -> None:
+    # A kept row's `cost` is a float: these three sessions' costs differ only past its precision. The newest
+    # sessions are the cheapest, so the float's tie-break (latest first) would rank them the wrong way round.
+    agent, key = await svc.new_agent()
+    models = {1: "dear", 2: "dear", 3: "even", 4: "cheap", 5: "cheap"}
+    await svc.send(key, [s for i, model in models.items() for s in (
+        root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5), chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1, model=model))])
+    store = svc.running.store
+    prices = PriceBook([PriceRule(model="dear", input=Decimal("1000.0000000000000000001"), output=Decimal(1000)),
+                        PriceRule(model="even", input=Decimal(1000), output=Decimal(1000)),
+                        PriceRule(model="cheap", input=Decimal("999.9999999999999999999"), output=Decimal(1000))])
+    _keep_all(store, prices)
+    costs = dict(store.query("SELECT session_key, cost FROM session_rows FINAL"))
+    assert len(set(costs.values())) == 1 and costs["s-1"] == 0.11  # one float for all five
+    exact = ["s-2", "s-1", "s-3", "s-5", "s-4"]  # dearest first, ties by the latest end
+    for q in (SessionQuery(sort="cost", limit=5), *(SessionQuery(sort="cost", limit=2, offset=o) for o in range(4)),
+              SessionQuery(sort="cost", limit=1, offset=2), SessionQuery(min_cost=0.11, limit=5),
+              SessionQuery(min_cost=0.11, sort="cost", limit=2, offset=1)):
+        page = page_of_kept_rows(store, agent, q, prices)
+        assert page is not None and _view(page) == _view(list_sessions(store, agent, q, prices)), q
+        if q.sort == "cost" and q.min_cost is None:
+            assert [row.session_id for row in page.rows] == exact[q.offset:q.offset + q.limit], q
+        if q.min_cost is not None:  # the cheap ones cost less than $0.11, by 1e-22
+            assert {row.session_id for row in page.rows} <= {"s-1", "s-2", "s-3"} and len(page.rows) == min(
+                q.limit, 3 - q.offset), q
+
+
+async def test_migration_209_adds_the_exact_cost_and_rows_kept_before_it_are_not_used_until_kept_again(
+        svc: Service) -> None:
+    agent, key = await svc.new_agent()
+    await svc.send(key, [s for i in range(1, 4) for s in (root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5),
+                                                           chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1))])
+    store, prices = svc.running.store, _prices(svc)
+    # The data directory as a service before migration 209 left it: rows kept, their mark the price book's alone.
+    store.command(f"ALTER TABLE {store.database}.session_rows DROP COLUMN cost_rest")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 209")
+    store.command("INSERT INTO session_rows (agent_id, session_key, version, listed, shown) VALUES "
+                  "({agent:String}, 's-1', 1, true, '')", {"agent": agent})
+    store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, written_at) VALUES "
+                  "(0, now64(3), '', '', {prices:String}, now64(3))", {"prices": prices.fingerprint()})
+    assert migrate(store) == [209]
+    assert page_of_kept_rows(store, agent, SessionQuery(sort="cost"), prices) is None  # not kept in this format
+    assert _keep_all(store, prices) == 3
+    page = page_of_kept_rows(store, agent, SessionQuery(sort="cost"), prices)
+    assert page is not None and _view(page) == _view(list_sessions(store, agent, SessionQuery(sort="cost"), prices))
