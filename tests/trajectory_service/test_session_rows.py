@@ -57,6 +57,15 @@ def _prices(svc: Service) -> PriceBook:
     return PriceBook.from_file(svc.running.settings.data_dir / "prices.yaml")
 
 
+async def _agent_with_sessions(svc: Service, count: int) -> tuple[str, str, Store, PriceBook]:
+    """A new agent (its id and key) with `count` sessions of one LLM call each (s-1, s-2, ...); the store and the
+    service's prices."""
+    agent, key = await svc.new_agent()
+    await svc.send(key, [s for i in range(1, count + 1) for s in (
+        root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5), chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1))])
+    return agent, key, svc.running.store, _prices(svc)
+
+
 def _view(page: SessionPage) -> tuple[list[dict[str, Any]], bool, Any]:
     return [row.view(0.0, 0.0) for row in page.rows], page.more, page.after
 
@@ -133,10 +142,7 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
 
 
 async def test_kept_rows_priced_by_another_book_are_not_used_until_priced_again(svc: Service) -> None:
-    agent, key = await svc.new_agent()
-    await svc.send(key, [s for i in range(1, 6) for s in (root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5),
-                                                           chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1))])
-    store, prices = svc.running.store, _prices(svc)
+    agent, _, store, prices = await _agent_with_sessions(svc, 5)
     _keep_all(store, prices)
     dearer = PriceBook([PriceRule(model="test-model", input=Decimal(1000), output=Decimal(1000))])
     assert dearer.fingerprint() != prices.fingerprint()
@@ -174,10 +180,7 @@ async def test_the_running_service_keeps_the_rows_and_serves_pages_from_them(sta
 
 async def test_migration_208_marks_every_trace_stored_before_it_active_so_the_keeper_keeps_them_all(
         svc: Service) -> None:
-    agent, key = await svc.new_agent()
-    await svc.send(key, [s for i in range(1, 6) for s in (root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5),
-                                                           chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1))])
-    store, prices = svc.running.store, _prices(svc)
+    agent, key, store, prices = await _agent_with_sessions(svc, 5)
     # The data directory as a service before migration 208 left it.
     for view in ("trace_activity_feed",):
         store.command(f"DROP VIEW {store.database}.{view}")
@@ -222,10 +225,7 @@ async def test_costs_that_round_to_the_same_float_are_ranked_and_floored_exactly
 
 async def test_migration_209_adds_the_exact_cost_and_rows_kept_before_it_are_not_used_until_kept_again(
         svc: Service) -> None:
-    agent, key = await svc.new_agent()
-    await svc.send(key, [s for i in range(1, 4) for s in (root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5),
-                                                           chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1))])
-    store, prices = svc.running.store, _prices(svc)
+    agent, _, store, prices = await _agent_with_sessions(svc, 3)
     # The data directory as a service before migration 209 left it: rows kept, their mark the price book's alone.
     store.command(f"ALTER TABLE {store.database}.session_rows DROP COLUMN cost_rest")
     store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 209")
