@@ -700,7 +700,7 @@ def _floor_by_cost(store: Store, agent_id: str, q: SessionQuery, prices: PriceBo
 
 
 def read_sessions(store: Store, agent_id: str, sessions: Sequence[Resolved], prices: PriceBook,
-          summarised: bool = False) -> list[SessionRow]:
+                  summarised: bool = False) -> list[SessionRow]:
     """The sessions' rows (in their order), their traces' spans read once, summed and priced. `summarised`: the
     sessions' starts are the summary's (`_picked`, `_bounded_sessions`), not the session index's."""
     if not sessions:
@@ -890,6 +890,7 @@ def _add_calls(row: SessionRow, model: str, provider: str, counts: Sequence[Any]
         row.price_sources.add(priced.source)
         if row.cost_usd is not None:
             row.cost_usd += priced.usd
+
 
 def index_walk_serves(query: SessionQuery) -> bool:
     """Whether the page is read by walking the session index in list order, costing the page: by time, with no

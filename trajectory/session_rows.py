@@ -19,6 +19,7 @@ written them all again.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -198,6 +199,7 @@ def cost_pair(cost: Decimal | None) -> tuple[float | None, float]:
         return first, float(cost - Decimal(first))
 
 
+@functools.lru_cache(maxsize=64)  # a floor page tests every candidate against the one floor
 def _floor_pair(floor: float) -> tuple[float, float]:
     # The list's floor is the decimal a float reads as (`Decimal(repr(min_cost))`), not its binary value.
     first, rest = cost_pair(Decimal(repr(floor)))
