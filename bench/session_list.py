@@ -196,7 +196,7 @@ def wait_for_kept_rows(server: InThread, agent_id: str) -> None:
     started = time.perf_counter()
     while True:
         behind = traces_not_kept(store, agent_id, prices, 1_000_000)
-        kept = store.query("SELECT count() FROM session_rows WHERE agent_id = {agent:String}", {"agent": agent_id})
+        kept = store.query("SELECT sum(sign) FROM session_rows WHERE agent_id = {agent:String}", {"agent": agent_id})
         print(f"\r  session rows kept: {kept[0][0]:,}; traces not kept yet: "
               f"{'all' if behind is None else f'{len(behind):,}'}   ", end="", file=sys.stderr, flush=True)
         if behind == []:

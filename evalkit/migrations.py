@@ -351,6 +351,21 @@ class DropView:
 
 
 @dataclass(frozen=True)
+class DropTable:
+    """A table removed, to be created again in the same migration with another engine (a table's engine cannot
+    be altered). Only for a table whose rows are derived and written again on their own (the session list's
+    kept rows: the keeper keeps them again from the spans)."""
+
+    name: str
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        if not cluster:
+            return [f"DROP TABLE IF EXISTS {database}.{self.name} SYNC"]
+        return [f"DROP TABLE IF EXISTS {database}.{self.name} ON CLUSTER {cluster} SYNC",
+                f"DROP TABLE IF EXISTS {database}.{self.name}_local ON CLUSTER {cluster} SYNC"]
+
+
+@dataclass(frozen=True)
 class Backfill:
     """Rows a new table derives from an existing one, copied once when its migration runs.
 
@@ -382,7 +397,8 @@ TOKEN_USES = Table(
 
 
 # What a migration does, each step rendered to statements for one server or a cluster.
-Step = Table | StagingTable | LocalTable | MaterializedView | AddColumn | TableSettings | DropView | Backfill
+Step = (Table | StagingTable | LocalTable | MaterializedView | AddColumn | TableSettings | DropView | DropTable
+        | Backfill)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,12 @@ trace it reads can list (the trace's own id, and every session named in it), the
 the last activity read. A page (`page_of_kept_rows`) treats every trace with activity after the mark as
 unkept: the keys those traces can list are read from their spans, as the list reads them, and the kept rows of
 those keys are left out. So a page is the same as the list would read, whatever the keeper has done, and costs
-a query over the agent's kept rows plus the sessions that changed since the keeper last ran. Rows priced with
+a query over the agent's kept rows plus the sessions that changed since the keeper last ran.
+
+Why a page needs no second look at the rows it ranks: the keeper writes a session's row again as two rows, a
+copy of the old one with `sign` -1 and the new one (the engine, VersionedCollapsingMergeTree, removes such pairs
+as it merges). The copy ranks and filters exactly as the old row, and sorts just before it, so a page's sort
+that reads the old row reads its cancelling copy too, and drops both (`_net_versions`). Rows priced with
 another price book (the book's `fingerprint`), or kept in an older format, are not used until the keeper has
 written them all again.
 """
@@ -55,16 +60,17 @@ _MAX_UNKEPT_TRACES = 2_000
 # read from the spans: past this many unkept traces (live ingest), reading their sessions would cost more.
 MAX_UNKEPT_FOR_INDEX_PAGES = 100
 # What the kept rows' format adds to the price book's fingerprint in the mark: rows kept in an older format
-# (before `cost_rest`, migration 209) are not used until the keeper has written them all again.
-_ROW_FORMAT = "rows-2"
+# (before `cost_rest`, migration 209; before the cancelling copies, 210) are not used until the keeper has
+# written them all again.
+_ROW_FORMAT = "rows-3"
 
-_COLUMN_NAMES = ["agent_id", "session_key", "version", "listed", "index_first_ns", "index_last_ns", "span_count",
+_COLUMN_NAMES = ["agent_id", "session_key", "version", "sign", "index_first_ns", "index_last_ns", "span_count",
                  "first_ns", "last_ns", "cost", "cost_rest", "failing", "filter_models", "shown"]
 # Rows a sort by cost reads what they show with (`_kept_candidates`): past them, it is read after, for the page's.
 _SHOWN_WITH_COST_SORT_UP_TO = 1_000
 # What a page reads of a row to rank and filter it; and what it shows (`shown`), read with them or after the sort.
-_RANK_FIELDS = "session_key, version, index_first_ns, index_last_ns, failing, filter_models, span_count, first_ns, " \
-    "last_ns, cost, cost_rest"
+_RANK_FIELDS = "session_key, version, sign, index_first_ns, index_last_ns, failing, filter_models, span_count, " \
+    "first_ns, last_ns, cost, cost_rest"
 
 _MARK = "SELECT toUnixTimestamp64Milli(at), agent_id, trace_id, prices FROM session_rows_mark " \
         "ORDER BY written_at DESC LIMIT 1"
@@ -89,32 +95,31 @@ _NAMED_IN = compact_sql(f"""
 SELECT DISTINCT session_id FROM trace_sessions
 WHERE agent_id = {{agent:String}} AND trace_id IN {{traces:Array(String)}} AND {NAMED}
 """)
-_LISTED_KEYS = compact_sql("""
-SELECT session_key FROM session_rows FINAL
-WHERE agent_id = {agent:String} AND session_key IN {keys:Array(String)} AND listed
+# Every row of some keys, cancelled or not (the keeper's read of what it writes again).
+_STORED_ROWS = compact_sql("""
+SELECT session_key, version, sign, index_first_ns, index_last_ns, span_count, first_ns, last_ns, cost, cost_rest,
+       failing, filter_models, shown
+FROM session_rows
+WHERE agent_id = {agent:String} AND session_key IN {keys:Array(String)}
 """)
 # What some keys' rows show, each version (a page's rows read after the sort).
 _SHOWN = compact_sql("""
 SELECT session_key, version, shown FROM session_rows
 WHERE agent_id = {agent:String} AND session_key IN {keys:Array(String)}
 """)
-# The newest version of some keys' rows.
-_NEWEST = compact_sql("""
-SELECT session_key, max(version) FROM session_rows
-WHERE agent_id = {agent:String} AND session_key IN {keys:Array(String)}
-GROUP BY session_key
-""")
 
 # The order of each sort over kept rows, as the list orders its pages: by time, the index's rank (minus the
 # time, then the id), or the spans' times where the list picks the page priced (a cost floor); by span count;
-# by cost (unpriced last, ties by the spans' last end; the exact cost as two floats, `cost_pair`).
+# by cost (unpriced last, ties by the spans' last end; the exact cost as two floats, `cost_pair`). Last, the
+# sign: a cancelling copy sorts before the row it cancels, so a page that reads a row reads its copy too.
 _SQL_ORDER = {
-    "last_seen": "index_last_ns DESC, session_key",
-    "first_seen": "index_first_ns DESC, session_key",
-    "spans": "span_count DESC, session_key",
-    "cost": "cost DESC NULLS LAST, cost_rest DESC, last_ns DESC, session_key",
+    "last_seen": "index_last_ns DESC, session_key, sign",
+    "first_seen": "index_first_ns DESC, session_key, sign",
+    "spans": "span_count DESC, session_key, sign",
+    "cost": "cost DESC NULLS LAST, cost_rest DESC, last_ns DESC, session_key, sign",
 }
-_SQL_ORDER_PRICED = {**_SQL_ORDER, "last_seen": "last_ns DESC, session_key", "first_seen": "first_ns DESC, session_key"}
+_SQL_ORDER_PRICED = {**_SQL_ORDER, "last_seen": "last_ns DESC, session_key, sign",
+                     "first_seen": "first_ns DESC, session_key, sign"}
 
 
 def _by_index(q: SessionQuery) -> bool:
@@ -299,6 +304,30 @@ def _as_kept(key: str, version: int, index_first: int, index_last: int, failing:
                    None if cost is None else float(cost), float(cost_rest), shown)
 
 
+def _net_versions(rows: Sequence[Sequence[Any]]) -> dict[tuple[str, int], int]:
+    """Each (key, version) of some rows (key, version, sign, ...) and how many of its rows stand uncancelled."""
+    net: dict[tuple[str, int], int] = {}
+    for row in rows:
+        version = (str(row[0]), int(row[1]))
+        net[version] = net.get(version, 0) + int(row[2])
+    return net
+
+
+def _current_rows(rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
+    """The rows (key, version, sign, ...) no copy cancels among them, one per key: its newest version, where
+    two keepers wrote a key at once (each then cancels what it read, and writes its own)."""
+    newest: dict[str, int] = {}
+    for (key, version), standing in _net_versions(rows).items():
+        if standing > 0 and version > newest.get(key, -1):
+            newest[key] = version
+    current = []
+    for row in rows:
+        if int(row[2]) > 0 and newest.get(str(row[0])) == int(row[1]):
+            current.append(row)
+            del newest[str(row[0])]  # a row written twice (an insert retried) shows once
+    return current
+
+
 def _read_shown(store: Store, agent_id: str, rows: Sequence[KeptRow]) -> None:
     """Read what some kept rows show, where it was not read with them."""
     wanted = {kept.key: kept for kept in rows if kept.parsed is None and not kept.shown}
@@ -316,7 +345,7 @@ def _read_shown(store: Store, agent_id: str, rows: Sequence[KeptRow]) -> None:
 def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Sequence[str], need: int
                      ) -> list[KeptRow]:
     """The first `need` kept rows of the page's order that pass its filters, leaving out the unkept keys."""
-    where = ["agent_id = {agent:String}", "listed", "index_last_ns >= {since:Int64}", "index_first_ns < {until:Int64}"]
+    where = ["agent_id = {agent:String}", "index_last_ns >= {since:Int64}", "index_first_ns < {until:Int64}"]
     params: dict[str, Any] = {"agent": agent_id, "since": q.since_ns, "until": q.until_ns}
     if unkept:
         where.append("session_key NOT IN {unkept:Array(String)}")
@@ -336,10 +365,9 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
         column = "index_last_ns" if q.sort == "last_seen" else "index_first_ns"
         where.append(f"(-{column}, session_key) > ({{after_position:Int64}}, {{after_key:String}})")
         params.update(after_position=q.after[0], after_key=q.after[1])
-    # Not FINAL, which merges every row's key over the table's parts (40 against 10 ms at 200,000 sessions): a key
-    # written again since its parts merged has older rows too, so each key read is checked against its newest
-    # version (`_NEWEST`) and its older rows dropped; where too few are left, more are read. The newest rows of the
-    # page are among those read: each ranks above the last row read, as no older row of a key is newer than it.
+    # Not FINAL, which merges every row's key over the table's parts (40 against 10 ms at 200,000 sessions): a row
+    # written again since its parts merged is read with its cancelling copy, and both dropped (`_current_rows`);
+    # where too few are left, more are read.
     # `shown`, one column, is read with them: 1-2 ms more than the sort alone, where two dozen columns cost 25
     # more. But a sort by cost carries it through a costlier sort: 14 ms more for 5,000 rows at 200,000 sessions,
     # where reading the page's 50 rows' by key after costs 4-9 ms (`_read_shown`).
@@ -350,9 +378,7 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
     scan = need + 16
     while True:
         read = store.query(sql, {**params, "scan": scan})
-        newest = dict(store.query(_NEWEST, {"agent": agent_id, "keys": sorted({str(r[0]) for r in read})},
-                                  SHORT_READ)) if read else {}
-        current = [_as_kept(*r) for r in read if int(newest[r[0]]) == int(r[1])]
+        current = [_as_kept(r[0], r[1], *r[3:]) for r in _current_rows(read)]
         if len(current) >= need or len(read) < scan:
             return current
         scan *= 4
@@ -388,34 +414,53 @@ def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: Pric
 
 
 # -- keeping -------------------------------------------------------------------------------------------------------
-def _values(agent_id: str, key: str, version: int, kept: KeptRow | None) -> list[Any]:
-    if kept is None:  # the key lists nothing now
-        return [agent_id, key, version, False, 0, 0, 0, 0, 0, None, 0.0, False, [], ""]
+def _values(kept: KeptRow) -> tuple[Any, ...]:
+    """What a row holds past its key, version and sign, as the store gives it back."""
     row = kept.row
-    return [agent_id, key, version, True, kept.index_first_ns, kept.index_last_ns, row.spans, row.first_start_ns,
-            row.last_end_ns, kept.cost, kept.cost_rest, kept.failing, kept.filter_models, _shown(row)]
+    return (kept.index_first_ns, kept.index_last_ns, row.spans, row.first_start_ns, row.last_end_ns, kept.cost,
+            kept.cost_rest, kept.failing, kept.filter_models, _shown(row))
+
+
+def _stored_values(stored: Sequence[Any]) -> tuple[Any, ...]:
+    (first, last, spans, first_ns, last_ns, cost, rest, failing, models, shown) = stored[3:]
+    return (int(first), int(last), int(spans), int(first_ns), int(last_ns), None if cost is None else float(cost),
+            float(rest), bool(failing), [str(m) for m in models], str(shown))
 
 
 def _keep_agent(store: Store, agent_id: str, traces: Sequence[str], prices: PriceBook, version: int) -> int:
-    """Write the rows of every key some traces can list; keys listing nothing that had a row are marked so."""
+    """Write the rows of every key some traces can list again, each with a copy cancelling its old row; a key
+    listing nothing now only has its old row cancelled. The number of keys whose row changed."""
     keys = _keys_of(store, agent_id, traces)
     fresh = _fresh_rows(store, agent_id, keys, prices)
-    gone = [key for key in keys if key not in fresh]
-    had_rows = {str(k) for k, in store.query(_LISTED_KEYS, {"agent": agent_id, "keys": gone}, SHORT_READ)} \
-        if gone else set()
-    values = [_values(agent_id, key, version, kept) for key, kept in fresh.items()]
-    values += [_values(agent_id, key, version, None) for key in gone if key in had_rows]
+    stored = store.query(_STORED_ROWS, {"agent": agent_id, "keys": keys}, SHORT_READ) if keys else []
+    standing = _net_versions(stored)
+    old: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}  # per key: a copy to write per uncancelled row
+    for row in stored:
+        if int(row[2]) > 0 and standing.get((str(row[0]), int(row[1])), 0) > 0:
+            standing[(str(row[0]), int(row[1]))] -= 1
+            old.setdefault(str(row[0]), []).append((int(row[1]), _stored_values(row)))
+    values: list[tuple[Any, ...]] = []
+    changed = 0
+    for key in keys:
+        new = _values(fresh[key]) if key in fresh else None
+        held = old.get(key, [])
+        if new is not None and [held_values for _, held_values in held] == [new]:
+            continue  # the spans that arrived changed nothing the row holds (an export sent twice)
+        values += [(agent_id, key, held_version, -1, *held_values) for held_version, held_values in held]
+        if new is not None:
+            values.append((agent_id, key, version, 1, *new))
+        changed += bool(held) or new is not None
     if values:
         store.insert("session_rows", list(zip(*values, strict=True)), _COLUMN_NAMES)
-    return len(values)
+    return changed
 
 
 def keep_rows(store: Store, prices: PriceBook, now_ms: int, slack_ms: int,
               progress: Callable[[int], None] | None = None) -> int:
     """Keep the rows of every session whose traces got spans since the mark, up to `slack_ms` before `now_ms`
     (which the caller sets no later than the start of any insert into spans still running: its rows are stamped
-    then and seen only once it ends); the number of rows written. Run again and again (`RowKeeper`); a run cut
-    short is taken up from the mark."""
+    then and seen only once it ends); the number of sessions whose rows changed. Run again and again
+    (`RowKeeper`); a run cut short is taken up from the mark."""
     fingerprint = rows_fingerprint(prices)
     mark = read_mark(store)
     place = (mark.at_ms, mark.agent_id, mark.trace_id) if mark is not None and mark.prices == fingerprint \

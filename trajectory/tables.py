@@ -13,7 +13,7 @@ of them (`response_id`, `prepares_call`).
 
 from __future__ import annotations
 
-from evalkit.migrations import AddColumn, Backfill, DropView, MaterializedView, Migration, Table
+from evalkit.migrations import AddColumn, Backfill, DropTable, DropView, MaterializedView, Migration, Table
 from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
 from evalkit.trajectory.session_index import NAMED
@@ -185,11 +185,14 @@ _PREPARES_CALL = (
 # Migration 208: the session list's rows kept per session (trajectory/session_rows.py). `trace_activity` says
 # when each trace last got spans: a row per trace per insert into `spans`, stamped with the insert's clock (not
 # the spans' received time: a batch flattened late carries early received times, and the keeper reads forwards
-# by this stamp). `session_rows` holds a listed session's row (its figures as a page shows them, priced), or a
-# key that lists nothing any more (`listed` false), the newest `version` winning. `session_rows_mark` says how far
-# along `trace_activity` the rows were kept, and with which price book: a trace with activity after the mark is
-# read from its spans, as before. Migration 209 adds `cost_rest`: with `cost`, the exact cost as two floats that
-# sort as it does (`session_rows.cost_pair`), so a page by cost or a cost floor is exact in SQL.
+# by this stamp). `session_rows` holds each listed session's row (its figures as a page shows them, priced).
+# `session_rows_mark` says how far along `trace_activity` the rows were kept, and with which price book: a trace
+# with activity after the mark is read from its spans, as before. Migration 209 adds `cost_rest`: with `cost`,
+# the exact cost as two floats that sort as it does (`session_rows.cost_pair`), so a page by cost or a cost floor
+# is exact in SQL. Migration 210 makes the rows collapsing: the keeper writes a session's row again as a copy of
+# the old one with `sign` -1 (which ranks and filters exactly as the old one, so a page's sort reads the two
+# together and drops both) and the new one with `sign` 1; merges remove the pairs. Before it, a page looked every
+# row it ranked up in the table again to learn whether a newer version had replaced it.
 TRACE_ACTIVITY = Table(
     name="trace_activity",
     columns="""
@@ -209,8 +212,8 @@ SESSION_ROWS = Table(
     columns="""
         agent_id LowCardinality(String),
         session_key String,
-        version Int64,
-        listed Bool,
+        version UInt64,
+        sign Int8,
         index_first_ns Int64,
         index_last_ns Int64,
         span_count UInt64,
@@ -222,7 +225,7 @@ SESSION_ROWS = Table(
         filter_models Array(String),
         shown String
     """,
-    engine="ReplacingMergeTree(version)",
+    engine="VersionedCollapsingMergeTree(sign, version)",
     order_by="agent_id, session_key",
     # What a page shows of a session is one column (`shown`, JSON), read for the page's rows only after the sort:
     # reading two dozen columns of ~70 scattered rows by key cost 25-40 ms at 200,000 sessions, this one 2 ms.
@@ -278,4 +281,7 @@ MIGRATIONS: list[Migration] = [
     # Rows kept before it are not used until kept again (`session_rows.rows_fingerprint`).
     Migration(209, "a kept session row's exact cost, as two floats that sort as it does", (
         AddColumn("session_rows", "cost_rest Float64 DEFAULT 0"),)),
+    # The rows are kept again from the spans (`session_rows.rows_fingerprint`: the format changed with the table).
+    Migration(210, "kept session rows written again as a cancelled copy and a new row", (
+        DropTable(SESSION_ROWS.name), SESSION_ROWS)),
 ]

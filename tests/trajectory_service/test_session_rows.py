@@ -99,6 +99,8 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
     agent, key = await svc.new_agent()
     await _send_mixed(svc, key, 208)
     store, prices = svc.running.store, _prices(svc)
+    # Rows written again stay beside their cancelling copies until the end, where they are merged away.
+    store.command("SYSTEM STOP MERGES session_rows")
     assert page_of_kept_rows(store, agent, SessionQuery(errors_only=True), prices) is None  # nothing kept yet
 
     # Nothing is kept of what is newer than the slack: every session is unkept, read from its spans.
@@ -109,7 +111,7 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
     written = _keep_all(store, prices)
     assert written > 60
     assert _assert_same_pages(svc, agent, prices) > 300
-    kept_keys = {str(k) for k, in store.query("SELECT session_key FROM session_rows FINAL WHERE listed")}
+    kept_keys = {str(k) for k, in store.query("SELECT session_key FROM session_rows FINAL")}
     everyone = list_sessions(store, agent, SessionQuery(limit=1000), prices).rows
     assert kept_keys == {row.session_id for row in everyone}
     assert _keep_all(store, prices) == 0  # nothing new
@@ -119,7 +121,7 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
     await svc.send(key, [span(1000, 10_000, None, "workflow", 10.0, 20.0), chat(1000, 10_001, 10_000, 11.0)])
     _keep_all(store, prices)
     sessionless = f"{1000:032x}"
-    assert sessionless in {str(k) for k, in store.query("SELECT session_key FROM session_rows FINAL WHERE listed")}
+    assert sessionless in {str(k) for k, in store.query("SELECT session_key FROM session_rows FINAL")}
     target = next(row for row in everyone if row.session_id.startswith("s-") and not row.errors)
     await svc.send(key, [
         root(1000, 10_002, target.session_id, 9.0, 30.0),
@@ -136,9 +138,36 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
     monkeypatch.undo()
 
     assert _keep_all(store, prices) >= 3
+    cancelled = {str(k) for k, in store.query("SELECT session_key FROM session_rows WHERE sign = -1")}
+    assert {sessionless, target.session_id} <= cancelled  # each read beside its copy by every page below
     assert _assert_same_pages(svc, agent, prices) > 300
-    listed = dict(store.query("SELECT session_key, listed FROM session_rows FINAL"))
-    assert listed[sessionless] is False and listed["s-new"] is True  # the claimed trace lists nothing now
+    standing = dict(store.query("SELECT session_key, sum(sign) FROM session_rows GROUP BY session_key"))
+    assert standing[sessionless] == 0 and standing["s-new"] == 1  # the claimed trace lists nothing now
+    assert set(standing.values()) == {0, 1}
+
+    # Merged, each pair is gone: one row a listed session, the same pages.
+    store.command("SYSTEM START MERGES session_rows")
+    store.command("OPTIMIZE TABLE session_rows FINAL")
+    assert store.query("SELECT countIf(sign = -1), count(), uniqExact(session_key) FROM session_rows")[0] == (
+        0, len(kept_keys) + 1, len(kept_keys) + 1)  # s-new joined, trace 1000 claimed: as many as first kept
+    assert _assert_same_pages(svc, agent, prices) > 300
+
+
+async def test_rows_a_new_price_book_leaves_as_they_were_are_not_written_again(svc: Service) -> None:
+    agent, key, store, prices = await _agent_with_sessions(svc, 3)
+    assert _keep_all(store, prices) == 3
+    # Another book (every row is kept again with it), pricing only a model these sessions do not call.
+    other = PriceBook([*prices.rules, PriceRule(model="unused-model", input=Decimal(9), output=Decimal(9))])
+    assert other.fingerprint() != prices.fingerprint()
+    assert _keep_all(store, other) == 0
+    assert store.query("SELECT count() FROM session_rows")[0][0] == 3
+    page = page_of_kept_rows(store, agent, SessionQuery(sort="cost"), other)
+    assert page is not None and _view(page) == _view(list_sessions(store, agent, SessionQuery(sort="cost"), other))
+    await svc.send(key, [chat(2, 22, 20, 22.0)])  # a second call: s-2 written again, beside its old row's copy
+    assert _keep_all(store, other) == 1
+    assert store.query("SELECT session_key, sign, span_count FROM session_rows WHERE session_key = 's-2' "
+                       "ORDER BY version, sign") in ([("s-2", -1, 2), ("s-2", 1, 2), ("s-2", 1, 3)],
+                                                     [("s-2", 1, 3)])  # (or merged already)
 
 
 async def test_kept_rows_priced_by_another_book_are_not_used_until_priced_again(svc: Service) -> None:
@@ -166,7 +195,7 @@ async def test_the_running_service_keeps_the_rows_and_serves_pages_from_them(sta
         *([span(i, 10 * i + 2, 10 * i, "tool", 10.0 * i + 2, 10.0 * i + 3, error=True)] if i % 2 else []))])
     store = svc.running.store
     for _ in range(100):
-        kept = store.query("SELECT count() FROM session_rows FINAL WHERE listed")[0][0]
+        kept = store.query("SELECT count() FROM session_rows FINAL")[0][0]
         if kept == 8:
             break
         await asyncio.sleep(0.1)
@@ -229,8 +258,8 @@ async def test_migration_209_adds_the_exact_cost_and_rows_kept_before_it_are_not
     # The data directory as a service before migration 209 left it: rows kept, their mark the price book's alone.
     store.command(f"ALTER TABLE {store.database}.session_rows DROP COLUMN cost_rest")
     store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 209")
-    store.command("INSERT INTO session_rows (agent_id, session_key, version, listed, shown) VALUES "
-                  "({agent:String}, 's-1', 1, true, '')", {"agent": agent})
+    store.command("INSERT INTO session_rows (agent_id, session_key, version, sign, shown) VALUES "
+                  "({agent:String}, 's-1', 1, 1, '')", {"agent": agent})
     store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, written_at) VALUES "
                   "(0, now64(3), '', '', {prices:String}, now64(3))", {"prices": prices.fingerprint()})
     assert migrate(store) == [209]
@@ -238,3 +267,28 @@ async def test_migration_209_adds_the_exact_cost_and_rows_kept_before_it_are_not
     assert _keep_all(store, prices) == 3
     page = page_of_kept_rows(store, agent, SessionQuery(sort="cost"), prices)
     assert page is not None and _view(page) == _view(list_sessions(store, agent, SessionQuery(sort="cost"), prices))
+
+
+async def test_migration_210_makes_the_rows_collapsing_and_the_keeper_keeps_them_again(svc: Service) -> None:
+    agent, _, store, prices = await _agent_with_sessions(svc, 3)
+    # The data directory as a service before migration 210 left it: rows replaced by version, a key listing
+    # nothing kept as a row (`listed` false), the mark of format rows-2.
+    store.command(f"DROP TABLE {store.database}.session_rows SYNC")
+    store.command(f"CREATE TABLE {store.database}.session_rows (agent_id LowCardinality(String), session_key String, "
+                  "version Int64, listed Bool, index_first_ns Int64, index_last_ns Int64, span_count UInt64, "
+                  "first_ns Int64, last_ns Int64, cost Nullable(Float64), cost_rest Float64, failing Bool, "
+                  "filter_models Array(String), shown String) ENGINE = ReplacingMergeTree(version) "
+                  "ORDER BY (agent_id, session_key)")
+    store.command("INSERT INTO session_rows (agent_id, session_key, version, listed, shown) VALUES "
+                  "({agent:String}, 's-1', 1, true, ''), ({agent:String}, 'gone', 1, false, '')", {"agent": agent})
+    store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, written_at) VALUES "
+                  "(0, now64(3), '', '', {prices:String}, now64(3))", {"prices": f"{prices.fingerprint()} rows-2"})
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 210")
+    assert migrate(store) == [210]
+    assert store.query("SELECT engine FROM system.tables WHERE database = {db:String} AND name = 'session_rows'",
+                       {"db": store.database}) == [("VersionedCollapsingMergeTree",)]
+    assert store.query("SELECT count() FROM session_rows")[0][0] == 0
+    assert page_of_kept_rows(store, agent, SessionQuery(sort="spans"), prices) is None  # not kept in this format
+    assert _keep_all(store, prices) == 3
+    page = page_of_kept_rows(store, agent, SessionQuery(sort="spans"), prices)
+    assert page is not None and _view(page) == _view(list_sessions(store, agent, SessionQuery(sort="spans"), prices))
