@@ -148,6 +148,14 @@ def test_cluster_migrations_are_replicated_behind_distributed_tables() -> None:
                     assert statement.startswith(f"ALTER TABLE evalkit.{name} ON CLUSTER prod MODIFY SETTING ")
                 else:
                     assert "ON CLUSTER prod" in statement
+    # A table created again with another engine (the session list's kept rows, migration 210): both of its names
+    # dropped on every node first.
+    (kept_rows,) = [m for m in all_migrations() if m.version == 210]
+    assert kept_rows.tables[0].statements("evalkit", "prod") == [
+        "DROP TABLE IF EXISTS evalkit.session_rows ON CLUSTER prod SYNC",
+        "DROP TABLE IF EXISTS evalkit.session_rows_local ON CLUSTER prod SYNC"]
+    assert "ENGINE = ReplicatedVersionedCollapsingMergeTree(sign, version)" in kept_rows.tables[1].statements(
+        "evalkit", "prod")[0]
 
 
 def test_a_failing_migration_stops_serve_with_the_reason(tmp_path: Path) -> None:
