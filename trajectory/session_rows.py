@@ -469,7 +469,7 @@ def _keep_agent(store: Store, agent_id: str, traces: Sequence[str], prices: Pric
         new = _values(fresh[key]) if key in fresh else None
         held = old.get(key, [])
         if new is not None and [held_values for _, held_values in held] == [new]:
-            continue  # the spans that arrived changed nothing the row holds (an export sent twice)
+            continue  # nothing the row holds changed (a new price book that prices its calls the same)
         values += [(agent_id, key, held_version, -1, *held_values) for held_version, held_values in held]
         if new is not None:
             values.append((agent_id, key, version, 1, *new))
