@@ -274,6 +274,7 @@ def main() -> None:
         "first page, model filter (summary)": "?limit=50&model=gpt-4o-mini",
         "first page, by cost (bound first)": "?limit=50&sort=cost",
         "page 100, by cost (bound first)": f"?limit=50&sort=cost&offset={deep}",
+        "page 100 by cursor, by cost": cursor_to_page_100("cost"),
         "first page, cost floor ~1% (bound first)": f"?limit=50&min_cost={floor_1!r}",
         "first page, cost floor ~all (scans, prices all)": f"?limit=50&min_cost={floor_all!r}",
         # Ids are s-1 .. s-N: one match for a whole id (the walk reads the agent's index to its end);

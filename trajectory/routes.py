@@ -127,16 +127,16 @@ async def _list_sessions(request: web.Request) -> web.Response:
     sort = request.query.get("sort", "last_seen")
     limit = _int(request, "limit", 50, low=1, high=1000)
     try:
-        # A cursor of a page by last or first seen resumes after that page's last session (keyset: a deep
-        # page costs the page); others carry an offset.
-        offset, after = (decode_cursor(request.query["cursor"], sort) if request.query.get("cursor")
-                         else (_int(request, "offset", 0), None))
+        # A cursor resumes after the page's last session (keyset: a deep page costs the page) where the index
+        # or the kept rows gave the page; it carries the offset too, which the list's own read pages by.
+        offset, after, rank_after = (decode_cursor(request.query["cursor"], sort) if request.query.get("cursor")
+                                     else (_int(request, "offset", 0), None, None))
     except BadQuery as exc:
         raise ApiError(400, str(exc)) from exc
     errors_only = bool_param(request, "errors")
     query = SessionQuery(since_ns=since, until_ns=until, limit=limit, offset=offset, sort=sort,
                          errors_only=errors_only, model=request.query.get("model") or None,
-                         min_cost=_float(request, "min_cost"), after=after,
+                         min_cost=_float(request, "min_cost"), after=after, rank_after=rank_after,
                          search=request.query.get("search", "").strip() or None)
     try:
         page = await asyncio.to_thread(_session_page, context.store, agent.agent_id, query, _prices(request),
@@ -152,7 +152,7 @@ async def _list_sessions(request: web.Request) -> web.Response:
         "offset": offset,
         "limit": limit,
         "has_more": page.more,
-        "next_cursor": encode_cursor(offset + limit, sort, page.after) if page.more else None,
+        "next_cursor": encode_cursor(offset + limit, sort, page.after, page.rank_after) if page.more else None,
     })
 
 

@@ -346,6 +346,10 @@ class SessionQuery:
     min_cost: float | None = None
     # A keyset cursor's place (session_page.rank of the last session shown): the page starts after it.
     after: tuple[int, str] | None = None
+    # The same for the other orders (by spans, by cost, by time with a cost floor), as the kept rows rank them
+    # (`session_rows.KeptRow.rank`): only a page served by kept rows resumes there; the list's own read uses the
+    # offset, which the cursor carries too.
+    rank_after: tuple[Any, ...] | None = None
     # Only sessions whose id holds this text, in any case.
     search: str | None = None
 
@@ -356,6 +360,8 @@ class SessionPage:
     more: bool
     # Where the next page starts (a rank), when the page was picked in index order (by last or first seen).
     after: tuple[int, str] | None = None
+    # Where the next page starts in another order, when the page was served by kept rows.
+    rank_after: tuple[Any, ...] | None = None
 
 
 def iso(ns: int) -> str:
@@ -391,16 +397,50 @@ def parse_time(value: str, name: str) -> int:
     return nanoseconds
 
 
-def encode_cursor(offset: int, sort: str, after: tuple[int, str] | None = None) -> str:
-    """A cursor for the page at `offset`; with `after` (a time-ordered page's last rank) it resumes there."""
+def encode_cursor(offset: int, sort: str, after: tuple[int, str] | None = None,
+                  rank_after: tuple[Any, ...] | None = None) -> str:
+    """A cursor for the page at `offset`; with `after` (a time-ordered page's last rank in the index) or
+    `rank_after` (another order's, as kept rows rank it) it resumes there."""
     data: dict[str, Any] = {"o": offset, "s": sort}
     if after is not None:
         data["a"] = [after[0], after[1]]
+    if rank_after is not None:
+        data["r"] = list(rank_after)
     return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str, sort: str) -> tuple[int, tuple[int, str] | None]:
-    """(offset, rank to resume after or None) from a cursor `encode_cursor` gave for `sort`."""
+def _int64(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
+        raise ValueError("not an Int64")
+    return value
+
+
+def _finite(value: Any) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return float(value)
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    return value
+
+
+def _kept_rank(value: Any, sort: str) -> tuple[Any, ...]:
+    """A rank `encode_cursor` wrote for `sort` (`session_rows._rank`, not by the index), checked field by field."""
+    if sort == "cost":
+        unpriced, cost, rest, last, key = value
+        if not isinstance(unpriced, bool):
+            raise ValueError("not a bool")
+        return (unpriced, _finite(cost), _finite(rest), _int64(last), _text(key))
+    position, key = value
+    return (_int64(position), _text(key))
+
+
+def decode_cursor(cursor: str, sort: str) -> tuple[int, tuple[int, str] | None, tuple[Any, ...] | None]:
+    """(offset, index rank to resume after or None, other rank to resume after or None) from a cursor
+    `encode_cursor` gave for `sort`."""
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         offset, cursor_sort = int(data["o"]), str(data["s"])
@@ -409,14 +449,13 @@ def decode_cursor(cursor: str, sort: str) -> tuple[int, tuple[int, str] | None]:
         after: tuple[int, str] | None = None
         if "a" in data:
             position, key = data["a"]
-            if not isinstance(position, int) or not isinstance(key, str) or not -(2**63) <= position < 2**63:
-                raise ValueError("place out of range")
-            after = (position, key)
+            after = (_int64(position), _text(key))
+        rank_after = _kept_rank(data["r"], cursor_sort) if "r" in data else None
     except Exception as exc:
         raise BadQuery("cursor is not one this service gave out; start again without it") from exc
     if cursor_sort != sort:
         raise BadQuery(f"this cursor pages sort={cursor_sort}; keep the sort while paging or start again")
-    return offset, after
+    return offset, after, rank_after
 
 
 def _picked(store: Store, agent_id: str, q: SessionQuery, paged_in_sql: bool) -> list[Resolved]:

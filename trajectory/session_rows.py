@@ -122,6 +122,18 @@ _SQL_ORDER = {
 _SQL_ORDER_PRICED = {**_SQL_ORDER, "last_seen": "last_ns DESC, session_key, sign",
                      "first_seen": "first_ns DESC, session_key, sign"}
 
+# Where a page of another order than the index's resumes (`SessionQuery.rank_after`): the rows ranked after the
+# last one shown, as `_rank` ranks them (not by the index), and the parameters of that rank, in its order.
+_RANK_AFTER = {
+    "last_seen": "(-last_ns, session_key) > ({rank_position:Int64}, {rank_key:String})",
+    "first_seen": "(-first_ns, session_key) > ({rank_position:Int64}, {rank_key:String})",
+    "spans": "(-toInt64(span_count), session_key) > ({rank_position:Int64}, {rank_key:String})",
+    "cost": "(isNull(cost), -ifNull(cost, 0.), -cost_rest, -last_ns, session_key) > ({rank_unpriced:Bool}, "
+            "{rank_cost:Float64}, {rank_rest:Float64}, {rank_last:Int64}, {rank_key:String})",
+}
+_RANK_AFTER_PARAMS = {**dict.fromkeys(("last_seen", "first_seen", "spans"), ("rank_position", "rank_key")),
+                      "cost": ("rank_unpriced", "rank_cost", "rank_rest", "rank_last", "rank_key")}
+
 
 def _by_index(q: SessionQuery) -> bool:
     """Whether the page is ranked as the index ranks sessions (by time, no cost floor), so that a keyset cursor
@@ -184,6 +196,8 @@ class KeptRow:
             return False
         if q.after is not None and _by_index(q):
             return self.rank(q.sort) > q.after
+        if q.rank_after is not None and not _by_index(q):
+            return self.rank(q.sort, False) > q.rank_after
         return True
 
 
@@ -385,10 +399,14 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
     if q.min_cost is not None:  # as `KeptRow.passes`, exactly
         where.append("(cost > {floor:Float64} OR (cost = {floor:Float64} AND cost_rest >= {floor_rest:Float64}))")
         params["floor"], params["floor_rest"] = _floor_pair(q.min_cost)
-    if q.after is not None and _by_index(q):
+    by_index = _by_index(q)
+    if q.after is not None and by_index:
         column = "index_last_ns" if q.sort == "last_seen" else "index_first_ns"
         where.append(f"(-{column}, session_key) > ({{after_position:Int64}}, {{after_key:String}})")
         params.update(after_position=q.after[0], after_key=q.after[1])
+    if q.rank_after is not None and not by_index:
+        where.append(_RANK_AFTER[q.sort])
+        params.update(zip(_RANK_AFTER_PARAMS[q.sort], q.rank_after, strict=True))
     # Not FINAL, which merges every row's key over the table's parts (40 against 10 ms at 200,000 sessions): a row
     # written again since its parts merged is read with its cancelling copy, and both dropped (`_current_rows`);
     # where too few are left, more are read.
@@ -398,7 +416,7 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
     shown_after = q.sort == "cost" and need > _SHOWN_WITH_COST_SORT_UP_TO
     fields = _RANK_FIELDS if shown_after else f"{_RANK_FIELDS}, shown"
     sql = (f"SELECT {fields} FROM session_rows WHERE {' AND '.join(where)} "
-           f"ORDER BY {(_SQL_ORDER if _by_index(q) else _SQL_ORDER_PRICED)[q.sort]} LIMIT {{scan:UInt64}}")
+           f"ORDER BY {(_SQL_ORDER if by_index else _SQL_ORDER_PRICED)[q.sort]} LIMIT {{scan:UInt64}}")
     scan = need + 16
     while True:
         read = store.query(sql, {**params, "scan": scan})
@@ -420,7 +438,8 @@ def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: Pric
         return None
     unkept = _keys_of(store, agent_id, unkept_traces)
     by_index = _by_index(q)
-    skip = q.offset if q.after is None or not by_index else 0
+    resumed = q.after is not None if by_index else q.rank_after is not None
+    skip = 0 if resumed else q.offset
     need = skip + q.limit + 1
     ranked: list[Sequence[Any] | KeptRow] = list(_kept_candidates(store, agent_id, q, unkept, need))
     fresh = [kept for kept in _fresh_rows(store, agent_id, unkept, prices).values() if kept.passes(q)]
@@ -433,11 +452,14 @@ def page_of_kept_rows(store: Store, agent_id: str, q: SessionQuery, prices: Pric
     _read_shown(store, agent_id, picked[:q.limit])
     rows = [kept.row for kept in picked[:q.limit]]
     order_rows(rows, q.sort)  # by the spans' own times, as the list shows a page
-    after = None
-    if by_index and picked[:q.limit]:
+    after, rank_after = None, None
+    if picked[:q.limit]:
         last = picked[:q.limit][-1]
-        after = (-last.index_last_ns if q.sort == "last_seen" else -last.index_first_ns, last.key)
-    return SessionPage(rows, len(picked) > q.limit, after)
+        if by_index:
+            after = (-last.index_last_ns if q.sort == "last_seen" else -last.index_first_ns, last.key)
+        else:
+            rank_after = last.rank(q.sort, False)
+    return SessionPage(rows, len(picked) > q.limit, after, rank_after)
 
 
 # -- keeping -------------------------------------------------------------------------------------------------------

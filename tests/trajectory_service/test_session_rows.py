@@ -7,6 +7,8 @@ running service on its own."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import time
 from decimal import Decimal
 from typing import Any
@@ -90,6 +92,14 @@ def _assert_same_pages(svc: Service, agent: str, prices: PriceBook) -> int:
                 resumed = SessionQuery(**{**q.__dict__, "offset": 0, "after": live.after})
                 assert _view(page_of_kept_rows(store, agent, resumed, prices)) == _view(  # type: ignore[arg-type]
                     list_sessions(store, agent, resumed, prices)), resumed
+            # In another order, the kept page's rank resumes where the list's own read goes on by offset.
+            assert (kept.rank_after is not None) == (live.after is None and bool(kept.rows)), q
+            if kept.rank_after is not None and kept.more:
+                resumed = SessionQuery(**{**q.__dict__, "offset": 0, "rank_after": kept.rank_after})
+                on = SessionQuery(**{**q.__dict__, "offset": offset + limit})
+                resumed_page = page_of_kept_rows(store, agent, resumed, prices)
+                assert resumed_page is not None and _view(resumed_page)[:2] == _view(
+                    list_sessions(store, agent, on, prices))[:2], resumed
     return compared
 
 
@@ -184,6 +194,40 @@ async def test_kept_rows_priced_by_another_book_are_not_used_until_priced_again(
     assert page_of_kept_rows(store, agent, by_cost, prices) is None
     # A sort the list does not know is left to it (it answers 400 naming the sorts).
     assert page_of_kept_rows(store, agent, SessionQuery(sort="AAA", errors_only=True), dearer) is None
+
+
+async def test_a_cursor_by_cost_or_span_count_resumes_after_its_session_whatever_arrives_before_it(
+        start_service: ServiceFactory) -> None:
+    # Pages from kept rows, kept here by the test: the service's keeper would first run an hour on.
+    svc = await start_service(session_rows_interval_seconds=3600)
+    store, prices = svc.running.store, _prices(svc)
+
+    def session(i: int, calls: int) -> list[Any]:  # each call 100 input tokens: the more calls, the dearer
+        return [root(i, 100 * i, f"s-{i:02d}", 10.0 * i, 10.0 * i + 5),
+                *(chat(i, 100 * i + c, 100 * i, 10.0 * i + 1) for c in range(1, calls + 1))]
+
+    for sort in ("cost", "spans"):
+        agent, key = await svc.new_agent(f"by-{sort}")
+        await svc.send(key, [s for i in range(1, 11) for s in session(i, i)])
+        _keep_all(store, prices)
+        base = f"/api/agents/{agent}/sessions?limit=4&sort={sort}"
+        first = (await svc.get(base)).body
+        assert [row["session_id"] for row in first["sessions"]] == ["s-10", "s-09", "s-08", "s-07"]
+        # Dearer sessions arrive between two pages, one kept, one not yet: an offset would show s-08 and s-07
+        # again; the cursor goes on after s-07.
+        await svc.send(key, session(11, 12))
+        _keep_all(store, prices)
+        await svc.send(key, session(12, 13))
+        second = (await svc.get(base + f"&cursor={first['next_cursor']}")).body
+        assert [row["session_id"] for row in second["sessions"]] == ["s-06", "s-05", "s-04", "s-03"], sort
+        assert second["offset"] == 4
+        third = (await svc.get(base + f"&cursor={second['next_cursor']}")).body
+        assert ([row["session_id"] for row in third["sessions"]], third["has_more"], third["next_cursor"]) == (
+            ["s-02", "s-01"], False, None)
+    # A rank that was tampered with is refused with what to do next, not a 500.
+    tampered = base64.urlsafe_b64encode(json.dumps({"o": 4, "s": "cost", "r": [False, "x", 0.0, 1, "s"]}).encode())
+    bad = await svc.get(f"/api/agents/{agent}/sessions?sort=cost&cursor={tampered.decode()}")
+    assert bad.status == 400 and "start again without it" in bad.body["error"]["message"]
 
 
 async def test_the_running_service_keeps_the_rows_and_serves_pages_from_them(start_service: ServiceFactory) -> None:
