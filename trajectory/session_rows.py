@@ -54,6 +54,9 @@ log = logging.getLogger(__name__)
 
 # Traces the keeper takes from `trace_activity` at a time (each chunk's keys read and written together).
 _CHUNK_TRACES = 2_000
+# Rows a page's read takes past the `need` it asks for, for the cancelled pairs among them; where more were
+# dropped, it reads again, four times as many.
+SCAN_SLACK = 16
 # Unkept traces a page reads from their spans at most: past it (a backlog, a store just migrated) the list's
 # own reads serve the page.
 _MAX_UNKEPT_TRACES = 2_000
@@ -112,7 +115,9 @@ WHERE agent_id = {agent:String} AND session_key IN {keys:Array(String)}
 # The order of each sort over kept rows, as the list orders its pages: by time, the index's rank (minus the
 # time, then the id), or the spans' times where the list picks the page priced (a cost floor); by span count;
 # by cost (unpriced last, ties by the spans' last end; the exact cost as two floats, `cost_pair`). Last, the
-# sign: a cancelling copy sorts before the row it cancels, so a page that reads a row reads its copy too.
+# sign: a cancelling copy sorts before the row it cancels, so a page that reads a row reads its copy too. A row
+# read without its copy could only be the row that says there is more (`SCAN_SLACK`'s re-read keeps it off the page
+# shown): a page that ends with the last standing session would say there is another.
 _SQL_ORDER = {
     "last_seen": "index_last_ns DESC, session_key, sign",
     "first_seen": "index_first_ns DESC, session_key, sign",
@@ -417,7 +422,7 @@ def _kept_candidates(store: Store, agent_id: str, q: SessionQuery, unkept: Seque
     fields = _RANK_FIELDS if shown_after else f"{_RANK_FIELDS}, shown"
     sql = (f"SELECT {fields} FROM session_rows WHERE {' AND '.join(where)} "
            f"ORDER BY {(_SQL_ORDER if by_index else _SQL_ORDER_PRICED)[q.sort]} LIMIT {{scan:UInt64}}")
-    scan = need + 16
+    scan = need + SCAN_SLACK
     while True:
         read = store.query(sql, {**params, "scan": scan})
         current: list[Sequence[Any]] = [(r[0], r[1], *r[3:]) for r in _current_rows(read)]

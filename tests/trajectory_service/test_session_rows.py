@@ -163,6 +163,41 @@ async def test_pages_from_kept_rows_are_the_pages_the_spans_give_before_and_afte
     assert _assert_same_pages(svc, agent, prices) > 300
 
 
+async def test_a_page_read_up_to_a_row_but_not_its_cancelling_copy_says_rightly_whether_there_is_more(
+        start_service: ServiceFactory) -> None:
+    # A read stopping between a cancelled row and its copy can only touch the row past the page (the one that
+    # says there is more), and only when the rows dropped before it are exactly the read's slack: then the copy
+    # must sort first, or a page ending with the last standing session says there is another.
+    svc = await start_service(session_rows_interval_seconds=0)
+    agent, key = await svc.new_agent()
+    store, prices = svc.running.store, _prices(svc)
+    store.command("SYSTEM STOP MERGES session_rows")
+    rewritten, kept_as_they_are = session_rows.SCAN_SLACK // 2, 4  # each session written again: a pair dropped
+    count = rewritten + kept_as_they_are
+    ghost = 2**128 - 1  # a sessionless trace of two spans: the last session by span count (the others have three)
+    await svc.send(key, [s for i in range(1, count + 1) for s in (
+        root(i, 10 * i, f"s-{i}", 10.0 * i, 10.0 * i + 5), chat(i, 10 * i + 1, 10 * i, 10.0 * i + 1),
+        chat(i, 10 * i + 2, 10 * i, 10.0 * i + 2))]
+        + [span(ghost, 1, None, "workflow", 500.0, 501.0), chat(ghost, 3, 1, 500.5)])
+    _keep_all(store, prices)
+    # The first session claims the ghost's trace (a late root), the next ones get a call more: each such row is
+    # written again, and the ghost's row cancelled with no row after it.
+    await svc.send(key, [root(ghost, 2, "s-1", 499.0, 502.0)] + [
+        chat(i, 10 * i + 3, 10 * i, 10.0 * i + 3) for i in range(2, rewritten + 1)])
+    _keep_all(store, prices)
+    ghost_key = f"{ghost:032x}"
+    assert store.query("SELECT sum(sign), count() FROM session_rows WHERE session_key = {k:String}",
+                       {"k": ghost_key})[0] == (0, 2)
+    pages = 0
+    for limit in range(1, count + 3):
+        q = SessionQuery(sort="spans", limit=limit)
+        kept, live = page_of_kept_rows(store, agent, q, prices), list_sessions(store, agent, q, prices)
+        assert kept is not None and _view(kept) == _view(live), limit
+        assert ghost_key not in {row.session_id for row in kept.rows} and kept.more == (limit < count), limit
+        pages += 1
+    assert pages == count + 2
+
+
 async def test_rows_a_new_price_book_leaves_as_they_were_are_not_written_again(svc: Service) -> None:
     agent, key, store, prices = await _agent_with_sessions(svc, 3)
     assert _keep_all(store, prices) == 3
