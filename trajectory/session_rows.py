@@ -28,6 +28,9 @@ import bisect
 import functools
 import json
 import logging
+import os
+import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -76,8 +79,8 @@ _SHOWN_WITH_COST_SORT_UP_TO = 1_000
 _RANK_FIELDS = "session_key, version, sign, index_first_ns, index_last_ns, failing, filter_models, span_count, " \
     "first_ns, last_ns, cost, cost_rest"
 
-_MARK = "SELECT toUnixTimestamp64Milli(at), agent_id, trace_id, prices FROM session_rows_mark " \
-        "ORDER BY written_at DESC LIMIT 1"
+_MARK = "SELECT toUnixTimestamp64Milli(at), agent_id, trace_id, prices, holder, held_until_ms " \
+        "FROM session_rows_mark ORDER BY written_at DESC LIMIT 1"
 # Activity after a place (at ms, agent, trace), before a moment, in the keeper's order.
 _ACTIVITY = compact_sql("""
 SELECT toUnixTimestamp64Milli(at) AS ms, agent_id, trace_id FROM trace_activity
@@ -256,6 +259,12 @@ class Mark:
     agent_id: str
     trace_id: str
     prices: str
+    holder: str = ""  # the keeper whose lease it is (`KeeperLease`), until then
+    held_until_ms: int = 0
+
+    @property
+    def place(self) -> tuple[int, str, str]:
+        return self.at_ms, self.agent_id, self.trace_id
 
 
 def rows_fingerprint(prices: PriceBook) -> str:
@@ -265,7 +274,10 @@ def rows_fingerprint(prices: PriceBook) -> str:
 
 def read_mark(store: Store) -> Mark | None:
     found = store.query(_MARK, {}, SHORT_READ)
-    return Mark(int(found[0][0]), str(found[0][1]), str(found[0][2]), str(found[0][3])) if found else None
+    if not found:
+        return None
+    at, agent, trace, prices, holder, held_until = found[0]
+    return Mark(int(at), str(agent), str(trace), str(prices), str(holder), int(held_until))
 
 
 def traces_not_kept(store: Store, agent_id: str, prices: PriceBook, limit: int) -> list[str] | None:
@@ -506,19 +518,54 @@ def _keep_agent(store: Store, agent_id: str, traces: Sequence[str], prices: Pric
     return changed
 
 
+@dataclass(frozen=True)
+class KeeperLease:
+    """Who keeps the rows, for how long after each chunk kept, by which clock. The services of a cluster each run
+    a keeper: one keeps the rows while its lease lasts, the others wait their turn (two at once would do the same
+    work, and write a session's row twice, `_current_rows`). It is held in the mark, renewed with each chunk."""
+
+    holder: str
+    hold_seconds: float = 30.0
+    clock: Callable[[], float] = time.time
+
+    def until_ms(self) -> int:
+        return int((self.clock() + self.hold_seconds) * 1000)
+
+
+def _take_turn(store: Store, lease: KeeperLease, mark: Mark | None) -> bool:
+    """Whether this keeper may keep now: no other holds the lease, which it takes or renews (half spent) by
+    writing the mark as it is (place and prices) with itself as holder; read back, as another may have written
+    the same moment."""
+    now_ms = int(lease.clock() * 1000)
+    if mark is not None and mark.holder and mark.holder != lease.holder and mark.held_until_ms > now_ms:
+        return False
+    if mark is None or mark.holder != lease.holder or mark.held_until_ms - now_ms < lease.hold_seconds * 500:
+        # With no mark yet, the claim's prices match no price book: pages use no rows until some are kept.
+        _write_mark(store, mark.place if mark else (0, "", ""), mark.prices if mark else "", lease)
+        mark = read_mark(store)
+    return mark is not None and mark.holder == lease.holder
+
+
 def keep_rows(store: Store, prices: PriceBook, now_ms: int, slack_ms: int,
-              progress: Callable[[int], None] | None = None) -> int:
+              progress: Callable[[int], None] | None = None, lease: KeeperLease | None = None) -> int:
     """Keep the rows of every session whose traces got spans since the mark, up to `slack_ms` before `now_ms`
     (which the caller sets no later than the start of any insert into spans still running: its rows are stamped
     then and seen only once it ends); the number of sessions whose rows changed. Run again and again
-    (`RowKeeper`); a run cut short is taken up from the mark."""
+    (`RowKeeper`); a run cut short is taken up from the mark. With a `lease`, nothing is done while another
+    keeper holds it, and the run stops where another took it over."""
     fingerprint = rows_fingerprint(prices)
     mark = read_mark(store)
-    place = (mark.at_ms, mark.agent_id, mark.trace_id) if mark is not None and mark.prices == fingerprint \
-        else (0, "", "")
+    if lease is not None and not _take_turn(store, lease, mark):
+        return 0
+    place = mark.place if mark is not None and mark.prices == fingerprint else (0, "", "")
     before = now_ms - slack_ms
-    written = 0
+    written, chunks = 0, 0
     while True:
+        if lease is not None and chunks:
+            current = read_mark(store)
+            if current is None or current.holder != lease.holder:
+                return written  # its lease ran out during a chunk, and another keeper took it over
+        chunks += 1
         activity = [(int(ms), str(agent), str(trace)) for ms, agent, trace in store.query(_ACTIVITY, {
             "at": place[0], "agent": place[1], "trace": place[2], "before": before, "limit": _CHUNK_TRACES})]
         if not activity:
@@ -526,7 +573,7 @@ def keep_rows(store: Store, prices: PriceBook, now_ms: int, slack_ms: int,
                 # Everything stamped before `before` is kept: a page's read of what is not starts there, a range
                 # of the activity's key (from the last place read, it would filter every row stamped that
                 # millisecond: a store's whole backlog, stamped by its migration).
-                _write_mark(store, (before, "", ""), fingerprint)
+                _write_mark(store, (before, "", ""), fingerprint, lease)
             return written
         by_agent: dict[str, set[str]] = {}
         for _, agent, trace in activity:
@@ -535,16 +582,18 @@ def keep_rows(store: Store, prices: PriceBook, now_ms: int, slack_ms: int,
         for agent, traces in by_agent.items():
             written += _keep_agent(store, agent, sorted(traces), prices, version)
         place = activity[-1]
-        _write_mark(store, place, fingerprint)
+        _write_mark(store, place, fingerprint, lease)
         mark = Mark(*place, prices=fingerprint)
         if progress is not None:
             progress(written)
 
 
-def _write_mark(store: Store, place: tuple[int, str, str], fingerprint: str) -> None:
-    store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, written_at) VALUES "
-                  "(0, fromUnixTimestamp64Milli({at:Int64}), {agent:String}, {trace:String}, {prices:String}, "
-                  "now64(3))", {"at": place[0], "agent": place[1], "trace": place[2], "prices": fingerprint})
+def _write_mark(store: Store, place: tuple[int, str, str], fingerprint: str, lease: KeeperLease | None) -> None:
+    store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, holder, held_until_ms, "
+                  "written_at) VALUES (0, fromUnixTimestamp64Milli({at:Int64}), {agent:String}, {trace:String}, "
+                  "{prices:String}, {holder:String}, {until:Int64}, now64(3))",
+                  {"at": place[0], "agent": place[1], "trace": place[2], "prices": fingerprint,
+                   "holder": lease.holder if lease else "", "until": lease.until_ms() if lease else 0})
 
 
 class RowKeeper:
@@ -553,11 +602,13 @@ class RowKeeper:
 
     def __init__(self, store: Store, prices: PriceBook, interval: float = 2.0, slack: float = 5.0,
                  inserting_since: Callable[[], float | None] = lambda: None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, holder: str = "") -> None:
         # `inserting_since`: when the oldest running insert into spans began (the flattener's); `clock`: the
         # engine's wall clock, which stamps `trace_activity` (not a service's clock set for tests). The slack
         # covers inserts into spans from elsewhere (another process of a cluster).
         self._store, self._prices, self._clock = store, prices, clock
+        self._lease = KeeperLease(holder or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}",
+                                  max(30.0, 5 * interval), clock)
         self._inserting_since = inserting_since
         self._interval, self._slack = interval, slack
         self._stop = threading.Event()
@@ -576,7 +627,7 @@ class RowKeeper:
                 if began is not None:
                     now = min(now, began)
                 with self._store.unfenced():  # reads by the activity's stamps, not what is acknowledged
-                    keep_rows(self._store, self._prices, int(now * 1000), int(self._slack * 1000))
+                    keep_rows(self._store, self._prices, int(now * 1000), int(self._slack * 1000), lease=self._lease)
             except Exception:  # the store may be closing or away: the next run takes up from the mark
                 log.exception("keeping the session list's rows failed; trying again in %.0f s", self._interval)
 

@@ -241,6 +241,8 @@ SESSION_ROWS_MARK = Table(
         agent_id String,
         trace_id String,
         prices String,
+        holder String DEFAULT '',
+        held_until_ms Int64 DEFAULT 0,
         written_at DateTime64(3, 'UTC')
     """,
     engine="ReplacingMergeTree(written_at)",
@@ -284,4 +286,7 @@ MIGRATIONS: list[Migration] = [
     # The rows are kept again from the spans (`session_rows.rows_fingerprint`: the format changed with the table).
     Migration(210, "kept session rows written again as a cancelled copy and a new row", (
         DropTable(SESSION_ROWS.name), SESSION_ROWS)),
+    Migration(211, "the session-row keeper's lease, held in its mark: one service of a cluster keeps the rows", (
+        AddColumn("session_rows_mark", "holder String DEFAULT ''"),
+        AddColumn("session_rows_mark", "held_until_ms Int64 DEFAULT 0"))),
 ]

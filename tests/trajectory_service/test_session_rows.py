@@ -286,6 +286,57 @@ async def test_the_running_service_keeps_the_rows_and_serves_pages_from_them(sta
     assert all(row["errors"] == 1 and row["span_count"] == 3 for row in body["sessions"])
 
 
+async def test_one_keeper_at_a_time_keeps_the_rows_until_its_lease_runs_out(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each service of a cluster runs a keeper; the lease in the mark lets one work, the others wait their turn.
+    agent, key, store, prices = await _agent_with_sessions(svc, 3)
+    clock = [time.time()]
+    a, b = (session_rows.KeeperLease(name, 30.0, lambda: clock[0]) for name in ("keeper-a", "keeper-b"))
+
+    def keep(lease: session_rows.KeeperLease) -> int:
+        store.query("SELECT 1 FROM spans LIMIT 0")
+        time.sleep(0.005)
+        return keep_rows(store, prices, _now_ms(), slack_ms=0, lease=lease)
+
+    def rows() -> list[tuple[str, int]]:
+        return sorted((str(k), int(n)) for k, n in store.query(
+            "SELECT session_key, count() FROM session_rows GROUP BY session_key"))
+
+    assert keep(a) == 3
+    mark = read_mark(store)
+    assert mark is not None and mark.holder == "keeper-a" and mark.prices == rows_fingerprint(prices)
+    await svc.send(key, [chat(1, 20, 10, 10.5), root(9, 90, "s-9", 90.0, 95.0)])
+    before = rows()
+    assert keep(b) == 0 and rows() == before  # a's lease is live: b does nothing
+    assert read_mark(store).holder == "keeper-a"  # type: ignore[union-attr]
+    assert keep(a) == 2  # s-1 again, s-9 new
+
+    await svc.send(key, [chat(2, 30, 20, 20.5)])
+    clock[0] += 31  # a is gone: its lease runs out, b takes it over and keeps from a's mark
+    assert keep(b) == 1
+    assert read_mark(store).holder == "keeper-b"  # type: ignore[union-attr]
+    await svc.send(key, [chat(3, 40, 30, 30.5)])
+    assert keep(a) == 0 and keep(b) == 1
+
+    # A keeper whose lease ran out during a chunk (a stall), and was taken over, stops after that chunk.
+    monkeypatch.setattr(session_rows, "_CHUNK_TRACES", 1)
+    await svc.send(key, [chat(i, 50 + i, 10 * i, 10.0 * i + 0.7) for i in (1, 2, 3)])
+    chunks_by_b: list[int] = []
+
+    def stalled(written: int) -> None:
+        chunks_by_b.append(written)
+        if len(chunks_by_b) == 1:
+            clock[0] += 31
+            assert keep(a) == 2  # the two sessions b had not come to
+    store.query("SELECT 1 FROM spans LIMIT 0")
+    time.sleep(0.005)
+    assert keep_rows(store, prices, _now_ms(), slack_ms=0, progress=stalled, lease=b) == 1
+    assert chunks_by_b == [1] and read_mark(store).holder == "keeper-a"  # type: ignore[union-attr]
+    page = page_of_kept_rows(store, agent, SessionQuery(sort="spans", limit=10), prices)
+    assert page is not None and _view(page) == _view(
+        list_sessions(store, agent, SessionQuery(sort="spans", limit=10), prices))
+
+
 async def test_migration_208_marks_every_trace_stored_before_it_active_so_the_keeper_keeps_them_all(
         svc: Service) -> None:
     agent, key, store, prices = await _agent_with_sessions(svc, 5)
