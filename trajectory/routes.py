@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections import Counter
 from dataclasses import replace
@@ -540,7 +541,10 @@ def add_routes(app: web.Application, context: Context) -> None:
     if context.settings.session_rows_interval_seconds > 0:
         keeper = RowKeeper(context.store, app[PRICES_KEY], context.settings.session_rows_interval_seconds,
                            context.settings.session_rows_slack_seconds,
-                           context.extras.get("inserting_since", lambda: None))
+                           context.extras.get("inserting_since", lambda: None),
+                           # The same service started again (on its host, port and data) takes its lease back
+                           # at once: with embedded chDB, the one before it is certainly gone.
+                           holder=f"{socket.gethostname()}:{context.settings.api_port}:{context.settings.data_dir}")
 
         async def start_keeper() -> None:
             keeper.start()
