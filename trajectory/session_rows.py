@@ -28,9 +28,6 @@ import bisect
 import functools
 import json
 import logging
-import os
-import secrets
-import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -602,13 +599,13 @@ class RowKeeper:
 
     def __init__(self, store: Store, prices: PriceBook, interval: float = 2.0, slack: float = 5.0,
                  inserting_since: Callable[[], float | None] = lambda: None,
-                 clock: Callable[[], float] = time.time, holder: str = "") -> None:
+                 clock: Callable[[], float] = time.time, *, holder: str) -> None:
         # `inserting_since`: when the oldest running insert into spans began (the flattener's); `clock`: the
         # engine's wall clock, which stamps `trace_activity` (not a service's clock set for tests). The slack
-        # covers inserts into spans from elsewhere (another process of a cluster).
+        # covers inserts into spans from elsewhere (another process of a cluster). `holder`: this keeper's name
+        # in the lease it takes (`KeeperLease`), the same for the same service started again.
         self._store, self._prices, self._clock = store, prices, clock
-        self._lease = KeeperLease(holder or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}",
-                                  max(30.0, 5 * interval), clock)
+        self._lease = KeeperLease(holder, max(30.0, 5 * interval), clock)
         self._inserting_since = inserting_since
         self._interval, self._slack = interval, slack
         self._stop = threading.Event()
