@@ -13,10 +13,13 @@ token counts vary (their costs do, as real sessions' do).
 `--load otlp` (the default) sends the spans through the OTLP/HTTP receiver. `--load direct` writes
 the same spans with `INSERT INTO spans ... SELECT ... FROM numbers()` in blocks of `--block` spans:
 the same table and the same views over it (the session index and what it feeds) as the receiver's
-inserts, without the receiver's decoding, so that 10M spans load in minutes on two cores.
+inserts, without the receiver's decoding, so that 10M spans load in minutes on two cores. Session ids are
+`s-` and the session's number, or with `--scattered-ids` as random as UUIDs (the kept rows, ordered by id, then
+hold a page by time in as many granules as it has sessions).
 
     .venv/bin/python bench/session_list.py [--sessions 20000] [--spans 50] [--repeat 10] [--load otlp|direct]
-        [--block 1000000] [--skip-scans] [--fresh] [--work-dir DIR] [--data-dir DIR] [--api-port 0] [--otlp-http-port 0]
+        [--block 1000000] [--skip-scans] [--fresh] [--scattered-ids] [--work-dir DIR] [--data-dir DIR] [--api-port 0]
+        [--otlp-http-port 0]
 
 Prints p50/max wall time per query, and the median CPU time of this process per query (the service and
 its embedded engine run in it, so that is what a page costs whatever else loads the machine), and how
@@ -61,13 +64,20 @@ def trace_id_of(trace: int) -> bytes:
     return ((trace * _SCATTER % 2**64) << 64 | trace).to_bytes(16, "big")
 
 
-def session(trace: int, spans: int) -> list[trace_pb2.Span]:
+def session_id_of(trace: int, scattered: bool) -> str:
+    """The session's id: `s-` and its number, so ids sort nearly as the sessions' times do (the kept rows, ordered
+    by id, hold a page by time in few granules); or, `scattered`, its trace id's first half, as random as a UUID."""
+    return f"s-{trace * _SCATTER % 2**64:016x}" if scattered else f"s-{trace}"
+
+
+def session(trace: int, spans: int, scattered_ids: bool = False) -> list[trace_pb2.Span]:
     trace_id = trace_id_of(trace)
     root_id = (trace * 1000).to_bytes(8, "big")
     start = BASE_NS + trace * 10**9
     out = [trace_pb2.Span(trace_id=trace_id, span_id=root_id, name="invoke_agent bench",
                           start_time_unix_nano=start, end_time_unix_nano=start + spans * 10**7,
-                          attributes=[kv("session.id", f"s-{trace}"), kv("gen_ai.operation.name", "invoke_agent")])]
+                          attributes=[kv("session.id", session_id_of(trace, scattered_ids)),
+                                      kv("gen_ai.operation.name", "invoke_agent")])]
     for i in range(1, spans):
         t = start + i * 10**7
         failing = trace % 10 == 0 and i == 2
@@ -91,7 +101,7 @@ INSERT INTO spans (agent_id, trace_id, span_id, parent_span_id, session_id, name
                    attributes, attribute_types, resource_attributes, received_at)
 SELECT {agent:String}, concat(leftPad(lower(hex(t * __SCATTER__)), 16, '0'), leftPad(lower(hex(t)), 16, '0')),
        leftPad(lower(hex(t * 1000 + i)), 16, '0'),
-       if(i = 0, '', leftPad(lower(hex(t * 1000)), 16, '0')), if(i = 0, concat('s-', toString(t)), ''),
+       if(i = 0, '', leftPad(lower(hex(t * 1000)), 16, '0')), if(i = 0, session_id, ''),
        multiIf(i = 0, 'invoke_agent bench', failing, 'execute_tool search', 'chat'),
        fromUnixTimestamp64Nano(toInt64(start)),
        fromUnixTimestamp64Nano(toInt64(if(i = 0, start + {spans:UInt64} * 10000000, start + 5000000))),
@@ -99,7 +109,7 @@ SELECT {agent:String}, concat(leftPad(lower(hex(t * __SCATTER__)), 16, '0'), lef
        if(chat, 'openai', ''), if(chat, 'gpt-4o-mini', ''), chat, if(chat, 500 + i + t % 1009, 0),
        if(chat, 20 + t % 17, 0),
        if(failing, 'search', ''),
-       multiIf(i = 0, map('session.id', concat('s-', toString(t)), 'gen_ai.operation.name', 'invoke_agent'),
+       multiIf(i = 0, map('session.id', session_id, 'gen_ai.operation.name', 'invoke_agent'),
                failing, map('gen_ai.operation.name', 'execute_tool', 'gen_ai.tool.name', 'search'),
                map('gen_ai.operation.name', 'chat', 'gen_ai.request.model', 'gpt-4o-mini',
                    'gen_ai.provider.name', 'openai', 'gen_ai.usage.input_tokens', toString(500 + i + t % 1009),
@@ -109,24 +119,26 @@ SELECT {agent:String}, concat(leftPad(lower(hex(t * __SCATTER__)), 16, '0'), lef
        map('service.name', 'bench'), now64(3)
 FROM (SELECT intDiv(number, {spans:UInt64}) + {first:UInt64} AS t, number % {spans:UInt64} AS i,
              t % 10 = 0 AND i = 2 AS failing, i > 0 AND NOT failing AS chat,
-             {base:UInt64} + t * 1000000000 + i * 10000000 AS start
+             {base:UInt64} + t * 1000000000 + i * 10000000 AS start,
+             if({scattered:Bool}, concat('s-', leftPad(lower(hex(t * __SCATTER__)), 16, '0')),
+                concat('s-', toString(t))) AS session_id
       FROM numbers({count:UInt64}))
 """.replace("__SCATTER__", f"toUInt64({_SCATTER})")
 
 
-def load_direct(store: Store, agent_id: str, sessions: int, spans: int, block: int) -> None:
+def load_direct(store: Store, agent_id: str, sessions: int, spans: int, block: int, scattered_ids: bool) -> None:
     per_insert = max(1, block // spans)
     for first in range(1, sessions + 1, per_insert):
         count = min(per_insert, sessions + 1 - first)
         store.command(_DIRECT, {"agent": agent_id, "spans": spans, "first": first, "count": count * spans,
-                                "base": BASE_NS})
+                                "base": BASE_NS, "scattered": scattered_ids})
 
 
-def load_otlp(otlp: str, key: str, sessions: int, spans_each: int) -> None:
+def load_otlp(otlp: str, key: str, sessions: int, spans_each: int, scattered_ids: bool) -> None:
     per_request = max(1, 10_000 // spans_each)
     for first in range(1, sessions + 1, per_request):
         spans = [s for trace in range(first, min(first + per_request, sessions + 1))
-                 for s in session(trace, spans_each)]
+                 for s in session(trace, spans_each, scattered_ids)]
         request = trace_service_pb2.ExportTraceServiceRequest(resource_spans=[trace_pb2.ResourceSpans(
             resource=resource_pb2.Resource(attributes=[kv("service.name", "bench")]),
             scope_spans=[trace_pb2.ScopeSpans(spans=spans)])])
@@ -151,11 +163,11 @@ class LoadedSessions:
 
 def serve_sessions(sessions: int, spans: int, *, load: str = "direct", block: int = 1_000_000,
                    data_dir: Path | None = None, work_dir: Path | None = None, api_port: int = 0,
-                   otlp_http_port: int = 0, **settings: Any) -> LoadedSessions:
-    """A service in this process whose agent `bot@bench` holds `sessions` sessions of `spans` spans (`session()`),
-    loaded through the receiver (`load="otlp"`) or `load_direct`, or found already in `data_dir` from an earlier
-    run; checked complete, with the load's merges over (they run in this process: their CPU is not a page's).
-    `settings`: more of the service's settings."""
+                   otlp_http_port: int = 0, scattered_ids: bool = False, **settings: Any) -> LoadedSessions:
+    """A service in this process whose agent `bot@bench` holds `sessions` sessions of `spans` spans (`session()`,
+    their ids `session_id_of`), loaded through the receiver (`load="otlp"`) or `load_direct`, or found already in
+    `data_dir` from an earlier run; checked complete, with the load's merges over (they run in this process: their
+    CPU is not a page's). `settings`: more of the service's settings."""
     if work_dir is not None:
         work_dir.mkdir(parents=True, exist_ok=True)
     reused = data_dir is not None and (data_dir / "clickhouse").exists()
@@ -173,12 +185,17 @@ def serve_sessions(sessions: int, spans: int, *, load: str = "direct", block: in
         key = json.loads(post(api + "/api/agents/bot@bench/keys",
                               json.dumps({"scopes": ["ingest", "read"]}).encode(), TOKEN)[1])["key"]
         if load == "direct":
-            load_direct(store, "bot@bench", sessions, spans, block)
+            load_direct(store, "bot@bench", sessions, spans, block, scattered_ids)
         else:
-            load_otlp(f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces", key, sessions, spans)
+            load_otlp(f"http://127.0.0.1:{server.service.otlp_http_port}/v1/traces", key, sessions, spans,
+                      scattered_ids)
     total = sessions * spans
     stored = store.query("SELECT count() FROM spans FINAL WHERE agent_id = 'bot@bench'")[0][0]
     assert stored == total, f"{stored:,} spans stored of {total:,} loaded"
+    first_id = session_id_of(1, scattered_ids)
+    named = store.query("SELECT count() FROM trace_sessions WHERE agent_id = 'bot@bench' AND session_id = {id:String}",
+                        {"id": first_id})[0][0]
+    assert named, f"no session {first_id!r} in {directory}: it was loaded with the other kind of ids (--scattered-ids)"
     seconds = time.perf_counter() - started
     while store.query("SELECT count() FROM system.merges")[0][0]:
         time.sleep(0.5)
@@ -226,12 +243,16 @@ def main() -> None:
                              "there which granules of `spans` its traces are in)")
     parser.add_argument("--no-kept-rows", action="store_true",
                         help="keep no session rows: every page reads the spans, as before trajectory/session_rows.py")
+    parser.add_argument("--scattered-ids", action="store_true",
+                        help="session ids as random as UUIDs, not `s-` and the session's number (which sort nearly as "
+                             "the sessions' times, so a page by time finds its kept rows in few granules)")
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="keep the loaded store here and, when it already holds the spans, time it without "
                              "loading again (10M spans take minutes to load)")
     args = parser.parse_args()
     loaded = serve_sessions(args.sessions, args.spans, load=args.load, block=args.block, data_dir=args.data_dir,
                             work_dir=args.work_dir, api_port=args.api_port, otlp_http_port=args.otlp_http_port,
+                            scattered_ids=args.scattered_ids,
                             **({"session_rows_interval_seconds": 0.0} if args.no_kept_rows else {}))
     server = loaded.server
     api = f"http://127.0.0.1:{server.service.api_port}"
@@ -241,6 +262,7 @@ def main() -> None:
           f"store {server.service.settings.store_url}")
     base = f"{api}/api/agents/bot@bench/sessions"
     deep = min(50 * 99, max(0, args.sessions - 50))
+    one_id = session_id_of(max(1, args.sessions // 3), args.scattered_ids)
     # Read before each timed request with --fresh: sessions none of the timed pages shows.
     other_page = f"?limit=50&offset={min(50 * 199, max(0, args.sessions - 50))}"
 
@@ -277,10 +299,10 @@ def main() -> None:
         "page 100 by cursor, by cost": cursor_to_page_100("cost"),
         "first page, cost floor ~1% (bound first)": f"?limit=50&min_cost={floor_1!r}",
         "first page, cost floor ~all (scans, prices all)": f"?limit=50&min_cost={floor_all!r}",
-        # Ids are s-1 .. s-N: one match for a whole id (the walk reads the agent's index to its end);
-        # "77" is in ~3% of them (the walk reads ~30 pages' worth of the index).
-        "search, one session of all": f"?limit=50&search=s-{max(1, args.sessions // 3)}",
-        "search, ids holding 77 (~3%)": "?limit=50&search=77",
+        # One match for a whole id (the walk reads the agent's index to its end); "77" is in ~3% of the ids
+        # s-1 .. s-N, ~6% of the scattered ones (the walk reads ~30 or ~15 pages' worth of the index).
+        "search, one session of all": f"?limit=50&search={one_id}",
+        "search, ids holding 77": "?limit=50&search=77",
     }
     for label, query in queries.items():
         if args.skip_scans and "(scans" in label:
