@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -48,14 +48,19 @@ evalkit.run_experiment(dataset="kill", agent=sys.argv[2], task=task, concurrency
 NAMES = [f"c{i}" for i in range(8)]
 
 
-def _start(tmp_path: Path, tenant: Tenant, marks: Path, env: dict[str, str],
-           preexec_fn: Callable[[], object] | None = None, script: str = RUNNER,
+def _terminal_sigint() -> None:
+    # SIGINT as a terminal sends it, whatever this test process inherited: a child started with SIGINT ignored
+    # (pytest run as a background job of a non-interactive shell, as a CI script may) would never see it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _start(tmp_path: Path, tenant: Tenant, marks: Path, env: dict[str, str], script: str = RUNNER,
            evaluators: str = "") -> subprocess.Popen[bytes]:
     write_cases(tmp_path, "kill", {name: f"input: {name}\n{evaluators}" for name in NAMES})
     (tmp_path / "runner.py").write_text(script)
     with (tmp_path / "runner.log").open("wb") as log:
         return subprocess.Popen([sys.executable, "runner.py", str(marks), tenant.agent], cwd=tmp_path, env=env,
-                                stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec_fn)
+                                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_terminal_sigint)
 
 
 def _wait_blocked(runner: subprocess.Popen[bytes], marks: Path, log: Path) -> None:
@@ -160,10 +165,7 @@ def test_ctrl_c_says_how_to_resume_and_exits_130_without_a_traceback(served: Ser
                                                                       tmp_path: Path) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()
-    # SIGINT as a terminal sends it, whatever this test process inherited: a child started with SIGINT
-    # ignored (a background job of a non-interactive shell) would never see it.
-    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
-                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env))
     code, log = _ctrl_c(runner, marks, tmp_path / "runner.log")
     experiment = _experiment_of(served, tenant)
     # Before: the resume line, then asyncio's KeyboardInterrupt traceback, and the process died of SIGINT.
@@ -184,8 +186,7 @@ def test_ctrl_c_gives_the_lease_back_and_the_experiment_says_it_was_interrupted(
     `running`. It is `stopped`, and resuming it runs what is left."""
     marks = tmp_path / "marks"
     marks.mkdir()
-    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
-                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env))
     code, log = _ctrl_c(runner, marks, tmp_path / "runner.log")
     assert code == 130, log
     experiment = _experiment_of(served, tenant)
@@ -218,7 +219,6 @@ def test_ctrl_c_is_still_a_keyboard_interrupt_to_a_script_that_catches_it(served
     marks = tmp_path / "marks"
     marks.mkdir()
     runner = _start(tmp_path, tenant, marks, dict(os.environ, **tenant.env),
-                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                     script=RUNNER.replace("evalkit.run_experiment(", "try:\n    evalkit.run_experiment(", 1)
                     .replace("progress=False)", "progress=False)\nexcept KeyboardInterrupt:\n"
                              "    print('caught by the script')\n    sys.exit(7)"))
@@ -255,7 +255,7 @@ def test_ctrl_c_while_scoring_says_how_to_finish_scoring_and_ends_at_once(served
     with (tmp_path / "runner.log").open("wb") as out:
         runner = subprocess.Popen([sys.executable, "runner.py", str(marks), tenant.agent], cwd=tmp_path,
                                   env=dict(os.environ, **tenant.env), stdout=out, stderr=subprocess.STDOUT,
-                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                  preexec_fn=_terminal_sigint)
         # Before: the evaluator's thread (asyncio.to_thread's pool, joined at exit) held the process 600 s.
     code, log = _ctrl_c(runner, marks, tmp_path / "runner.log", timeout=30)
     experiment_id = _experiment_of(served, tenant)["experiment_id"]
@@ -400,7 +400,7 @@ def test_ctrl_c_during_evaluate_experiment_says_how_to_finish_and_exits_130_with
     with (tmp_path / "evaluate.log").open("wb") as out:
         script = subprocess.Popen([sys.executable, "evaluate.py", str(marks), str(experiment_id)], cwd=tmp_path,
                                   env=dict(os.environ, **tenant.env), stdout=out, stderr=subprocess.STDOUT,
-                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                  preexec_fn=_terminal_sigint)
     code, log = _ctrl_c(script, marks, tmp_path / "evaluate.log", timeout=30)
     assert code == 130, log
     assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
@@ -443,7 +443,7 @@ def test_the_printed_finish_command_names_the_python_evaluator_and_running_it_fi
             [sys.executable, "-m", "evalkit.cli", "run", "hint", "--agent", tenant.agent, "--task", "hint_task:task",
              "--evaluator", "hint_evals:slow_check", "--trajectory-wait-seconds", "30"],
             cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            preexec_fn=_terminal_sigint)
     code, log = _ctrl_c(runner, marks, tmp_path / "run.log", timeout=30)
     experiment_id = _experiment_of(served, tenant)["experiment_id"]
     assert code == 130, log
