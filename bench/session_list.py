@@ -67,7 +67,7 @@ def trace_id_of(trace: int) -> bytes:
 def session_id_of(trace: int, scattered: bool) -> str:
     """The session's id: `s-` and its number, so ids sort nearly as the sessions' times do (the kept rows, ordered
     by id, hold a page by time in few granules); or, `scattered`, its trace id's first half, as random as a UUID."""
-    return f"s-{trace * _SCATTER % 2**64:016x}" if scattered else f"s-{trace}"
+    return f"s-{trace_id_of(trace)[:8].hex()}" if scattered else f"s-{trace}"
 
 
 def session(trace: int, spans: int, scattered_ids: bool = False) -> list[trace_pb2.Span]:
@@ -99,7 +99,7 @@ _DIRECT = """
 INSERT INTO spans (agent_id, trace_id, span_id, parent_span_id, session_id, name, start_time, end_time, status_code,
                    service_name, operation, provider, model, is_llm_call, input_tokens, output_tokens, tool_name,
                    attributes, attribute_types, resource_attributes, received_at)
-SELECT {agent:String}, concat(leftPad(lower(hex(t * __SCATTER__)), 16, '0'), leftPad(lower(hex(t)), 16, '0')),
+SELECT {agent:String}, concat(scattered, leftPad(lower(hex(t)), 16, '0')),
        leftPad(lower(hex(t * 1000 + i)), 16, '0'),
        if(i = 0, '', leftPad(lower(hex(t * 1000)), 16, '0')), if(i = 0, session_id, ''),
        multiIf(i = 0, 'invoke_agent bench', failing, 'execute_tool search', 'chat'),
@@ -120,8 +120,8 @@ SELECT {agent:String}, concat(leftPad(lower(hex(t * __SCATTER__)), 16, '0'), lef
 FROM (SELECT intDiv(number, {spans:UInt64}) + {first:UInt64} AS t, number % {spans:UInt64} AS i,
              t % 10 = 0 AND i = 2 AS failing, i > 0 AND NOT failing AS chat,
              {base:UInt64} + t * 1000000000 + i * 10000000 AS start,
-             if({scattered:Bool}, concat('s-', leftPad(lower(hex(t * __SCATTER__)), 16, '0')),
-                concat('s-', toString(t))) AS session_id
+             leftPad(lower(hex(t * __SCATTER__)), 16, '0') AS scattered,
+             concat('s-', if({scattered:Bool}, scattered, toString(t))) AS session_id
       FROM numbers({count:UInt64}))
 """.replace("__SCATTER__", f"toUInt64({_SCATTER})")
 
