@@ -677,15 +677,23 @@ def _http_error_message(request: web.Request, exc: web.HTTPException) -> str:
     return exc.reason
 
 
-def _fault(request: web.Request, exc: BaseException) -> web.Response:
+def _fault(request: web.Request, exc: BaseException) -> web.StreamResponse:
     request_id = uuid.uuid4().hex[:16]
     _log.error("request %s: %s %s failed", request_id, request.method, request.path_qs[:500], exc_info=exc)
     if isinstance(exc, StoreError):
         what = "the store refused a query"
     else:
         what = "the service failed"
-    return error_response(500, f"{what} (request id {request_id}; the details are in the server log under this id). "
-                       "This is a bug: report it with the request id and what you sent")
+    message = (f"{what} (request id {request_id}; the details are in the server log under this id). "
+               "This is a bug: report it with the request id and what you sent")
+    if _wants_a_page(request):
+        # A browser on a UI page gets the UI's error page, not a line of JSON; if that page cannot be made
+        # either (the fault may be in rendering), the JSON still carries the request id.
+        try:
+            return request.app[BROWSER_ERROR_PAGE](request, 500, message)
+        except Exception:
+            _log.exception("request %s: the error page failed too", request_id)
+    return error_response(500, message)
 
 
 # The longest request line (method, path and query) the API port reads: aiohttp's default, 8,190 bytes, answered a

@@ -106,7 +106,7 @@ def error_page(request: web.Request, status: int, message: str) -> web.StreamRes
         # The JSON twin fails as its /api route does: a script reading it gets the error as JSON, not HTML.
         return secure(error_response(status, message))
     titles = {400: "Bad request", 403: "Not allowed", 404: "Not found", 409: "Not ready", 413: "Too large",
-              503: "Store unavailable"}
+              500: "Something failed here", 503: "Store unavailable"}
     return secure(render(request, "error.html", status=status, title=titles.get(status, f"Error {status}"),
                          message=message))
 

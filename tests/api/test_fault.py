@@ -4,7 +4,11 @@ traceback under that id; never the exception's text (it may quote a query or dat
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import re
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,6 +25,7 @@ def broken_routes(app: web.Application, _context: Context) -> None:
         raise RuntimeError("SELECT secret FROM somewhere")
 
     app.router.add_get("/api/broken", broken)
+    app.router.add_get("/broken-page", broken)  # a page of the UI's, as a browser asks for it
 
 
 async def test_an_unexpected_fault_is_a_500_with_a_logged_request_id(tmp_path: Path,
@@ -39,3 +44,30 @@ async def test_an_unexpected_fault_is_a_500_with_a_logged_request_id(tmp_path: P
         assert logged and logged[0].exc_info is not None and "SELECT secret" in str(logged[0].exc_info[1])
     finally:
         await service.stop()
+
+
+async def test_a_browser_on_a_faulty_page_gets_the_ui_error_page_with_the_request_id(tmp_path: Path) -> None:
+    """A fault on a page outside /api, asked for by a browser (text/html first), is the UI's error page with the
+    same message and status; a script asking for JSON still gets the JSON error."""
+    service = Service(make_settings(tmp_path), say=lambda _line: None, route_modules=[broken_routes])
+    await service.start()
+    try:
+        await service.wait_ready(60)
+        url = f"http://127.0.0.1:{service.api_port}/broken-page"
+        status, content_type, text = await asyncio.to_thread(_get, url, "text/html,application/xhtml+xml,*/*;q=0.8")
+        assert status == 500 and content_type.startswith("text/html"), text[:300]
+        assert re.search(r'id="error-message">the service failed \(request id \w+;', text), text[:2000]
+        assert "SELECT" not in text
+        status, content_type, text = await asyncio.to_thread(_get, url, "application/json")
+        assert status == 500 and "request id" in json.loads(text)["error"]["message"]
+    finally:
+        await service.stop()
+
+
+def _get(url: str, accept: str) -> tuple[int, str, str]:
+    request = urllib.request.Request(url, headers={"Accept": accept})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.headers["Content-Type"], response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers["Content-Type"], exc.read().decode()

@@ -858,3 +858,50 @@ def test_a_long_unbroken_error_or_answer_wraps_within_the_page(tab: Tab, world: 
         width = tab.page.evaluate("document.documentElement.scrollWidth")
         assert width <= 1360, (run["case_id"], width)
     tab.shot("run-long-answer")
+
+
+# Values a hand-typed or mangled link can carry: empty, negative, not a number, out of every range, NaN,
+# a control character, SQL, non-ASCII, and too long.
+_ODD_VALUES = ("", "-1", "abc", "1e999", "nan", "\x00", "' OR 1=1 --", "é☃", "99999999999999999999999", "a" * 2000)
+
+
+def test_no_page_answers_500_whatever_a_query_parameter_holds(world: World) -> None:
+    """Every page, given an odd value in each query parameter it reads, answers a page (2xx/3xx) or a 4xx that
+    says why; never a 500. The API's routes get the same from schemathesis (tests/api/test_schemathesis.py)."""
+    _, _, _, opener = _login_form(world, world.token)
+    run = world.run_ids[0] if world.run_ids else "1"
+    pages = {
+        "/": ("workspace",),
+        f"/agents/{world.agent}/sessions": ("q", "status", "sort", "offset", "cursor", "since", "until", "errors",
+                                            "model", "min_cost", "format"),
+        f"/agents/{world.agent}/sessions/{world.long_session}": ("tab", "page", "wait", "format", "download"),
+        f"/agents/{world.agent}/sessions/{world.long_session}?tab=spans": ("limit", "offset", "page"),
+        "/experiments": ("status", "limit", "workspace", "agent", "dataset", "format"),
+        f"/experiments/{world.experiment_id}": ("evaluator", "page", "format", "failed"),
+        f"/experiments/{world.experiment_id}/compare?baseline={world.baseline_id}": (
+            "alpha", "evaluator", "page", "gate", "min_score", "max_regressions", "min_pairs", "format"),
+        f"/experiments/{world.experiment_id}/compare": ("baseline", "baseline_id"),
+        f"/experiments/{world.experiment_id}/runs/{run}": ("format",),
+        "/datasets": ("workspace", "format"),
+        f"/datasets/{world.dataset}": ("version", "format"),
+        "/login": ("next",),
+    }
+    answered: dict[int, int] = {}
+    for path, parameters in pages.items():
+        for name in parameters:
+            for value in _ODD_VALUES:
+                url = world.served.api + path + ("&" if "?" in path else "?") + urllib.parse.urlencode({name: value})
+                try:
+                    with opener.open(url) as response:
+                        status, body = response.status, b""
+                except urllib.error.HTTPError as exc:
+                    status, body = exc.code, exc.read()
+                answered[status] = answered.get(status, 0) + 1
+                assert status < 500, (path, name, value[:20], status, body[:500])
+                if status >= 400:  # the reason, in the page's own form: the error page, or JSON for a twin
+                    text = body.decode()
+                    reason = (json.loads(text)["error"]["message"] if text.startswith("{")
+                              else re.search(r'id="error-message">([^<]+)<', text))
+                    assert reason, (path, name, value[:20], status, text[:500])
+    # The sweep reached the pages' code, not only the login or a lookup that failed first.
+    assert answered.get(200, 0) > 100 and answered.get(400, 0) > 20, answered
