@@ -869,21 +869,20 @@ def test_no_page_answers_500_whatever_a_query_parameter_holds(world: World) -> N
     """Every page, given an odd value in each query parameter it reads, answers a page (2xx/3xx) or a 4xx that
     says why; never a 500. The API's routes get the same from schemathesis (tests/api/test_schemathesis.py)."""
     _, _, _, opener = _login_form(world, world.token)
-    run = world.run_ids[0] if world.run_ids else "1"
-    pages = {
-        "/": ("workspace",),
+    pages = {  # each page and the query parameters its code reads (ui/*_pages.py, ui/page.py, ui/routes.py)
+        "/": ("format",),
         f"/agents/{world.agent}/sessions": ("q", "status", "sort", "offset", "cursor", "since", "until", "errors",
                                             "model", "min_cost", "format"),
         f"/agents/{world.agent}/sessions/{world.long_session}": ("tab", "page", "wait", "format", "download"),
-        f"/agents/{world.agent}/sessions/{world.long_session}?tab=spans": ("limit", "offset", "page"),
+        f"/agents/{world.agent}/sessions/{world.long_session}?tab=spans": ("offset", "format"),
         "/experiments": ("status", "limit", "workspace", "agent", "dataset", "format"),
-        f"/experiments/{world.experiment_id}": ("evaluator", "page", "format", "failed"),
+        f"/experiments/{world.experiment_id}": ("evaluator", "page", "format"),
         f"/experiments/{world.experiment_id}/compare?baseline={world.baseline_id}": (
-            "alpha", "evaluator", "page", "gate", "min_score", "max_regressions", "min_pairs", "format"),
+            "alpha", "page", "gate", "min_score", "max_regressions", "min_pairs", "allow_incomplete", "format"),
         f"/experiments/{world.experiment_id}/compare": ("baseline", "baseline_id"),
-        f"/experiments/{world.experiment_id}/runs/{run}": ("format",),
+        f"/experiments/{world.experiment_id}/runs/{world.run_ids[0]}": ("format",),
         "/datasets": ("workspace", "format"),
-        f"/datasets/{world.dataset}": ("version", "format"),
+        f"/datasets/{world.dataset}": ("version", "page", "format"),
         "/login": ("next",),
     }
     answered: dict[int, int] = {}
