@@ -46,6 +46,11 @@ COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost")
 # (`tokenUsage`, `llm.cost`). Read after the flat keys, with the paths its mapper reads (trajectory/mappers/
 # langfuse.py, mlflow.py), so that the list counts what the trajectory counts.
 USAGE_JSON_KEYS = ("langfuse.observation.usage_details", "mlflow.chat.tokenUsage")
+# Haystack names no model, usage or operation in attributes: a chat generator's outputs (an agent step's
+# `haystack.agent.step.llm` span, a pipeline's generator component) hold its replies, and the first reply's
+# `meta` has the model and the provider's usage object (trajectory/mappers/haystack.py). Read only from spans
+# named `haystack.*`.
+HAYSTACK_OUTPUT_KEYS = ("haystack.agent.step.llm.output", "haystack.component.output")
 COST_JSON_KEYS = (("langfuse.observation.cost_details", "total"), ("mlflow.llm.cost", "total_cost"))
 _JSON_INPUT = ("prompt_tokens", "input_tokens", "promptTokens")  # these count cached prompt tokens too
 _JSON_UNCACHED_INPUT = "input"  # Langfuse's own key: uncached prompt tokens only
@@ -55,7 +60,7 @@ _JSON_CACHE_READ = ("input_cached_tokens", "cache_read_input_tokens", "input_cac
 _JSON_CACHE_WRITE = ("cache_creation_input_tokens", "input_cache_creation", "input_cache_write")
 _JSON_REASONING = ("output_reasoning_tokens", "reasoning_tokens", "output_reasoning",
                    "completion_tokens_details.reasoning_tokens", "output_tokens_details.reasoning_tokens")
-TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
+TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name", "haystack.tool.name")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
 
 LLM_OPERATIONS = ("chat", "text_completion", "generate_content", "completion")
@@ -96,10 +101,10 @@ def _first(found: str, keys: tuple[str, ...], otherwise: str) -> str:
     return f"coalesce({', '.join(f'{found}[{_literal(k)}]' for k in keys)}, {otherwise})"
 
 
-def wanted_maps(attributes: str, session_attribute: str) -> list[tuple[str, str]]:
+def wanted_maps(attributes: str, session_attribute: str, name: str) -> list[tuple[str, str]]:
     """The small maps the typed columns are read from, from a span's attribute list (the
-    `KeyValue` tuples of `ingest/export_schema.py`) and the agent's session attribute
-    override ('' for none).
+    `KeyValue` tuples of `ingest/export_schema.py`), the agent's session attribute
+    override ('' for none) and the span's name.
 
     A name (session id, model, ...) is any non-empty scalar value, as text; a token count
     is an int, a finite double (truncated) or a string holding an integer; a reported cost
@@ -117,8 +122,19 @@ def wanted_maps(attributes: str, session_attribute: str) -> list[tuple[str, str]
         # count columns reading it do not each plan the lookup again).
         ("_usage_json", "coalesce(" + ", ".join(
             f"nullIf(arrayElement({attributes}.value.string_value, indexOf({attributes}.key, {_literal(k)})), '')"
-            for k in USAGE_JSON_KEYS) + ", '')"),
+            for k in USAGE_JSON_KEYS) + f", {_haystack_reply(attributes, name, 'usage')})"),
+        ("_haystack_model", _haystack_reply(attributes, name, "model")),
     ]
+
+
+def _haystack_reply(attributes: str, name: str, field: str) -> str:
+    """The raw JSON of `field` in the first reply's `meta` of a Haystack chat generator's outputs, '' for any
+    other span (a short-circuited `if`: the JSON is parsed only for spans named `haystack.*`)."""
+    outputs = "coalesce(" + ", ".join(
+        f"nullIf(arrayElement({attributes}.value.string_value, indexOf({attributes}.key, {_literal(k)})), '')"
+        for k in HAYSTACK_OUTPUT_KEYS) + ", '')"
+    reply_meta = f"JSONExtractRaw({outputs}, 'replies', 1, 'meta', {_literal(field)})"
+    return f"if(startsWith({name}, 'haystack.'), {reply_meta}, '')"
 
 
 def _json_path(path: str) -> str:
@@ -158,7 +174,7 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
                        f"{text(SESSION_KEYS)})"),
         # MLflow writes every attribute as JSON: its model is a quoted string ('"gpt-4o"').
         ("provider", f"trimBoth({text(PROVIDER_KEYS)}, '\"')"),
-        ("model", f"trimBoth({text(MODEL_KEYS)}, '\"')"),
+        ("model", f"if(_haystack_model != '', JSONExtractString(_haystack_model), trimBoth({text(MODEL_KEYS)}, '\"'))"),
         ("input_tokens", tokens(INPUT_TOKEN_KEYS, _json_input())),
         ("output_tokens", tokens(OUTPUT_TOKEN_KEYS, _json_counts(_JSON_OUTPUT))),
         ("cache_read_tokens", tokens(CACHE_READ_KEYS, _json_counts(_JSON_CACHE_READ))),
@@ -171,6 +187,8 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
         ("_openinference_kind", f"upper({text(('openinference.span.kind',))})"),
         ("_observation_type", text(("langfuse.observation.type",))),
         ("_mlflow_type", f"trimBoth({text(('mlflow.spanType',))}, '\"')"),
+        # A Haystack reply that names its model: a chat generator's call.
+        ("_haystack_call", "_haystack_model != ''"),
         ("_vercel_call", f"(startsWith({name}, 'ai.') AND (endsWith({name}, '.doGenerate') "
                          f"OR endsWith({name}, '.doStream')))"),
     ]
@@ -183,9 +201,11 @@ def operation_columns(name: str) -> list[tuple[str, str]]:
     declared = (f"if(_declared_operation != '', _declared_operation, "
                 f"transform(_openinference_kind, {oi_names}, {oi_operations}, ''))")
     return [
-        ("operation", f"multiIf({declared} != '', {declared}, _vercel_call, 'chat', "
-                      f"{name} = 'ai.toolCall', 'execute_tool', _observation_type = 'generation', 'chat', '')"),
+        ("operation", f"multiIf({declared} != '', {declared}, _vercel_call OR _haystack_call, 'chat', "
+                      f"{name} IN ('ai.toolCall', 'haystack.agent.step.tool'), 'execute_tool', "
+                      f"_observation_type = 'generation', 'chat', '')"),
         ("is_llm_call", f"(has({_array(LLM_OPERATIONS)}, {declared}) "
                         f"OR ({declared} = '' AND _vercel_call) OR _openinference_kind = 'LLM' "
-                        f"OR _observation_type = 'generation' OR _mlflow_type IN ('LLM', 'CHAT_MODEL'))"),
+                        f"OR _observation_type = 'generation' OR _mlflow_type IN ('LLM', 'CHAT_MODEL') "
+                        f"OR _haystack_call)"),
     ]

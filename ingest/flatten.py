@@ -84,7 +84,7 @@ def span_rows() -> str:
     the columns of `spans` from those. ClickHouse plans the view again for every insert, so
     no large expression is referenced by alias more than once (an alias is re-planned
     wherever it is used): what several columns read is a column of the inner level."""
-    maps = _aliased(wanted_maps("span.attributes", "session_attribute"), "        ")
+    maps = _aliased(wanted_maps("span.attributes", "session_attribute", "span.name"), "        ")
     typed = _aliased(typed_columns("name", "session_attribute"), "    ")
     operation = _aliased(operation_columns("name"), "    ")
     return f"""

@@ -434,3 +434,29 @@ def test_mlflow_chat_model_and_tool() -> None:
     assert step["metrics"]["cost_usd"] == 0.0014
     assert document["session_id"] == "ml-1"
     assert result.unmapped_attributes == []
+
+
+def test_haystack_2_9_message_fields_and_anthropic_usage() -> None:
+    """Haystack 2.9's `ChatMessage.to_dict()` (`_role`, `_content`, `_meta`) from a pipeline's Anthropic generator
+    component: its usage's input tokens exclude the cache reads (trajectory/mappers/haystack.py)."""
+    messages = [{"_role": "system", "_meta": {}, "_name": None, "_content": [{"text": "Be brief."}]},
+                {"_role": "user", "_meta": {}, "_name": None, "_content": [{"text": "Capital of France?"}]}]
+    replies = [{"_role": "assistant", "_name": None, "_content": [{"text": "Paris."}],
+                "_meta": {"model": "claude-sonnet-4-5", "finish_reason": "end_turn",
+                          "usage": {"input_tokens": 20, "output_tokens": 3, "cache_read_input_tokens": 100}}}]
+    pipeline = span("2000000000000001", "haystack.pipeline.run", {"haystack.pipeline.input_data": "{}"})
+    generator = span("2000000000000002", "haystack.component.run", {
+        "haystack.component.name": "llm",
+        "haystack.component.type": "AnthropicChatGenerator",
+        "haystack.component.input": json.dumps({"messages": messages}),
+        "haystack.component.output": json.dumps({"replies": replies}),
+        "haystack.component.visits": 1,
+    }, parent="2000000000000001")
+    document = valid(trajectory_from_spans([pipeline, generator], session_id="hs-29"))
+    assert [(s["source"], s["message"]) for s in document["steps"]] == [
+        ("system", "Be brief."), ("user", "Capital of France?"), ("agent", "Paris.")]
+    answer = document["steps"][-1]
+    assert (answer["model_name"], answer["extra"]["provider"], answer["extra"]["finish_reasons"]) == (
+        "claude-sonnet-4-5", "anthropic", ["end_turn"])
+    assert (answer["metrics"]["prompt_tokens"], answer["metrics"]["cached_tokens"]) == (120, 100)
+    assert document["extra"]["unmapped_attributes"] == []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from evalkit.trajectory.mappers import (
     autogen,
     google_adk,
+    haystack,
     langfuse,
     logfire_openai_agents,
     mlflow,
@@ -43,6 +44,7 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME})),
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
+    Emitter(haystack.NAME, haystack.detect, haystack.map_span),
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME})),
     Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME})),
     Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),

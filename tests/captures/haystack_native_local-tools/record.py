@@ -47,7 +47,8 @@ def main() -> None:
     with Recording(Path(__file__).parent, REPLIES, framework="haystack", instrumentation="haystack (native)",
                    packages=["haystack-ai", "opentelemetry-haystack", "openai", "opentelemetry-sdk"],
                    session_id=SESSION,
-                   notes="tools defined in a function (their tags are repr text); Agent, two turns in one session (the application's span carries session.id): two "
+                   notes="tools defined in a function (their tags are repr text); "
+                         "Agent, two turns in one session (the application's span carries session.id): two "
                          "parallel tool calls, one failing, then the answer; a follow-up with one tool call") as rec:
         rec.env()
         from opentelemetry import trace
