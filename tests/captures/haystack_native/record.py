@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
@@ -51,12 +52,28 @@ def get_forecast(city: str, days: int) -> str:
     return "sunny, then light rain"
 
 
-def main() -> None:
+def closures() -> list[Any]:
+    """The same two functions defined inside this one, as a notebook cell or a factory defines them."""
+
+    def get_weather(city: str) -> str:
+        """The weather in a city now."""
+        if city not in WEATHER:
+            raise ValueError(f"unknown city: {city}")
+        return WEATHER[city]
+
+    def get_forecast(city: str, days: int) -> str:
+        """The forecast for a city, a few days ahead."""
+        return "sunny, then light rain"
+
+    return [get_weather, get_forecast]
+
+
+def run(capture_dir: Path, session: str, tool_functions: list[Any], notes: str = "") -> None:
     os.environ["HAYSTACK_CONTENT_TRACING_ENABLED"] = "true"  # read when haystack is imported
-    with Recording(Path(__file__).parent, REPLIES, framework="haystack", instrumentation="haystack (native)",
+    with Recording(capture_dir, REPLIES, framework="haystack", instrumentation="haystack (native)",
                    packages=["haystack-ai", "opentelemetry-haystack", "openai", "opentelemetry-sdk"],
-                   session_id=SESSION,
-                   notes="Agent, two turns in one session (the application's span carries session.id): two "
+                   session_id=session,
+                   notes=notes + "Agent, two turns in one session (the application's span carries session.id): two "
                          "parallel tool calls, one failing, then the answer; a follow-up with one tool call") as rec:
         rec.env()
         from opentelemetry import trace
@@ -81,16 +98,20 @@ def main() -> None:
 
         generator = OpenAIChatGenerator(model="gpt-4o", api_key=Secret.from_token("sk-fake"),
                                         api_base_url=rec.base_url)
-        agent = Agent(chat_generator=generator, tools=[tool(get_weather), tool(get_forecast)],
+        agent = Agent(chat_generator=generator, tools=[tool(function) for function in tool_functions],
                       system_prompt="You are a terse weather assistant.")
         app = provider.get_tracer("weather-desk")
         history: list[ChatMessage] = []
         for question in ("Weather in Paris and Atlantis?", "And the next two days in Paris?"):
-            with app.start_as_current_span("chat turn", attributes={"session.id": SESSION}):
+            with app.start_as_current_span("chat turn", attributes={"session.id": session}):
                 result = agent.run(messages=[*history, ChatMessage.from_user(question)])
             history = [m for m in result["messages"] if not m.is_from("system")]
             print(result["last_message"].text)
         rec.flush(provider)
+
+
+def main() -> None:
+    run(Path(__file__).parent, SESSION, [get_weather, get_forecast])
 
 
 if __name__ == "__main__":
