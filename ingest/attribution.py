@@ -187,8 +187,9 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
         ("_openinference_kind", f"upper({text(('openinference.span.kind',))})"),
         ("_observation_type", text(("langfuse.observation.type",))),
         ("_mlflow_type", f"trimBoth({text(('mlflow.spanType',))}, '\"')"),
-        # A Haystack reply that names its model: a chat generator's call.
-        ("_haystack_call", "_haystack_model != ''"),
+        # An agent step's LLM span (without content tracing it has no attributes at all), or a component whose
+        # first reply names its model: a chat generator's call.
+        ("_haystack_call", f"({name} = 'haystack.agent.step.llm' OR _haystack_model != '')"),
         ("_vercel_call", f"(startsWith({name}, 'ai.') AND (endsWith({name}, '.doGenerate') "
                          f"OR endsWith({name}, '.doStream')))"),
     ]

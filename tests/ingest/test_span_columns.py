@@ -6,6 +6,7 @@ value type is exactly what the test says, sent to a running service over gRPC.""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,43 @@ async def test_typed_columns_follow_the_ranked_keys_and_value_rules(running: Run
                                        column.endswith("tokens") else None if column == "reported_cost_usd"
                                        else False if column == "is_llm_call" else 0) for column in TYPED}
 
+
+
+async def test_haystack_calls_are_read_from_the_first_reply_s_meta(running: Running) -> None:
+    """Haystack names no model or usage in attributes (trajectory/mappers/haystack.py): a chat generator's replies
+    hold them. Each span is a trace of its own here, as Haystack's component spans share one name."""
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    reply = {"role": "assistant", "content": [{"text": "Paris."}], "name": None,
+             "meta": {"model": "gpt-4o-mini", "finish_reason": "stop",
+                      "usage": {"prompt_tokens": 100, "completion_tokens": 9,
+                                "prompt_tokens_details": {"cached_tokens": 64}}}}
+    spans = {
+        "agent step": span(os.urandom(16), "haystack.agent.step.llm",
+                           {"haystack.agent.step.llm.output": json.dumps({"replies": [reply]})}),
+        # Without HAYSTACK_CONTENT_TRACING_ENABLED an agent step's LLM span has no attributes: still a call.
+        "no content": span(os.urandom(16), "haystack.agent.step.llm", {}),
+        "generator": span(os.urandom(16), "haystack.component.run", {
+            "haystack.component.type": "OpenAIChatGenerator",
+            "haystack.component.output": json.dumps({"replies": [reply]})}),
+        "retriever": span(os.urandom(16), "haystack.component.run", {
+            "haystack.component.type": "InMemoryBM25Retriever",
+            "haystack.component.output": json.dumps({"documents": [{"content": "x", "meta": {"model": "no"}}]})}),
+        "tool": span(os.urandom(16), "haystack.agent.step.tool", {"haystack.tool.name": "get_weather"}),
+        # Another emitter's attribute of the same name is not read.
+        "not haystack": span(os.urandom(16), "chat", {"haystack.component.output": json.dumps({"replies": [reply]})}),
+    }
+    await send(running, key, request(list(spans.values())))
+    sql = f"SELECT trace_id, {', '.join(TYPED)} FROM spans FINAL WHERE agent_id = {{a:String}}"
+    rows = await asyncio.to_thread(running.store.query_dicts, sql, {"a": agent_id})
+    typed = {name: next(r for r in rows if r["trace_id"] == spans[name].trace_id.hex()) for name in spans}
+    columns = ("operation", "is_llm_call", "model", "input_tokens", "output_tokens", "cache_read_tokens")
+    assert tuple(typed["agent step"][c] for c in columns) == ("chat", True, "gpt-4o-mini", 100, 9, 64)
+    assert tuple(typed["generator"][c] for c in columns) == ("chat", True, "gpt-4o-mini", 100, 9, 64)
+    assert tuple(typed["no content"][c] for c in columns) == ("chat", True, "", 0, 0, 0)
+    assert tuple(typed["retriever"][c] for c in columns) == ("", False, "", 0, 0, 0)
+    assert (typed["tool"]["operation"], typed["tool"]["tool_name"], typed["tool"]["is_llm_call"]) == (
+        "execute_tool", "get_weather", False)
+    assert tuple(typed["not haystack"][c] for c in columns) == ("", False, "", 0, 0, 0)
 
 async def test_the_agents_session_attribute_outranks_the_conventions_when_usable(running: Running) -> None:
     agent_id, key = await asyncio.to_thread(running.new_agent, "named")

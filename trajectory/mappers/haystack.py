@@ -1,6 +1,7 @@
 """Haystack's own tracing (Haystack 3's `opentelemetry-haystack` tracer, Haystack 2's built-in one): spans
 named `haystack.*`, with no GenAI convention. Content is only recorded with
-`HAYSTACK_CONTENT_TRACING_ENABLED=true`; without it a trajectory has the calls' token counts and no text.
+`HAYSTACK_CONTENT_TRACING_ENABLED=true`: without it an LLM span has no attributes at all (no text, model or
+usage), so each call is an empty step and each tool a step of its own with its name only.
 
 - `haystack.agent.run` (an Agent's run): `haystack.agent.input` / `.output` hold its messages;
   under it `haystack.agent.step` > `haystack.agent.step.llm` (the chat generator's inputs and
