@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from decimal import Decimal
+from urllib.parse import quote
 
 import genai_prices
 import pytest
@@ -99,7 +100,7 @@ async def test_capture_replays_to_the_conversation_that_happened(
 
     # The session list sums the typed columns ingest computed (ingest/attribution.py), not the trajectory: it must
     # count what the trajectory counts.
-    listed = await service.get(f"/api/agents/{agent}/sessions?search={session}")
+    listed = await service.get(f"/api/agents/{agent}/sessions?search={quote(str(session))}")
     assert listed.status == 200, listed.text
     (row,) = [r for r in listed.body["sessions"] if r["session_id"] == session]
     steps = corpus.llm_steps(document)

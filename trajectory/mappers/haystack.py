@@ -28,7 +28,16 @@ from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments, render
 from evalkit.trajectory.mappers.reader import SpanReader, as_int, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
-from evalkit.trajectory.operations import AgentRun, ErrorInfo, LlmCall, Message, Operation, Part, ToolExecution
+from evalkit.trajectory.operations import (
+    AgentRun,
+    ErrorInfo,
+    LlmCall,
+    Message,
+    Operation,
+    Part,
+    ToolExecution,
+    Usage,
+)
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "haystack"
@@ -108,7 +117,7 @@ def _first_meta(replies: Any) -> Mapping[str, Any]:
     return {}
 
 
-def _usage(usage: Mapping[str, Any]) -> Any:
+def _usage(usage: Mapping[str, Any]) -> Usage:
     """OpenAI's usage (prompt / completion tokens and their details) or Anthropic's (input / output, cache)."""
     prompt_details = usage.get("prompt_tokens_details")
     completion_details = usage.get("completion_tokens_details")
