@@ -14,7 +14,9 @@ time per span (median), the engine's peak tracked memory above its level before 
 "Write" cost and memory can be told apart from the SELECT's with a variant inserting into a Null
 table: `--null NAME` runs that variant into `spans_null` (same columns, ENGINE = Null). What one view over
 `spans` costs: `--without NAME=VIEW[,VIEW]` adds a variant with the flattener's settings that runs with those
-views detached (e.g. `--without 'no activity=trace_activity_feed'`).
+views detached (e.g. `--without 'no activity=trace_activity_feed'`). What a computed column of `spans` costs:
+`--column NAME=DEFINITION` adds a variant run with that column's definition changed, then restored (e.g.
+`--column 'status only=failed Bool MATERIALIZED status_code = 2'`).
 """
 
 from __future__ import annotations
@@ -61,9 +63,11 @@ def main() -> None:
                         help="run this variant into a Null table (the SELECT's cost alone)")
     parser.add_argument("--without", action="append", default=[], metavar="NAME=VIEW[,VIEW]",
                         help="a variant run with these views over spans detached (repeatable)")
+    parser.add_argument("--column", action="append", default=[], metavar="NAME=DEFINITION",
+                        help="a variant run with this column of spans defined so (repeatable)")
     args = parser.parse_args()
     variants: dict[str, dict[str, Any]] = {"flattener": {}}
-    for spec in args.variant or ([] if args.without else ['one thread={"max_threads": 1, "max_insert_threads": 1}']):
+    for spec in args.variant or ([] if args.without or args.column else ['one thread={"max_threads": 1, "max_insert_threads": 1}']):
         name, settings = spec.split("=", 1)
         variants[name] = json.loads(settings)
     detached: dict[str, list[str]] = {}
@@ -71,12 +75,21 @@ def main() -> None:
         name, views = spec.split("=", 1)
         variants[name] = {}
         detached[name] = views.split(",")
+    redefined: dict[str, str] = {}
+    for spec in args.column:
+        name, definition = spec.split("=", 1)
+        variants[name] = {}
+        redefined[name] = definition
 
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-flatten-"))
     store = Store(f"chdb://{work / 'clickhouse'}")
     store.connect()
     migrate(store)
     db = store.database
+    # Each redefined column's definition as migrated, to restore after its variant.
+    defined = {column: f"{column} {kind} {default_kind} {expression}" for column, kind, default_kind, expression in
+               store.query(f"SELECT name, type, default_kind, default_expression FROM system.columns "
+                           f"WHERE database = '{db}' AND table = 'spans'")}
     requests = build_requests(args.spans, seed=3)
     schema = export_schema.write_schema_file(work / "schemas")
     staging_settings = {**export_schema.insert_settings(schema), "insert_deduplicate": 0}
@@ -118,12 +131,16 @@ def main() -> None:
             peak[0] = 0.0
             for view in detached.get(name, []):
                 store.command(f"DETACH TABLE {db}.{view}")
+            if name in redefined:
+                store.command(f"ALTER TABLE {db}.spans MODIFY COLUMN {redefined[name]}")
             started = cpu_seconds()
             store.execute(f"INSERT INTO {db}.{target} ({columns}) {select}",
                           settings={**FLATTENER, "insert_deduplicate": 0, **extra})
             spent = cpu_seconds() - started
             for view in detached.get(name, []):
                 store.command(f"ATTACH TABLE {db}.{view}")
+            if name in redefined:
+                store.command(f"ALTER TABLE {db}.spans MODIFY COLUMN {defined[redefined[name].split()[0]]}")
             time.sleep(0.05)
             results[name][0].append(spent)
             results[name][1].append((peak[0] - floor) / 1e6)

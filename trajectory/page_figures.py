@@ -23,7 +23,7 @@ from evalkit.store import compact_sql
 # starting in [since, until] (nanoseconds): `spans` is partitioned by day of start, so a read bounded on both sides
 # reaches only the parts of the days in between (trajectory/session_list.py, `_page_spans`, says why it matters).
 _PAGE_SPAN_RANGE = """
-SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call,
+SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, failed, is_llm_call,
        toUnixTimestamp64Nano(start_time), toUnixTimestamp64Nano(end_time), toUnixTimestamp64Milli(received_at),
        input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, reported_cost_usd,
        prepares_call, response_id, toUInt64(splitByChar('_', _part)[3]), _part_offset
@@ -54,6 +54,7 @@ class SpanColumns(NamedTuple):
     model: Sequence[str]
     provider: Sequence[str]
     status_code: Sequence[int]
+    failed: Sequence[bool]  # as the trajectory's step shows it (trajectory/tables.py, migration 212)
     is_llm_call: Sequence[bool]
     start_ns: Sequence[int]
     end_ns: Sequence[int]
@@ -77,7 +78,7 @@ class TraceFigures(NamedTuple):
     first_start_ns: int
     last_end_ns: int
     last_received_ms: int
-    errors: int
+    errors: int  # spans that failed
     roots: int
     missing_parents: int  # parent ids no span of the trace has
     models: list[str]  # the LLM spans' models
@@ -120,7 +121,7 @@ def trace_figures(columns: SpanColumns, rows: list[int]) -> dict[str, TraceFigur
         models.discard("")
         figures[trace_id] = TraceFigures(
             len(group), min(map(c.start_ns.__getitem__, group)), max(map(c.end_ns.__getitem__, group)),
-            max(map(c.received_ms.__getitem__, group)), list(map(c.status_code.__getitem__, group)).count(2),
+            max(map(c.received_ms.__getitem__, group)), sum(map(c.failed.__getitem__, group)),
             parents.count(""), len(missing), sorted(models))
     return figures
 

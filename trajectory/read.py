@@ -170,7 +170,7 @@ def _span(row: tuple[Any, ...]) -> Span:
 # What the session's spans view shows beside each span: the typed columns ingest derived from it.
 TYPED_COLUMNS = """operation, provider, model, is_llm_call, input_tokens, output_tokens, cache_read_tokens,
        cache_write_tokens, reasoning_tokens, reported_cost_usd, tool_name, tool_call_id,
-       toUnixTimestamp64Milli(received_at)"""
+       toUnixTimestamp64Milli(received_at), failed"""
 _SPAN_PACKED_TYPED_SELECT = _SPAN_PACKED_SELECT.replace("       session_id\nFROM spans FINAL",
                                                         f"       session_id, {TYPED_COLUMNS}\nFROM spans FINAL")
 

@@ -199,7 +199,7 @@ async def _session_detail(request: web.Request) -> web.Response:
                 "is_llm_call": bool(t[3]), "input_tokens": t[4], "output_tokens": t[5],
                 "cache_read_tokens": t[6], "cache_write_tokens": t[7], "reasoning_tokens": t[8],
                 "reported_cost_usd": t[9], "tool_name": t[10] or None, "tool_call_id": t[11] or None,
-                "received_at_ms": t[12]}
+                "received_at_ms": t[12], "failed": bool(t[13])}
             views.append(view)
         whole = len(spans) == total
         logs = read_trace_logs(context.store, agent.agent_id, window.trace_ids) if whole else []
@@ -216,7 +216,9 @@ async def _session_detail(request: web.Request) -> web.Response:
             # The trajectory's LLM calls: a wrapping or repeated report, or a span preparing a call
             # (LlamaIndex's `_prepare_chat_with_tools`), is no call of its own, as in the session list.
             "llm_calls": mapping.llm_calls,
-            "errors": sum(1 for v in views if v["status_code"] == "ERROR"),
+            # Spans that failed as their steps show it: an error status, or an emitter's own sign of one
+            # (trajectory/tables.py, migration 212), as the session list counts them.
+            "errors": sum(1 for v in views if v["typed"]["failed"]),
             "mapping_version": mapping.mapping_version,
             "emitters": mapping.emitters,
             "unmapped_attributes": mapping.unmapped_attributes,

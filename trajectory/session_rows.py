@@ -64,9 +64,9 @@ _MAX_UNKEPT_TRACES = 2_000
 # read from the spans: past this many unkept traces (live ingest), reading their sessions would cost more.
 MAX_UNKEPT_FOR_INDEX_PAGES = 100
 # What the kept rows' format adds to the price book's fingerprint in the mark: rows kept in an older format
-# (before `cost_rest`, migration 209; before the cancelling copies, 210) are not used until the keeper has
-# written them all again.
-_ROW_FORMAT = "rows-3"
+# (before `cost_rest`, migration 209; before the cancelling copies, 210; counting only spans with an error status
+# as errors, before 212) are not used until the keeper has written them all again.
+_ROW_FORMAT = "rows-4"
 
 _COLUMN_NAMES = ["agent_id", "session_key", "version", "sign", "index_first_ns", "index_last_ns", "span_count",
                  "first_ns", "last_ns", "cost", "cost_rest", "failing", "filter_models", "shown"]

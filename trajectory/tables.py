@@ -14,6 +14,8 @@ of them (`response_id`, `prepares_call`).
 from __future__ import annotations
 
 from evalkit.migrations import AddColumn, Backfill, DropTable, DropView, MaterializedView, Migration, Table
+from evalkit.trajectory.mappers import haystack, strands
+from evalkit.trajectory.mappers.errors import ERROR_TYPE
 from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
 from evalkit.trajectory.session_index import NAMED
@@ -249,6 +251,42 @@ SESSION_ROWS_MARK = Table(
     order_by="slot",
 )
 
+# Migration 212: whether a span failed, as its trajectory step shows it (`failed`, a column of `spans` computed as it
+# is stored, like 207's), for the session list's error count and filter. A span's status is not the only sign: the
+# trajectory also flags an exception event, OTel's `error.type`, an emitter's own flag on a tool span that stays OK
+# (Haystack's `haystack.tool.error`, Strands' `gen_ai.tool.status`), and a tool result whose framework wrapper says
+# it failed (LangChain's ToolMessage with `status: "error"`, which LangGraph's ToolNode returns for a tool that
+# raised; LlamaIndex's ToolOutput with `is_error`; trajectory/mappers/tool_results.py). The wrapper is read from a
+# tool span's output only (OpenInference's `output.value`, OpenLLMetry's `traceloop.entity.output`, which wraps it
+# as `{"output": …, "kwargs": …}`), in either map (a long one is a payload). The JSON is parsed only for tool spans
+# (a short-circuited AND). Then the per-trace summary's `failing` reads it: a view that does, the old one dropped,
+# and the traces stored before with a span that failed but not by its status flagged (a max: re-run safe).
+_TOOL_OUTPUT = ("coalesce(" + ", ".join(f"nullIf({where}['{key}'], '')" for key in ("output.value",
+                                                                                 "traceloop.entity.output")
+                                      for where in ("attributes", "payloads")) + ", '')")
+_TOOL_RESULT = ("if(JSONHas(o, 'output') AND arrayAll(k -> k IN ('output', 'kwargs'), JSONExtractKeys(o)), "
+                "JSONExtractRaw(o, 'output'), o)")
+_WRAPPER_SAYS_FAILED = (
+    "JSONExtractString(r, 'type') = 'tool' AND (JSONExtractString(r, 'data', 'status') = 'error' "
+    "OR (JSONHas(r, 'tool_call_id') AND JSONExtractString(r, 'status') = 'error')) "
+    "OR JSONExtractString(r, 'id', -1) = 'ToolMessage' AND JSONExtractString(r, 'kwargs', 'status') = 'error' "
+    "OR JSONHas(r, 'tool_name') AND JSONExtractBool(r, 'is_error')")
+_FAILED = (
+    f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
+    f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
+    f"OR ((operation = 'execute_tool' OR attributes['traceloop.span.kind'] = 'tool') AND "
+    f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}])))")
+_TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
+TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
+                                             target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
+# Only `failing` of the traces it changes: the other figures are sets, bounds and sums already counted.
+_FAILED_BACKFILL = (
+    "SELECT agent_id, trace_id, uniqExactState(span_id) AS span_ids, toUInt8(1) AS failing, "
+    "CAST([], 'Array(String)') AS models, min(start_time) AS first_start, max(end_time) AS last_end, "
+    "toUInt64(0) AS span_rows, CAST(([], [], [], []), "
+    "'Tuple(Array(Tuple(String, String)), Array(UInt64), Array(UInt64), Array(Float64))') AS llm_usage "
+    "FROM {source} WHERE failed AND status_code != 2 GROUP BY agent_id, trace_id")
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -289,4 +327,9 @@ MIGRATIONS: list[Migration] = [
     Migration(211, "the session-row keeper's lease, held in its mark: one service of a cluster keeps the rows", (
         AddColumn("session_rows_mark", "holder String DEFAULT ''"),
         AddColumn("session_rows_mark", "held_until_ms Int64 DEFAULT 0"))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's errors changed).
+    Migration(212, "whether a span failed, as its trajectory step shows it, for the session list's errors", (
+        AddColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        TRACE_SUMMARY_FAILED_FEED, DropView(TRACE_SUMMARY_PRICED_FEED.name),
+        Backfill("trace_summary", "spans", _FAILED_BACKFILL))),
 ]

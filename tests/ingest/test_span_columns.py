@@ -195,6 +195,57 @@ async def test_haystack_calls_are_read_from_the_first_reply_s_meta(running: Runn
         "execute_tool", "get_weather", False)
     assert tuple(typed["not haystack"][c] for c in columns) == ("", False, "", 0, 0, 0)
 
+async def test_failed_is_what_the_trajectory_flags_as_a_failure(running: Running) -> None:
+    """`failed` (trajectory/tables.py, migration 212), which the session list counts as errors: an error status, an
+    exception event, `error.type`, an emitter's flag on a tool span left OK, or a tool result whose framework
+    wrapper says the tool failed; a tool's own result that merely says "error" is not."""
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+
+    def tool_message(status: str, padding: str = "") -> str:
+        return json.dumps({"type": "tool", "data": {"content": "quote service unavailable" + padding,
+                                                    "type": "tool", "tool_call_id": "call_1", "status": status}})
+
+    lc_constructor = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "ToolMessage"],
+                      "kwargs": {"content": "no such city", "type": "tool", "tool_call_id": "call_2",
+                                 "status": "error"}}
+    oi_tool = {"openinference.span.kind": "TOOL"}
+    failed = {
+        "status": span(os.urandom(16), "chat", {}, status=trace_pb2.Status(code=trace_pb2.Status.STATUS_CODE_ERROR)),
+        "exception": span(os.urandom(16), "chat", {}, events=[trace_pb2.Span.Event(
+            time_unix_nano=10**18 + 1, name="exception", attributes=key_values({"exception.type": "KeyError"}))]),
+        "error.type": span(os.urandom(16), "chat", {"error.type": "timeout"}),
+        "haystack": span(os.urandom(16), "haystack.agent.step.tool", {"haystack.tool.error": True}),
+        "strands": span(os.urandom(16), "execute_tool x", {"gen_ai.operation.name": "execute_tool",
+                                                           "gen_ai.tool.status": "error"}),
+        "langchain": span(os.urandom(16), "lookup", {**oi_tool, "output.value": tool_message("error")}),
+        # Over the payload threshold (1 KiB): kept in `payloads`, read there.
+        "langchain long": span(os.urandom(16), "lookup",
+                               {**oi_tool, "output.value": tool_message("error", "." * 2000)}),
+        "openllmetry": span(os.urandom(16), "execute_tool lookup", {
+            "traceloop.span.kind": "tool", "traceloop.entity.output": json.dumps({"output": lc_constructor,
+                                                                                 "kwargs": {"tags": []}})}),
+        "llamaindex": span(os.urandom(16), "lookup", {**oi_tool, "output.value": json.dumps(
+            {"blocks": [{"text": "boom"}], "tool_name": "lookup", "raw_output": "boom", "is_error": True})}),
+    }
+    succeeded = {
+        "ok": span(os.urandom(16), "chat", {}),
+        "tool ok": span(os.urandom(16), "lookup", {**oi_tool, "output.value": tool_message("success")}),
+        # A tool whose own result says "error" ran; the model reads the result.
+        "own status": span(os.urandom(16), "lookup", {**oi_tool, "output.value": json.dumps({"status": "error"})}),
+        # A wrapper read only from a tool span's output.
+        "not a tool": span(os.urandom(16), "chain", {"openinference.span.kind": "CHAIN",
+                                                     "output.value": tool_message("error")}),
+        "haystack ok": span(os.urandom(16), "haystack.agent.step.tool", {"haystack.tool.error": False}),
+    }
+    spans = {**failed, **succeeded}
+    await send(running, key, request(list(spans.values())))
+    rows = await asyncio.to_thread(running.store.query_dicts, "SELECT trace_id, failed FROM spans FINAL "
+                                   "WHERE agent_id = {a:String}", {"a": agent_id})
+    flagged = {r["trace_id"]: bool(r["failed"]) for r in rows}
+    assert {name: flagged[s.trace_id.hex()] for name, s in spans.items()} == {
+        **{name: True for name in failed}, **{name: False for name in succeeded}}
+
+
 async def test_the_agents_session_attribute_outranks_the_conventions_when_usable(running: Running) -> None:
     agent_id, key = await asyncio.to_thread(running.new_agent, "named")
     status, body = await asyncio.to_thread(running.call, "PUT", f"/api/agents/{agent_id}/mapping",

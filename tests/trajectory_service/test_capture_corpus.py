@@ -5,7 +5,8 @@ framework's exporter sent them, read the session's trajectory, and compare it wi
 log (`corpus.compare`): one agent step per LLM call with the model's text and tool calls, every tool
 result on its own call, token totals; its cost equals genai-prices called directly on the log's
 usage; it validates under Harbor's models; the session list's row (read from the columns ingest
-computed, not from the trajectory) counts the same calls, tokens, cost and models.
+computed, not from the trajectory) counts the same calls, tokens, cost and models, and errors where the
+trajectory flags a failure.
 
 What a capture does not get right yet is listed in KNOWN_GAPS with the reason, and marked a strict
 xfail: the day it comes out right the test fails until the entry is removed (and the fidelity table
@@ -21,6 +22,7 @@ from urllib.parse import quote
 import genai_prices
 import pytest
 
+from evalkit.trajectory.summary import summarise
 from tests.captures import corpus
 from tests.trajectory_service.conftest import ServiceFactory, assert_schema_and_atif_valid
 
@@ -111,3 +113,7 @@ async def test_capture_replays_to_the_conversation_that_happened(
     # over the client's `gpt-4o`: the list shows both names).
     assert {str(s["model_name"]) for s in steps if s.get("model_name")} <= set(row["models"]), row
     assert abs((row["cost_usd"] or 0) - (final.get("total_cost_usd") or 0)) < 1e-9, row
+    # A session whose trajectory flags a failure (a failed step, a tool result flagged as an error) is listed with
+    # errors, and one that flags none with none: the list counts spans (trajectory/tables.py, migration 212).
+    flagged = summarise(document).errors
+    assert (row["errors"] > 0) == (flagged > 0), (row["errors"], flagged)

@@ -7,6 +7,7 @@ spans counted once; what was stored before migration 204 summarised by its backf
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from typing import Any
 
@@ -26,7 +27,7 @@ from tests.trajectory_service.test_session_list_pages import _mixed_traces, _wal
 _FROM_SPANS = """
 WITH resolved AS (__RESOLVED__),
 pairs AS (SELECT DISTINCT session_id, trace_id FROM resolved),
-per_trace AS (SELECT trace_id, count() AS spans, countIf(status_code = 2) AS errors,
+per_trace AS (SELECT trace_id, count() AS spans, countIf(failed) AS errors,
                      groupUniqArrayIf(model, model != '' AND is_llm_call) AS models,
                      min(start_time) AS first_start, max(end_time) AS last_end
               FROM spans FINAL WHERE agent_id = {agent:String} GROUP BY trace_id)
@@ -146,23 +147,57 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
 
     # The data directory as a service before migration 204 left it.
     store = svc.running.store
-    store.command(f"DROP VIEW {store.database}.trace_summary_priced_feed")
+    store.command(f"DROP VIEW {store.database}.trace_summary_failed_feed")
     store.command(f"DROP TABLE {store.database}.trace_summary")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205, 206)")
-    assert migrate(store) == [204, 205, 206]
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205, 206, 212)")
+    assert migrate(store) == [204, 205, 206, 212]
     assert [(await svc.get(base + q)).body for q in queries] == before
 
-    # Copied twice (a migration cut short and re-run): the same lists. (206's copy, the one a table with
-    # 206's column takes: a backfill inserts by position.)
-    [migration] = [m for m in tables.MIGRATIONS if m.version == 206]
-    for step in migration.tables:
-        if isinstance(step, Backfill):
-            for statement in step.statements(store.database, store.cluster):
-                store.command(statement)
+    # Copied twice (a migration cut short and re-run): the same lists. (206's and 212's copies, the ones a table
+    # with 206's column takes: a backfill inserts by position.)
+    for migration in [m for m in tables.MIGRATIONS if m.version in (206, 212)]:
+        for step in migration.tables:
+            if isinstance(step, Backfill):
+                for statement in step.statements(store.database, store.cluster):
+                    store.command(statement)
     assert [(await svc.get(base + q)).body for q in queries] == before
     # And spans arriving after it are summarised by the re-created view.
     await svc.send(key, [root(999, 9990, "s-big", 0.0, 1.0)] + [chat(999, 9991 + i, 9990, 0.5) for i in range(40)])
     assert _ids((await svc.get(base + "?sort=spans&limit=1")).body["sessions"]) == ["s-big"]
+
+
+async def test_a_tool_failure_only_its_framework_records_is_an_error_in_the_list_before_and_after_migration_212(
+        svc: Service) -> None:
+    """LangGraph's ToolNode turns a tool that raised into a ToolMessage with `status: "error"` and leaves the span OK
+    (tests/captures/langchain_openinference): the trajectory flags the result, and the list counts it (the page's
+    figures, the errors filter, the session's spans summary). Spans stored before migration 212 are counted the
+    same once it has run: `failed` computed from their attributes, the per-trace summary flagged by its backfill."""
+    agent, key = await svc.new_agent()
+    message = {"type": "tool", "data": {"content": "quote service unavailable", "type": "tool", "name": "lookup",
+                                        "tool_call_id": "call_1", "status": "error"}}
+    for trace, session, status in ((1, "s-failed-tool", "error"), (2, "s-fine", "success")):
+        message["data"]["status"] = status
+        await svc.send(key, [root(trace, 10 * trace, session, 0.0, 3.0),
+                             span(trace, 10 * trace + 1, 10 * trace, "lookup", 1.0, 2.0,
+                                  openinference__span__kind="TOOL", output__value=json.dumps(message))])
+    base = f"/api/agents/{agent}/sessions"
+
+    async def listed() -> tuple[dict[str, int], list[str], int]:
+        rows = (await svc.get(base)).body["sessions"]
+        errors_only = _ids((await svc.get(base + "?errors=true")).body["sessions"])
+        detail = (await svc.get(f"{base}/s-failed-tool")).body
+        return {row["session_id"]: row["errors"] for row in rows}, errors_only, detail["summary"]["errors"]
+
+    assert await listed() == ({"s-failed-tool": 1, "s-fine": 0}, ["s-failed-tool"], 1)
+
+    # The data directory as a service before migration 212 left it: no `failed`, the summary from the status.
+    store = svc.running.store
+    store.command(f"DROP VIEW {store.database}.trace_summary_failed_feed")
+    store.command(f"ALTER TABLE {store.database}.spans DROP COLUMN failed")
+    store.command(f"DROP TABLE {store.database}.trace_summary")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205, 206, 212)")
+    assert migrate(store) == [204, 205, 206, 212]
+    assert await listed() == ({"s-failed-tool": 1, "s-fine": 0}, ["s-failed-tool"], 1)
 
 
 async def test_a_keyset_cursor_resumes_after_its_session_whatever_arrives_before_it(svc: Service) -> None:
@@ -276,12 +311,12 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
     agent, key = await svc.new_agent()
     store = svc.running.store
     # The data directory as a service before migration 205 left it: 204's view, no bound columns.
-    store.command(f"DROP VIEW {store.database}.trace_summary_priced_feed")
+    store.command(f"DROP VIEW {store.database}.trace_summary_failed_feed")
     store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN llm_usage")
     store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN span_rows")
     for statement in tables.TRACE_SUMMARY_FEED.statements(store.database, store.cluster):
         store.command(statement)
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (205, 206)")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (205, 206, 212)")
     await _send_mixed(svc, key, 205)
     await _send_counted(svc, key)
     # "Stored before it": every span flattened into `spans` before the migration runs. (An insert already
@@ -290,7 +325,7 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
     sent = len({(s.trace_id, s.span_id) for batch in _mixed_traces(random.Random(205)) for s in batch}) + 55 + 6
     assert await wait_flattened(store, agent, sent) == sent
     base = f"/api/agents/{agent}/sessions"
-    assert migrate(store) == [205, 206]
+    assert migrate(store) == [205, 206, 212]
     expected = _expected(svc, agent, "1", "span_count DESC, sid")
     everyone = await _everyone(svc, agent)
     got = (await svc.get(base + "?sort=spans&limit=1000")).body["sessions"]

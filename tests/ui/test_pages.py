@@ -834,7 +834,7 @@ def test_a_failed_tool_in_a_subagent_counts_in_the_sessions_errors(tab: Tab, wor
     assert "steps that failed" in bar_title and "spans" in bar_title, bar_title
     tab.go(f"/agents/{agent}/sessions")
     header = tab.page.locator("table.sessions thead th", has_text="errors").get_attribute("title") or ""
-    assert header.startswith("spans that ended with an error status") and "steps" in header, header
+    assert header.startswith("spans that failed: an error status") and "steps" in header, header
 
 
 def test_a_long_unbroken_error_or_answer_wraps_within_the_page(tab: Tab, world: World) -> None:

@@ -8,6 +8,10 @@ from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import ErrorInfo
 from evalkit.trajectory.span import STATUS_ERROR
 
+# OTel's attribute naming the class of error an operation ended with; the session list reads it too
+# (trajectory/tables.py, `failed`).
+ERROR_TYPE = "error.type"
+
 
 def span_error(reader: SpanReader) -> ErrorInfo | None:
     span = reader.span
@@ -28,7 +32,7 @@ def span_error(reader: SpanReader) -> ErrorInfo | None:
         exceptions = _once_each(exceptions)
     if exceptions:
         reader.read_events("exception")
-    error_type = reader.text("error.type") if "error.type" in reader.attributes else None
+    error_type = reader.text(ERROR_TYPE) if ERROR_TYPE in reader.attributes else None
     if span.status_code != STATUS_ERROR and not exceptions and not error_type:
         return None
     return ErrorInfo(status_message=span.status_message, error_type=error_type, exceptions=exceptions)

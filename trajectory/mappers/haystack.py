@@ -42,6 +42,8 @@ from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "haystack"
 _PREFIX = "haystack."
+# Set on a tool span whose tool raised (its status stays OK); the session list reads it too (trajectory/tables.py).
+TOOL_ERROR = "haystack.tool.error"
 
 # A chat generator's class name -> the provider it calls (the span names the class, not the provider).
 _PROVIDERS = (
@@ -139,7 +141,7 @@ def _usage(usage: Mapping[str, Any]) -> Usage:
 
 def _tool(reader: SpanReader) -> ToolExecution:
     result = parse_json(reader.get("haystack.agent.step.tool.output"))
-    failed = reader.get("haystack.tool.error") in (True, "true", "True")
+    failed = reader.get(TOOL_ERROR) in (True, "true", "True")
     error = span_error(reader)
     if failed:
         # Haystack wraps the failure as {"error": text}; the model is shown the text.

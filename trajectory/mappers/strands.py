@@ -21,6 +21,8 @@ from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "strands"
 SCOPE = "strands.telemetry.tracer"
+# "error" on a tool span whose tool failed; the session list reads it too (trajectory/tables.py).
+TOOL_STATUS = "gen_ai.tool.status"
 # Bookkeeping: when the event loop saw the span start and end, its cycle ids, time to first token.
 _BOOKKEEPING = ("gen_ai.event.start_time", "gen_ai.event.end_time", "gen_ai.server.time_to_first_token",
                 "event_loop.cycle_id", "event_loop.parent_cycle_id", "gen_ai.tool.json_schema")
@@ -55,6 +57,6 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation.emitter = NAME
     if isinstance(operation, ToolExecution):
         _tool_from_events(reader, operation)
-        if reader.text("gen_ai.tool.status") == "error" and operation.error is None:
+        if reader.text(TOOL_STATUS) == "error" and operation.error is None:
             operation.error = ErrorInfo(status_message="gen_ai.tool.status: error")
     return operation
