@@ -67,7 +67,8 @@ def main() -> None:
                         help="a variant run with this column of spans defined so (repeatable)")
     args = parser.parse_args()
     variants: dict[str, dict[str, Any]] = {"flattener": {}}
-    for spec in args.variant or ([] if args.without or args.column else ['one thread={"max_threads": 1, "max_insert_threads": 1}']):
+    one_thread = 'one thread={"max_threads": 1, "max_insert_threads": 1}'
+    for spec in args.variant or ([] if args.without or args.column else [one_thread]):
         name, settings = spec.split("=", 1)
         variants[name] = json.loads(settings)
     detached: dict[str, list[str]] = {}
