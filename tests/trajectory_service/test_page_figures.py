@@ -21,7 +21,7 @@ from tests.trajectory_service.test_session_list_cost import _send_costly
 # Each trace's figures over each span's latest version, as the engine sums them.
 _TRACE_FIGURES = """
 SELECT trace_id, count(), toUnixTimestamp64Nano(min(start_time)), toUnixTimestamp64Nano(max(end_time)),
-       toUnixTimestamp64Milli(max(received_at)), countIf(status_code = 2), countIf(parent_span_id = ''),
+       toUnixTimestamp64Milli(max(received_at)), countIf(failed), countIf(parent_span_id = ''),
        length(arrayDistinct(arrayFilter(p -> p != '' AND NOT has(groupArray(span_id), p), groupArray(parent_span_id)))),
        arraySort(groupUniqArrayIf(model, model != '' AND is_llm_call))
 FROM spans FINAL WHERE agent_id = {agent:String} GROUP BY trace_id

@@ -101,7 +101,7 @@ async def test_a_re_sent_export_batched_differently_is_counted_once(svc: Service
 _STORE_AGAIN = ("INSERT INTO spans SELECT * REPLACE ({status} AS status_code, {tokens} AS input_tokens, "
                 "received_at + toIntervalMillisecond({shift_ms}) AS received_at) "
                 "FROM spans FINAL WHERE agent_id = {{agent:String}} AND span_id = {{span:String}}")
-_AS_FINAL_KEEPS = ("SELECT countIf(status_code = 2), sumIf(input_tokens, is_llm_call) FROM spans FINAL "
+_AS_FINAL_KEEPS = ("SELECT countIf(failed), sumIf(input_tokens, is_llm_call) FROM spans FINAL "
                    "WHERE agent_id = {agent:String}")
 
 
