@@ -6,9 +6,9 @@ always be looked up. `sessionless_traces_feed` indexes traces that carry no sess
 `session_order` and `trace_sessions` let a page of the session list be picked without reading
 the agent's whole session index (trajectory/session_page.py). `trace_summary` holds what the list
 sorts and filters by (span count, errors, models, times, and bounds of the span count and the cost) per
-trace, so that those read a row per trace, not every span (trajectory/session_list.py). Two columns of
+trace, so that those read a row per trace, not every span (trajectory/session_list.py). Three columns of
 `spans`, computed from a span's attributes as it is stored, say what the list's count of LLM calls needs
-of them (`response_id`, `prepares_call`).
+of them (`response_id`, `prepares_call`) and whether the span failed as its step shows it (`failed`).
 """
 
 from __future__ import annotations
@@ -261,6 +261,8 @@ SESSION_ROWS_MARK = Table(
 # as `{"output": …, "kwargs": …}`), in either map (a long one is a payload). The JSON is parsed only for tool spans
 # (a short-circuited AND). Then the per-trace summary's `failing` reads it: a view that does, the old one dropped,
 # and the traces stored before with a span that failed but not by its status flagged (a max: re-run safe).
+# The wrapper rules are `tool_results.unwrap`'s and `openllmetry`'s `{"output", "kwargs"}` rule in SQL: a change to
+# those changes these (the corpus test holds the list's errors to the trajectory's for every capture).
 _TOOL_OUTPUT = ("coalesce(" + ", ".join(f"nullIf({where}['{key}'], '')" for key in ("output.value",
                                                                                  "traceloop.entity.output")
                                       for where in ("attributes", "payloads")) + ", '')")

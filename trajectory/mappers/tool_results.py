@@ -12,7 +12,8 @@ Frameworks record the object their tool step returned, not the text the model wa
 
 The wrapper carries the call id (so parallel results are matched by id, not by the order the
 tool spans started) and the error flag (`status: "error"`, `is_error: true`) the model's next
-input shows only as text.
+input shows only as text. The session list reads the same error flags in SQL (trajectory/tables.py, `failed`):
+a wrapper added here with an error flag goes there too.
 """
 
 from __future__ import annotations
