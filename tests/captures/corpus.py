@@ -150,6 +150,37 @@ def _tool_results_of(api: str, request: dict[str, Any]) -> dict[str, str]:
     return found
 
 
+def _gemini_tool_results(request: dict[str, Any], before: list[dict[str, Any]]) -> dict[str, str]:
+    """Gemini's tool results: the `functionResponse` parts of the content after a `model` content's
+    `functionCall`s. A call may have no id (gemini-2.5 gives none): then the n-th response named X
+    answers the n-th call named X. The log entry that made the model content is the earlier one
+    asked the contents before it, with those calls; its log ids key the results."""
+    found: dict[str, str] = {}
+    contents = [c for c in request.get("contents") or () if isinstance(c, dict)]
+    for index, content in enumerate(contents):
+        calls = [p["functionCall"] for p in content.get("parts") or () if isinstance(p, dict) and "functionCall" in p]
+        if content.get("role") != "model" or not calls or index + 1 >= len(contents):
+            continue
+        wanted = [(c.get("name"), c.get("args") or {}) for c in calls]
+        source = next((e for e in reversed(before)
+                       if (e["request"].get("contents") or []) == contents[:index]
+                       and [(c["name"], c["arguments"]) for c in e["response"]["tool_calls"]] == wanted), None)
+        if source is None:
+            continue
+        responses = [p["functionResponse"] for p in contents[index + 1].get("parts") or ()
+                     if isinstance(p, dict) and "functionResponse" in p]
+        for position, (call, logged) in enumerate(zip(calls, source["response"]["tool_calls"], strict=True)):
+            if call.get("id"):
+                response = next((r for r in responses if r.get("id") == call["id"]), None)
+            else:
+                nth = sum(1 for c in calls[:position] if c.get("name") == call.get("name"))
+                named = [r for r in responses if r.get("name") == call.get("name")]
+                response = named[nth] if nth < len(named) else None
+            if response is not None:
+                found[str(logged["id"])] = json.dumps(response.get("response"), ensure_ascii=False)
+    return found
+
+
 @dataclass
 class GroundTruth:
     calls: list[Call]
@@ -158,11 +189,13 @@ class GroundTruth:
     @staticmethod
     def of(log: list[dict[str, Any]]) -> GroundTruth:
         calls, results = [], {}
-        for entry in log:
+        for position, entry in enumerate(log):
             r = entry["response"]
             calls.append(Call(entry["seq"], entry["api"], entry.get("model"), r["text"], r.get("reasoning", ""),
                               r["tool_calls"], r["usage"]["input_tokens"], r["usage"]["output_tokens"]))
-            for call_id, text in _tool_results_of(entry["api"], entry["request"]).items():
+            shown = (_gemini_tool_results(entry["request"], log[:position]) if entry["api"] == "gemini.generate_content"
+                     else _tool_results_of(entry["api"], entry["request"]))
+            for call_id, text in shown.items():
                 results.setdefault(call_id, text)
         return GroundTruth(calls, results)
 

@@ -26,9 +26,11 @@ NAME = "openllmetry"
 # OpenTelemetry project's own GenAI instrumentations (opentelemetry-python-contrib). Where OpenLLMetry
 # held a library's name first, the OpenTelemetry project's package is suffixed `-v2` (openai-v2, whose
 # scope is `opentelemetry.instrumentation.openai_v2`; openai-agents-v2, vertexai-v2, …): plain GenAI
-# semantic conventions, read by `otel_genai` and reported as such, not as OpenLLMetry's.
+# semantic conventions, read by `otel_genai` and reported as such, not as OpenLLMetry's. So is the
+# project's Google Gen AI SDK one, `google_genai` (OpenLLMetry's is `google_generativeai`).
 def _openllmetry_scope(scope: str) -> bool:
-    return scope.startswith("opentelemetry.instrumentation.") and not scope.endswith("_v2")
+    return (scope.startswith("opentelemetry.instrumentation.") and not scope.endswith("_v2")
+            and scope != otel_genai.GOOGLE_GENAI_SCOPE)
 
 
 def detect(span: Span) -> bool:

@@ -7,6 +7,9 @@
   as span events (body flattened into attributes, or JSON in `gen_ai.event.content`) or as log
   records linked to the span (body as the payload); v1.26 `gen_ai.content.prompt/completion` events;
   v1.37 `gen_ai.client.inference.operation.details`.
+
+The Google Gen AI SDK's instrumentation (scope `opentelemetry.instrumentation.google_genai`) makes up
+the ids of Gemini's id-less function calls and responses; they are dropped (`_forget_made_up_ids`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExec
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "otel-genai"
+# The OpenTelemetry project's instrumentation of the Google Gen AI SDK (Gemini), not OpenLLMetry's
+# (`opentelemetry.instrumentation.google_generativeai`).
+GOOGLE_GENAI_SCOPE = "opentelemetry.instrumentation.google_genai"
 
 INFERENCE_OPERATIONS = {"chat", "text_completion", "generate_content", "completion", "responses"}
 AGENT_OPERATIONS = {"invoke_agent"}
@@ -227,19 +233,23 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
     attributes = reader.attributes
     reader.used.update(_LLM_CALL_KEYS.intersection(attributes))
     call = LlmCall(span=reader.span, emitter=emitter)
-    call.input_messages = parse_input_messages(
-        attributes["gen_ai.input.messages"] if "gen_ai.input.messages" in attributes
-        else attributes.get("gen_ai.prompt"),
-        reader.memo,
-    )
-    call.output_messages = parse_messages(
-        attributes["gen_ai.output.messages"] if "gen_ai.output.messages" in attributes
-        else attributes.get("gen_ai.completion"),
-        "assistant",
-    )
+    inputs = (attributes["gen_ai.input.messages"] if "gen_ai.input.messages" in attributes
+              else attributes.get("gen_ai.prompt"))
+    outputs = (attributes["gen_ai.output.messages"] if "gen_ai.output.messages" in attributes
+               else attributes.get("gen_ai.completion"))
+    gemini = reader.span.scope_name == GOOGLE_GENAI_SCOPE
+    if gemini and (inputs is not None or outputs is not None):
+        # Decoded here (the input list through the memo, as `parse_input_messages` would) for the ids.
+        names = _tool_names(attributes.get("gen_ai.tool.definitions"))
+        memo = reader.memo
+        if memo is None or not memo.first_inputs_only:  # counting calls, the ids are not read
+            inputs = _forget_made_up_ids(parse_json(inputs) if memo is None else memo.decode(inputs), names)
+        outputs = _forget_made_up_ids(parse_json(outputs), names)
+    call.input_messages = parse_input_messages(inputs, reader.memo)
+    call.output_messages = parse_messages(outputs, "assistant")
     call.system_instructions = instruction_texts(attributes.get("gen_ai.system_instructions"))
     if not call.input_messages and not call.output_messages:
-        _messages_from_events(call, reader.span, logs)
+        _messages_from_events(call, reader.span, logs, gemini)
         reader.read_events(*_ALL_EVENTS)
     request_model = as_text(attributes.get("gen_ai.request.model"))
     call.model = (as_text(attributes["gen_ai.response.model"]) if "gen_ai.response.model" in attributes
@@ -289,7 +299,43 @@ def _event_payload(attributes: Mapping[str, Any], body: Any) -> dict[str, Any]:
     return payload
 
 
-def _messages_from_events(call: LlmCall, span: Span, logs: Sequence[LogRecord]) -> None:
+def _tool_names(definitions: Any) -> set[str]:
+    """The names of the tools `gen_ai.tool.definitions` declares."""
+    decoded = parse_json(definitions)
+    return {d["name"] for d in decoded if isinstance(d, Mapping) and isinstance(d.get("name"), str)} \
+        if isinstance(decoded, list) else set()
+
+
+def _forget_made_up_ids(messages: Any, names: set[str]) -> Any:
+    """Messages (decoded OTel GenAI JSON) without the ids the Google Gen AI instrumentation made up.
+
+    Gemini's function calls and responses carry an id only when the model gave one (gemini-2.5 gives
+    none); the instrumentation then writes `<name>_<index of the part in its message>`: every call's
+    first call of a tool is `get_weather_0`, and a call after a text part (`_1`) gets a response that
+    is its message's first part (`_0`). Read as ids, those answer the wrong calls. Dropped, calls and
+    results are matched by name and order, as the id-less are; a response, which names no tool, is
+    given the name before its `_<index>` (a tool the span declares or one of the messages calls).
+    In place: the memo decodes a re-sent message once, and dropping them again changes nothing.
+    """
+    if type(messages) is not list:
+        return messages
+    parts = [part for message in messages if type(message) is dict and type(message.get("parts")) is list
+             for part in message["parts"] if type(part) is dict and type(part.get("id")) is str]
+    names = names | {part["name"] for part in parts
+                     if part.get("type") == "tool_call" and isinstance(part.get("name"), str)}
+    for part in parts:
+        name, _, index = part["id"].rpartition("_")
+        if not index.isdigit():
+            continue
+        if part.get("type") == "tool_call" and name == part.get("name"):
+            del part["id"]
+        elif part.get("type") == "tool_call_response" and name in names:
+            del part["id"]
+            part.setdefault("name", name)
+    return messages
+
+
+def _messages_from_events(call: LlmCall, span: Span, logs: Sequence[LogRecord], gemini: bool = False) -> None:
     events: list[tuple[int, str, Mapping[str, Any], Any]] = [
         (event.time_unix_nano, event.name, event.attributes, None) for event in span.events
     ]
@@ -325,6 +371,11 @@ def _messages_from_events(call: LlmCall, span: Span, logs: Sequence[LogRecord]) 
             )
         elif name == "gen_ai.client.inference.operation.details":
             source = {**attributes, **(parse_json(body) if isinstance(parse_json(body), Mapping) else {})}
-            call.input_messages.extend(parse_messages(source.get("gen_ai.input.messages")))
-            call.output_messages.extend(parse_messages(source.get("gen_ai.output.messages"), "assistant"))
+            inputs, outputs = source.get("gen_ai.input.messages"), source.get("gen_ai.output.messages")
+            if gemini:
+                names = _tool_names(source.get("gen_ai.tool.definitions"))
+                inputs = _forget_made_up_ids(parse_json(inputs), names)
+                outputs = _forget_made_up_ids(parse_json(outputs), names)
+            call.input_messages.extend(parse_messages(inputs))
+            call.output_messages.extend(parse_messages(outputs, "assistant"))
             call.system_instructions.extend(instruction_texts(source.get("gen_ai.system_instructions")))

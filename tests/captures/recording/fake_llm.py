@@ -1,13 +1,17 @@
-"""A scripted OpenAI/Anthropic-compatible endpoint: the paid service a capture stands in for.
+"""A scripted OpenAI/Anthropic/Gemini-compatible endpoint: the paid service a capture stands in for.
 
 It answers `POST /v1/chat/completions` (OpenAI chat, streamed or not), `POST /v1/responses` (the
-OpenAI Responses API, streamed or not) and `POST /v1/messages` (Anthropic, streamed or not) from a
-script: a list of replies, each consumed once, in order. A reply may name `when`, a text that must
-occur in the request's last input message; the first unconsumed reply that fits is taken, so
-concurrent agents can be scripted too.
+OpenAI Responses API, streamed or not), `POST /v1/messages` (Anthropic, streamed or not) and
+`POST /v1beta/models/{model}:generateContent` / `:streamGenerateContent?alt=sse` (the Gemini API,
+whose clients point at the server's root, not `…/v1`) from a script: a list of replies, each
+consumed once, in order. A reply may name `when`, a text that must occur in the request's last input
+message (Gemini: its last content); the first unconsumed reply that fits is taken, so concurrent
+agents can be scripted too.
 
 Every request and the reply it got is logged: that log is a capture's ground truth (what the model
-was asked, what it answered, which tool results it was shown).
+was asked, what it answered, which tool results it was shown). Gemini's function calls go out with
+no id unless the script names one (as gemini-2.5 answers); the log names them (`gemini_<seq>_<k>`)
+all the same, for the ground truth to key their results on.
 
 Standard library only: record scripts run it inside throwaway virtualenvs holding nothing but the
 framework under test.
@@ -51,6 +55,9 @@ class Reply:
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
+    if api == "gemini.generate_content":
+        contents = body.get("contents") or []
+        return json.dumps(contents[-1]) if contents else ""
     if api == "openai.responses":
         items = body.get("input")
         if isinstance(items, str):
@@ -68,7 +75,9 @@ class Script:
         self.log: list[dict[str, Any]] = []
         self.lock = threading.Lock()
 
-    def take(self, api: str, body: dict[str, Any], raw: bytes) -> tuple[int, Reply, dict[str, Any]]:
+    def take(self, api: str, body: dict[str, Any], raw: bytes, *, model: str | None = None,
+             stream: bool | None = None) -> tuple[int, Reply, dict[str, Any]]:
+        """`model` and `stream` when the request names them elsewhere than in its body (Gemini: the URL)."""
         last = _last_message_text(api, body)
         with self.lock:
             for position, (_, reply) in enumerate(self.replies):
@@ -78,13 +87,15 @@ class Script:
             else:
                 raise LookupError(f"the script has no reply left for this request (last message: {last[:300]})")
             seq = len(self.log)
-            prefix = "toolu" if api == "anthropic.messages" else ("fc" if api == "openai.responses" else "call")
+            prefix = ("toolu" if api == "anthropic.messages" else "fc" if api == "openai.responses"
+                      else "gemini" if api == "gemini.generate_content" else "call")
             calls = [{"id": call.id or f"{prefix}_{seq}_{k}", "name": call.name, "arguments": call.arguments}
                      for k, call in enumerate(reply.tool_calls)]
             answer_chars = len(reply.text) + len(reply.reasoning) + sum(len(json.dumps(c["arguments"])) for c in calls)
             entry = {
-                "seq": seq, "api": api, "script_index": index, "model": body.get("model"),
-                "stream": bool(body.get("stream")), "request": body,
+                "seq": seq, "api": api, "script_index": index,
+                "model": model if model is not None else body.get("model"),
+                "stream": stream if stream is not None else bool(body.get("stream")), "request": body,
                 "response": {
                     "id": f"{api.split('.')[0]}-resp-{seq}", "text": reply.text, "reasoning": reply.reasoning,
                     "tool_calls": calls,
@@ -235,6 +246,58 @@ def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict
     yield "message_stop", {"type": "message_stop"}
 
 
+def _gemini_parts(r: dict[str, Any], calls_with_ids: set[str]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    if r["reasoning"]:
+        parts.append({"text": r["reasoning"], "thought": True})
+    if r["text"]:
+        parts.append({"text": r["text"]})
+    for c in r["tool_calls"]:
+        call = {"name": c["name"], "args": c["arguments"]}
+        if c["id"] in calls_with_ids:
+            call = {"id": c["id"], **call}
+        parts.append({"functionCall": call})
+    return parts
+
+
+def _gemini_usage(r: dict[str, Any], final: bool = True) -> dict[str, Any]:
+    usage = r["usage"]
+    if not final:  # a stream's chunks before the last count the prompt only
+        return {"promptTokenCount": usage["input_tokens"], "totalTokenCount": usage["input_tokens"]}
+    return {"promptTokenCount": usage["input_tokens"], "candidatesTokenCount": usage["output_tokens"],
+            "totalTokenCount": usage["input_tokens"] + usage["output_tokens"]}
+
+
+def _gemini_body(model: str, r: dict[str, Any], calls_with_ids: set[str]) -> dict[str, Any]:
+    return {"candidates": [{"content": {"role": "model", "parts": _gemini_parts(r, calls_with_ids)},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": _gemini_usage(r), "modelVersion": model, "responseId": r["id"]}
+
+
+def _gemini_stream(model: str, r: dict[str, Any], calls_with_ids: set[str]) -> Iterator[dict[str, Any]]:
+    """Text in pieces, the function calls whole in the last chunk (as the API streams them), which
+    alone carries the finish reason and the answer's token count."""
+    parts = _gemini_parts(r, calls_with_ids)
+    chunks: list[list[dict[str, Any]]] = []
+    for part in parts:
+        if "text" in part:
+            chunks.extend([{**part, "text": part["text"][start:start + 16]}]
+                          for start in range(0, len(part["text"]), 16))
+    calls = [part for part in parts if "functionCall" in part]
+    if calls or not chunks:
+        chunks.append(calls or [{"text": ""}])
+    for index, chunk_parts in enumerate(chunks):
+        last = index == len(chunks) - 1
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": chunk_parts}, "index": 0}
+        if last:
+            candidate["finishReason"] = "STOP"
+        yield {"candidates": [candidate], "usageMetadata": _gemini_usage(r, last), "modelVersion": model,
+               "responseId": r["id"]}
+
+
+_GEMINI_PATH = "/v1beta/models/"
+_GEMINI_METHODS = {"generateContent": False, "streamGenerateContent": True}  # method -> streamed
+
 _APIS = {"/v1/chat/completions": "openai.chat", "/chat/completions": "openai.chat",
          "/v1/responses": "openai.responses", "/responses": "openai.responses",
          "/v1/messages": "anthropic.messages", "/messages": "anthropic.messages"}
@@ -260,6 +323,9 @@ class FakeLLM:
                 path = self.path.split("?")[0]
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 api = _APIS.get(path)
+                if api is None and path.startswith(_GEMINI_PATH) and ":" in path:
+                    self._gemini(path, raw)
+                    return
                 if api is None:
                     self._json(404, {"error": {"message": f"the fake LLM does not serve {path}"}})
                     return
@@ -291,6 +357,35 @@ class FakeLLM:
                 else:
                     for name, data in _anthropic_stream(model, r):
                         self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
+                self.close_connection = True
+
+            def _gemini(self, path: str, raw: bytes) -> None:
+                """The Gemini API: `/v1beta/models/{model}:generateContent` or `:streamGenerateContent`
+                (`?alt=sse`: server-sent events, each `data: <a GenerateContentResponse>`)."""
+                model, _, method = path.removeprefix(_GEMINI_PATH).partition(":")
+                if method not in _GEMINI_METHODS:
+                    self._json(404, {"error": {"code": 404, "message": f"the fake LLM does not serve {method}",
+                                               "status": "NOT_FOUND"}})
+                    return
+                body = json.loads(raw or b"{}")
+                stream = _GEMINI_METHODS[method]
+                try:
+                    _seq, reply, r = script.take("gemini.generate_content", body, raw, model=model, stream=stream)
+                except LookupError as exc:
+                    self._json(400, {"error": {"code": 400, "message": str(exc), "status": "INVALID_ARGUMENT"}})
+                    return
+                # The ids the script named go out; the ones the log made up do not.
+                named = {call.id for call in reply.tool_calls if call.id}
+                if not stream:
+                    self._json(200, _gemini_body(model, r, named))
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for chunk in _gemini_stream(model, r, named):
+                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n")
                 self.wfile.flush()
                 self.close_connection = True
 
