@@ -40,7 +40,7 @@ CACHE_WRITE_KEYS = ("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.ca
                     "ai.usage.inputTokenDetails.cacheWriteTokens", "gen_ai.usage.details.cache_write_tokens")
 REASONING_KEYS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning",
                   "llm.usage.reasoning_tokens", "gen_ai.usage.reasoning_tokens", "ai.usage.reasoningTokens")
-COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost")
+COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost", "gen_ai.cost.total_cost")  # the last LiteLLM's
 # Emitters that record a call's usage or cost as one JSON object rather than a key per figure: Langfuse
 # (`usage_details`: its own keys, or the OpenAI usage object its `langfuse.openai` client sends) and MLflow
 # (`tokenUsage`, `llm.cost`). Read after the flat keys, with the paths its mapper reads (trajectory/mappers/
@@ -63,7 +63,10 @@ _JSON_REASONING = ("output_reasoning_tokens", "reasoning_tokens", "output_reason
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name", "haystack.tool.name")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
 
-LLM_OPERATIONS = ("chat", "text_completion", "generate_content", "completion")
+# LiteLLM writes its call type as the operation (trajectory/mappers/litellm.py, whose list of the call types
+# that are a model generating must stay within this one: a test holds it).
+LLM_OPERATIONS = ("chat", "text_completion", "generate_content", "completion", "acompletion", "atext_completion",
+                  "responses", "aresponses", "anthropic_messages", "aanthropic_messages", "agenerate_content")
 # openinference.span.kind -> gen_ai.operation.name
 OPENINFERENCE_OPERATIONS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent",
                             "EMBEDDING": "embeddings", "RETRIEVER": "retrieval", "CHAIN": "chain"}

@@ -39,10 +39,6 @@ KNOWN_GAPS: dict[str, str] = {
         "MLflow 3.17's OTLP export drops the trace's session: update_current_trace(session_id=…) is trace metadata, "
         "which only its Databricks Unity Catalog processor copies onto the root span (session.id); so each turn's "
         "trace is a session of its own (each is checked in test_capture_sdks_and_sessions.py)",
-    "litellm_native":
-        "the trajectory is right, the session list's row is not: LiteLLM's async calls name their operation "
-        "`acompletion` (gen_ai.operation.name), which ingest/attribution.py's LLM_OPERATIONS does not count as an "
-        "LLM call, so the row has no calls, tokens or models",
 }
 
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic",

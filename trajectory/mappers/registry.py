@@ -10,6 +10,7 @@ from evalkit.trajectory.mappers import (
     google_adk,
     haystack,
     langfuse,
+    litellm,
     logfire_openai_agents,
     mlflow,
     openinference,
@@ -41,6 +42,8 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME})),
     Emitter(openinference.NAME, openinference.detect, openinference.map_span),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
+    # Before OpenLLMetry, which claims its call spans (`llm.request.type`, `gen_ai.completion.0.*`).
+    Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME})),
     Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME})),
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),

@@ -1,0 +1,128 @@
+"""LiteLLM's own OpenTelemetry callback (`litellm.callbacks = ["otel"]`, the SDK's `OpenTelemetry` logger).
+
+Each call is a `litellm_request` span (named `chat <model>` with the latest conventions, or the
+call's `generation_name`) in the GenAI conventions, read by the GenAI mapper, and, with message
+content on, a `raw_gen_ai_request` child holding the provider's raw request and response as Python
+reprs (`llm.openai.messages`, `llm.anthropic.content`, …): the same call again, not a step. What is
+LiteLLM's own (1.110):
+
+- `gen_ai.operation.name` is LiteLLM's call type when it is not "completion": `acompletion`,
+  `aresponses`, `anthropic_messages`, …;
+- the answer's tool calls are not in `gen_ai.output.messages` (its parts are empty for them) but
+  flat, `gen_ai.completion.<i>.function_call.{name,arguments}`, without their ids. The next call
+  re-sends that answer with the ids (an OpenAI `tool_calls` list beside the parts): there they are
+  dropped too, so that the re-sent answer is recognised as the one produced; each result keeps its
+  id and gets its call's name, which pairs it with the call (by name, in order);
+- the tools offered are `llm.request.functions.<i>.{name,description,parameters}`;
+- the cost LiteLLM computed is `gen_ai.cost.total_cost` (with its breakdown beside it);
+- `metadata.*` is LiteLLM's standard logging metadata (the proxy's key, team and spend fields,
+  empty from the SDK), `hidden_params` its response bookkeeping: neither is part of the conversation.
+
+LiteLLM's session id (`litellm_session_id`, `metadata={"session_id": …}`) reaches no span: a
+session comes from an application span carrying `session.id`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments
+from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_text, indexed, unflatten
+from evalkit.trajectory.operations import LlmCall, Message, Operation, Part
+from evalkit.trajectory.span import LogRecord, Span
+
+NAME = "litellm"
+SCOPE = "litellm"  # LiteLLM's tracer name (`OTEL_TRACER_NAME` renames it)
+_CALL_MARK = "litellm.call_id"
+# LiteLLM's call types that are a model generating (the rest: embeddings, images, files, batches…).
+_LLM_CALL_TYPES = frozenset({
+    "chat", "completion", "acompletion", "text_completion", "atext_completion", "responses", "aresponses",
+    "anthropic_messages", "aanthropic_messages", "generate_content", "agenerate_content",
+})
+_BOOKKEEPING = ("litellm.call_id", "litellm.cache_hit", "litellm.provider.model", "litellm.saved_cache_cost",
+                "hidden_params", "llm.request.type", "llm.is_streaming")
+
+
+def detect(span: Span) -> bool:
+    attributes = span.attributes
+    return _CALL_MARK in attributes or (span.scope_name == SCOPE and _is_raw_request(attributes))
+
+
+def _is_raw_request(attributes: Mapping[str, Any]) -> bool:
+    """`raw_gen_ai_request`: only the provider's `llm.<provider>.*` fields (and the proxy's team ids)."""
+    return bool(attributes) and all(key.startswith(("llm.", "metadata.")) for key in attributes) \
+        and "llm.request.type" not in attributes
+
+
+def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    if _CALL_MARK not in reader.attributes:
+        # The provider's raw request and response: the call its parent span reports, read there.
+        reader.consume_prefix("llm.", "metadata.")
+        return None
+    reader.consume(*_BOOKKEEPING)
+    reader.consume_prefix("metadata.")
+    operation = (reader.text("gen_ai.operation.name") or "chat").lower()
+    if operation not in _LLM_CALL_TYPES:
+        reader.consume_prefix("gen_ai.")  # an embedding or an image is no conversation step
+        return None
+    call = otel_genai.llm_call(reader, logs, emitter=NAME)
+    _add_flat_tool_calls(reader, call)
+    if not any(part.call_id for message in call.output_messages for part in message.tool_calls):
+        call.input_messages = _without_resent_call_ids(call.input_messages)
+    if not call.tool_definitions:
+        call.tool_definitions = _tool_definitions(reader)
+    cost = reader.prefixed("gen_ai.cost.")
+    call.reported_cost = as_decimal(cost.get("total_cost"))
+    call.extra["litellm_call_id"] = as_text(reader.attributes[_CALL_MARK])
+    return call
+
+
+def _add_flat_tool_calls(reader: SpanReader, call: LlmCall) -> None:
+    """The answer's tool calls from `gen_ai.completion.<i>.function_call.*` when its message has none."""
+    completions = indexed(unflatten(reader.prefixed("gen_ai.completion.")))
+    calls = [entry.get("function_call") for entry in completions if isinstance(entry, Mapping)]
+    parts = [Part("tool_call", name=as_text(c.get("name")), arguments=parse_arguments(c.get("arguments")))
+             for c in calls if isinstance(c, Mapping) and c.get("name")]
+    if not parts:
+        return
+    answers = [m for m in call.output_messages if m.role == "assistant"]
+    if not answers:
+        answers = [Message("assistant")]
+        call.output_messages.append(answers[0])
+    if not answers[0].tool_calls:
+        answers[0].parts.extend(parts)
+
+
+def _without_resent_call_ids(messages: list[Message]) -> list[Message]:
+    """Re-sent answers' tool calls without their ids, as LiteLLM recorded them when they were the answer;
+    each result named after its call, so that it still finds it. New messages, not changed ones: a
+    re-sent message may be the very object an earlier call's input holds (the message memo)."""
+    names: dict[str, str] = {}
+    changed: list[Message] = []
+    for message in messages:
+        parts = message.parts
+        if any(part.call_id and part.kind in ("tool_call", "tool_result") for part in parts):
+            parts = [_without_id(part, names) for part in parts]
+            message = replace(message, parts=parts)
+        changed.append(message)
+    return changed
+
+
+def _without_id(part: Part, names: dict[str, str]) -> Part:
+    if part.kind == "tool_call" and part.call_id:
+        if part.name:
+            names[part.call_id] = part.name
+        return replace(part, call_id=None)
+    if part.kind == "tool_result" and part.call_id and not part.name:
+        return replace(part, name=names.get(part.call_id))
+    return part
+
+
+def _tool_definitions(reader: SpanReader) -> list[dict[str, Any]]:
+    functions = indexed(unflatten(reader.prefixed("llm.request.functions.")))
+    found = (openai_tool_definition({**f, "parameters": parse_arguments(f.get("parameters"))})
+             for f in functions if isinstance(f, Mapping))
+    return [d for d in found if d is not None]
