@@ -311,6 +311,22 @@ class AddColumn:
 
 
 @dataclass(frozen=True)
+class DropColumn:
+    """A column removed from an existing table (its files go; no other column is rewritten). On a cluster from
+    the local tables and the Distributed one in front."""
+
+    table: str
+    column: str  # the name
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        drop = f"DROP COLUMN IF EXISTS {self.column}"
+        if not cluster:
+            return [f"ALTER TABLE {database}.{self.table} {drop}"]
+        return [f"ALTER TABLE {database}.{self.table}_local ON CLUSTER {cluster} {drop}",
+                f"ALTER TABLE {database}.{self.table} ON CLUSTER {cluster} {drop}"]
+
+
+@dataclass(frozen=True)
 class TableSettings:
     """MergeTree settings of an existing table changed (they apply to parts written from then on,
     by inserts and merges alike). `replicated`: a `Table`, whose rows live in `{name}_local` on a
@@ -397,8 +413,8 @@ TOKEN_USES = Table(
 
 
 # What a migration does, each step rendered to statements for one server or a cluster.
-Step = (Table | StagingTable | LocalTable | MaterializedView | AddColumn | TableSettings | DropView | DropTable
-        | Backfill)
+Step = (Table | StagingTable | LocalTable | MaterializedView | AddColumn | DropColumn | TableSettings | DropView
+        | DropTable | Backfill)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from evalkit.trajectory.operations import (
     ToolExecution,
 )
 from evalkit.trajectory.overrides import BUILT_IN_VERSION, MappingOverrides
-from evalkit.trajectory.same_call import duplicate_reports, may_repeat
+from evalkit.trajectory.same_call import duplicate_reports, may_repeat, one_response
 from evalkit.trajectory.span import LogRecord, Span
 
 SESSION_ID_ATTRIBUTES = (
@@ -902,12 +902,18 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
     if orphans:
         warnings.append(f"{len(orphans)} span(s) whose parent never arrived were kept at the top level")
 
-    # A wrapper LLM span (a framework's LLM span around the client library's) would double count.
+    # A wrapper LLM span (a framework's LLM span around the client library's) would double count. One with the
+    # response id of the span inside is another report of that very call (OpenInference's span around the
+    # Anthropic SDK's own): which of the two is kept is the rule for reports of one call's (below), not
+    # always the inner one, which may have recorded no messages.
     wrappers: set[SpanKey] = set()
     for key, item in tree.by_key.items():
-        if isinstance(item.operation, LlmCall):
+        if isinstance(call := item.operation, LlmCall):
             wrapper = tree.nearest(key, LlmCall)
-            if wrapper is not None:
+            if wrapper is None:
+                continue
+            outer = tree.by_key[wrapper].operation
+            if not (isinstance(outer, LlmCall) and one_response(call, outer)):
                 wrappers.add(wrapper)
     if wrappers:
         warnings.append(f"{len(wrappers)} LLM span(s) wrapping another LLM span were not counted again")

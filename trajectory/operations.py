@@ -101,6 +101,9 @@ class LlmCall:
     finish_reasons: list[str] = field(default_factory=list)
     error: ErrorInfo | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # The provider's response id where an emitter records it other than as an attribute (trajectory/same_call.py
+    # reads the attributes it knows itself).
+    response_id: str | None = None
 
 
 @dataclass(slots=True)

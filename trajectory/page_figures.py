@@ -26,7 +26,7 @@ _PAGE_SPAN_RANGE = """
 SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, failed, is_llm_call,
        toUnixTimestamp64Nano(start_time), toUnixTimestamp64Nano(end_time), toUnixTimestamp64Milli(received_at),
        input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, reported_cost_usd,
-       prepares_call, response_id, toUInt64(splitByChar('_', _part)[3]), _part_offset
+       prepares_call, call_response_id, toUInt64(splitByChar('_', _part)[3]), _part_offset
 FROM spans
 PREWHERE agent_id = {agent:String} AND trace_id IN {traces_N:Array(String)}
   AND start_time BETWEEN fromUnixTimestamp64Nano({since_N:Int64}, 'UTC')

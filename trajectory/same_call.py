@@ -2,10 +2,13 @@
 
 The Anthropic SDK's own span and OpenLLMetry's span of the same `messages.create` are siblings
 (both under the application's span, neither the current span of the other), so the wrapper rule
-(an LLM span above another LLM span is not counted again) does not see them. Two LLM spans of one
+(an LLM span above another LLM span is not counted again) does not see them. OpenInference's span
+of `messages.create` is the parent of the SDK's, and the wrapper rule would keep the SDK's, which
+records no messages: a wrapper with the response id of the span inside is left to these rules. Two LLM spans of one
 trace are reports of one call when
 
-- they carry the same response id (`gen_ai.response.id`, …) and overlap in time (a test double
+- they carry the same response id (`gen_ai.response.id`, …, or one their emitter found elsewhere:
+  OpenInference's output) and overlap in time (a test double
   answering every call with one id is not one call), or
 - neither carries one (or both the same), they come from two instrumentations (scopes: one
   instrumentation does not report a call twice, and an agent may well ask the same thing twice
@@ -34,13 +37,20 @@ SpanKey = tuple[str, str]
 RESPONSE_ID_KEYS = ("gen_ai.response.id", "ai.response.id", "llm.response.id")
 
 
-def _response_id(call: LlmCall) -> str | None:
+def response_id(call: LlmCall) -> str | None:
+    """The call's response id: from an attribute named for it, else where its emitter found one."""
     attributes = call.span.attributes
     for key in RESPONSE_ID_KEYS:
         value = attributes.get(key)
         if value not in (None, ""):
             return str(value)
-    return None
+    return call.response_id or None
+
+
+def one_response(a: LlmCall, b: LlmCall) -> bool:
+    """Whether two calls report the same response (both carry its id)."""
+    first = response_id(a)
+    return first is not None and first == response_id(b)
 
 
 def _rank(call: LlmCall) -> tuple[bool, bool, bool, int, int]:
@@ -91,14 +101,12 @@ def may_repeat(items: list[tuple[SpanKey, LlmCall]]) -> bool:
         if span.scope_name != scope or (not call.output_messages and call.usage.empty):
             return True
         attributes = span.attributes
-        for name in keys:
-            value = attributes.get(name)
-            if value is not None and value != "":
-                found = (key[0], str(value))
-                if found in ids:
-                    return True
-                ids.add(found)
-                break
+        value = next((v for name in keys if (v := attributes.get(name)) is not None and v != ""), call.response_id)
+        if value:
+            found = (key[0], str(value))
+            if found in ids:
+                return True
+            ids.add(found)
     return False
 
 
@@ -112,7 +120,7 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
     items = list(calls)
     if not may_repeat(items):
         return {}
-    responses = [_response_id(call) for _, call in items]
+    responses = [response_id(call) for _, call in items]
     root = list(range(len(items)))
 
     def find(i: int) -> int:

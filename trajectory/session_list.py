@@ -253,7 +253,8 @@ _SPANS_COUNTED = """(
         -- than running it.)
         FROM (SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call,
                      start_time, end_time, received_at, input_tokens, output_tokens, cache_read_tokens,
-                     cache_write_tokens, reasoning_tokens, reported_cost_usd, prepares_call, response_id,
+                     cache_write_tokens, reasoning_tokens, reported_cost_usd, prepares_call,
+                     call_response_id AS response_id,
                      toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns
               FROM spans FINAL
               PREWHERE agent_id = {agent:String} AND trace_id IN __TRACES__ WHERE is_llm_call)))

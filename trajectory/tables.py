@@ -8,15 +8,24 @@ the agent's whole session index (trajectory/session_page.py). `trace_summary` ho
 sorts and filters by (span count, errors, models, times, and bounds of the span count and the cost) per
 trace, so that those read a row per trace, not every span (trajectory/session_list.py). Three columns of
 `spans`, computed from a span's attributes as it is stored, say what the list's count of LLM calls needs
-of them (`response_id`, `prepares_call`) and whether the span failed as its step shows it (`failed`).
+of them (`call_response_id`, `prepares_call`) and whether the span failed as its step shows it (`failed`).
 """
 
 from __future__ import annotations
 
-from evalkit.migrations import AddColumn, Backfill, DropTable, DropView, MaterializedView, Migration, Table
+from evalkit.migrations import (
+    AddColumn,
+    Backfill,
+    DropColumn,
+    DropTable,
+    DropView,
+    MaterializedView,
+    Migration,
+    Table,
+)
 from evalkit.trajectory.mappers import haystack, strands
 from evalkit.trajectory.mappers.errors import ERROR_TYPE
-from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE
+from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE, OUTPUT_RESPONSE_ID
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
 from evalkit.trajectory.session_index import NAMED
 
@@ -173,7 +182,8 @@ _LLM_USAGE_BACKFILL = _TRACE_SUMMARY_PRICED_ROWS.replace("count() AS span_rows",
 # stored, never written by an insert, so never out of step with them; spans stored before read them computed
 # from their attributes (the same values, at the old cost, until their parts are rewritten).
 # - `response_id`: an LLM span's response id, the first non-empty of the keys the trajectory tells reports
-#   of one call apart by (trajectory/same_call.py); '' for other spans.
+#   of one call apart by (trajectory/same_call.py); '' for other spans. (213 replaces it with
+#   `call_response_id`, which reads OpenInference's output too.)
 # - `prepares_call`: an OpenInference LLM span with no messages, token counts or cost is a step preparing a
 #   call, not a call (LlamaIndex's `_prepare_chat_with_tools`; `mappers.openinference.is_preprocessing`).
 #   (Keys only: ClickHouse reads the maps' key subcolumns, not their values.)
@@ -289,6 +299,17 @@ _FAILED_BACKFILL = (
     "'Tuple(Array(Tuple(String, String)), Array(UInt64), Array(UInt64), Array(Float64))') AS llm_usage "
     "FROM {source} WHERE failed AND status_code != 2 GROUP BY agent_id, trace_id")
 
+# Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
+# of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
+# counts once a call that they and the Anthropic SDK's own spans both report, as the trajectory does
+# (trajectory/same_call.py). A column of its own, 207's dropped: spans stored before it read it computed from their
+# attributes, so their list agrees with their trajectory too (a changed MATERIALIZED expression would leave the
+# old value stored in the old parts).
+_CALL_RESPONSE_ID = (
+    "if(is_llm_call, multiIf(" + ", ".join(f"attributes['{k}'] != '', attributes['{k}']" for k in RESPONSE_ID_KEYS)
+    + ", attributes['openinference.span.kind'] = 'LLM', extract(coalesce(nullIf(attributes['output.value'], ''), "
+    + "payloads['output.value']), '" + OUTPUT_RESPONSE_ID.replace("\\", "\\\\") + "'), ''), '')")
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -334,4 +355,8 @@ MIGRATIONS: list[Migration] = [
         AddColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         TRACE_SUMMARY_FAILED_FEED, DropView(TRACE_SUMMARY_PRICED_FEED.name),
         Backfill("trace_summary", "spans", _FAILED_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's calls may change).
+    Migration(213, "an LLM span's response id also from OpenInference's output, for calls reported twice", (
+        AddColumn("spans", f"call_response_id String MATERIALIZED {_CALL_RESPONSE_ID}"),
+        DropColumn("spans", "response_id"))),
 ]

@@ -17,7 +17,12 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.resource.v1 import resource_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
+from evalkit.trajectory import same_call
+from evalkit.trajectory.mappers import openinference
+from evalkit.trajectory.mappers.reader import SpanReader
+from evalkit.trajectory.operations import LlmCall
 from evalkit.trajectory.read import read_trace_spans
+from evalkit.trajectory.span import Span
 from tests.conftest import Running, serve
 
 EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
@@ -244,6 +249,34 @@ async def test_failed_is_what_the_trajectory_flags_as_a_failure(running: Running
     flagged = {r["trace_id"]: bool(r["failed"]) for r in rows}
     assert {name: flagged[s.trace_id.hex()] for name, s in spans.items()} == {
         **{name: True for name in failed}, **{name: False for name in succeeded}}
+
+
+async def test_call_response_id_is_the_response_id_the_trajectory_tells_reports_of_one_call_by(
+        running: Running) -> None:
+    """`call_response_id` (trajectory/tables.py, migration 213), by which the session list counts once a call two
+    instrumentations report: the id attribute, else the id OpenInference's client instrumentations' output starts
+    with (in either map), as the trajectory reads it (`same_call.response_id`)."""
+    agent_id, key = await asyncio.to_thread(running.new_agent)
+    llm = {"openinference.span.kind": "LLM", "llm.model_name": "claude-sonnet-4-5", "llm.token_count.prompt": 10}
+    attributes = {
+        "output": {**llm, "output.value": json.dumps({"id": "msg_1", "content": [], "role": "assistant"})},
+        "compact output": {**llm, "output.value": '{"id":"msg_2","content":[]}'},
+        # Over the payload threshold (1 KiB): kept in `payloads`, read there.
+        "long output": {**llm, "output.value": json.dumps({"id": "msg_3", "content": "." * 2000})},
+        "attribute first": {**llm, "llm.response.id": "r-4", "output.value": json.dumps({"id": "msg_4"})},
+        "id not first": {**llm, "output.value": json.dumps({"model": "m", "id": "msg_5"})},
+        "langchain": {**llm, "output.value": json.dumps({"generations": [[{"text": "hi"}]], "llm_output": None})},
+        "not a call": {"openinference.span.kind": "CHAIN", "output.value": json.dumps({"id": "run_6"})},
+    }
+    await send(running, key, request([span(os.urandom(16), name, a) for name, a in attributes.items()]))
+    rows = await asyncio.to_thread(running.store.query_dicts, "SELECT name, call_response_id FROM spans FINAL "
+                                   "WHERE agent_id = {a:String}", {"a": agent_id})
+    stored = {r["name"]: r["call_response_id"] for r in rows}
+    assert stored == {"output": "msg_1", "compact output": "msg_2", "long output": "msg_3",
+                      "attribute first": "r-4", "id not first": "", "langchain": "", "not a call": ""}
+    for name, a in attributes.items():
+        call = openinference.map_span(SpanReader(Span("0" * 32, "0" * 16, "", name, 1, 0, 1, 1, attributes=a)), [])
+        assert (same_call.response_id(call) or "" if isinstance(call, LlmCall) else "") == stored[name], name
 
 
 async def test_the_agents_session_attribute_outranks_the_conventions_when_usable(running: Running) -> None:

@@ -58,3 +58,18 @@ def test_distinct_calls_stay_distinct() -> None:
     assert len(_agent_steps(_chat("01", 1.0, 2.0, "a"), _chat("02", 3.0, 4.0, "a"))) == 2
     # Overlapping, but asked different things.
     assert len(_agent_steps(_chat("01", 1.0, 2.0, "a", user="x"), _chat("02", 1.1, 1.9, "b", user="y"))) == 2
+
+
+def test_a_wrapper_with_the_response_id_of_the_span_inside_is_that_call_the_report_with_messages_kept() -> None:
+    # OpenInference's `messages.create` span around the Anthropic SDK's own, which records no messages.
+    inner = {"span_id": "02", "parent_span_id": "01", "name": "anthropic.messages.create", "scope": "client-sdk",
+             "start_time_unix_nano": BASE_NS + int(1.1 * S), "end_time_unix_nano": BASE_NS + int(1.9 * S),
+             "attributes": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+                            "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 10,
+                            "gen_ai.response.id": "r1"}}
+    outer = {**_chat("01", 1.0, 2.0, "hello", **{"gen_ai.response.id": "r1"}), "scope": "framework"}
+    steps = _agent_steps(outer, inner)
+    assert [(s["extra"]["span_id"], s["message"]) for s in steps] == [("01", "hello")]
+    # Another response inside: a framework's span around the client's call, the inner one kept (the wrapper rule).
+    other = {**inner, "attributes": {**inner["attributes"], "gen_ai.response.id": "r2"}}
+    assert [s["extra"]["span_id"] for s in _agent_steps(outer, other)] == ["02"]

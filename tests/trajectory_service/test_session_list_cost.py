@@ -223,18 +223,18 @@ async def test_migration_206_bounds_what_was_stored_before_it_and_re_running_it_
     assert _ids((await svc.get(f"{base}&limit=1")).body["sessions"]) == ["s-dear"]
 
 
-async def test_migration_207_lists_spans_stored_before_it_as_those_stored_after(svc: Service) -> None:
+async def test_migrations_207_and_213_list_spans_stored_before_them_as_those_stored_after(svc: Service) -> None:
     store = svc.running.store
     before, before_key = await svc.new_agent("before")
     after, after_key = await svc.new_agent("after")
     # The data directory as a service before migration 207 left it: no call columns in `spans`.
-    store.command(f"ALTER TABLE {store.database}.spans DROP COLUMN response_id, DROP COLUMN prepares_call")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 207")
+    store.command(f"ALTER TABLE {store.database}.spans DROP COLUMN call_response_id, DROP COLUMN prepares_call")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (207, 213)")
     for name in corpus.names():  # every capture: OpenInference's preparing steps, calls reported twice
         await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, before_key)
     # Every acknowledged span in `spans` before the migration runs (the flattener's own ledger says so).
     assert await asyncio.to_thread(svc.running.service.staging.caught_up, 60.0)
-    assert migrate(store) == [207]
+    assert migrate(store) == [207, 213]
     for name in corpus.names():
         await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, after_key)
     assert await asyncio.to_thread(svc.running.service.staging.caught_up, 60.0)

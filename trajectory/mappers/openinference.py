@@ -7,6 +7,7 @@ so they are nested and read in index order rather than counted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,14 @@ from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "openinference"
 _IDENTITY = ("session.id", "user.id", "metadata", "tag.tags", "openinference.span.kind", "agent.name")
+# The client instrumentations (openai, anthropic) record the provider's response as `output.value`, its JSON
+# dump, whose first key is the response's id: nowhere else. Another instrumentation of the same call (the
+# Anthropic SDK's own spans, once a global tracer provider is set) records the id as `gen_ai.response.id`, and
+# the two reports are told to be one call by it (trajectory/same_call.py). Read from the start of the text
+# only, as ingest's `response_id` column reads it (trajectory/tables.py, migration 213): a framework's output
+# (LangChain's `{"generations": …}`, a message list) does not start so.
+OUTPUT_RESPONSE_ID = r'^\{\s*"id"\s*:\s*"([^"]+)"'
+_OUTPUT_RESPONSE_ID = re.compile(OUTPUT_RESPONSE_ID)
 
 
 def detect(span: Span) -> bool:
@@ -163,6 +172,9 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         call.output_messages = parse_messages(reader.get("output.value"), "assistant", reader.memo)
     else:
         reader.consume("output.value")
+    output = reader.span.attributes.get("output.value")
+    if isinstance(output, str) and (found := _OUTPUT_RESPONSE_ID.match(output)):
+        call.response_id = found.group(1)
     call.model = reader.text("llm.response.model_name", "llm.model_name", "llm.request.model_name")
     call.request_model = reader.text("llm.request.model_name")
     call.provider = reader.text("llm.provider", "llm.system")
