@@ -463,7 +463,8 @@ class _Context:
                 extra[target.removeprefix("step.extra.")] = value
         if execution.handoff_to is not None and execution.call_id is None:
             found = self._find_handoff_call(execution.handoff_to, span.start_time_unix_nano)
-            extra["handoff_to"] = execution.handoff_to
+            if execution.handoff_to:
+                extra["handoff_to"] = execution.handoff_to
         else:
             found = self._find_call(call_id, execution.name, span.start_time_unix_nano, execution.arguments)
         if found is None:
@@ -803,7 +804,7 @@ class _SessionTree:
         tools: dict[SpanKey, list[SpanKey]] = {}  # a nested run's parent span -> its tool spans (no handoffs)
         for key, m in self.by_key.items():
             operation = m.operation
-            if type(operation) is ToolExecution and not operation.handoff_to:
+            if type(operation) is ToolExecution and operation.handoff_to is None:
                 parent = (key[0], m.span.parent_span_id)
                 if parent in parents:
                     tools.setdefault(parent, []).append(key)
@@ -1002,7 +1003,7 @@ def build_trajectory(
         working.add(run_above)
         if run_above is None:
             loose_traces.add(key[0])
-        if type(operation) is ToolExecution and operation.handoff_to:
+        if type(operation) is ToolExecution and operation.handoff_to is not None:
             handoffs.append((key, operation))
     # A synthetic root (OpenInference's AGENT span named after the openai-agents workflow, one per
     # turn) groups agent runs and does nothing itself: not an agent, its runs are its parent's.
@@ -1026,7 +1027,9 @@ def build_trajectory(
     owner = owner_past_synthetic if synthetic else nearest_run
 
     # A handoff hands the conversation to another agent, whose run follows the handoff span in
-    # its trace (a sibling, not a child): that run is a subagent started by the handoff call.
+    # its trace (a sibling, not a child): that run is a subagent started by the handoff call. A handoff
+    # that does not name the agent ("": OpenLLMetry's openai-agents spans are named before the SDK knows
+    # it) is taken by the first agent run after it.
     handed_off: dict[SpanKey, SpanKey] = {}  # receiving run -> handoff tool span
     for tool_key, handoff in handoffs:
         start = handoff.span.start_time_unix_nano
@@ -1036,7 +1039,7 @@ def build_trajectory(
                 for key, run in runs
                 if key[0] == tool_key[0]
                 and key not in handed_off
-                and run.name == handoff.handoff_to
+                and (run.name == handoff.handoff_to or not handoff.handoff_to)
                 and run.span.start_time_unix_nano >= start
                 and key != owner(tool_key)
             ),

@@ -116,6 +116,7 @@ class ToolExecution:
     result: Any = None
     error: ErrorInfo | None = None
     # A handoff: the agent this call hands the conversation to (openai-agents' `transfer_to_…`).
+    # ("" when the span does not name it: the first agent run after it takes over.)
     handoff_to: str | None = None
 
 

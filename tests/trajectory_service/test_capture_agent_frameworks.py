@@ -257,6 +257,7 @@ def dspy_react_loop_is_no_user_step_and_each_tool_shows_what_the_model_saw(docum
 CHECKS: dict[str, Callable[[Json], None]] = {
     "openai-agents_openinference": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
     "openai-agents_logfire_no-session": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
+    "openai-agents_openllmetry": openai_agents_turns_are_one_agent_and_the_handoff_starts_the_booking_agent,
     "openai-agents_openinference_chat-memory-limits":
         openai_agents_memory_turns_are_asked_once_and_a_run_ending_in_max_turns_says_so,
     "smolagents_openinference": smolagents_managed_agent_answers_its_call_and_tool_messages_are_no_user_steps,

@@ -5,11 +5,17 @@ Legacy (instrumentations up to ~0.54): `gen_ai.prompt.<i>.{role,content,tool_cal
 (`gen_ai.usage.cache_read_input_tokens`). Current (semconv-ai 0.5): OTel GenAI attributes on
 `openai.chat` spans. Decorated workflows: `traceloop.span.kind` tool / agent spans with
 `traceloop.entity.input` / `traceloop.entity.output` JSON.
+
+The openai-agents instrumentation (scope `opentelemetry.instrumentation.openai_agents`) is a tracing
+processor of the SDK's own tracing: an `Agent Workflow` workflow span per run, `<agent>.agent`
+spans, `<tool>.tool` spans with GenAI tool attributes (no call id), `<from> → <to>.handoff` spans and
+one `openai.response` span per model call in the GenAI form.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai
@@ -20,6 +26,7 @@ from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation,
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "openllmetry"
+OPENAI_AGENTS_SCOPE = "opentelemetry.instrumentation.openai_agents"
 
 
 # OpenLLMetry's instrumentations report under `opentelemetry.instrumentation.<library>`, and so do the
@@ -57,8 +64,11 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return _decorated_tool(reader)
     if kind == "agent":
         return _decorated_agent(reader)
+    if kind == "handoff":
+        return _handoff(reader)
     if kind in ("workflow", "task"):
         reader.consume_prefix("traceloop.entity.", "gen_ai.usage.", "llm.usage.")
+        reader.consume("gen_ai.provider.name")
         return None
     indexed_form = reader.has_prefix("gen_ai.prompt.") or reader.has_prefix("gen_ai.completion.")
     operation = otel_genai.map_span(reader, logs)
@@ -66,6 +76,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         operation = otel_genai.llm_call(reader, logs)
     if isinstance(operation, LlmCall) and indexed_form:
         _read_indexed(reader, operation)
+    if isinstance(operation, LlmCall) and reader.span.scope_name == OPENAI_AGENTS_SCOPE:
+        operation.output_messages = _one_answer(operation.output_messages)
+        operation.input_messages = _history_call_ids(operation.input_messages)
     if operation is not None:
         operation.emitter = NAME
     return operation
@@ -154,8 +167,69 @@ def _langchain_tool_call_id(reader: SpanReader) -> str | None:
     return call_id if isinstance(call_id, str) and call_id else None
 
 
+def _one_answer(outputs: list[Message]) -> list[Message]:
+    """The openai-agents instrumentation writes each Responses output item (a text message, each
+    function call) as an output message of its own: items of one answer, not choices (the
+    Responses API answers once). One assistant message, the items' parts in order."""
+    if len(outputs) < 2 or any(message.role != "assistant" for message in outputs):
+        return outputs
+    return [Message("assistant", [part for message in outputs for part in message.parts])]
+
+
+def _history_call_ids(messages: list[Message]) -> list[Message]:
+    """The calls of a re-sent history under the ids their results and the answers name.
+
+    For a re-sent `function_call` item the instrumentation writes the item's `id` (OpenAI's
+    `fc_…`), not its `call_id` (`call_…`), which the answer that made it and the item's
+    `function_call_output` carry: the history's calls would be calls no answer made (steps of
+    their own) and its results results of no call. Each call no result names takes the id of the
+    results no call names, in order (the Responses API requires every call's output, after it).
+    The messages are the memo's, shared with other calls: changed ones are new messages.
+    """
+    calls = {part.call_id for message in messages for part in message.parts if part.kind == "tool_call"}
+    results = [part.call_id for message in messages for part in message.parts if part.kind == "tool_result"]
+    unclaimed = [call_id for call_id in results if call_id not in calls]
+    if not unclaimed:
+        return messages
+    answered = set(results)
+    unanswered = sum(1 for message in messages for part in message.parts
+                     if part.kind == "tool_call" and part.call_id not in answered)
+    if unanswered != len(unclaimed):
+        return messages  # not the one-for-one mix-up: left as recorded
+    ids = iter(unclaimed)
+    repaired: list[Message] = []
+    for message in messages:
+        if any(part.kind == "tool_call" and part.call_id not in answered for part in message.parts):
+            parts = [replace(part, call_id=next(ids)) if part.kind == "tool_call" and part.call_id not in answered
+                     else part for part in message.parts]
+            message = replace(message, parts=parts)
+        repaired.append(message)
+    return repaired
+
+
+def _handoff(reader: SpanReader) -> ToolExecution:
+    """openai-agents' handoff span: it carries out the model's `transfer_to_…` call.
+
+    The instrumentation names the agent taking over when the span starts, and openai-agents
+    only sets it once the handoff is done (`span_data.to_agent = …`): 0.62.4 never records
+    `gen_ai.handoff.to_agent` for an SDK handoff. A handoff all the same (`""`: to an agent it
+    does not name), so it carries out the latest `transfer_to_…` call rather than being a tool
+    execution of no call; what the model was shown for it comes from the next call's input.
+    """
+    reader.consume("gen_ai.handoff.from_agent", "gen_ai.agent.name", "gen_ai.operation.name",
+                   "gen_ai.provider.name")
+    reader.consume_prefix("traceloop.")
+    target = reader.text("gen_ai.handoff.to_agent") or ""
+    return ToolExecution(span=reader.span, emitter=NAME, handoff_to=target, error=span_error(reader))
+
+
 def _decorated_tool(reader: SpanReader) -> ToolExecution:
     arguments, result = _entity_io(reader)
+    # The GenAI form (openai-agents' tool spans) has no entity record: the call's own attributes.
+    if arguments is None:
+        arguments = parse_arguments(reader.get("gen_ai.tool.call.arguments"))
+    if result is None:
+        result = parse_json(reader.get("gen_ai.tool.call.result"))
     name = reader.text("gen_ai.tool.name", "traceloop.entity.name") or reader.span.name.removesuffix(".tool")
     reader.consume_prefix("traceloop.")
     return ToolExecution(
@@ -175,6 +249,8 @@ def _decorated_agent(reader: SpanReader) -> AgentRun:
         ".agent"
     )
     reader.consume_prefix("traceloop.", "gen_ai.usage.", "llm.usage.")
+    # openai-agents: the agents it may hand off to, and the one that handed off to it.
+    reader.consume("openai.agent.handoffs", "gen_ai.agent.handoff_parent")
     return AgentRun(
         span=reader.span,
         emitter=NAME,
