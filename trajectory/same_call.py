@@ -4,12 +4,12 @@ The Anthropic SDK's own span and OpenLLMetry's span of the same `messages.create
 (both under the application's span, neither the current span of the other), so the wrapper rule
 (an LLM span above another LLM span is not counted again) does not see them. OpenInference's span
 of `messages.create` is the parent of the SDK's, and the wrapper rule would keep the SDK's, which
-records no messages: a wrapper with the response id of the span inside is left to these rules. Two LLM spans of one
-trace are reports of one call when
+records no messages: a wrapper with the response id of the span inside is left to these rules.
+Two LLM spans of one trace are reports of one call when
 
 - they carry the same response id (`gen_ai.response.id`, …, or one their emitter found elsewhere:
-  OpenInference's output) and overlap in time (a test double
-  answering every call with one id is not one call), or
+  OpenInference's output) and overlap in time (a test double answering every call with one id is
+  not one call), or
 - neither carries one (or both the same), they come from two instrumentations (scopes: one
   instrumentation does not report a call twice, and an agent may well ask the same thing twice
   at once), share the parent and the model, overlap in time and were given the same input
@@ -95,15 +95,12 @@ def may_repeat(items: list[tuple[SpanKey, LlmCall]]) -> bool:
         return False
     scope = items[0][1].span.scope_name
     ids: set[tuple[str, str]] = set()
-    keys = RESPONSE_ID_KEYS
     for key, call in items:
-        span = call.span
-        if span.scope_name != scope or (not call.output_messages and call.usage.empty):
+        if call.span.scope_name != scope or (not call.output_messages and call.usage.empty):
             return True
-        attributes = span.attributes
-        value = next((v for name in keys if (v := attributes.get(name)) is not None and v != ""), call.response_id)
-        if value:
-            found = (key[0], str(value))
+        value = response_id(call)
+        if value is not None:
+            found = (key[0], value)
             if found in ids:
                 return True
             ids.add(found)
