@@ -116,8 +116,10 @@ class Call:
     text: str
     reasoning: str
     tool_calls: list[dict[str, Any]]  # id, name, arguments
-    input_tokens: int
+    input_tokens: int  # every prompt token, cached or not
     output_tokens: int
+    cache_read_tokens: int = 0  # of input_tokens, read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of input_tokens, written to it
 
 
 def _text_of(content: Any) -> str:
@@ -191,8 +193,10 @@ class GroundTruth:
         calls, results = [], {}
         for position, entry in enumerate(log):
             r = entry["response"]
+            usage = r["usage"]
             calls.append(Call(entry["seq"], entry["api"], entry.get("model"), r["text"], r.get("reasoning", ""),
-                              r["tool_calls"], r["usage"]["input_tokens"], r["usage"]["output_tokens"]))
+                              r["tool_calls"], usage["input_tokens"], usage["output_tokens"],
+                              usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0)))
             shown = (_gemini_tool_results(entry["request"], log[:position]) if entry["api"] == "gemini.generate_content"
                      else _tool_results_of(entry["api"], entry["request"]))
             for call_id, text in shown.items():
@@ -206,6 +210,14 @@ class GroundTruth:
     @property
     def output_tokens(self) -> int:
         return sum(c.output_tokens for c in self.calls)
+
+    @property
+    def cache_read_tokens(self) -> int:
+        return sum(c.cache_read_tokens for c in self.calls)
+
+    @property
+    def cache_write_tokens(self) -> int:
+        return sum(c.cache_write_tokens for c in self.calls)
 
 
 # --- reading a trajectory --------------------------------------------------------------------
@@ -236,7 +248,8 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
     Checked: one agent step per LLM call with the model's text and tool calls (names and
     arguments, in order); every tool call the model made answered on its own step by the result
     the model was later shown; a subagent a step's tool call started referenced from that call's
-    result, not from a result of no call; token totals.
+    result, not from a result of no call; token totals, prompt tokens counting cached ones, cache
+    reads as `total_cached_tokens` and cache writes as the steps' `extra.cache_creation_input_tokens`.
     """
     problems: list[str] = []
     steps = llm_steps(document)
@@ -278,4 +291,10 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
         problems.append(f"total_prompt_tokens {final.get('total_prompt_tokens')} != {truth.input_tokens}")
     if final.get("total_completion_tokens") != truth.output_tokens:
         problems.append(f"total_completion_tokens {final.get('total_completion_tokens')} != {truth.output_tokens}")
+    if (final.get("total_cached_tokens") or 0) != truth.cache_read_tokens:
+        problems.append(f"total_cached_tokens {final.get('total_cached_tokens')} != {truth.cache_read_tokens} "
+                        "read from the cache")
+    written = sum((s.get("extra") or {}).get("cache_creation_input_tokens") or 0 for s in steps)
+    if written != truth.cache_write_tokens:
+        problems.append(f"cache_creation_input_tokens {written} != {truth.cache_write_tokens} written to the cache")
     return problems

@@ -3,10 +3,10 @@
 For each capture in `tests/captures/` and each OTLP encoding: replay the exports exactly as the
 framework's exporter sent them, read the session's trajectory, and compare it with the fake LLM's
 log (`corpus.compare`): one agent step per LLM call with the model's text and tool calls, every tool
-result on its own call, token totals; its cost equals genai-prices called directly on the log's
-usage; it validates under Harbor's models; the session list's row (read from the columns ingest
-computed, not from the trajectory) counts the same calls, tokens, cost and models, and errors where the
-trajectory flags a failure.
+result on its own call, token totals (prompt-cache reads and writes too); its cost equals genai-prices
+called directly on the log's usage; it validates under Harbor's models; the session list's row (read
+from the columns ingest computed, not from the trajectory) counts the same calls, tokens, cost and
+models, and errors where the trajectory flags a failure.
 
 What a capture does not get right yet is listed in KNOWN_GAPS with the reason, and marked a strict
 xfail: the day it comes out right the test fails until the entry is removed (and the fidelity table
@@ -50,7 +50,10 @@ def expected_cost(truth: corpus.GroundTruth) -> Decimal | None:
     for call in truth.calls:
         try:
             price = genai_prices.calc_price(
-                genai_prices.Usage(input_tokens=call.input_tokens, output_tokens=call.output_tokens),
+                # genai-prices counts cached tokens within input_tokens, as the log does.
+                genai_prices.Usage(input_tokens=call.input_tokens, output_tokens=call.output_tokens,
+                                   cache_read_tokens=call.cache_read_tokens or None,
+                                   cache_write_tokens=call.cache_write_tokens or None),
                 str(call.model), provider_id=_PROVIDERS[call.api])
         except LookupError:
             return None

@@ -44,14 +44,19 @@ class Reply:
     tool_calls: list[ToolCall] = field(default_factory=list)
     reasoning: str = ""
     when: str = ""  # a text the request's last input message must contain
-    input_tokens: int | None = None  # default: a quarter of the request's bytes
+    input_tokens: int | None = None  # every prompt token, cached or not; default: a quarter of the request's bytes
     output_tokens: int | None = None  # default: a quarter of the answer's characters
+    # Prompt caching: of `input_tokens`, how many were read from the provider's cache and how many
+    # written to it. Each API reports them its own way (see `_cache_usage`); only Anthropic's reports writes.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
         calls = [ToolCall(c["name"], c.get("arguments", {}), c.get("id", "")) for c in data.get("tool_calls", ())]
         return Reply(data.get("text", ""), calls, data.get("reasoning", ""), data.get("when", ""),
-                     data.get("input_tokens"), data.get("output_tokens"))
+                     data.get("input_tokens"), data.get("output_tokens"),
+                     data.get("cache_read_tokens", 0), data.get("cache_write_tokens", 0))
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
@@ -92,17 +97,25 @@ class Script:
             calls = [{"id": call.id or f"{prefix}_{seq}_{k}", "name": call.name, "arguments": call.arguments}
                      for k, call in enumerate(reply.tool_calls)]
             answer_chars = len(reply.text) + len(reply.reasoning) + sum(len(json.dumps(c["arguments"])) for c in calls)
+            usage = {"input_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, len(raw) // 4),
+                     "output_tokens": reply.output_tokens if reply.output_tokens is not None
+                     else max(1, answer_chars // 4)}
+            cached = reply.cache_read_tokens + reply.cache_write_tokens
+            if cached:
+                if reply.cache_write_tokens and api != "anthropic.messages":
+                    raise ValueError(f"{api} reports no cache writes: script cache_write_tokens for Anthropic only")
+                if usage["input_tokens"] < cached:
+                    raise ValueError(f"input_tokens {usage['input_tokens']} count every prompt token, so at least "
+                                     f"the {cached} cached ones: script input_tokens for this reply")
+                usage["cache_read_tokens"] = reply.cache_read_tokens
+                usage["cache_write_tokens"] = reply.cache_write_tokens
             entry = {
                 "seq": seq, "api": api, "script_index": index,
                 "model": model if model is not None else body.get("model"),
                 "stream": stream if stream is not None else bool(body.get("stream")), "request": body,
                 "response": {
                     "id": f"{api.split('.')[0]}-resp-{seq}", "text": reply.text, "reasoning": reply.reasoning,
-                    "tool_calls": calls,
-                    "usage": {"input_tokens": reply.input_tokens if reply.input_tokens is not None
-                              else max(1, len(raw) // 4),
-                              "output_tokens": reply.output_tokens if reply.output_tokens is not None
-                              else max(1, answer_chars // 4)},
+                    "tool_calls": calls, "usage": usage,
                 },
             }
             self.log.append(entry)
@@ -111,18 +124,30 @@ class Script:
 
 # --- the wire formats -------------------------------------------------------------------------
 
+def _cache_read(r: dict[str, Any]) -> int:
+    return int(r["usage"].get("cache_read_tokens", 0))
+
+
+def _chat_usage(r: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI's: `prompt_tokens` counts every prompt token, the cached ones again in its details."""
+    usage = r["usage"]
+    reported: dict[str, Any] = {"prompt_tokens": usage["input_tokens"], "completion_tokens": usage["output_tokens"],
+                                "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
+    if "cache_read_tokens" in usage:  # only when scripted, so that captures recorded before re-record the same
+        reported["prompt_tokens_details"] = {"cached_tokens": _cache_read(r)}
+    return reported
+
+
 def _chat_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": r["text"] or None}
     if r["tool_calls"]:
         message["tool_calls"] = [{"id": c["id"], "type": "function",
                                   "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
                                  for c in r["tool_calls"]]
-    usage = r["usage"]
     return {"id": r["id"], "object": "chat.completion", "created": CREATED, "model": model,
             "choices": [{"index": 0, "message": message,
                          "finish_reason": "tool_calls" if r["tool_calls"] else "stop"}],
-            "usage": {"prompt_tokens": usage["input_tokens"], "completion_tokens": usage["output_tokens"],
-                      "total_tokens": usage["input_tokens"] + usage["output_tokens"]}}
+            "usage": _chat_usage(r)}
 
 
 def _chat_stream(model: str, r: dict[str, Any], include_usage: bool) -> Iterator[dict[str, Any]]:
@@ -138,10 +163,7 @@ def _chat_stream(model: str, r: dict[str, Any], include_usage: bool) -> Iterator
     yield {**base, "choices": [{"index": 0, "delta": {},
                                 "finish_reason": "tool_calls" if r["tool_calls"] else "stop"}]}
     if include_usage:
-        usage = r["usage"]
-        yield {**base, "choices": [], "usage": {"prompt_tokens": usage["input_tokens"],
-                                                "completion_tokens": usage["output_tokens"],
-                                                "total_tokens": usage["input_tokens"] + usage["output_tokens"]}}
+        yield {**base, "choices": [], "usage": _chat_usage(r)}
 
 
 def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -163,7 +185,7 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
             "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **echoed,
             "usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
                       "total_tokens": usage["input_tokens"] + usage["output_tokens"],
-                      "input_tokens_details": {"cached_tokens": 0},
+                      "input_tokens_details": {"cached_tokens": _cache_read(r)},
                       "output_tokens_details": {"reasoning_tokens": 0}}}
 
 
@@ -208,11 +230,14 @@ def _anthropic_content(r: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _anthropic_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
     usage = r["usage"]
+    # Anthropic's `input_tokens` are the prompt tokens after the last cache breakpoint: the ones
+    # read from or written to the cache are reported beside them, not within.
+    read, written = _cache_read(r), int(usage.get("cache_write_tokens", 0))
     return {"id": r["id"], "type": "message", "role": "assistant", "model": model,
             "content": _anthropic_content(r), "stop_reason": "tool_use" if r["tool_calls"] else "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+            "usage": {"input_tokens": usage["input_tokens"] - read - written, "output_tokens": usage["output_tokens"],
+                      "cache_creation_input_tokens": written, "cache_read_input_tokens": read}}
 
 
 def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -262,10 +287,12 @@ def _gemini_parts(r: dict[str, Any], calls_with_ids: set[str]) -> list[dict[str,
 
 def _gemini_usage(r: dict[str, Any], final: bool = True) -> dict[str, Any]:
     usage = r["usage"]
+    # Gemini's `promptTokenCount` counts every prompt token, the cached ones again beside it.
+    cached = {"cachedContentTokenCount": _cache_read(r)} if _cache_read(r) else {}
     if not final:  # a stream's chunks before the last count the prompt only
-        return {"promptTokenCount": usage["input_tokens"], "totalTokenCount": usage["input_tokens"]}
+        return {"promptTokenCount": usage["input_tokens"], "totalTokenCount": usage["input_tokens"], **cached}
     return {"promptTokenCount": usage["input_tokens"], "candidatesTokenCount": usage["output_tokens"],
-            "totalTokenCount": usage["input_tokens"] + usage["output_tokens"]}
+            "totalTokenCount": usage["input_tokens"] + usage["output_tokens"], **cached}
 
 
 def _gemini_body(model: str, r: dict[str, Any], calls_with_ids: set[str]) -> dict[str, Any]:
