@@ -249,7 +249,7 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
     arguments, in order); every tool call the model made answered on its own step by the result
     the model was later shown; a subagent a step's tool call started referenced from that call's
     result, not from a result of no call; token totals, prompt tokens counting cached ones, cache
-    reads as `total_cached_tokens` and cache writes as the steps' `extra.cache_creation_input_tokens`.
+    reads as `total_cached_tokens` and cache writes as the steps' `metrics.extra.cache_creation_input_tokens`.
     """
     problems: list[str] = []
     steps = llm_steps(document)
@@ -294,7 +294,8 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
     if (final.get("total_cached_tokens") or 0) != truth.cache_read_tokens:
         problems.append(f"total_cached_tokens {final.get('total_cached_tokens')} != {truth.cache_read_tokens} "
                         "read from the cache")
-    written = sum((s.get("extra") or {}).get("cache_creation_input_tokens") or 0 for s in steps)
+    written = sum(((s.get("metrics") or {}).get("extra") or {}).get("cache_creation_input_tokens") or 0
+                  for s in steps)
     if written != truth.cache_write_tokens:
         problems.append(f"cache_creation_input_tokens {written} != {truth.cache_write_tokens} written to the cache")
     return problems
