@@ -132,8 +132,12 @@ def _decimal(value: float) -> Decimal:
 
 
 def final_metrics(document: Mapping[str, Any]) -> dict[str, Any]:
-    """Totals over the steps and the embedded subagents (whose own final_metrics must be set)."""
-    prompt = completion = cached = 0
+    """Totals over the steps and the embedded subagents (whose own final_metrics must be set).
+
+    Prompt-cache writes have no ATIF field: a step keeps them in `metrics.extra.cache_creation_input_tokens`
+    (Anthropic's name), and their total is `extra.total_cache_creation_input_tokens`, when there are any.
+    """
+    prompt = completion = cached = written = 0
     cost = Decimal(0)
     unpriced: list[str] = []
     for step in document["steps"]:
@@ -142,6 +146,7 @@ def final_metrics(document: Mapping[str, Any]) -> dict[str, Any]:
             prompt += metrics.get("prompt_tokens") or 0
             completion += metrics.get("completion_tokens") or 0
             cached += metrics.get("cached_tokens") or 0
+            written += (metrics.get("extra") or {}).get("cache_creation_input_tokens") or 0
         if not is_llm_step(step):
             continue
         if metrics is None or metrics.get("cost_usd") is None:
@@ -153,6 +158,7 @@ def final_metrics(document: Mapping[str, Any]) -> dict[str, Any]:
         prompt += totals.get("total_prompt_tokens") or 0
         completion += totals.get("total_completion_tokens") or 0
         cached += totals.get("total_cached_tokens") or 0
+        written += (totals.get("extra") or {}).get("total_cache_creation_input_tokens") or 0
         sub_unpriced = (totals.get("extra") or {}).get("unpriced_steps", [])
         unpriced.extend(f"subagent_trajectories[{index}].{path}" for path in sub_unpriced)
         if totals.get("total_cost_usd") is not None:
@@ -165,6 +171,11 @@ def final_metrics(document: Mapping[str, Any]) -> dict[str, Any]:
     if not unpriced:
         result["total_cost_usd"] = float(cost)
     result["total_steps"] = len(document["steps"])
+    extra: dict[str, Any] = {}
+    if written:
+        extra["total_cache_creation_input_tokens"] = written
     if unpriced:
-        result["extra"] = {"unpriced_steps": unpriced}
+        extra["unpriced_steps"] = unpriced
+    if extra:
+        result["extra"] = extra
     return result

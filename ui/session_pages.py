@@ -128,6 +128,7 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
     return {"steps": len(steps), "tool_calls": sum(len(s.get("tool_calls") or []) for s in steps),
             "prompt_tokens": prompt, "completion_tokens": completion,
             "cached_tokens": final.get("total_cached_tokens"),
+            "cache_write_tokens": (final.get("extra") or {}).get("total_cache_creation_input_tokens"),
             "cost_usd": final.get("total_cost_usd"), "status": extra.get("status"),
             "settled": extra.get("settled"), "mapping_version": extra.get("mapping_version"),
             "unmapped_attributes": extra.get("unmapped_attributes") or [], "emitters": extra.get("emitters") or [],

@@ -296,6 +296,8 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
                         "read from the cache")
     written = sum(((s.get("metrics") or {}).get("extra") or {}).get("cache_creation_input_tokens") or 0
                   for s in steps)
-    if written != truth.cache_write_tokens:
-        problems.append(f"cache_creation_input_tokens {written} != {truth.cache_write_tokens} written to the cache")
+    total_written = (final.get("extra") or {}).get("total_cache_creation_input_tokens") or 0
+    if written != truth.cache_write_tokens or total_written != written:
+        problems.append(f"cache_creation_input_tokens {written} (total {total_written}) != "
+                        f"{truth.cache_write_tokens} written to the cache")
     return problems

@@ -174,6 +174,26 @@ def test_one_unpriced_step_makes_the_total_unknown() -> None:
     assert document["final_metrics"]["extra"]["unpriced_steps"] == ["steps[2]"]
 
 
+
+def test_prompt_cache_reads_and_writes_are_totalled_and_priced_at_their_rates() -> None:
+    # Semconv's input_tokens count the cached ones too (1,000 of 1,200 read; 800 of 900 written).
+    spans = session()
+    spans[1] = genai_chat("b000000000000001", 1, [USER], CALL, input_tokens=900, output_tokens=10,
+                          model="claude-sonnet-4-5", provider="anthropic", **{"cache_creation.input_tokens": 800})
+    spans[3] = genai_chat("b000000000000002", 3, [USER, CALL, RESULT], ANSWER, input_tokens=1200, output_tokens=5,
+                          model="claude-sonnet-4-5", provider="anthropic", **{"cache_read.input_tokens": 1000})
+    document = valid(trajectory_from_spans(spans))
+    first, second = document["steps"][1]["metrics"], document["steps"][2]["metrics"]
+    assert (first["prompt_tokens"], first["extra"]["cache_creation_input_tokens"]) == (900, 800)
+    assert (second["prompt_tokens"], second["cached_tokens"]) == (1200, 1000)
+    final = document["final_metrics"]
+    assert (final["total_prompt_tokens"], final["total_cached_tokens"]) == (2100, 1000)
+    assert final["extra"] == {"total_cache_creation_input_tokens": 800}
+    # claude-sonnet-4-5 per million: $3 in, $3.75 written, $0.30 read, $15 out.
+    # (100 x 3 + 800 x 3.75 + 10 x 15) + (200 x 3 + 1000 x 0.3 + 5 x 15) = 3450 + 975
+    assert final["total_cost_usd"] == 0.004425
+
+
 @pytest.mark.parametrize(
     ("model", "provider", "expected"),
     [
