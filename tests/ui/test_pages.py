@@ -255,6 +255,30 @@ def test_a_langgraph_subgraph_opens_in_place_at_its_handoff(tab: Tab, world: Wor
     assert tab.console_errors == []
 
 
+
+def test_prompt_cache_reads_and_writes_show_beside_the_prompt_tokens(tab: Tab, world: World) -> None:
+    """A real Anthropic capture with prompt caching: the bar and each call's step say how many of the prompt
+    tokens were read from the cache and written to it, the numbers of the trajectory's JSON."""
+    agent, capture, document = _replayed(world, "anthropic-sdk_openinference_prompt-cache", "cached")
+    final = document["final_metrics"]
+    written = final["extra"]["total_cache_creation_input_tokens"]
+    assert final["total_cached_tokens"] > 0 and written > 0
+
+    tab.login(world.token)
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    page = tab.page
+    assert (f"{final['total_prompt_tokens']:,} in ({final['total_cached_tokens']:,} cached, {written:,} written "
+            "to cache)") in page.inner_text("dl.summary-bar")
+    for step in corpus.llm_steps(document):
+        metrics = step["metrics"]
+        note = ", ".join(part for part in (
+            f"{metrics['cached_tokens']:,} cached" if metrics.get("cached_tokens") else "",
+            f"{metrics['extra']['cache_creation_input_tokens']:,} written to cache"
+            if (metrics.get("extra") or {}).get("cache_creation_input_tokens") else "") if part)
+        assert note and f"({note})" in page.inner_text(f"article#step-{step['step_id']} > header")
+    tab.shot("trajectory-prompt-cache")
+
+
 def test_untrusted_content_never_runs(tab: Tab, world: World) -> None:
     tab.login(world.token)
     page = tab.page
