@@ -15,7 +15,7 @@ import base64
 import gzip
 import json
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +214,10 @@ class GroundTruth:
     @property
     def cache_read_tokens(self) -> int:
         return sum(c.cache_read_tokens for c in self.calls)
+
+    def without_cache_reads(self) -> GroundTruth:
+        """What an emitter that records no cache reads could report: the same prompt tokens, none cached."""
+        return GroundTruth([replace(c, cache_read_tokens=0) for c in self.calls], self.tool_results)
 
     @property
     def cache_write_tokens(self) -> int:

@@ -41,6 +41,16 @@ KNOWN_GAPS: dict[str, str] = {
         "trace is a session of its own (each is checked in test_capture_sdks_and_sessions.py)",
 }
 
+# capture name -> why its emitter records no prompt-cache reads. The trajectory cannot show what no span says, so it
+# is compared with the log as the emitter saw it (every prompt token, none cached; priced so); the day the
+# emitter records them, the comparison fails (0 cached) until the entry is removed.
+UNRECORDED_CACHE_READS: dict[str, str] = {
+    "openai-sdk_otel-genai_prompt-cache":
+        "opentelemetry-instrumentation-openai-v2 2.4b0 sets gen_ai.usage.input_tokens from usage.prompt_tokens (the "
+        "cached ones included) and never reads usage.prompt_tokens_details.cached_tokens on chat completions, "
+        "streamed or not, under either conventions (patch.py)",
+}
+
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic",
               "gemini.generate_content": "google"}
 
@@ -94,6 +104,9 @@ async def test_capture_replays_to_the_conversation_that_happened(
     assert document["extra"]["status"] == "valid", document["extra"]
 
     truth = corpus.GroundTruth.of(capture.llm_log)
+    if name in UNRECORDED_CACHE_READS:
+        assert truth.cache_read_tokens > 0, "the capture reads nothing from the cache: remove its entry"
+        truth = truth.without_cache_reads()
     assert corpus.compare(document, truth) == []
 
     cost = expected_cost(truth)
