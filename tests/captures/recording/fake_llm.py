@@ -265,9 +265,11 @@ def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict
                                           "delta": {"type": "input_json_delta",
                                                     "partial_json": json.dumps(block["input"])}}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    # The final usage, cumulative: the API has sent the input and cache counts here again since server tools
+    # (some clients, langchain-anthropic among them, read usage from this event alone).
     yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": body["stop_reason"],
                                                                "stop_sequence": None},
-                            "usage": {"output_tokens": usage["output_tokens"]}}
+                            "usage": usage}
     yield "message_stop", {"type": "message_stop"}
 
 
