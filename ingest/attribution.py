@@ -46,6 +46,11 @@ COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost", "gen_ai.cost.total_cost")  #
 # (`tokenUsage`, `llm.cost`). Read after the flat keys, with the paths its mapper reads (trajectory/mappers/
 # langfuse.py, mlflow.py), so that the list counts what the trajectory counts.
 USAGE_JSON_KEYS = ("langfuse.observation.usage_details", "mlflow.chat.tokenUsage")
+# LiteLLM's own callback keeps its `Usage` object (cache reads and writes too, which under the default
+# conventions no other key holds) as a Python repr: `{'prompt_tokens': 1900, 'cache_read_input_tokens': 1500, …}`.
+# Numbers, None, booleans and nested dicts of them, so a repr made JSON by swapping the quotes and the literals.
+# Read last (trajectory/mappers/litellm.py reads the same object).
+PYTHON_USAGE_KEY = "metadata.usage_object"
 # Haystack names no model, usage or operation in attributes: a chat generator's outputs (an agent step's
 # `haystack.agent.step.llm` span, a pipeline's generator component) hold its replies, and the first reply's
 # `meta` has the model and the provider's usage object (trajectory/mappers/haystack.py). Read only from spans
@@ -125,9 +130,19 @@ def wanted_maps(attributes: str, session_attribute: str, name: str) -> list[tupl
         # count columns reading it do not each plan the lookup again).
         ("_usage_json", "coalesce(" + ", ".join(
             f"nullIf(arrayElement({attributes}.value.string_value, indexOf({attributes}.key, {_literal(k)})), '')"
-            for k in USAGE_JSON_KEYS) + f", {_haystack_reply(attributes, name, 'usage')})"),
+            for k in USAGE_JSON_KEYS)
+            + f", {_python_usage(attributes)}, {_haystack_reply(attributes, name, 'usage')})"),
         ("_haystack_model", _haystack_reply(attributes, name, "model")),
     ]
+
+
+def _python_usage(attributes: str) -> str:
+    """`PYTHON_USAGE_KEY`'s repr as JSON, NULL for a span without it (a short-circuited `if`: most spans)."""
+    text = f"arrayElement({attributes}.value.string_value, indexOf({attributes}.key, {_literal(PYTHON_USAGE_KEY)}))"
+    as_json = text
+    for python, json in (("'", '"'), ("None", "null"), ("True", "true"), ("False", "false")):
+        as_json = f"replaceAll({as_json}, {_literal(python)}, {_literal(json)})"
+    return f"if(has({attributes}.key, {_literal(PYTHON_USAGE_KEY)}), nullIf({as_json}, ''), NULL)"
 
 
 def _haystack_reply(attributes: str, name: str, field: str) -> str:

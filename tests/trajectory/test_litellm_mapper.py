@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from evalkit.ingest.attribution import LLM_OPERATIONS
+from evalkit.ingest.attribution import LLM_OPERATIONS, PYTHON_USAGE_KEY
 from evalkit.trajectory.mappers import litellm
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.mappers.registry import detect
@@ -73,3 +73,19 @@ def test_the_raw_request_span_and_other_call_types_are_no_steps() -> None:
 def test_ingest_counts_every_call_type_the_mapper_reads_as_a_call() -> None:
     # The session list counts a span as a call by its operation (ingest); the trajectory by this mapper's list.
     assert litellm._LLM_CALL_TYPES <= set(LLM_OPERATIONS)
+
+
+def test_cache_counts_come_from_the_usage_object_litellm_writes_as_a_python_repr() -> None:
+    # As LiteLLM 1.110 records an Anthropic call that read 1,500 of its 1,900 prompt tokens from the cache.
+    usage = ("{'completion_tokens': 12, 'prompt_tokens': 1900, 'total_tokens': 1912, 'prompt_tokens_details': "
+             "{'audio_tokens': None, 'cache_write_tokens': 0, 'cached_tokens': 1500, 'cache_creation_tokens': 0}, "
+             "'cache_creation_input_tokens': 0, 'cache_read_input_tokens': 1500, 'service_tier': None}")
+    call = litellm.map_span(SpanReader(_call(**{"gen_ai.usage.input_tokens": 1900, litellm.USAGE_OBJECT_KEY: usage})),
+                            [])
+    assert isinstance(call, LlmCall)
+    assert (call.usage.input_tokens, call.usage.cache_read_tokens, call.usage.cache_write_tokens) == (1900, 1500, 0)
+    # Not a Python literal (cut, or anyone's text): no cache counts, and nothing raised.
+    cut = litellm.map_span(SpanReader(_call(**{litellm.USAGE_OBJECT_KEY: usage[:40]})), [])
+    assert isinstance(cut, LlmCall) and cut.usage.cache_read_tokens is None
+    # The session list reads the same attribute in SQL.
+    assert litellm.USAGE_OBJECT_KEY == PYTHON_USAGE_KEY

@@ -5,8 +5,8 @@ framework's exporter sent them, read the session's trajectory, and compare it wi
 log (`corpus.compare`): one agent step per LLM call with the model's text and tool calls, every tool
 result on its own call, token totals (prompt-cache reads and writes too); its cost equals genai-prices
 called directly on the log's usage; it validates under Harbor's models; the session list's row (read
-from the columns ingest computed, not from the trajectory) counts the same calls, tokens, cost and
-models, and errors where the trajectory flags a failure.
+from the columns ingest computed, not from the trajectory) counts the same calls, tokens (cached ones
+too), cost and models, and errors where the trajectory flags a failure.
 
 What a capture does not get right yet is listed in KNOWN_GAPS with the reason, and marked a strict
 xfail: the day it comes out right the test fails until the entry is removed (and the fidelity table
@@ -124,8 +124,9 @@ async def test_capture_replays_to_the_conversation_that_happened(
     (row,) = [r for r in listed.body["sessions"] if r["session_id"] == session]
     steps = corpus.llm_steps(document)
     final = document.get("final_metrics") or {}
-    assert (row["llm_calls"], row["prompt_tokens"], row["completion_tokens"]) == (
-        len(steps), final.get("total_prompt_tokens") or 0, final.get("total_completion_tokens") or 0), row
+    assert (row["llm_calls"], row["prompt_tokens"], row["completion_tokens"], row["cached_tokens"]) == (
+        len(steps), final.get("total_prompt_tokens") or 0, final.get("total_completion_tokens") or 0,
+        final.get("total_cached_tokens") or 0), row
     # Every model a step names is listed (a wrapped call's span may name it too, as DSPy's `openai/gpt-4o`
     # over the client's `gpt-4o`: the list shows both names).
     assert {str(s["model_name"]) for s in steps if s.get("model_name")} <= set(row["models"]), row

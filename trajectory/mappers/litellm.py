@@ -15,6 +15,11 @@ LiteLLM's own (1.110):
   id and gets its call's name, which pairs it with the call (by name, in order);
 - the tools offered are `llm.request.functions.<i>.{name,description,parameters}`;
 - the cost LiteLLM computed is `gen_ai.cost.total_cost` (with its breakdown beside it);
+- prompt-cache reads and writes are on no `gen_ai.usage.*` key under the default conventions (only
+  `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` adds `gen_ai.usage.cache_{read,creation}.input_tokens`):
+  they are in `metadata.usage_object`, LiteLLM's own `Usage` as a Python repr, whose `prompt_tokens`
+  (`gen_ai.usage.input_tokens`) counts them (for Anthropic LiteLLM adds `cache_read_input_tokens` and
+  `cache_creation_input_tokens` to `input_tokens`, `AnthropicConfig.calculate_usage`);
 - `metadata.*` is LiteLLM's standard logging metadata (the proxy's key, team and spend fields,
   empty from the SDK), `hidden_params` its response bookkeeping: neither is part of the conversation.
 
@@ -24,6 +29,7 @@ session comes from an application span carrying `session.id`.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -31,6 +37,7 @@ from typing import Any
 from evalkit.trajectory.mappers import otel_genai
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_text, indexed, unflatten
+from evalkit.trajectory.mappers.usage import normalised_usage
 from evalkit.trajectory.operations import LlmCall, Message, Operation, Part
 from evalkit.trajectory.span import LogRecord, Span
 
@@ -69,6 +76,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         reader.consume_prefix("gen_ai.")  # an embedding or an image is no conversation step
         return None
     call = otel_genai.llm_call(reader, logs, emitter=NAME)
+    _add_cache_tokens(reader, call)
     _add_flat_tool_calls(reader, call)
     if not any(part.call_id for message in call.output_messages for part in message.tool_calls):
         call.input_messages = _without_resent_call_ids(call.input_messages)
@@ -78,6 +86,47 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     call.reported_cost = as_decimal(cost.get("total_cost"))
     call.extra["litellm_call_id"] = as_text(reader.attributes[_CALL_MARK])
     return call
+
+
+# The session list reads the same object in SQL (ingest/attribution.py's PYTHON_USAGE_KEY: a test holds them equal).
+USAGE_OBJECT_KEY = "metadata.usage_object"
+
+
+def _add_cache_tokens(reader: SpanReader, call: LlmCall) -> None:
+    """Cache reads and writes from `metadata.usage_object` when no `gen_ai.usage.cache_*` key gave them.
+
+    LiteLLM's `Usage` counts every prompt token in `prompt_tokens` (the cached ones included, whatever the
+    provider), the reads in `prompt_tokens_details.cached_tokens` (Anthropic's also as `cache_read_input_tokens`)
+    and the writes in `cache_creation_input_tokens` (`prompt_tokens_details.cache_creation_tokens`)."""
+    usage = call.usage
+    if usage.cache_read_tokens is not None or usage.cache_write_tokens is not None:
+        return
+    recorded = _python_literal(reader.attributes.get(USAGE_OBJECT_KEY))
+    if not isinstance(recorded, Mapping):
+        return
+    details = recorded.get("prompt_tokens_details")
+    details = details if isinstance(details, Mapping) else {}
+    read = _count(recorded.get("cache_read_input_tokens"), details.get("cached_tokens"))
+    written = _count(recorded.get("cache_creation_input_tokens"), details.get("cache_creation_tokens"),
+                     details.get("cache_write_tokens"))
+    if read is None and written is None:
+        return
+    call.usage = normalised_usage(usage.input_tokens, usage.output_tokens, cache_read=read, cache_write=written,
+                                  reasoning=usage.reasoning_tokens, input_includes_cache=True)
+
+
+def _python_literal(value: Any) -> Any:
+    """A `metadata.*` value: LiteLLM sets a dict attribute as its `str()`, a Python repr, not JSON."""
+    if not isinstance(value, str) or not value.startswith("{"):
+        return None
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _count(*values: Any) -> int | None:
+    return next((v for v in values if isinstance(v, int) and not isinstance(v, bool)), None)
 
 
 def _add_flat_tool_calls(reader: SpanReader, call: LlmCall) -> None:
