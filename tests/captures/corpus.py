@@ -215,13 +215,13 @@ class GroundTruth:
     def cache_read_tokens(self) -> int:
         return sum(c.cache_read_tokens for c in self.calls)
 
-    def without_cache_reads(self) -> GroundTruth:
-        """What an emitter that records no cache reads could report: the same prompt tokens, none cached."""
-        return GroundTruth([replace(c, cache_read_tokens=0) for c in self.calls], self.tool_results)
-
     @property
     def cache_write_tokens(self) -> int:
         return sum(c.cache_write_tokens for c in self.calls)
+
+    def without_cache_reads(self) -> GroundTruth:
+        """What an emitter that records no cache reads could report: the same prompt tokens, none cached."""
+        return GroundTruth([replace(c, cache_read_tokens=0) for c in self.calls], self.tool_results)
 
 
 # --- reading a trajectory --------------------------------------------------------------------

@@ -47,7 +47,8 @@ class Reply:
     input_tokens: int | None = None  # every prompt token, cached or not; default: a quarter of the request's bytes
     output_tokens: int | None = None  # default: a quarter of the answer's characters
     # Prompt caching: of `input_tokens`, how many were read from the provider's cache and how many
-    # written to it. Each API reports them its own way (see `_cache_usage`); only Anthropic's reports writes.
+    # written to it. Each API reports them its own way (`_chat_usage`, `_responses_body`, `_anthropic_body`,
+    # `_gemini_usage`); only Anthropic's reports writes.
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
 
