@@ -230,6 +230,23 @@ def semantic_kernel_turns_are_one_session_with_the_agents_tools(document: Json) 
     assert [e["message"] for e in failed["extra"]["error"]["exceptions"]] == ["unknown city: Atlantis"]
 
 
+def agent_framework_turns_are_one_session_and_the_timed_out_call_is_retried(document: Json) -> None:
+    # An AgentSession keeping its history locally is no telemetry: a parent span with `session.id` per turn.
+    assert document["extra"]["settlement"]["trace_count"] == 2
+    assert document["agent"]["name"] == "weather_agent"
+    assert [s["source"] for s in document["steps"]] == [
+        "system", "user", "agent", "agent", "agent", "user", "agent", "agent"]
+    assert document["extra"]["unmapped_attributes"] == []
+    assert "agent-framework" in document["extra"]["emitters"]
+    assert sorted(d["function"]["name"] for d in document["agent"].get("tool_definitions") or ()) == [
+        "get_local_time", "get_weather"]
+    # Its span records no result: the content is what the model was shown, from the next call's input.
+    failed = document["steps"][2]["observation"]["results"][0]
+    assert failed["content"] == "Error: Function failed." and failed["extra"]["is_error"] is True
+    assert [e["message"] for e in failed["extra"]["error"]["exceptions"]] == ["weather service timed out"]
+    assert document["steps"][3]["observation"]["results"][0]["content"] == "sunny, 21°C"
+
+
 def dspy_react_loop_is_no_user_step_and_each_tool_shows_what_the_model_saw(document: Json) -> None:
     # Two questions, a trace each, one session; ReAct's calls ask with text, its tools run as steps of their own.
     assert document["extra"]["settlement"]["trace_count"] == 2
@@ -270,6 +287,7 @@ CHECKS: dict[str, Callable[[Json], None]] = {
     "crewai_openinference_no-session": crewai_crew_is_the_agent_and_each_task_a_subagent,
     "autogen_native": autogen_runs_are_one_session_and_a_failed_tool_is_one_error,
     "semantic-kernel_native": semantic_kernel_turns_are_one_session_with_the_agents_tools,
+    "agent-framework_native": agent_framework_turns_are_one_session_and_the_timed_out_call_is_retried,
     "dspy_openinference": dspy_react_loop_is_no_user_step_and_each_tool_shows_what_the_model_saw,
 }
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from evalkit.trajectory.mappers import (
+    agent_framework,
     autogen,
     google_adk,
     haystack,
@@ -52,6 +53,7 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME})),
     Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),
     Emitter(semantic_kernel.NAME, semantic_kernel.detect, semantic_kernel.map_span, frozenset({otel_genai.NAME})),
+    Emitter(agent_framework.NAME, agent_framework.detect, agent_framework.map_span, frozenset({otel_genai.NAME})),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 
