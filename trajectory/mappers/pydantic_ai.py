@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from evalkit.trajectory.mappers import otel_genai
 from evalkit.trajectory.mappers.messages import prompt_text
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
-from evalkit.trajectory.operations import AgentRun, Operation
+from evalkit.trajectory.operations import AgentRun, Operation, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "pydantic-ai"
@@ -38,6 +38,13 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation = otel_genai.map_span(reader, logs)
     if operation is not None:
         operation.emitter = NAME
+    if isinstance(operation, ToolExecution) and isinstance(operation.result, dict | list):
+        # pydantic-ai records a tool's non-str return as `tool_return_ta.dump_json(...)` (compact JSON,
+        # capabilities/instrumentation.py), the text its chat adapters show the model
+        # (`model_response_str()`); decoded and re-rendered, it would gain spaces the model never saw.
+        recorded = reader.attributes.get("gen_ai.tool.call.result")
+        if isinstance(recorded, str):
+            operation.result = recorded
     # Aggregates and Logfire bookkeeping: read on purpose and not used.
     reader.consume_prefix(
         "gen_ai.aggregated_usage.", "logfire.", "pydantic_ai.cache.", "gen_ai.usage.details."
