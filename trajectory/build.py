@@ -452,12 +452,7 @@ class _Context:
         content = render(output.value)
         call_id = execution.call_id or output.call_id
         extra: dict[str, Any] = dict(_span_extra(span, execution.emitter))
-        if execution.error is not None:
-            extra["is_error"] = True
-            extra["error"] = json_safe(execution.error.as_extra())
-        elif output.is_error:
-            extra["is_error"] = True
-            extra["error"] = {"status": "error", "from": output.wrapper}
+        extra.update(_failure_extra(execution, output))
         for target, value in overrides.items():
             if target.startswith("step.extra."):
                 extra[target.removeprefix("step.extra.")] = value
@@ -487,6 +482,29 @@ class _Context:
         draft.results.append(result)
         self.answered.add(call["tool_call_id"])
         self.result_of_tool_span[(span.trace_id, span.span_id)] = result
+
+    def same_execution(self, outer: SpanKey, execution: ToolExecution) -> bool:
+        """Whether a tool span inside the span that answered a call of the same tool (no LLM call or
+        agent run between them) is another report of that execution, not a call of its own: an MCP
+        server's `tools/call <name>` span (mcp 2's own tracing, joined to the client's trace by the
+        `_meta` trace context) inside the agent framework's span of the model's call. It adds no step;
+        its failure flags that call's result (an `isError` result is no failure on the client's span),
+        its result fills an empty one."""
+        result = self.result_of_tool_span.get(outer)
+        if result is None or execution.handoff_to is not None or not execution.name:
+            return False
+        found = self.calls_by_id.get(str(result.get("source_call_id")))
+        # openai-agents may prefix an MCP tool's name with its server's.
+        if found is None or not str(found[1]["function_name"]).endswith(execution.name):
+            return False
+        output = tool_results.unwrap(execution.result)
+        failure = _failure_extra(execution, output)
+        extra = result.setdefault("extra", {})
+        if failure and not extra.get("is_error"):
+            extra.update(failure, error_from_span=execution.span.span_id)
+        if not result.get("content") and output.value is not None:
+            result["content"] = render(output.value)
+        return True
 
     def _find_handoff_call(self, target: str, time_ns: int) -> tuple[_Draft, Json] | None:
         """The model's call a handoff span carries out: the latest unanswered call before it named
@@ -722,6 +740,15 @@ def _metrics(call: LlmCall) -> Json | None:
     return metrics
 
 
+def _failure_extra(execution: ToolExecution, output: tool_results.ToolOutput) -> dict[str, Any]:
+    """A tool result's failure flag: the span's error, else its framework wrapper's."""
+    if execution.error is not None:
+        return {"is_error": True, "error": json_safe(execution.error.as_extra())}
+    if output.is_error:
+        return {"is_error": True, "error": {"status": "error", "from": output.wrapper}}
+    return {}
+
+
 def _span_extra(span: Span, emitter: str) -> dict[str, Any]:
     duration = span.end_time_unix_nano - span.start_time_unix_nano  # `span.duration_ns`, one call less
     return {
@@ -834,7 +861,7 @@ class _SessionTree:
         parent = (span.trace_id, span.parent_span_id)
         return parent if parent in self.by_key else None
 
-    def nearest(self, key: SpanKey, kind: type, stop: type | None = None) -> SpanKey | None:
+    def nearest(self, key: SpanKey, kind: type, stop: type | tuple[type, ...] | None = None) -> SpanKey | None:
         # The ancestors walked (a cycle stops the walk) without a generator: asked for every span,
         # most of them one step below their agent.
         by_key, parent = self.by_key, self.parent
@@ -1087,6 +1114,9 @@ def build_trajectory(
     for item in mapped:
         key = (item.span.trace_id, item.span.span_id)
         if isinstance(item.operation, ToolExecution):
+            outer = tree.nearest(key, ToolExecution, stop=(LlmCall, AgentRun))
+            if outer is not None and context_of(outer).same_execution(outer, item.operation):
+                continue
             context_of(key).tool_execution(item.operation, item.overrides)
     # A run that delegated to runs (a CrewAI crew) answers with its last subagent's answer: no step of its own.
     delegating = {context.parent.key for context in contexts.values() if context.parent is not None}

@@ -251,9 +251,10 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
 
     Checked: one agent step per LLM call with the model's text and tool calls (names and
     arguments, in order); every tool call the model made answered on its own step by the result
-    the model was later shown; a subagent a step's tool call started referenced from that call's
-    result, not from a result of no call; token totals, prompt tokens counting cached ones, cache
-    reads as `total_cached_tokens` and cache writes as the steps' `metrics.extra.cache_creation_input_tokens`.
+    the model was later shown, and no step of its own for a tool the model calls; a subagent a
+    step's tool call started referenced from that call's result, not from a result of no call;
+    token totals, prompt tokens counting cached ones, cache reads as `total_cached_tokens` and
+    cache writes as the steps' `metrics.extra.cache_creation_input_tokens`.
     """
     problems: list[str] = []
     steps = llm_steps(document)
@@ -290,6 +291,15 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
             if got != shown.strip() and shown.strip() not in got:
                 problems.append(f"call {call.seq}: tool {wanted['name']} result {got[:80]!r}, "
                                 f"the model was shown {shown[:80]!r}")
+    # A step no LLM call asked for, running a tool the model calls by name: an execution reported twice
+    # (an MCP server's span inside the client's), not a call of its own. Tools a model runs by writing
+    # text or code (DSPy's ReAct, smolagents' code agent) are steps of their own and named by no call.
+    called = {c["name"] for call in truth.calls for c in call.tool_calls}
+    for step in (s for t in all_trajectories(document) for s in t["steps"]):
+        if step["source"] == "agent" and step.get("llm_call_count") == 0:
+            again = [c["function_name"] for c in step.get("tool_calls") or () if c["function_name"] in called]
+            if again:
+                problems.append(f"step {step['step_id']}: tool {again[0]} as a step no LLM call asked for")
     final = document.get("final_metrics") or {}
     if final.get("total_prompt_tokens") != truth.input_tokens:
         problems.append(f"total_prompt_tokens {final.get('total_prompt_tokens')} != {truth.input_tokens}")

@@ -222,6 +222,19 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
 
 
 _HANDOFF_PREFIX = "handoff to "
+# openai-agents records a tool's structured output as returned: an MCP tool's text content is a
+# `ToolOutputTextDict`, `{"type": "text", "text": …}` (a list of them for several blocks), and so is a
+# function tool's `ToolOutputText`. The SDK sends the model that text as `input_text` parts
+# (`ItemHelpers._convert_tool_output`), so the text is the result, not the dict's JSON.
+_OPENAI_AGENTS_SCOPE = "openinference.instrumentation.openai_agents"
+
+
+def _openai_agents_text_output(result: Any) -> Any:
+    parts = result if isinstance(result, list) else [result]
+    if parts and all(isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+                     for part in parts):
+        return "\n".join(part["text"] for part in parts)
+    return result
 
 
 def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
@@ -243,13 +256,16 @@ def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
         # tool.parameters is the schema in the spec, but some converters put the call's arguments there.
         arguments = parameters
     reader.consume("tool.description", "tool.json_schema")
+    result = parse_json(reader.get("output.value"))
+    if span.scope_name == _OPENAI_AGENTS_SCOPE:
+        result = _openai_agents_text_output(result)
     return ToolExecution(
         span=reader.span,
         emitter=emitter,
         name=reader.text("tool.name") or dspy.tool_name(reader) or reader.span.name,
         call_id=reader.text("tool.id", "tool_call.id"),
         arguments=smolagents.tool_arguments(parse_arguments(arguments)),
-        result=parse_json(reader.get("output.value")),
+        result=result,
         error=span_error(reader),
     )
 

@@ -1,0 +1,55 @@
+"""openai-agents with an MCP server's tools, traced by OpenInference: a tool's structured text output is
+what the model was shown (trajectory/mappers/openinference.py, `_openai_agents_text_output`)."""
+
+from __future__ import annotations
+
+import json
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from evalkit.trajectory.from_spans import trajectory_from_spans
+from evalkit.trajectory.mappers import openinference
+from evalkit.trajectory.mappers.reader import SpanReader
+from evalkit.trajectory.span import Span
+from tests.captures import corpus
+from tests.trajectory.span_fixtures import spans_from_request
+
+CAPTURE = "openai-agents_openinference_mcp"
+
+
+def _tool_span(output: object, scope: str) -> Span:
+    return Span(trace_id="6bf92f3577b34da6a3ce929d0e0e4736", span_id="1000000000000001", parent_span_id="",
+                name="read_file", kind=1, start_time_unix_nano=1, end_time_unix_nano=2, status_code=1,
+                scope_name=scope,
+                attributes={"openinference.span.kind": "TOOL", "tool.name": "read_file",
+                            "input.value": '{"path": "faq.md"}', "output.value": json.dumps(output)})
+
+
+def test_text_output_parts_are_their_text() -> None:
+    scope = "openinference.instrumentation.openai_agents"
+    one = openinference.tool_execution(SpanReader(_tool_span({"type": "text", "text": "a\nb"}, scope)))
+    assert one.result == "a\nb"
+    two = [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
+    assert openinference.tool_execution(SpanReader(_tool_span(two, scope))).result == "a\nb"
+    image = {"type": "image", "image_url": "data:image/png;base64,AAAA"}
+    assert openinference.tool_execution(SpanReader(_tool_span(image, scope))).result == image
+    # Another instrumentation's dict of that shape is its own convention: left as it is.
+    other = openinference.tool_execution(SpanReader(_tool_span({"type": "text", "text": "a"}, "openinference.x")))
+    assert other.result == {"type": "text", "text": "a"}
+
+
+def test_capture_results_are_what_the_model_was_shown() -> None:
+    spans = []
+    capture = corpus.load(CAPTURE)
+    for export in capture.exports:
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(export.body)
+        spans.extend(spans_from_request(request))
+    document = trajectory_from_spans(spans).document()
+    truth = corpus.GroundTruth.of(capture.llm_log)
+    steps = corpus.llm_steps(document)
+    # The SDK lists the MCP server's tools before every model call (`mcp_tools`, a CHAIN span): no step.
+    assert len(steps) == len(truth.calls) == 6
+    results = {r["source_call_id"]: r for s in steps for r in (s.get("observation") or {}).get("results") or ()}
+    assert {call_id: results[call_id]["content"] for call_id in truth.tool_results} == truth.tool_results
+    assert results["fc_3_1"]["content"] == "Error executing tool read_file: No such document: policies/shipping.md"
