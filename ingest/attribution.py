@@ -37,7 +37,9 @@ CACHE_READ_KEYS = ("gen_ai.usage.cache_read.input_tokens", "llm.token_count.prom
                    "ai.usage.cachedInputTokens", "gen_ai.usage.details.cache_read_tokens")
 CACHE_WRITE_KEYS = ("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write.input_tokens",
                     "llm.token_count.prompt_details.cache_write", "gen_ai.usage.cache_creation_input_tokens",
-                    "ai.usage.inputTokenDetails.cacheWriteTokens", "gen_ai.usage.details.cache_write_tokens")
+                    "ai.usage.inputTokenDetails.cacheWriteTokens", "gen_ai.usage.details.cache_write_tokens",
+                    # Strands Agents' tracer's only name for them up to 1.53 (from 1.54 beside the first)
+                    "gen_ai.usage.cache_write_input_tokens")
 REASONING_KEYS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning",
                   "llm.usage.reasoning_tokens", "gen_ai.usage.reasoning_tokens", "ai.usage.reasoningTokens")
 COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost", "gen_ai.cost.total_cost")  # the last LiteLLM's
@@ -65,6 +67,20 @@ _JSON_CACHE_READ = ("input_cached_tokens", "cache_read_input_tokens", "input_cac
 _JSON_CACHE_WRITE = ("cache_creation_input_tokens", "input_cache_creation", "input_cache_write")
 _JSON_REASONING = ("output_reasoning_tokens", "reasoning_tokens", "output_reasoning",
                    "completion_tokens_details.reasoning_tokens", "output_tokens_details.reasoning_tokens")
+# Strands Agents' tracer writes some providers' prompt tokens without their cache tokens: `AnthropicModel`'s up to
+# 1.57.1 (Anthropic's `input_tokens`, with a `totalTokens` that leaves them out too), Bedrock's up to 1.53 (its
+# `totalTokens` counts them). The `input_tokens` column adds them where trajectory/mappers/strands.py (`_usage`)
+# does, by the same signs: an Anthropic API model id (`claude-…`) and a Strands older than 1.57.2 (cache tokens
+# under their legacy names only: up to 1.53; or the version StrandsTelemetry's resource names), or a total that
+# counts them beside the prompt tokens.
+STRANDS_SCOPE = "strands.telemetry.tracer"
+STRANDS_TOTAL_KEY = "gen_ai.usage.total_tokens"
+_STRANDS_LEGACY_CACHE_ONLY = ("(_counts['gen_ai.usage.cache_read.input_tokens'] IS NULL "
+                              "AND _counts['gen_ai.usage.cache_creation.input_tokens'] IS NULL)")
+_STRANDS_VERSION = "splitByChar('.', extract(resource_attributes['service.version'], '^[0-9]+[.][0-9]+[.][0-9]+'))"
+_STRANDS_BEFORE_1_57_2 = (f"({_STRANDS_LEGACY_CACHE_ONLY} OR (resource_attributes['service.name'] = "
+                          f"'strands-agents' AND length({_STRANDS_VERSION}) = 3 "
+                          f"AND arrayMap(x -> toUInt32(x), {_STRANDS_VERSION}) < [1, 57, 2]))")
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name", "haystack.tool.name")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
 
@@ -79,7 +95,8 @@ OPENINFERENCE_OPERATIONS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "inv
 NAME_KEYS = SESSION_KEYS + OPERATION_KEYS + PROVIDER_KEYS + MODEL_KEYS + TOOL_NAME_KEYS + TOOL_CALL_ID_KEYS + (
     "openinference.span.kind", "langfuse.observation.type", "mlflow.spanType") + tuple(
     key for key, _ in COST_JSON_KEYS)
-COUNT_KEYS = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHE_READ_KEYS + CACHE_WRITE_KEYS + REASONING_KEYS
+COUNT_KEYS = (INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHE_READ_KEYS + CACHE_WRITE_KEYS + REASONING_KEYS
+              + (STRANDS_TOTAL_KEY,))
 
 
 def _literal(text: str) -> str:
@@ -174,6 +191,17 @@ def _json_input() -> str:
             f"+ coalesce({_json_counts(_JSON_CACHE_WRITE)}, 0), {_json_counts(_JSON_INPUT)})")
 
 
+def _strands_cache_left_out() -> str:
+    """The cache tokens a Strands span's prompt tokens leave out (`STRANDS_SCOPE`), else 0."""
+    prompt, output = _first("_counts", INPUT_TOKEN_KEYS, "0"), _first("_counts", OUTPUT_TOKEN_KEYS, "0")
+    cached = f"({_first('_counts', CACHE_READ_KEYS, '0')} + {_first('_counts', CACHE_WRITE_KEYS, '0')})"
+    total = f"_counts[{_literal(STRANDS_TOTAL_KEY)}]"
+    model = _first("_names", ("gen_ai.request.model",), "''")
+    return (f"if(scope_name = {_literal(STRANDS_SCOPE)} AND {cached} > 0 AND ("
+            f"ifNull({total} = {prompt} + {output} + {cached}, false) "
+            f"OR (startsWith({model}, 'claude-') AND {_STRANDS_BEFORE_1_57_2})), {cached}, 0)")
+
+
 def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
     """(column, SQL expression) for the typed columns read straight from the maps of
     `wanted_maps`, plus the hints `operation_columns` decides from. Of several keys for
@@ -193,7 +221,8 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
         # MLflow writes every attribute as JSON: its model is a quoted string ('"gpt-4o"').
         ("provider", f"trimBoth({text(PROVIDER_KEYS)}, '\"')"),
         ("model", f"if(_haystack_model != '', JSONExtractString(_haystack_model), trimBoth({text(MODEL_KEYS)}, '\"'))"),
-        ("input_tokens", tokens(INPUT_TOKEN_KEYS, _json_input())),
+        ("input_tokens", f"{tokens(INPUT_TOKEN_KEYS, _json_input())} "
+                         f"+ toUInt64(greatest({_strands_cache_left_out()}, 0))"),
         ("output_tokens", tokens(OUTPUT_TOKEN_KEYS, _json_counts(_JSON_OUTPUT))),
         ("cache_read_tokens", tokens(CACHE_READ_KEYS, _json_counts(_JSON_CACHE_READ))),
         ("cache_write_tokens", tokens(CACHE_WRITE_KEYS, _json_counts(_JSON_CACHE_WRITE))),

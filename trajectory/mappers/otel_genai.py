@@ -177,6 +177,7 @@ _CACHE_WRITE_TOKENS = (
     "gen_ai.usage.cache_write.input_tokens",
     "gen_ai.usage.cache_creation_input_tokens",
     "gen_ai.usage.details.cache_write_tokens",
+    "gen_ai.usage.cache_write_input_tokens",  # Strands Agents' tracer's only name for them up to 1.53
 )
 _REASONING_TOKENS = (
     "gen_ai.usage.reasoning.output_tokens",

@@ -6,17 +6,20 @@ which `otel_genai` and `messages` read. What is Strands' own: a tool span's argu
 content of its `gen_ai.tool.message` event and its result the `gen_ai.choice` event's message
 (result blocks, `[{"text": …}]`); `gen_ai.tool.status` says whether the tool failed. With
 `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` the current attributes carry all of it.
-Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation.
+Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation. Its older releases'
+prompt-cache usage is read here (`_usage`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from evalkit.trajectory.mappers import otel_genai
 from evalkit.trajectory.mappers.messages import parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
-from evalkit.trajectory.operations import ErrorInfo, Operation, ToolExecution
+from evalkit.trajectory.mappers.usage import normalised_usage
+from evalkit.trajectory.operations import ErrorInfo, LlmCall, Operation, ToolExecution, Usage
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "strands"
@@ -26,6 +29,11 @@ TOOL_STATUS = "gen_ai.tool.status"
 # Bookkeeping: when the event loop saw the span start and end, its cycle ids, time to first token.
 _BOOKKEEPING = ("gen_ai.event.start_time", "gen_ai.event.end_time", "gen_ai.server.time_to_first_token",
                 "event_loop.cycle_id", "event_loop.parent_cycle_id", "gen_ai.tool.json_schema")
+# A call's prompt-cache tokens. Strands' tracer up to 1.53 writes only the first (legacy) spelling of each
+# (tracer.py `_add_optional_usage_and_metrics_attributes`: `attributes["gen_ai.usage.cache_write_input_tokens"]
+# = usage["cacheWriteInputTokens"]`); 1.54 added the second beside it (the only one under the latest conventions).
+_CACHE_READ = ("gen_ai.usage.cache_read_input_tokens", "gen_ai.usage.cache_read.input_tokens")
+_CACHE_WRITE = ("gen_ai.usage.cache_write_input_tokens", "gen_ai.usage.cache_creation.input_tokens")
 
 
 def detect(span: Span) -> bool:
@@ -55,8 +63,55 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if operation is None:
         return None
     operation.emitter = NAME
+    if isinstance(operation, LlmCall) and reader.has(*_CACHE_READ, *_CACHE_WRITE):
+        operation.usage = _usage(reader, operation.usage)
     if isinstance(operation, ToolExecution):
         _tool_from_events(reader, operation)
         if reader.text(TOOL_STATUS) == "error" and operation.error is None:
             operation.error = ErrorInfo(status_message="gen_ai.tool.status: error")
     return operation
+
+
+def _usage(reader: SpanReader, read: Usage) -> Usage:
+    """A call's usage, its cache tokens under either spelling, with what its prompt tokens count.
+
+    `gen_ai.usage.input_tokens` is the provider's `inputTokens` as it was up to Strands 1.53 (tracer.py
+    `end_model_invoke_span`: `"gen_ai.usage.input_tokens": usage["inputTokens"]`); from 1.54 it is
+    `_total_prompt_tokens(usage)` (telemetry/metrics.py), which adds the cache tokens unless
+    `inputTokens + outputTokens == totalTokens`. `AnthropicModel` reports Anthropic's `input_tokens`, which
+    leave the cache tokens out, with `totalTokens = input_tokens + output_tokens` until 1.57.2 (models/
+    anthropic.py `format_chunk`, "metadata"): so its prompt tokens leave them out through 1.57.1, whatever
+    their size (the shared rule only notices when they are fewer than the cache tokens).
+    """
+    input_tokens = reader.integer("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+    output_tokens = reader.integer("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+    cache_read, cache_write = reader.integer(*_CACHE_READ), reader.integer(*_CACHE_WRITE)
+    cached = (cache_read or 0) + (cache_write or 0)
+    excludes = False
+    if input_tokens is not None and cached:
+        total = reader.integer("gen_ai.usage.total_tokens")
+        # Bedrock's Converse `totalTokens` counts the cache tokens its `inputTokens` leave out (up to 1.53,
+        # written as they came; from 1.54 the tracer adds them, so the sum no longer holds).
+        excludes = total is not None and total == input_tokens + (output_tokens or 0) + cached
+        excludes = excludes or (_anthropic_api_model(reader.text("gen_ai.request.model"))
+                                and _before_1_57_2(reader))
+    return normalised_usage(input_tokens, output_tokens, cache_read=cache_read, cache_write=cache_write,
+                            reasoning=read.reasoning_tokens, input_includes_cache=False if excludes else None)
+
+
+def _anthropic_api_model(model: str | None) -> bool:
+    """An Anthropic API model id (`AnthropicModel`'s). Not Bedrock's `us.anthropic.claude-…` (told by its total)
+    nor LiteLLM's `anthropic/claude-…` (whose prompt tokens count the cache tokens)."""
+    return model is not None and model.startswith("claude-")
+
+
+def _before_1_57_2(reader: SpanReader) -> bool:
+    """Whether Strands is older than 1.57.2: the cache tokens in their legacy spelling only (up to 1.53), or
+    the version `StrandsTelemetry`'s resource names (`service.name` "strands-agents", `service.version` its
+    version: telemetry/config.py `get_otel_resource`). The tracer's scope has no version (`get_tracer(__name__)`)."""
+    if not reader.has("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_creation.input_tokens"):
+        return True
+    resource = reader.span.resource_attributes
+    found = re.match(r"(\d+)\.(\d+)\.(\d+)", str(resource.get("service.version") or ""))
+    return (resource.get("service.name") == "strands-agents" and found is not None
+            and tuple(map(int, found.groups())) < (1, 57, 2))
