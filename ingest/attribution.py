@@ -67,14 +67,12 @@ _JSON_CACHE_READ = ("input_cached_tokens", "cache_read_input_tokens", "input_cac
 _JSON_CACHE_WRITE = ("cache_creation_input_tokens", "input_cache_creation", "input_cache_write")
 _JSON_REASONING = ("output_reasoning_tokens", "reasoning_tokens", "output_reasoning",
                    "completion_tokens_details.reasoning_tokens", "output_tokens_details.reasoning_tokens")
-# Strands Agents' tracer writes some providers' prompt tokens without their cache tokens: `AnthropicModel`'s up to
-# 1.57.1 (Anthropic's `input_tokens`, with a `totalTokens` that leaves them out too), Bedrock's up to 1.53 (its
-# `totalTokens` counts them). The `input_tokens` column adds them where trajectory/mappers/strands.py (`_usage`)
-# does, by the same signs: an Anthropic API model id (`claude-…`) and a Strands older than 1.57.2 (cache tokens
-# under their legacy names only: up to 1.53; or the version StrandsTelemetry's resource names), or a total that
-# counts them beside the prompt tokens.
+# Strands Agents' tracer writes `AnthropicModel`'s prompt tokens without their cache tokens up to 1.57.1
+# (Anthropic's `input_tokens`, with a `totalTokens` that leaves them out too). The `input_tokens` column adds them
+# where trajectory/mappers/strands.py (`_usage`) does, by the same signs: an Anthropic API model id (`claude-…`) and
+# a Strands older than 1.57.2 (cache tokens under their legacy names only: up to 1.53; or the version
+# StrandsTelemetry's resource names).
 STRANDS_SCOPE = "strands.telemetry.tracer"
-STRANDS_TOTAL_KEY = "gen_ai.usage.total_tokens"
 _STRANDS_LEGACY_CACHE_ONLY = ("(_counts['gen_ai.usage.cache_read.input_tokens'] IS NULL "
                               "AND _counts['gen_ai.usage.cache_creation.input_tokens'] IS NULL)")
 _STRANDS_VERSION = "splitByChar('.', extract(resource_attributes['service.version'], '^[0-9]+[.][0-9]+[.][0-9]+'))"
@@ -95,8 +93,7 @@ OPENINFERENCE_OPERATIONS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "inv
 NAME_KEYS = SESSION_KEYS + OPERATION_KEYS + PROVIDER_KEYS + MODEL_KEYS + TOOL_NAME_KEYS + TOOL_CALL_ID_KEYS + (
     "openinference.span.kind", "langfuse.observation.type", "mlflow.spanType") + tuple(
     key for key, _ in COST_JSON_KEYS)
-COUNT_KEYS = (INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHE_READ_KEYS + CACHE_WRITE_KEYS + REASONING_KEYS
-              + (STRANDS_TOTAL_KEY,))
+COUNT_KEYS = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHE_READ_KEYS + CACHE_WRITE_KEYS + REASONING_KEYS
 
 
 def _literal(text: str) -> str:
@@ -193,13 +190,11 @@ def _json_input() -> str:
 
 def _strands_cache_left_out() -> str:
     """The cache tokens a Strands span's prompt tokens leave out (`STRANDS_SCOPE`), else 0."""
-    prompt, output = _first("_counts", INPUT_TOKEN_KEYS, "0"), _first("_counts", OUTPUT_TOKEN_KEYS, "0")
     cached = f"({_first('_counts', CACHE_READ_KEYS, '0')} + {_first('_counts', CACHE_WRITE_KEYS, '0')})"
-    total = f"_counts[{_literal(STRANDS_TOTAL_KEY)}]"
     model = _first("_names", ("gen_ai.request.model",), "''")
-    return (f"if(scope_name = {_literal(STRANDS_SCOPE)} AND {cached} > 0 AND ("
-            f"ifNull({total} = {prompt} + {output} + {cached}, false) "
-            f"OR (startsWith({model}, 'claude-') AND {_STRANDS_BEFORE_1_57_2})), {cached}, 0)")
+    # Nested, so that other spans pay the scope's comparison alone.
+    return (f"if(scope_name != {_literal(STRANDS_SCOPE)}, 0, if({cached} > 0 AND startsWith({model}, 'claude-') "
+            f"AND {_STRANDS_BEFORE_1_57_2}, {cached}, 0))")
 
 
 def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:

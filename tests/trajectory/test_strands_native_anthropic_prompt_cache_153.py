@@ -55,11 +55,6 @@ def test_strands_1_53_cache_writes_are_read_from_their_legacy_name() -> None:
     assert "gen_ai.usage.cache_write_input_tokens" not in reader.unused()
 
 
-def test_strands_1_53_bedrock_prompt_tokens_leave_the_cache_out_as_its_total_shows() -> None:
-    call, _ = _call("us.anthropic.claude-sonnet-4-5-20250929-v1:0", _usage(3500, 25, 5025, read=1500))
-    assert call.usage.input_tokens == 5000
-
-
 @pytest.mark.parametrize(("model", "resource"), [
     ("gpt-4o-mini", None),  # OpenAIModel up to 1.53: `prompt_tokens` count the cached ones
     ("anthropic/claude-sonnet-4-5", None),  # LiteLLMModel: so do LiteLLM's

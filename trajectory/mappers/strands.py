@@ -87,21 +87,16 @@ def _usage(reader: SpanReader, read: Usage) -> Usage:
     output_tokens = reader.integer("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
     cache_read, cache_write = reader.integer(*_CACHE_READ), reader.integer(*_CACHE_WRITE)
     cached = (cache_read or 0) + (cache_write or 0)
-    excludes = False
-    if input_tokens is not None and cached:
-        total = reader.integer("gen_ai.usage.total_tokens")
-        # Bedrock's Converse `totalTokens` counts the cache tokens its `inputTokens` leave out (up to 1.53,
-        # written as they came; from 1.54 the tracer adds them, so the sum no longer holds).
-        excludes = total is not None and total == input_tokens + (output_tokens or 0) + cached
-        excludes = excludes or (_anthropic_api_model(reader.text("gen_ai.request.model"))
-                                and _before_1_57_2(reader))
+    # Bedrock's `inputTokens` leave them out too up to 1.53, but no capture shows it yet: the shared rule there.
+    excludes = bool(input_tokens is not None and cached and _anthropic_api_model(reader.text("gen_ai.request.model"))
+                    and _before_1_57_2(reader))
     return normalised_usage(input_tokens, output_tokens, cache_read=cache_read, cache_write=cache_write,
                             reasoning=read.reasoning_tokens, input_includes_cache=False if excludes else None)
 
 
 def _anthropic_api_model(model: str | None) -> bool:
-    """An Anthropic API model id (`AnthropicModel`'s). Not Bedrock's `us.anthropic.claude-…` (told by its total)
-    nor LiteLLM's `anthropic/claude-…` (whose prompt tokens count the cache tokens)."""
+    """An Anthropic API model id (`AnthropicModel`'s). Not Bedrock's `us.anthropic.claude-…` nor LiteLLM's
+    `anthropic/claude-…` (whose prompt tokens count the cache tokens)."""
     return model is not None and model.startswith("claude-")
 
 
