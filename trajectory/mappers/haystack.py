@@ -17,10 +17,17 @@ Messages are Haystack `ChatMessage.to_dict()`: `{"role", "content": [{"text"} | 
 finish reason and the provider's usage. A value Haystack cannot serialise (a tool whose function is a
 closure) is tagged as Python's `repr`, which is not read: the messages then come from the agent run's
 tags. Seen in real captures: tests/captures/haystack_native*.
+
+OpenInference's Haystack instrumentor (`openinference-instrumentation-haystack`) is read by the OpenInference
+mapper; its LLM spans' flattened messages lack what `openinference_messages` below takes from their
+`input.value` / `output.value` (tests/captures/haystack_openinference).
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -249,3 +256,100 @@ def _part(raw: Any) -> Part | None:
 
 def _text(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
+
+
+# --- OpenInference's Haystack instrumentor ------------------------------------------------------------------------
+
+# Its spans' scope: the OpenInference mapper reads them, and hands an LLM span's messages to `openinference_messages`.
+OPENINFERENCE_SCOPE = "openinference.instrumentation.haystack"
+# A Python literal (kept as it is) or an object's `<...>` repr: an enum member (`<ChatRole.TOOL: 'tool'>`, its
+# value) or anything else (`<function get_weather at 0x...>`, None). Literals first, so `<` inside a text stays.
+_REPR_TOKEN = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|<[\w.]+: ('(?:[^'\\]|\\.)*')>|<[^<>'"]*>""")
+# A content part's class -> its key in `ChatMessage.to_dict()`, the form `_message` reads (a TextContent's `text`
+# is read as it is).
+_PART_KEYS = {"ToolCall": "tool_call", "ToolCallResult": "tool_call_result", "ReasoningContent": "reasoning",
+              "ImageContent": "image", "FileContent": "file"}
+
+
+def openinference_messages(call: LlmCall, raw_input: Any, raw_output: Any) -> None:
+    """An LLM span of OpenInference's Haystack instrumentor, its messages completed from its `input.value` /
+    `output.value`.
+
+    Its flattened messages hold only each message's `text`, role and name, and a reply's tool calls without
+    their ids (`_get_llm_input_message_attributes`: `if (content := message.text) is not None: yield
+    ...MESSAGE_CONTENT`; `_get_llm_output_message_attributes` yields a tool call's arguments and name): so a
+    tool result is a bare `tool` role, a re-sent call an empty assistant message, and Haystack 3's Agent runs
+    its tools as functions, not components, so no span has them either. The whole `ChatMessage`s are in
+    `input.value` (`{"messages": [...], "tools": [...]}`) and `output.value` (`{"replies": [...]}`), as
+    `safe_json_dumps(..., default=str)` wrote them: each the dataclass's Python `repr`. Read without
+    evaluating anything (`ast`); used only when every message reads, and they are as many as the flattened
+    ones where those are there. The tools' reprs define the call's tools. A failed tool's result reads as
+    `ToolCallResult(..., error=True)` there and nowhere else: a message part carries no error flag, so it is
+    not flagged yet."""
+    inputs = parse_json(raw_input)
+    if isinstance(inputs, Mapping):
+        read = _repr_messages(inputs.get("messages"), len(call.input_messages))
+        if read is not None:
+            call.input_messages = read
+        tools = inputs.get("tools")
+        for tool in tools if isinstance(tools, list) else ():
+            definition = tool_definition(_repr_value(tool)) if isinstance(tool, str) else None
+            if definition is not None and definition not in call.tool_definitions:
+                call.tool_definitions.append(definition)
+    outputs = parse_json(raw_output)
+    if isinstance(outputs, Mapping):
+        read = _repr_messages(outputs.get("replies"), len(call.output_messages), "assistant")
+        if read is not None:
+            call.output_messages = read
+
+
+def _repr_messages(raw: Any, flattened: int, default_role: str = "user") -> list[Message] | None:
+    if not isinstance(raw, list) or not raw or (flattened and len(raw) != flattened):
+        return None
+    found = [_repr_message(item, default_role) if isinstance(item, str) else None for item in raw]
+    return None if any(message is None for message in found) else [m for m in found if m is not None]
+
+
+@functools.lru_cache(maxsize=1024)
+def _repr_message(text: str, default_role: str) -> Message | None:
+    # Cached: each call re-sends the conversation, the same reprs (a `Message` is never changed once read).
+    # Bounded, as the texts may be long: a longer conversation's earliest messages are read again.
+    value = _repr_value(text) if text.startswith("ChatMessage(") else None
+    if not isinstance(value, dict) or not isinstance(value.get("_content"), list):
+        return None
+    value["_content"] = [{_PART_KEYS[part["__class__"]]: part}
+                         if isinstance(part, Mapping) and part.get("__class__") in _PART_KEYS else part
+                         for part in value["_content"]]
+    return _message(value, default_role)
+
+
+def _repr_value(text: str) -> Any:
+    """A dataclass's Python `repr` as plain values: an object its keyword arguments and `__class__`, an enum
+    member its value, any other `<...>` None; None if it does not read."""
+
+    def token(found: re.Match[str]) -> str:
+        literal, enum_value = found.group(1), found.group(2)
+        return literal if literal is not None else enum_value if enum_value is not None else "None"
+
+    try:
+        tree = ast.parse(_REPR_TOKEN.sub(token, text), mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    return _literal(tree.body)
+
+
+def _literal(node: ast.expr) -> Any:
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return {"__class__": name, **{keyword.arg: _literal(keyword.value) for keyword in node.keywords if keyword.arg}}
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return [_literal(item) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        keys = [_literal(key) if key is not None else "" for key in node.keys]
+        return {key if isinstance(key, str | int | float | bool) else str(key): _literal(value)
+                for key, value in zip(keys, node.values, strict=True)}
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import agno, crewai, dspy, langchain, smolagents
+from evalkit.trajectory.mappers import agno, crewai, dspy, haystack, langchain, smolagents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -164,6 +164,9 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     call = LlmCall(span=reader.span, emitter=emitter)
     call.input_messages = read_messages(reader, "llm.input_messages.")
     call.output_messages = read_messages(reader, "llm.output_messages.")
+    if reader.span.scope_name == haystack.OPENINFERENCE_SCOPE:
+        # Its flattened messages have no tool results nor call ids: the whole ChatMessages are in input/output.value.
+        haystack.openinference_messages(call, reader.get("input.value"), reader.get("output.value"))
     if not call.input_messages:
         call.input_messages = parse_input_messages(reader.get("input.value"), reader.memo)
     else:
