@@ -1114,7 +1114,11 @@ def build_trajectory(
     for item in mapped:
         key = (item.span.trace_id, item.span.span_id)
         if isinstance(item.operation, ToolExecution):
-            outer = tree.nearest(key, ToolExecution, stop=(LlmCall, AgentRun))
+            # Another report of an execution has no call id (an MCP server never sees the model's): only
+            # those are looked for inside another tool's span, which spares most tool spans the walk.
+            outer = None
+            if item.operation.call_id is None:
+                outer = tree.nearest(key, ToolExecution, stop=(LlmCall, AgentRun))
             if outer is not None and context_of(outer).same_execution(outer, item.operation):
                 continue
             context_of(key).tool_execution(item.operation, item.overrides)
