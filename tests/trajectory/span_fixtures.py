@@ -116,6 +116,19 @@ def load_pb(name: str) -> list[Span]:
     return spans_from_request(request)
 
 
+def capture_spans(name: str) -> list[Span]:
+    """The spans of a recorded capture's trace exports (tests/captures/<name>), as its exporter sent them."""
+    from tests.captures import corpus  # the corpus module, only for tests that read captures
+
+    spans: list[Span] = []
+    for export in corpus.load(name).exports:
+        if export.signal == "traces":
+            request = ExportTraceServiceRequest()
+            request.ParseFromString(export.body)
+            spans.extend(spans_from_request(request))
+    return spans
+
+
 def load_otlp_json(name: str) -> list[Span]:
     """OTLP/JSON as the capture wrote it: hex ids, which protobuf's JSON parser reads as base64."""
     import base64

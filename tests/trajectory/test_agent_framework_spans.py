@@ -6,29 +6,16 @@ the base URL as `server.address`, a tool's duration, and an `invoke_agent` span 
 
 from __future__ import annotations
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from span_fixtures import spans_from_request
+from span_fixtures import capture_spans
 
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import agent_framework
-from evalkit.trajectory.span import Span
-from tests.captures import corpus
 
 CAPTURE = "agent-framework_native"
 
 
-def _capture_spans(name: str) -> list[Span]:
-    spans: list[Span] = []
-    for export in corpus.load(name).exports:
-        if export.signal == "traces":
-            request = ExportTraceServiceRequest()
-            request.ParseFromString(export.body)
-            spans.extend(spans_from_request(request))
-    return spans
-
-
 def test_the_frameworks_bookkeeping_is_read_and_the_run_is_the_conversation() -> None:
-    result = trajectory_from_spans(_capture_spans(CAPTURE), session_id="agent-framework-weather-1")
+    result = trajectory_from_spans(capture_spans(CAPTURE), session_id="agent-framework-weather-1")
     assert result.valid, [str(issue) for issue in result.issues]
     document = result.document()
     assert agent_framework.NAME in document["extra"]["emitters"]

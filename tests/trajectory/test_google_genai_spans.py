@@ -9,27 +9,14 @@ from __future__ import annotations
 
 import json
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers.otel_genai import GOOGLE_GENAI_SCOPE
 from evalkit.trajectory.span import Span
-from tests.captures import corpus
-from tests.trajectory.span_fixtures import spans_from_request
-
-
-def _capture_spans(name: str) -> list[Span]:
-    spans: list[Span] = []
-    for export in corpus.load(name).exports:
-        if export.signal == "traces":
-            request = ExportTraceServiceRequest()
-            request.ParseFromString(export.body)
-            spans.extend(spans_from_request(request))
-    return spans
+from tests.trajectory.span_fixtures import capture_spans
 
 
 def test_made_up_ids_are_dropped_and_results_answer_their_calls() -> None:
-    result = trajectory_from_spans(_capture_spans("google-genai_otel-genai"), session_id="genai-weather-1")
+    result = trajectory_from_spans(capture_spans("google-genai_otel-genai"), session_id="genai-weather-1")
     assert result.valid, [str(issue) for issue in result.issues]
     # The OpenTelemetry project's instrumentation, not OpenLLMetry's (`google_generativeai`).
     assert result.emitters == ["otel-genai"]

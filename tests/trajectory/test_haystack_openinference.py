@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import haystack
 from evalkit.trajectory.span import Span
-from tests.captures import corpus
-from tests.trajectory.span_fixtures import spans_from_request
+from tests.trajectory.span_fixtures import capture_spans
 
 TRACE = "5bf92f3577b34da6a3ce929d0e0e4736"
 T0 = 1_800_000_000_000_000_000
@@ -75,12 +72,7 @@ def test_a_repr_that_does_not_read_leaves_the_flattened_messages() -> None:
 
 
 def test_the_capture_has_the_tools_and_their_results() -> None:
-    spans = []
-    for export in corpus.load("haystack_openinference").exports:
-        request = ExportTraceServiceRequest()
-        request.ParseFromString(export.body)
-        spans.extend(spans_from_request(request))
-    document = trajectory_from_spans(spans).document()
+    document = trajectory_from_spans(capture_spans("haystack_openinference")).document()
     assert document["session_id"] == "haystack-oi-weather-1"
     first = document["steps"][2]
     results = {r["source_call_id"]: r["content"] for r in first["observation"]["results"]}

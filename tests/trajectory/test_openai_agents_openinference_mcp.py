@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import openinference
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.span import Span
 from tests.captures import corpus
-from tests.trajectory.span_fixtures import spans_from_request
+from tests.trajectory.span_fixtures import capture_spans
 
 CAPTURE = "openai-agents_openinference_mcp"
 
@@ -39,13 +37,8 @@ def test_text_output_parts_are_their_text() -> None:
 
 
 def test_capture_results_are_what_the_model_was_shown() -> None:
-    spans = []
     capture = corpus.load(CAPTURE)
-    for export in capture.exports:
-        request = ExportTraceServiceRequest()
-        request.ParseFromString(export.body)
-        spans.extend(spans_from_request(request))
-    document = trajectory_from_spans(spans).document()
+    document = trajectory_from_spans(capture_spans(CAPTURE)).document()
     truth = corpus.GroundTruth.of(capture.llm_log)
     steps = corpus.llm_steps(document)
     # The SDK lists the MCP server's tools before every model call (`mcp_tools`, a CHAIN span): no step.

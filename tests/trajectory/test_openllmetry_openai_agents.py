@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
-
 from evalkit.trajectory.mappers import openllmetry
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall, Message, Part, ToolExecution
 from evalkit.trajectory.span import Span
-from tests.captures import corpus
-from tests.trajectory.span_fixtures import spans_from_request
+from tests.trajectory.span_fixtures import capture_spans
 
 
 def _spans() -> list[Span]:
-    spans: list[Span] = []
-    for export in corpus.load("openai-agents_openllmetry").exports:
-        request = trace_service_pb2.ExportTraceServiceRequest()
-        request.ParseFromString(export.body)
-        spans.extend(spans_from_request(request))
+    spans = capture_spans("openai-agents_openllmetry")
     return sorted(spans, key=lambda span: span.start_time_unix_nano)
 
 

@@ -6,12 +6,10 @@ import json
 from typing import Any
 
 import atif
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from evalkit.trajectory.from_spans import SessionTrajectory, trajectory_from_spans
 from evalkit.trajectory.span import Span
-from tests.captures import corpus
-from tests.trajectory.span_fixtures import spans_from_request
+from tests.trajectory.span_fixtures import capture_spans
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 T0 = 1_800_000_000_000_000_000
@@ -194,12 +192,7 @@ def test_vercel_ai_sdk_v4_generate_text_with_a_tool() -> None:
 
 def test_vercel_ai_sdk_7_capture_session_tool_error_and_json_result() -> None:
     """The real AI SDK 7 capture (LegacyOpenTelemetry), built without the service."""
-    spans = []
-    for export in corpus.load("vercel-ai_native").exports:
-        request = ExportTraceServiceRequest()
-        request.ParseFromString(export.body)
-        spans.extend(spans_from_request(request))
-    document = valid(trajectory_from_spans(spans))
+    document = valid(trajectory_from_spans(capture_spans("vercel-ai_native")))
     # AI SDK 7 has no telemetry metadata: the session id is runtime context it was told to include.
     assert document["session_id"] == "vercel-weather-1"
     parallel = document["steps"][2]

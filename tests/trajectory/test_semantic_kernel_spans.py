@@ -7,26 +7,13 @@ trace exports alone are that run.
 
 from __future__ import annotations
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from span_fixtures import spans_from_request
+from span_fixtures import capture_spans
 
 from evalkit.trajectory.from_spans import trajectory_from_spans
-from evalkit.trajectory.span import Span
-from tests.captures import corpus
-
-
-def _capture_spans(name: str) -> list[Span]:
-    spans: list[Span] = []
-    for export in corpus.load(name).exports:
-        if export.signal == "traces":
-            request = ExportTraceServiceRequest()
-            request.ParseFromString(export.body)
-            spans.extend(spans_from_request(request))
-    return spans
 
 
 def test_without_choice_records_the_finish_reasons_are_read_from_sks_own_attribute() -> None:
-    result = trajectory_from_spans(_capture_spans("semantic-kernel_native"), session_id="semantic-kernel-weather-1")
+    result = trajectory_from_spans(capture_spans("semantic-kernel_native"), session_id="semantic-kernel-weather-1")
     assert result.valid, [str(issue) for issue in result.issues]
     document = result.document()
     calls = [step for step in document["steps"] if step.get("llm_call_count") == 1]
