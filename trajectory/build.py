@@ -494,8 +494,7 @@ class _Context:
         if result is None or execution.handoff_to is not None or not execution.name:
             return False
         found = self.calls_by_id.get(str(result.get("source_call_id")))
-        # openai-agents may prefix an MCP tool's name with its server's.
-        if found is None or not str(found[1]["function_name"]).endswith(execution.name):
+        if found is None or found[1]["function_name"] != execution.name:
             return False
         output = tool_results.unwrap(execution.result)
         failure = _failure_extra(execution, output)

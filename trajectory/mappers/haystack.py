@@ -26,13 +26,12 @@ mapper; its LLM spans' flattened messages lack what `openinference_messages` bel
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalkit.trajectory.mappers.errors import span_error
-from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments, render
+from evalkit.trajectory.mappers.messages import MessageMemo, openai_tool_definition, parse_arguments, render
 from evalkit.trajectory.mappers.reader import SpanReader, as_int, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
 from evalkit.trajectory.operations import (
@@ -271,7 +270,7 @@ _PART_KEYS = {"ToolCall": "tool_call", "ToolCallResult": "tool_call_result", "Re
               "ImageContent": "image", "FileContent": "file"}
 
 
-def openinference_messages(call: LlmCall, raw_input: Any, raw_output: Any) -> None:
+def openinference_messages(call: LlmCall, raw_input: Any, raw_output: Any, memo: MessageMemo | None) -> None:
     """An LLM span of OpenInference's Haystack instrumentor, its messages completed from its `input.value` /
     `output.value`.
 
@@ -288,7 +287,7 @@ def openinference_messages(call: LlmCall, raw_input: Any, raw_output: Any) -> No
     not flagged yet."""
     inputs = parse_json(raw_input)
     if isinstance(inputs, Mapping):
-        read = _repr_messages(inputs.get("messages"), len(call.input_messages))
+        read = _repr_messages(inputs.get("messages"), len(call.input_messages), memo)
         if read is not None:
             call.input_messages = read
         tools = inputs.get("tools")
@@ -298,22 +297,22 @@ def openinference_messages(call: LlmCall, raw_input: Any, raw_output: Any) -> No
                 call.tool_definitions.append(definition)
     outputs = parse_json(raw_output)
     if isinstance(outputs, Mapping):
-        read = _repr_messages(outputs.get("replies"), len(call.output_messages), "assistant")
+        read = _repr_messages(outputs.get("replies"), len(call.output_messages), memo, "assistant")
         if read is not None:
             call.output_messages = read
 
 
-def _repr_messages(raw: Any, flattened: int, default_role: str = "user") -> list[Message] | None:
+def _repr_messages(raw: Any, flattened: int, memo: MessageMemo | None,
+                   default_role: str = "user") -> list[Message] | None:
     if not isinstance(raw, list) or not raw or (flattened and len(raw) != flattened):
         return None
-    found = [_repr_message(item, default_role) if isinstance(item, str) else None for item in raw]
+    # Each call re-sends the conversation, the same reprs: the session's memo reads each once.
+    read = _repr_message if memo is None else lambda text, role: memo.read_text(text, role, _repr_message)
+    found = [read(item, default_role) if isinstance(item, str) else None for item in raw]
     return None if any(message is None for message in found) else [m for m in found if m is not None]
 
 
-@functools.lru_cache(maxsize=1024)
 def _repr_message(text: str, default_role: str) -> Message | None:
-    # Cached: each call re-sends the conversation, the same reprs (a `Message` is never changed once read).
-    # Bounded, as the texts may be long: a longer conversation's earliest messages are read again.
     value = _repr_value(text) if text.startswith("ChatMessage(") else None
     if not isinstance(value, dict) or not isinstance(value.get("_content"), list):
         return None

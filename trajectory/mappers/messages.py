@@ -11,7 +11,7 @@ Vercel AI SDK parts (`tool-call`, `tool-result`), Anthropic content blocks
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import compress
 from operator import not_
 from typing import Any
@@ -279,6 +279,18 @@ class MessageMemo:
         self._keep(table, key, message)
         return message
 
+    def read_text(self, text: str, default_role: str, read: Callable[[str, str], Message | None]) -> Message | None:
+        """`read(text, default_role)`, once per text in the session: for messages recorded as text that is
+        not JSON (Haystack's `ChatMessage` reprs), re-sent by every call as JSON messages are."""
+        table = self._read.setdefault("text:" + default_role, {})
+        key = text.encode()
+        found = table.get(key)
+        if found is not None:
+            return found
+        message = read(text, default_role)
+        self._keep(table, key, message)
+        return message
+
     def parse_all(self, items: list[Any], default_role: str) -> list[Message]:
         """`parse` of each item, the messages that are not None, with no Python call per message read
         before: the elements a list re-sent from the list before (`ResentLists.resent`) are the
@@ -344,7 +356,7 @@ class MessageMemo:
         return found  # type: ignore[return-value]  # every None was filled in
 
     def _keep(self, table: dict[bytes, Message], key: bytes, message: Message | None) -> None:
-        # Only dicts come here, and a dict always reads as a message.
+        # A text that reads as no message is read again if it comes again (rare: it is not kept).
         if message is not None and self._size < self.limit:
             table[key] = message
             self._size += 1

@@ -166,7 +166,7 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     call.output_messages = read_messages(reader, "llm.output_messages.")
     if reader.span.scope_name == haystack.OPENINFERENCE_SCOPE:
         # Its flattened messages have no tool results nor call ids: the whole ChatMessages are in input/output.value.
-        haystack.openinference_messages(call, reader.get("input.value"), reader.get("output.value"))
+        haystack.openinference_messages(call, reader.get("input.value"), reader.get("output.value"), reader.memo)
     if not call.input_messages:
         call.input_messages = parse_input_messages(reader.get("input.value"), reader.memo)
     else:
