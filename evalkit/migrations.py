@@ -311,6 +311,27 @@ class AddColumn:
 
 
 @dataclass(frozen=True)
+class RedefineColumn:
+    """A MATERIALIZED column's expression given again. Rows written from then on are computed by the new one; the
+    rows written before are computed again in the background (`MATERIALIZE COLUMN`, a mutation that rewrites that
+    column's files only, reading what the expression reads), so what reads the column agrees once it is done; what
+    is derived from it at insert (a view's target) is the migration's own step. On a cluster the local tables (and
+    the Distributed one in front, which holds no rows)."""
+
+    table: str
+    column: str  # name, type and expression, as in CREATE TABLE
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        modify, name = f"MODIFY COLUMN {self.column}", self.column.split()[0]
+        if not cluster:
+            return [f"ALTER TABLE {database}.{self.table} {modify}",
+                    f"ALTER TABLE {database}.{self.table} MATERIALIZE COLUMN {name}"]
+        return [f"ALTER TABLE {database}.{self.table}_local ON CLUSTER {cluster} {modify}",
+                f"ALTER TABLE {database}.{self.table} ON CLUSTER {cluster} {modify}",
+                f"ALTER TABLE {database}.{self.table}_local ON CLUSTER {cluster} MATERIALIZE COLUMN {name}"]
+
+
+@dataclass(frozen=True)
 class DropColumn:
     """A column removed from an existing table (its files go; no other column is rewritten). On a cluster from
     the local tables and the Distributed one in front."""
@@ -413,8 +434,8 @@ TOKEN_USES = Table(
 
 
 # What a migration does, each step rendered to statements for one server or a cluster.
-Step = (Table | StagingTable | LocalTable | MaterializedView | AddColumn | DropColumn | TableSettings | DropView
-        | DropTable | Backfill)
+Step = (Table | StagingTable | LocalTable | MaterializedView | AddColumn | RedefineColumn | DropColumn | TableSettings
+        | DropView | DropTable | Backfill)
 
 
 @dataclass(frozen=True)

@@ -566,6 +566,8 @@ class _Context:
         for time_ns, part in self.history_results:
             if part.call_id is not None and part.call_id in self.answered:
                 self._fill_empty_result(part)
+                if part.error:
+                    self._flag_history_failure(part)
                 continue
             found = self._find_call(part.call_id, part.name, time_ns)
             if found is None and part.call_id is not None and part.call_id not in self.calls_by_id:
@@ -582,10 +584,20 @@ class _Context:
                     )
                 continue
             draft, call = found
-            draft.results.append(
-                {"source_call_id": call["tool_call_id"], "content": part.text or "", "extra": {"from": "input history"}}
-            )
+            extra: dict[str, Any] = {"from": "input history"}
+            if part.error:
+                extra.update(_history_failure())
+            draft.results.append({"source_call_id": call["tool_call_id"], "content": part.text or "", "extra": extra})
             self.answered.add(call["tool_call_id"])
+
+    def _flag_history_failure(self, part: Part) -> None:
+        """A result the next call's input says failed (`Part.error`) flags the call's result when its tool span
+        did not."""
+        found = self.calls_by_id.get(part.call_id or "")
+        for result in found[0].results if found is not None else ():
+            extra = result.setdefault("extra", {})
+            if result.get("source_call_id") == part.call_id and not extra.get("is_error"):
+                extra.update(_history_failure())
 
     def _fill_empty_result(self, part: Part) -> None:
         """A tool span that failed with no output: the next call's input shows what the model saw."""
@@ -737,6 +749,11 @@ def _metrics(call: LlmCall) -> Json | None:
     if extra:
         metrics["extra"] = extra
     return metrics
+
+
+def _history_failure() -> dict[str, Any]:
+    """The flag of a tool result the message that carried it to the model says failed (`Part.error`)."""
+    return {"is_error": True, "error": {"status": "error", "from": "input history"}}
 
 
 def _failure_extra(execution: ToolExecution, output: tool_results.ToolOutput) -> dict[str, Any]:

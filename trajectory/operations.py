@@ -24,6 +24,9 @@ class Part:
     arguments: Any = None  # tool_call: parsed when it was JSON
     media_type: str | None = None  # media: MIME type or modality
     uri: str | None = None  # media: URL or data URL
+    # tool_result: the emitter recorded that the tool failed, in the message itself and nowhere else (Haystack's
+    # `ToolCallResult.error`, which OpenInference's instrumentor keeps only in the next call's input).
+    error: bool = False
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ from evalkit.migrations import (
     DropView,
     MaterializedView,
     Migration,
+    RedefineColumn,
     Table,
 )
 from evalkit.trajectory.mappers import haystack, strands
@@ -283,11 +284,23 @@ _WRAPPER_SAYS_FAILED = (
     "OR (JSONHas(r, 'tool_call_id') AND JSONExtractString(r, 'status') = 'error')) "
     "OR JSONExtractString(r, 'id', -1) = 'ToolMessage' AND JSONExtractString(r, 'kwargs', 'status') = 'error' "
     "OR JSONHas(r, 'tool_name') AND JSONExtractBool(r, 'is_error')")
+# Migration 214: OpenInference's Haystack instrumentor makes no span of a tool Haystack's Agent runs, and records
+# its failure only as `ToolCallResult(..., error=True)` in the `ChatMessage` reprs of the next LLM call's
+# `input.value` (`{"messages": [repr, ...]}`); every later call re-sends it. The call right after it is the one
+# flagged: a failed result among the messages after the last assistant message (trajectory/mappers/haystack.py's
+# `openinference_messages` flags the same result in the trajectory). Read only for that scope's LLM spans.
+_INPUT_VALUE = "coalesce(nullIf(attributes['input.value'], ''), nullIf(payloads['input.value'], ''), '')"
+_HAYSTACK_RESULT_FAILED = (
+    f"scope_name = '{haystack.OPENINFERENCE_SCOPE}' AND attributes['openinference.span.kind'] = 'LLM' AND "
+    "arrayExists(ms -> arrayExists(m -> position(m, '), error=True)') > 0, "
+    "arraySlice(ms, arrayLastIndex(m -> startsWith(m, 'ChatMessage(_role=<ChatRole.ASSISTANT'), ms) + 1)), "
+    f"[JSONExtract({_INPUT_VALUE}, 'messages', 'Array(String)')])")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
     f"OR ((operation = 'execute_tool' OR attributes['traceloop.span.kind'] = 'tool') AND "
-    f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}])))")
+    f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}]))) "
+    f"OR ({_HAYSTACK_RESULT_FAILED})")
 _TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
 TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
                                              target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
@@ -298,6 +311,9 @@ _FAILED_BACKFILL = (
     "toUInt64(0) AS span_rows, CAST(([], [], [], []), "
     "'Tuple(Array(Tuple(String, String)), Array(UInt64), Array(UInt64), Array(Float64))') AS llm_usage "
     "FROM {source} WHERE failed AND status_code != 2 GROUP BY agent_id, trace_id")
+# The traces stored before migration 214 with such a span (their `failed` was computed by 212's expression).
+_HAYSTACK_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_code != 2",
+                                                     f"WHERE ({_HAYSTACK_RESULT_FAILED}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -359,4 +375,7 @@ MIGRATIONS: list[Migration] = [
     Migration(213, "an LLM span's response id also from OpenInference's output, for calls reported twice", (
         AddColumn("spans", f"call_response_id String MATERIALIZED {_CALL_RESPONSE_ID}"),
         DropColumn("spans", "response_id"))),
+    Migration(214, "a Haystack tool's failure OpenInference records only in the next LLM call's input", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        Backfill("trace_summary", "spans", _HAYSTACK_FAILED_BACKFILL))),
 ]

@@ -166,6 +166,56 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
     assert _ids((await svc.get(base + "?sort=spans&limit=1")).body["sessions"]) == ["s-big"]
 
 
+async def test_a_haystack_tool_failure_only_the_next_calls_input_records_is_an_error_before_and_after_migration_214(
+        svc: Service) -> None:
+    """OpenInference's Haystack instrumentor records a tool that raised only as `ToolCallResult(..., error=True)` in
+    the next LLM call's input (tests/captures/haystack_openinference): the trajectory flags that result and the list
+    counts the session with errors. Spans stored before migration 214 (their `failed` computed without that rule)
+    are counted once it has run, by its backfill of the per-trace summary."""
+    store = svc.running.store
+    rule = f" OR ({tables._HAYSTACK_RESULT_FAILED})"
+    assert tables._FAILED.endswith(rule)
+    # The data directory as a service before migration 214 left it: `failed` by 212's expression.
+    store.command(f"ALTER TABLE {store.database}.spans MODIFY COLUMN failed Bool MATERIALIZED "
+                  f"{tables._FAILED.removesuffix(rule)}")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 214")
+    capture = corpus.load("haystack_openinference")
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    base = f"/api/agents/{agent}/sessions"
+    document = (await svc.get(f"{base}/{session}/trajectory?wait=10")).body
+    flagged = [r for s in document["steps"] for r in (s.get("observation") or {}).get("results") or []
+               if (r.get("extra") or {}).get("is_error")]
+    assert [r["source_call_id"] for r in flagged] == ["call_0_1"]
+
+    async def errors() -> tuple[int, list[str]]:
+        (row,) = (await svc.get(base)).body["sessions"]
+        return row["errors"], _ids((await svc.get(base + "?errors=true")).body["sessions"])
+
+    assert await errors() == (0, [])
+    # ... and its session rows kept in the format before (`session_rows._ROW_FORMAT`), as its mark says.
+    prices = PriceBook.from_file(svc.running.settings.data_dir / "prices.yaml")
+    store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, written_at) VALUES "
+                  "(0, now64(3), '', '', {prices:String}, now64(3) + 1)", {"prices": f"{prices.fingerprint()} rows-5"})
+    assert migrate(store) == [214]
+    # The spans stored before are computed again in the background (a mutation).
+    for _ in range(100):
+        if not store.query("SELECT count() FROM system.mutations WHERE database = {db:String} AND table = 'spans' "
+                           "AND NOT is_done", {"db": store.database})[0][0]:
+            break
+        await asyncio.sleep(0.1)
+    assert await errors() == (1, [session])
+    # Spans stored from now on are flagged as they are stored: only the call right after the failure, not the
+    # later ones that re-send it.
+    again, key = await svc.new_agent("again")
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    await svc.get(f"/api/agents/{again}/sessions/{session}/trajectory?wait=10")
+    rows = await asyncio.to_thread(store.query, "SELECT countIf(failed) FROM spans FINAL WHERE agent_id = {a:String}",
+                                   {"a": again})
+    assert rows[0][0] == 1
+
+
 async def test_a_tool_failure_only_its_framework_records_is_an_error_in_the_list_before_and_after_migration_212(
         svc: Service) -> None:
     """LangGraph's ToolNode turns a tool that raised into a ToolMessage with `status: "error"` and leaves the span OK

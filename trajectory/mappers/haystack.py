@@ -242,7 +242,7 @@ def _part(raw: Any) -> Part | None:
         found = result.get("origin")
         origin: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         return Part("tool_result", call_id=_text(origin.get("id")), name=_text(origin.get("tool_name")),
-                    text=render(result.get("result")))
+                    text=render(result.get("result")), error=result.get("error") is True)
     reasoning = raw.get("reasoning")
     if isinstance(reasoning, Mapping):
         return Part("reasoning", text=_text(reasoning.get("reasoning_text")))
@@ -283,8 +283,9 @@ def openinference_messages(call: LlmCall, raw_input: Any, raw_output: Any, memo:
     `safe_json_dumps(..., default=str)` wrote them: each the dataclass's Python `repr`. Read without
     evaluating anything (`ast`); used only when every message reads, and they are as many as the flattened
     ones where those are there. The tools' reprs define the call's tools. A failed tool's result reads as
-    `ToolCallResult(..., error=True)` there and nowhere else: a message part carries no error flag, so it is
-    not flagged yet."""
+    `ToolCallResult(..., error=True)` there and nowhere else: its part is flagged (`Part.error`), and the
+    builder flags the call's result; the session list flags the LLM span right after it (trajectory/tables.py,
+    migration 214)."""
     inputs = parse_json(raw_input)
     if isinstance(inputs, Mapping):
         read = _repr_messages(inputs.get("messages"), len(call.input_messages), memo)
