@@ -1142,9 +1142,10 @@ def build_trajectory(
     delegating = {context.parent.key for context in contexts.values() if context.parent is not None}
     for key, run in runs:
         run_context = contexts[key] if key in contexts else context_of(key)
+        # The instructions first: a run with no LLM call drafts its user step at the same (start) time.
+        run_context.system(run.system_instructions, run.span.start_time_unix_nano)
         if key not in llm_owners and (run.input_text or run.output_text):
             _steps_from_run_alone(run_context, run, answer=run_context.key not in delegating)
-        run_context.system(run.system_instructions, run.span.start_time_unix_nano)
         for definition in run.tool_definitions:  # after its calls': a call's own definitions come first
             run_context.tool_definitions.setdefault(str(definition.get("function", {}).get("name", "")), definition)
         if run.input_text and key in llm_owners and key not in asked:

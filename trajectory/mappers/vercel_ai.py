@@ -128,6 +128,11 @@ def _llm_call(reader: SpanReader) -> LlmCall:
         "ai.prompt.toolChoice", "ai.prompt.format", "ai.response.msToFirstChunk", "ai.response.msToFinish"
     )
     reader.consume("ai.response.avgCompletionTokensPerSecond", "ai.response.avgOutputTokensPerSecond")
+    # A streamed call's timing events restate the msToFirstChunk / msToFinish / avgOutputTokensPerSecond
+    # attributes (@ai-sdk/otel's LegacyOpenTelemetry.onStepEnd; streamObject's step sets the first as
+    # `ai.stream.msToFirstChunk`).
+    reader.read_events("ai.stream.firstChunk", "ai.stream.finish")
+    reader.consume("ai.stream.msToFirstChunk")
     reader.consume(
         "ai.response.timestamp", "ai.response.providerMetadata", "ai.response.id", "gen_ai.response.id"
     )
@@ -175,8 +180,14 @@ def _run(reader: SpanReader) -> AgentRun:
     system: list[str] = []
     input_text = None
     if isinstance(prompt, dict):
-        if isinstance(prompt.get("system"), str):
-            system.append(prompt["system"])
+        # `system` is the call's instructions as given (AI SDK 7's `Instructions`): a string, or, the way a
+        # provider option such as Anthropic's `cacheControl` is set on them, a system message
+        # `{role: "system", content, providerOptions}` or a list of them.
+        given = prompt.get("system")
+        for entry in given if isinstance(given, list) else [given]:
+            content = entry.get("content") if isinstance(entry, dict) else entry
+            if isinstance(content, str) and content:
+                system.append(content)
         if prompt.get("prompt") is not None:
             input_text = render(prompt["prompt"])
         elif isinstance(prompt.get("messages"), list):
