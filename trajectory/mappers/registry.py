@@ -13,6 +13,7 @@ from evalkit.trajectory.mappers import (
     langfuse,
     litellm,
     logfire_openai_agents,
+    mastra,
     mlflow,
     openinference,
     openllmetry,
@@ -54,6 +55,7 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),
     Emitter(semantic_kernel.NAME, semantic_kernel.detect, semantic_kernel.map_span, frozenset({otel_genai.NAME})),
     Emitter(agent_framework.NAME, agent_framework.detect, agent_framework.map_span, frozenset({otel_genai.NAME})),
+    Emitter(mastra.NAME, mastra.detect, mastra.map_span, frozenset({otel_genai.NAME})),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 
