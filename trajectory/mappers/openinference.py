@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import agno, crewai, dspy, haystack, langchain, smolagents
+from evalkit.trajectory.mappers import agno, crewai, dspy, google_adk, haystack, langchain, smolagents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -45,6 +45,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     kind = (reader.text("openinference.span.kind") or "").upper()
     reader.consume(*_IDENTITY)
     reader.consume("input.mime_type", "output.mime_type")
+    if reader.span.scope_name == google_adk.OPENINFERENCE_SCOPE:
+        google_adk.consume_openinference(reader)  # ADK's own attributes, on the instrumentation's spans too
+    if reader.span.scope_name == OPENAI_AGENTS_JS_SCOPE:
+        reader.consume("llm.system")  # on every span: "identifies the agents SDK" (processor.js), no provider
     if kind == "LLM":
         if is_preprocessing(reader):
             # Read on purpose: a step before the call (LlamaIndex's `_prepare_chat_with_tools`).
@@ -53,6 +57,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return llm_call(reader)
     if kind == "TOOL":
         crewai.consume_tool(reader)
+        if reader.span.scope_name == google_adk.OPENINFERENCE_SCOPE:
+            # ADK's tool: its result the FunctionResponse's `response`, `transfer_to_agent` a handoff.
+            return google_adk.openinference_tool(tool_execution(reader), reader)
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)
@@ -175,6 +182,14 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         call.output_messages = parse_messages(reader.get("output.value"), "assistant", reader.memo)
     else:
         reader.consume("output.value")
+    if reader.span.scope_name == OPENAI_AGENTS_JS_SCOPE:
+        _openai_agents_js_messages(call, reader)
+    if reader.span.scope_name == langchain.JS_OPENINFERENCE_SCOPE:
+        # LangChain.js flattens messages without call ids: its serialised messages in input/output.value have them.
+        langchain.js_call_ids(call.input_messages,
+                              langchain.js_serialized_messages(reader.get("input.value"), "messages"))
+        langchain.js_call_ids(call.output_messages,
+                              langchain.js_serialized_messages(reader.get("output.value"), "generations"))
     output = reader.span.attributes.get("output.value")
     if isinstance(output, str) and (found := _OUTPUT_RESPONSE_ID.match(output)):
         call.response_id = found.group(1)
@@ -242,6 +257,8 @@ def _openai_agents_text_output(result: Any) -> Any:
 
 def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
     span = reader.span
+    if span.scope_name == OPENAI_AGENTS_JS_SCOPE and span.name.startswith(_HANDOFF_PREFIX):
+        return _openai_agents_js_handoff(reader, emitter)
     if span.name.startswith(_HANDOFF_PREFIX) and not reader.has("tool.name"):
         # openai-agents' handoff: a TOOL span with the agents it moves between (input.value the
         # one handing over, output.value the one taking over) and nothing of the model's call.
@@ -262,6 +279,8 @@ def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
     result = parse_json(reader.get("output.value"))
     if span.scope_name == _OPENAI_AGENTS_SCOPE:
         result = _openai_agents_text_output(result)
+    if span.scope_name == langchain.JS_OPENINFERENCE_SCOPE:
+        result = langchain.js_tool_output(result)  # `{"output": <ToolMessage>}`
     return ToolExecution(
         span=reader.span,
         emitter=emitter,
@@ -278,6 +297,8 @@ def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
     reader.consume("graph.node.parent_id")  # who handed off to it: the handoff span says so too
     input_value = reader.get("input.value")
     output_value = reader.get("output.value")
+    if reader.span.scope_name == OPENAI_AGENTS_JS_SCOPE and _openai_agents_js_workflow_root(reader):
+        input_value = output_value = None  # copies of its LLM calls' input and answer, not a run's own
     return AgentRun(
         span=reader.span,
         emitter=emitter,
@@ -301,3 +322,63 @@ def _run_text(value: Any) -> str | None:
         return raw
     state = langchain.state_text(value)
     return state if state is not None else render(value)
+
+
+# --- @openai/agents (JavaScript), @arizeai/openinference-instrumentation-openai-agents ------------------
+# The JS instrumentation is the SDK's TracingProcessor (processor.js), with conventions of its own:
+# - `extractResponseOutput` writes every item of a Responses API answer as an output message of its own
+#   (`llm.output_messages.<i>`, `messageIndex++` per `message` or `function_call` item): parallel tool calls
+#   and a text beside a call are one answer, not choices.
+# - `assignMessageContentAttributes` keeps only `text`/`input_text` parts of an input message, so an
+#   assistant answer re-sent as history (`output_text` parts) is an empty message; `input.value` holds it.
+# - `onTraceEnd` lifts the first LLM input and the last answer onto the trace's root AGENT span (named
+#   after the workflow, no `graph.node.id`), which groups the agents' runs and runs nothing itself.
+# - `getHandoffAttributes` records a handoff as `tool.name` `handoff_to_<agent>`, `input.value`
+#   `{"from_agent": …}` and `output.value` `{"to_agent": …}`: the handoff span, not a tool of the model's.
+OPENAI_AGENTS_JS_SCOPE = "@arizeai/openinference-instrumentation-openai-agents"
+
+
+def _openai_agents_js_messages(call: LlmCall, reader: SpanReader) -> None:
+    outputs = call.output_messages
+    if len(outputs) > 1 and all(message.role == "assistant" for message in outputs):
+        call.output_messages = [Message("assistant", [part for message in outputs for part in message.parts])]
+    empty = [i for i, message in enumerate(call.input_messages) if message.role == "assistant" and not message.parts]
+    if not empty:
+        return
+    items = parse_json(reader.span.attributes.get("input.value"))
+    response = parse_json(reader.span.attributes.get("output.value"))
+    if not isinstance(items, list):
+        return
+    # Input message 0 is the response's instructions when it has any; the items follow (processor.js,
+    # `getResponseInputAttributes({startIndex: hasSystemInstruction ? 1 : 0})`). The flattened list drops
+    # no item, so the i-th message is the item at i - offset.
+    instructions = response.get("instructions") if isinstance(response, dict) else None
+    offset = 1 if isinstance(instructions, str) and instructions else 0
+    for index in empty:
+        item = items[index - offset] if 0 <= index - offset < len(items) else None
+        content = item.get("content") if isinstance(item, dict) and item.get("role") == "assistant" else None
+        texts = [part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+                 and part.get("type") in ("output_text", "text")] if isinstance(content, list) else []
+        if isinstance(content, str):
+            texts = [content]
+        if texts:
+            call.input_messages[index].parts.append(Part("text", text="".join(texts)))
+
+
+def _openai_agents_js_workflow_root(reader: SpanReader) -> bool:
+    """The trace's AGENT span (`onTraceStart`), its I/O lifted from its calls: every agent span of the SDK's
+    has its `graph.node.id` (`applyAgentGraphAttributes`), this one none. (It has a parent when the run is
+    inside a span of the application's.)"""
+    return not reader.has("graph.node.id")
+
+
+def _openai_agents_js_handoff(reader: SpanReader, emitter: str) -> ToolExecution:
+    reader.consume("tool.name", "input.value")
+    target = parse_json(reader.get("output.value"))
+    to_agent = target.get("to_agent") if isinstance(target, dict) else None
+    return ToolExecution(
+        span=reader.span,
+        emitter=emitter,
+        handoff_to=to_agent if isinstance(to_agent, str) else reader.span.name.removeprefix(_HANDOFF_PREFIX),
+        error=span_error(reader),
+    )
