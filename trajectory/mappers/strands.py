@@ -26,6 +26,7 @@ NAME = "strands"
 SCOPE = "strands.telemetry.tracer"
 # "error" on a tool span whose tool failed; the session list reads it too (trajectory/tables.py).
 TOOL_STATUS = "gen_ai.tool.status"
+_DETAILS = "gen_ai.client.inference.operation.details"
 # Bookkeeping: when the event loop saw the span start and end, its cycle ids, time to first token.
 _BOOKKEEPING = ("gen_ai.event.start_time", "gen_ai.event.end_time", "gen_ai.server.time_to_first_token",
                 "event_loop.cycle_id", "event_loop.parent_cycle_id", "gen_ai.tool.json_schema")
@@ -51,6 +52,19 @@ def _tool_from_events(reader: SpanReader, tool: ToolExecution) -> None:
             reader.read_events(event.name)
             if tool.result is None:
                 tool.result = parse_json(event.attributes.get("message"))
+        elif event.name == _DETAILS and tool.result is None:
+            # Under the latest conventions a tool that raised has no `gen_ai.tool.call.result` (only a
+            # result is written there); its details event's output is what the model was sent (the error's text).
+            reader.read_events(event.name)
+            tool.result = _tool_call_response(parse_json(event.attributes.get("gen_ai.output.messages")))
+
+
+def _tool_call_response(messages: object) -> object:
+    for message in messages if isinstance(messages, list) else ():
+        for part in message.get("parts") or () if isinstance(message, dict) else ():
+            if isinstance(part, dict) and part.get("type") == "tool_call_response":
+                return part.get("response")
+    return None
 
 
 def _text(value: object) -> str | None:
