@@ -5,6 +5,12 @@ inputs in `crew_inputs`, its result a CrewOutput in `output.value`); each task a
 out is an AGENT span `<role>._execute_core` (`graph.node.id` the agent's role, `task_key`,
 `task_id`; its output a TaskOutput). A crew orchestrates agents: its run is the session's agent,
 each task's agent a subagent. What a crew or task said is the `raw` text of its output.
+
+OpenLLMetry's crewai instrumentation (opentelemetry-instrumentation-crewai, read by `openllmetry`)
+records the same run as a `crewai.workflow` span (no `traceloop.span.kind`: only
+`gen_ai.operation.name` invoke_agent; `crewai.crew.*`, its result `str(CrewOutput)`, the raw text, in
+`crewai.crew.result`), a `<description>.task` span per task and a `<role>.agent` span per agent
+execution (`gen_ai.agent.name`); the crew again the session's agent, each agent a subagent.
 """
 
 from __future__ import annotations
@@ -12,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.trajectory.mappers.messages import render
-from evalkit.trajectory.mappers.reader import SpanReader, parse_json
+from evalkit.trajectory.mappers.reader import SpanReader, as_text, parse_json
+from evalkit.trajectory.operations import AgentRun
 
 _BOOKKEEPING = ("crew_key", "crew_id", "crew_agents", "crew_tasks", "crew_inputs", "task_key", "task_id")
 # A CrewAI tool's settings, on its TOOL span.
@@ -46,3 +53,44 @@ def raw_output(value: Any) -> str | None:
     output = parse_json(value)
     raw = output.get("raw") if isinstance(output, dict) else None
     return render(raw) if raw is not None else None
+
+
+# --- OpenLLMetry's crewai instrumentation ---------------------------------------------------------
+
+_OPENLLMETRY_SCOPE = "opentelemetry.instrumentation.crewai"  # `get_tracer(__name__)` of its instrumentation module
+_OPENLLMETRY_PREFIXES = ("crewai.crew.", "crewai.task.", "crewai.agent.")
+_DEFAULT_CREW_NAME = "crew"  # CrewAI's `Crew.name` default (`Field(default="crew")`)
+
+
+def is_openllmetry_crewai(reader: SpanReader) -> bool:
+    return reader.span.scope_name.startswith(_OPENLLMETRY_SCOPE)
+
+
+def is_openllmetry_crew_run(reader: SpanReader) -> bool:
+    return is_openllmetry_crewai(reader) and reader.span.name == "crewai.workflow"
+
+
+def read_openllmetry_crew_run(reader: SpanReader, run: AgentRun) -> None:
+    """The crew's `crewai.workflow` span, an invoke_agent span otherwise nameless and empty.
+
+    Left so, it would be a synthetic root grouping runs (build.py), and every agent's steps one flat
+    trajectory named after the first agent. It is the crew: what it answered is `crewai.crew.result`
+    (`span.set_attribute(f"crewai.{class_name.lower()}.result", str(result))`); the instrumentation
+    records no kickoff inputs. Its name is the crew's, unless CrewAI's default, which names nothing:
+    then the service's, as for OpenInference's crew run.
+    """
+    name = reader.text("crewai.crew.name")
+    run.name = run.name or (name if name and name != _DEFAULT_CREW_NAME else None) or as_text(
+        reader.span.resource_attributes.get("service.name"))
+    run.output_text = run.output_text or reader.text("crewai.crew.result")
+    reader.consume("gen_ai.provider.name")
+    consume_openllmetry(reader)
+
+
+def consume_openllmetry(reader: SpanReader) -> None:
+    """The crew's, task's and agent's settings (`crewai.crew.*` also holds the crew's own token summary, which
+    its LLM calls' spans count), and the agent's id and model: bookkeeping."""
+    if not is_openllmetry_crewai(reader):
+        return
+    reader.consume_prefix(*_OPENLLMETRY_PREFIXES)
+    reader.consume("gen_ai.agent.id", "gen_ai.request.model", "gen_ai.response.model")

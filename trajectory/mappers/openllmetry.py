@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import crewai, otel_genai
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments, parse_json, render
 from evalkit.trajectory.mappers.reader import SpanReader, dig, indexed, unflatten
@@ -51,11 +51,14 @@ def detect(span: Span) -> bool:
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     reader.consume(
-        "llm.request.type", "llm.is_streaming", "gen_ai.is_streaming", "llm.headers", "gen_ai.openai.api_base"
+        # `gen_ai.headers`: 0.62's openai instrumentation's name for the request's headers (`llm.headers` before).
+        "llm.request.type", "llm.is_streaming", "gen_ai.is_streaming", "llm.headers", "gen_ai.headers",
+        "gen_ai.openai.api_base"
     )
     reader.consume_prefix("traceloop.association.properties.", "traceloop.workflow.", "traceloop.entity.path")
     kind = reader.text("traceloop.span.kind")
     if kind in ("tool", "agent", "workflow", "task"):
+        crewai.consume_openllmetry(reader)  # the crewai instrumentation's task and agent spans
         # 0.5x's LangChain callback repeats the entity record in GenAI attributes: read as the entity is.
         reader.consume_prefix("gen_ai.task.")
         reader.consume("gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.operation.name",
@@ -76,6 +79,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         operation = otel_genai.llm_call(reader, logs)
     if isinstance(operation, LlmCall) and indexed_form:
         _read_indexed(reader, operation)
+    if isinstance(operation, AgentRun) and crewai.is_openllmetry_crew_run(reader):
+        # The crewai instrumentation's `crewai.workflow`: an invoke_agent span with no kind, name or output
+        # the GenAI reading sees, which the builder would take for a synthetic root; it is the crew.
+        crewai.read_openllmetry_crew_run(reader, operation)
     if isinstance(operation, LlmCall) and reader.span.scope_name == OPENAI_AGENTS_SCOPE:
         operation.output_messages = _one_answer(operation.output_messages)
         operation.input_messages = _history_call_ids(operation.input_messages)
