@@ -262,6 +262,13 @@ SESSION_ROWS_MARK = Table(
     order_by="slot",
 )
 
+
+def _stored(*keys: str) -> str:
+    """The first of these attributes that is not empty, in either map (a long value is a payload), else ''."""
+    return "coalesce(" + ", ".join(f"nullIf({where}['{key}'], '')" for key in keys
+                                   for where in ("attributes", "payloads")) + ", '')"
+
+
 # Migration 212: whether a span failed, as its trajectory step shows it (`failed`, a column of `spans` computed as it
 # is stored, like 207's), for the session list's error count and filter. A span's status is not the only sign: the
 # trajectory also flags an exception event, OTel's `error.type`, an emitter's own flag on a tool span that stays OK
@@ -274,9 +281,8 @@ SESSION_ROWS_MARK = Table(
 # and the traces stored before with a span that failed but not by its status flagged (a max: re-run safe).
 # The wrapper rules are `tool_results.unwrap`'s and `openllmetry`'s `{"output", "kwargs"}` rule in SQL: a change to
 # those changes these (the corpus test holds the list's errors to the trajectory's for every capture).
-_TOOL_OUTPUT = ("coalesce(" + ", ".join(f"nullIf({where}['{key}'], '')" for key in ("output.value",
-                                                                                 "traceloop.entity.output")
-                                      for where in ("attributes", "payloads")) + ", '')")
+
+_TOOL_OUTPUT = _stored("output.value", "traceloop.entity.output")
 _TOOL_RESULT = ("if(JSONHas(o, 'output') AND arrayAll(k -> k IN ('output', 'kwargs'), JSONExtractKeys(o)), "
                 "JSONExtractRaw(o, 'output'), o)")
 _WRAPPER_SAYS_FAILED = (
@@ -289,12 +295,11 @@ _WRAPPER_SAYS_FAILED = (
 # `input.value` (`{"messages": [repr, ...]}`); every later call re-sends it. The call right after it is the one
 # flagged: a failed result among the messages after the last assistant message (trajectory/mappers/haystack.py's
 # `openinference_messages` flags the same result in the trajectory). Read only for that scope's LLM spans.
-_INPUT_VALUE = "coalesce(nullIf(attributes['input.value'], ''), nullIf(payloads['input.value'], ''), '')"
 _HAYSTACK_RESULT_FAILED = (
     f"scope_name = '{haystack.OPENINFERENCE_SCOPE}' AND attributes['openinference.span.kind'] = 'LLM' AND "
     "arrayExists(ms -> arrayExists(m -> position(m, '), error=True)') > 0, "
     "arraySlice(ms, arrayLastIndex(m -> startsWith(m, 'ChatMessage(_role=<ChatRole.ASSISTANT'), ms) + 1)), "
-    f"[JSONExtract({_INPUT_VALUE}, 'messages', 'Array(String)')])")
+    f"[JSONExtract({_stored('input.value')}, 'messages', 'Array(String)')])")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "

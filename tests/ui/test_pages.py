@@ -255,7 +255,6 @@ def test_a_langgraph_subgraph_opens_in_place_at_its_handoff(tab: Tab, world: Wor
     assert tab.console_errors == []
 
 
-
 def test_prompt_cache_reads_and_writes_show_beside_the_prompt_tokens(tab: Tab, world: World) -> None:
     """A real Anthropic capture with prompt caching: the bar and each call's step say how many of the prompt
     tokens were read from the cache and written to it, the numbers of the trajectory's JSON."""

@@ -53,11 +53,17 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         reader.consume_prefix("gen_ai.")
         return None
     operation = otel_genai.map_span(reader, logs)
-    if isinstance(operation, ToolExecution) and reader.text("gen_ai.tool.type") == _TRANSFER_TYPE:
-        target = operation.arguments.get("agent_name") if isinstance(operation.arguments, dict) else None
-        if isinstance(target, str) and target:
-            operation.handoff_to = target
+    if isinstance(operation, ToolExecution):
+        _transfer(operation, reader)
     return operation
+
+
+def _transfer(execution: ToolExecution, reader: SpanReader) -> None:
+    """`transfer_to_agent` hands the conversation to the agent its arguments name."""
+    if reader.text("gen_ai.tool.type") == _TRANSFER_TYPE:
+        target = execution.arguments.get("agent_name") if isinstance(execution.arguments, dict) else None
+        if isinstance(target, str) and target:
+            execution.handoff_to = target
 
 
 def consume_openinference(reader: SpanReader) -> None:
@@ -76,8 +82,5 @@ def openinference_tool(execution: ToolExecution, reader: SpanReader) -> ToolExec
     result = execution.result
     if isinstance(result, dict) and "response" in result and set(result) <= {"id", "name", "response"}:
         execution.result = result["response"]
-    if reader.text("gen_ai.tool.type") == _TRANSFER_TYPE:
-        target = execution.arguments.get("agent_name") if isinstance(execution.arguments, dict) else None
-        if isinstance(target, str) and target:
-            execution.handoff_to = target
+    _transfer(execution, reader)
     return execution
