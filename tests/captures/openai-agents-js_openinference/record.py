@@ -27,16 +27,12 @@ answers. The tracer provider is shut down (flushed) before Node exits.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.node import npm_install_and_run
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-js-oi-travel-1"
@@ -139,37 +135,16 @@ try {
 """
 
 
-def _npm_versions(project: Path) -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
-    for package in PINS:
-        manifest = project / "node_modules" / package / "package.json"
-        versions[package] = json.loads(manifest.read_text())["version"] if manifest.exists() else None
-    return versions
-
-
 def main() -> None:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        raise SystemExit("node and npm are needed to record this capture")
     capture_dir = Path(__file__).parent
     notes = ("two turns (runner.run twice) of one MemorySession; turn one: get_weather and get_local_time in parallel, "
              "get_weather throwing once (the SDK's default error text shown to the model), its retry, the "
              "answer; turn two: a handoff to the booking agent, book_hotel, the answer. Session id from "
              "OpenInference's context (setSession), copied onto every span by its OITracer")
-    with tempfile.TemporaryDirectory(prefix="cap-oa-js-oi-") as tmp:
-        project = Path(tmp)
-        (project / "package.json").write_text(json.dumps({"name": "capture", "private": True, "type": "module"}))
-        (project / "capture.mjs").write_text(SCRIPT)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-                        *(f"{name}@{version}" for name, version in PINS.items())], cwd=project, check=True)
-        with Recording(capture_dir, REPLIES, framework="openai-agents-js",
-                       instrumentation="@arizeai/openinference-instrumentation-openai-agents",
-                       packages=list(PINS), session_id=SESSION, notes=notes) as rec:
-            rec.env()
-            rec.meta["versions"] = _npm_versions(project)
-            rec.meta["node"] = subprocess.run(["node", "--version"], capture_output=True, text=True,
-                                              check=True).stdout.strip()
-            subprocess.run(["node", "capture.mjs"], cwd=project, check=True,
-                           env={**os.environ, "CAPTURE_SESSION_ID": SESSION})
+    with Recording(capture_dir, REPLIES, framework="openai-agents-js",
+                   instrumentation="@arizeai/openinference-instrumentation-openai-agents",
+                   packages=list(PINS), session_id=SESSION, notes=notes) as rec:
+        npm_install_and_run(rec, PINS, SCRIPT, env={"CAPTURE_SESSION_ID": SESSION})
 
 
 if __name__ == "__main__":

@@ -32,16 +32,12 @@ The tracer provider is shut down (flushed) before Node exits.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.node import npm_install_and_run
 from tests.captures.recording.session import Recording
 
 SESSION = "vercel-anthropic-cache-1"
@@ -150,17 +146,7 @@ try {
 """
 
 
-def _npm_versions(project: Path) -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
-    for package in PINS:
-        manifest = project / "node_modules" / package / "package.json"
-        versions[package] = json.loads(manifest.read_text())["version"] if manifest.exists() else None
-    return versions
-
-
 def main() -> None:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        raise SystemExit("node and npm are needed to record this capture")
     capture_dir = Path(__file__).parent
     notes = ("two turns of streamText on the Anthropic provider (claude-sonnet-4-5, streamed messages) in one "
              "session, the system prompt cached (providerOptions.anthropic.cacheControl ephemeral): the first call "
@@ -168,21 +154,10 @@ def main() -> None:
              "one throwing for an unknown city, get_time), then the answer; turn two with that history, one tool "
              "call, then the answer. @ai-sdk/otel LegacyOpenTelemetry (ai.* spans); session id from runtime "
              "context (ai.settings.context.sessionId)")
-    with tempfile.TemporaryDirectory(prefix="cap-vercel-ai-anthropic-") as tmp:
-        project = Path(tmp)
-        (project / "package.json").write_text(json.dumps({"name": "capture", "private": True, "type": "module"}))
-        (project / "capture.mjs").write_text(SCRIPT)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-                        *(f"{name}@{version}" for name, version in PINS.items())], cwd=project, check=True)
-        with Recording(capture_dir, REPLIES, framework="vercel-ai-sdk",
-                       instrumentation="@ai-sdk/otel LegacyOpenTelemetry", packages=list(PINS),
-                       session_id=SESSION, notes=notes) as rec:
-            rec.env()
-            rec.meta["versions"] = _npm_versions(project)
-            rec.meta["node"] = subprocess.run(["node", "--version"], capture_output=True, text=True,
-                                              check=True).stdout.strip()
-            subprocess.run(["node", "capture.mjs"], cwd=project, check=True,
-                           env={**os.environ, "CAPTURE_SESSION_ID": SESSION, "CAPTURE_MODEL": MODEL})
+    with Recording(capture_dir, REPLIES, framework="vercel-ai-sdk",
+                   instrumentation="@ai-sdk/otel LegacyOpenTelemetry", packages=list(PINS),
+                   session_id=SESSION, notes=notes) as rec:
+        npm_install_and_run(rec, PINS, SCRIPT, env={"CAPTURE_SESSION_ID": SESSION, "CAPTURE_MODEL": MODEL})
 
 
 if __name__ == "__main__":
