@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import agno, crewai, dspy, google_adk, haystack, langchain, smolagents
+from evalkit.trajectory.mappers import agno, beeai, crewai, dspy, google_adk, haystack, langchain, smolagents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -49,6 +49,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         google_adk.consume_openinference(reader)  # ADK's own attributes, on the instrumentation's spans too
     if reader.span.scope_name == OPENAI_AGENTS_JS_SCOPE:
         reader.consume("llm.system")  # on every span: "identifies the agents SDK" (processor.js), no provider
+    beeai.consume(reader)
+    if beeai.is_event(reader):
+        return None  # BeeAI's record of an event as a child span (a tool's `error`, an agent's `final_answer`)
     if kind == "LLM":
         if is_preprocessing(reader):
             # Read on purpose: a step before the call (LlamaIndex's `_prepare_chat_with_tools`).
@@ -60,6 +63,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if reader.span.scope_name == google_adk.OPENINFERENCE_SCOPE:
             # ADK's tool: its result the FunctionResponse's `response`, `transfer_to_agent` a handoff.
             return google_adk.openinference_tool(tool_execution(reader), reader)
+        if beeai.is_beeai(reader):
+            return beeai.tool_execution(tool_execution(reader), reader)  # a failure's output: its error
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)
@@ -154,7 +159,7 @@ def _message(node: Any) -> Message | None:
         part = _tool_call_part(item)
         if part is not None:
             parts.append(part)
-    tool_call_id = _text(dig(message, "tool_call_id"))
+    tool_call_id = _text(dig(message, "tool_call_id")) or beeai.content_tool_call_id(message)
     if role == "tool" or tool_call_id is not None:
         text = "\n".join(part.text or "" for part in parts if part.kind == "text")
         parts = [Part("tool_result", call_id=tool_call_id, name=_text(dig(message, "name")), text=text)]
@@ -382,3 +387,4 @@ def _openai_agents_js_handoff(reader: SpanReader, emitter: str) -> ToolExecution
         handoff_to=to_agent if isinstance(to_agent, str) else reader.span.name.removeprefix(_HANDOFF_PREFIX),
         error=span_error(reader),
     )
+
