@@ -22,6 +22,12 @@ SESSION_KEYS = (
     "ai.telemetry.metadata.sessionId",
     "ai.settings.context.sessionId",  # AI SDK 7: runtime context (it has no telemetry metadata any more)
     "mlflow.trace.session",
+    # The LangSmith SDK's OTel export writes a run's metadata as `langsmith.metadata.<key>`; LangSmith groups
+    # a thread's traces by the first of these metadata keys (LangGraph copies `configurable.thread_id` there).
+    # Not `langsmith.trace.session_id`: that is the LangSmith project the run was traced to.
+    "langsmith.metadata.session_id",
+    "langsmith.metadata.thread_id",
+    "langsmith.metadata.conversation_id",
 )
 OPERATION_KEYS = ("gen_ai.operation.name", "llm.request.type")
 PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system", "ai.model.provider",
@@ -47,7 +53,9 @@ COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost", "gen_ai.cost.total_cost")  #
 # (`usage_details`: its own keys, or the OpenAI usage object its `langfuse.openai` client sends) and MLflow
 # (`tokenUsage`, `llm.cost`). Read after the flat keys, with the paths its mapper reads (trajectory/mappers/
 # langfuse.py, mlflow.py), so that the list counts what the trajectory counts.
-USAGE_JSON_KEYS = ("langfuse.observation.usage_details", "mlflow.chat.tokenUsage")
+# The LangSmith SDK: LangChain's `usage_metadata`, which its tracer copies into an LLM run's metadata, the only
+# place its cache and reasoning counts are recorded as JSON (`input_token_details`, `output_token_details`).
+USAGE_JSON_KEYS = ("langfuse.observation.usage_details", "mlflow.chat.tokenUsage", "langsmith.metadata.usage_metadata")
 # LiteLLM's own callback keeps its `Usage` object (cache reads and writes too, which under the default
 # conventions no other key holds) as a Python repr: `{'prompt_tokens': 1900, 'cache_read_input_tokens': 1500, …}`.
 # Numbers, None, booleans and nested dicts of them, so a repr made JSON by swapping the quotes and the literals.
@@ -63,10 +71,13 @@ _JSON_INPUT = ("prompt_tokens", "input_tokens", "promptTokens")  # these count c
 _JSON_UNCACHED_INPUT = "input"  # Langfuse's own key: uncached prompt tokens only
 _JSON_OUTPUT = ("output", "completion_tokens", "output_tokens", "completionTokens")
 _JSON_CACHE_READ = ("input_cached_tokens", "cache_read_input_tokens", "input_cache_read", "cached_tokens",
-                    "prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens")
-_JSON_CACHE_WRITE = ("cache_creation_input_tokens", "input_cache_creation", "input_cache_write")
+                    "prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens",
+                    "input_token_details.cache_read")
+_JSON_CACHE_WRITE = ("cache_creation_input_tokens", "input_cache_creation", "input_cache_write",
+                     "input_token_details.cache_creation")
 _JSON_REASONING = ("output_reasoning_tokens", "reasoning_tokens", "output_reasoning",
-                   "completion_tokens_details.reasoning_tokens", "output_tokens_details.reasoning_tokens")
+                   "completion_tokens_details.reasoning_tokens", "output_tokens_details.reasoning_tokens",
+                   "output_token_details.reasoning")
 # Strands Agents' tracer writes `AnthropicModel`'s prompt tokens without their cache tokens up to 1.57.1
 # (Anthropic's `input_tokens`, with a `totalTokens` that leaves them out too). The `input_tokens` column adds them
 # where trajectory/mappers/strands.py (`_usage`) does, by the same signs: an Anthropic API model id (`claude-…`) and
@@ -91,7 +102,7 @@ OPENINFERENCE_OPERATIONS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "inv
                             "EMBEDDING": "embeddings", "RETRIEVER": "retrieval", "CHAIN": "chain"}
 
 NAME_KEYS = SESSION_KEYS + OPERATION_KEYS + PROVIDER_KEYS + MODEL_KEYS + TOOL_NAME_KEYS + TOOL_CALL_ID_KEYS + (
-    "openinference.span.kind", "langfuse.observation.type", "mlflow.spanType") + tuple(
+    "openinference.span.kind", "langfuse.observation.type", "mlflow.spanType", "langsmith.span.kind") + tuple(
     key for key, _ in COST_JSON_KEYS)
 COUNT_KEYS = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHE_READ_KEYS + CACHE_WRITE_KEYS + REASONING_KEYS
 
@@ -229,6 +240,9 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
         ("_openinference_kind", f"upper({text(('openinference.span.kind',))})"),
         ("_observation_type", text(("langfuse.observation.type",))),
         ("_mlflow_type", f"trimBoth({text(('mlflow.spanType',))}, '\"')"),
+        # The LangSmith SDK writes a prompt template's run (`langsmith.span.kind` `prompt`) as operation `chat`
+        # too (its `WELL_KNOWN_OPERATION_NAMES`); it calls no model (trajectory/mappers/langsmith.py).
+        ("_langsmith_kind", text(("langsmith.span.kind",))),
         # An agent step's LLM span (without content tracing it has no attributes at all), or a component whose
         # first reply names its model: a chat generator's call.
         ("_haystack_call", f"({name} = 'haystack.agent.step.llm' OR _haystack_model != '')"),
@@ -247,7 +261,7 @@ def operation_columns(name: str) -> list[tuple[str, str]]:
         ("operation", f"multiIf({declared} != '', {declared}, _vercel_call OR _haystack_call, 'chat', "
                       f"{name} IN ('ai.toolCall', 'haystack.agent.step.tool'), 'execute_tool', "
                       f"_observation_type = 'generation', 'chat', '')"),
-        ("is_llm_call", f"(has({_array(LLM_OPERATIONS)}, {declared}) "
+        ("is_llm_call", f"(has({_array(LLM_OPERATIONS)}, {declared}) AND _langsmith_kind != 'prompt' "
                         f"OR ({declared} = '' AND _vercel_call) OR _openinference_kind = 'LLM' "
                         f"OR _observation_type = 'generation' OR _mlflow_type IN ('LLM', 'CHAT_MODEL') "
                         f"OR _haystack_call)"),

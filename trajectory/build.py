@@ -61,6 +61,10 @@ SESSION_ID_ATTRIBUTES = (
     # AI SDK 7 dropped telemetry metadata: the session id is runtime context it was told to include.
     "ai.settings.context.sessionId",
     "mlflow.trace.session",
+    # LangSmith's thread metadata keys, as its OTel export writes run metadata (ingest/attribution.py, SESSION_KEYS).
+    "langsmith.metadata.session_id",
+    "langsmith.metadata.thread_id",
+    "langsmith.metadata.conversation_id",
 )
 AGENT_NAME_ATTRIBUTES = ("gen_ai.agent.name", "agent.name", "agent_name")
 _IDENTITY_KEYS = frozenset((*SESSION_ID_ATTRIBUTES, *AGENT_NAME_ATTRIBUTES))

@@ -66,9 +66,9 @@ MAX_UNKEPT_FOR_INDEX_PAGES = 100
 # What the kept rows' format adds to the price book's fingerprint in the mark: rows kept in an older format
 # (before `cost_rest`, migration 209; before the cancelling copies, 210; counting only spans with an error status
 # as errors, before 212; counting twice a call OpenInference and another instrumentation report, before 213; not
-# counting a Haystack tool failure only the next call's input records, before 214) are not used until the keeper
-# has written them all again.
-_ROW_FORMAT = "rows-6"
+# counting a Haystack tool failure only the next call's input records, before 214; not flagging a LangSmith tool's
+# failed ToolMessage, before 215) are not used until the keeper has written them all again.
+_ROW_FORMAT = "rows-7"
 
 _COLUMN_NAMES = ["agent_id", "session_key", "version", "sign", "index_first_ns", "index_last_ns", "span_count",
                  "first_ns", "last_ns", "cost", "cost_rest", "failing", "filter_models", "shown"]

@@ -282,7 +282,9 @@ def _stored(*keys: str) -> str:
 # The wrapper rules are `tool_results.unwrap`'s and `openllmetry`'s `{"output", "kwargs"}` rule in SQL: a change to
 # those changes these (the corpus test holds the list's errors to the trajectory's for every capture).
 
-_TOOL_OUTPUT = _stored("output.value", "traceloop.entity.output")
+# The LangSmith SDK's OTel export writes a tool run's outputs, `{"output": <the ToolMessage>}`, as `gen_ai.completion`
+# (migration 215).
+_TOOL_OUTPUT = _stored("output.value", "traceloop.entity.output", "gen_ai.completion")
 _TOOL_RESULT = ("if(JSONHas(o, 'output') AND arrayAll(k -> k IN ('output', 'kwargs'), JSONExtractKeys(o)), "
                 "JSONExtractRaw(o, 'output'), o)")
 _WRAPPER_SAYS_FAILED = (
@@ -319,6 +321,10 @@ _FAILED_BACKFILL = (
 # The traces stored before migration 214 with such a span (their `failed` was computed by 212's expression).
 _HAYSTACK_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_code != 2",
                                                      f"WHERE ({_HAYSTACK_RESULT_FAILED}) AND status_code != 2")
+# The traces stored before migration 215 with a LangSmith tool span whose ToolMessage failed.
+_LANGSMITH_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
+    "WHERE failed AND status_code != 2",
+    f"WHERE scope_name = 'langsmith' AND operation = 'execute_tool' AND ({_FAILED}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -383,4 +389,7 @@ MIGRATIONS: list[Migration] = [
     Migration(214, "a Haystack tool's failure OpenInference records only in the next LLM call's input", (
         RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         Backfill("trace_summary", "spans", _HAYSTACK_FAILED_BACKFILL))),
+    Migration(215, "a LangSmith tool run's failed ToolMessage, recorded in its gen_ai.completion", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        Backfill("trace_summary", "spans", _LANGSMITH_FAILED_BACKFILL))),
 ]

@@ -216,6 +216,47 @@ async def test_a_haystack_tool_failure_only_the_next_calls_input_records_is_an_e
     assert rows[0][0] == 1
 
 
+async def test_a_langsmith_tool_s_failed_tool_message_is_an_error_before_and_after_migration_215(svc: Service) -> None:
+    """The LangSmith SDK's OTel export leaves a tool span OK when LangGraph's ToolNode turned the tool's exception into
+    a ToolMessage with `status: "error"`, which it records only in the span's `gen_ai.completion`
+    (tests/captures/langgraph_langsmith-otel): the trajectory flags that result and the list counts the session with
+    errors. Spans stored before migration 215 (their `failed` computed without that key) are counted once it has run."""
+    store = svc.running.store
+    before_215 = tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
+    assert before_215 != tables._FAILED
+    store.command(f"ALTER TABLE {store.database}.spans MODIFY COLUMN failed Bool MATERIALIZED {before_215}")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 215")
+    capture = corpus.load("langgraph_langsmith-otel")
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    base = f"/api/agents/{agent}/sessions"
+    document = (await svc.get(f"{base}/{session}/trajectory?wait=10")).body
+    flagged = [r for s in document["steps"] for r in (s.get("observation") or {}).get("results") or []
+               if (r.get("extra") or {}).get("is_error")]
+    assert len(flagged) == 1, flagged
+
+    async def errors() -> tuple[int, list[str]]:
+        (row,) = (await svc.get(base)).body["sessions"]
+        return row["errors"], _ids((await svc.get(base + "?errors=true")).body["sessions"])
+
+    assert await errors() == (0, [])
+    assert migrate(store) == [215]
+    for _ in range(100):  # the spans stored before are computed again in the background (a mutation)
+        if not store.query("SELECT count() FROM system.mutations WHERE database = {db:String} AND table = 'spans' "
+                           "AND NOT is_done", {"db": store.database})[0][0]:
+            break
+        await asyncio.sleep(0.1)
+    assert await errors() == (1, [session])
+    # Stored from now on, the failed tool's span is flagged as it is stored, and no other.
+    again, key = await svc.new_agent("again")
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    await svc.get(f"/api/agents/{again}/sessions/{session}/trajectory?wait=10")
+    rows = await asyncio.to_thread(store.query, "SELECT countIf(failed) FROM spans FINAL WHERE agent_id = {a:String}",
+                                   {"a": again})
+    assert rows[0][0] == 1
+
+
 async def test_a_tool_failure_only_its_framework_records_is_an_error_in_the_list_before_and_after_migration_212(
         svc: Service) -> None:
     """LangGraph's ToolNode turns a tool that raised into a ToolMessage with `status: "error"` and leaves the span OK

@@ -11,6 +11,7 @@ from evalkit.trajectory.mappers import (
     google_adk,
     haystack,
     langfuse,
+    langsmith,
     litellm,
     logfire_openai_agents,
     mastra,
@@ -56,6 +57,8 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(semantic_kernel.NAME, semantic_kernel.detect, semantic_kernel.map_span, frozenset({otel_genai.NAME})),
     Emitter(agent_framework.NAME, agent_framework.detect, agent_framework.map_span, frozenset({otel_genai.NAME})),
     Emitter(mastra.NAME, mastra.detect, mastra.map_span, frozenset({otel_genai.NAME})),
+    # The LangSmith SDK's OTel export: GenAI keys whose `gen_ai.prompt` / `gen_ai.completion` are LangChain runs.
+    Emitter(langsmith.NAME, langsmith.detect, langsmith.map_span, frozenset({otel_genai.NAME})),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 
