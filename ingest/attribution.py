@@ -48,6 +48,8 @@ CACHE_WRITE_KEYS = ("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.ca
                     "gen_ai.usage.cache_write_input_tokens")
 REASONING_KEYS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning",
                   "llm.usage.reasoning_tokens", "gen_ai.usage.reasoning_tokens", "ai.usage.reasoningTokens")
+# OpenLIT's instrumentations' scopes (`openlit.instrumentation.openai`, …): their cost of 0 is no price.
+OPENLIT_SCOPE_PREFIX = "openlit.instrumentation."
 COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost", "gen_ai.cost.total_cost")  # the last LiteLLM's
 # Emitters that record a call's usage or cost as one JSON object rather than a key per figure: Langfuse
 # (`usage_details`: its own keys, or the OpenAI usage object its `langfuse.openai` client sends) and MLflow
@@ -220,6 +222,7 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
 
     json_cost = ", ".join(f"JSONExtract(coalesce(_names[{_literal(k)}], ''), {_literal(path)}, 'Nullable(Float64)')"
                           for k, path in COST_JSON_KEYS)
+    reported = _first("_costs", COST_KEYS, f"coalesce({json_cost})")
 
     return [
         ("session_id", f"if({session_attribute} != '', coalesce(_names[{session_attribute}], {text(SESSION_KEYS)}), "
@@ -233,7 +236,10 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
         ("cache_read_tokens", tokens(CACHE_READ_KEYS, _json_counts(_JSON_CACHE_READ))),
         ("cache_write_tokens", tokens(CACHE_WRITE_KEYS, _json_counts(_JSON_CACHE_WRITE))),
         ("reasoning_tokens", tokens(REASONING_KEYS, _json_counts(_JSON_REASONING))),
-        ("reported_cost_usd", _first("_costs", COST_KEYS, f"coalesce({json_cost})")),
+        # OpenLIT reports 0 where its pricing table has no price (a model it does not list, the table
+        # unreachable): no price, as its mapper reads it (trajectory/mappers/openlit.py), not a free call.
+        ("reported_cost_usd", f"if(startsWith(scope_name, {_literal(OPENLIT_SCOPE_PREFIX)}), nullIf({reported}, 0), "
+                              f"{reported})"),
         ("tool_name", text(TOOL_NAME_KEYS)),
         ("tool_call_id", text(TOOL_CALL_ID_KEYS)),
         ("_declared_operation", _first("_names", OPERATION_KEYS, "''")),

@@ -466,6 +466,8 @@ class _Context:
                 extra["handoff_to"] = execution.handoff_to
         else:
             found = self._find_call(call_id, execution.name, span.start_time_unix_nano, execution.arguments)
+        if found is None and execution.only_if_called:
+            return
         if found is None:
             draft = self.draft(
                 span.start_time_unix_nano,

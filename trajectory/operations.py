@@ -121,6 +121,9 @@ class ToolExecution:
     # A handoff: the agent this call hands the conversation to (openai-agents' `transfer_to_…`).
     # ("" when the span does not name it: the first agent run after it takes over.)
     handoff_to: str | None = None
+    # A span that is a tool's execution only if the model asked for a tool of its name (OpenLIT's
+    # `@openlit.trace` spans name a function, of any kind): otherwise it is no step at all.
+    only_if_called: bool = False
 
 
 @dataclass(slots=True)

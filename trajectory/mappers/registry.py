@@ -17,6 +17,7 @@ from evalkit.trajectory.mappers import (
     mastra,
     mlflow,
     openinference,
+    openlit,
     openllmetry,
     otel_genai,
     pydantic_ai,
@@ -59,6 +60,8 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(mastra.NAME, mastra.detect, mastra.map_span, frozenset({otel_genai.NAME})),
     # The LangSmith SDK's OTel export: GenAI keys whose `gen_ai.prompt` / `gen_ai.completion` are LangChain runs.
     Emitter(langsmith.NAME, langsmith.detect, langsmith.map_span, frozenset({otel_genai.NAME})),
+    # OpenLIT's instrumentations: the GenAI conventions plus its own (a cost of 0 is no price).
+    Emitter(openlit.NAME, openlit.detect, openlit.map_span, frozenset({otel_genai.NAME})),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 

@@ -1,0 +1,101 @@
+"""OpenLIT's instrumentations (`openlit.init()`, scopes `openlit.instrumentation.<library>`).
+
+Its call spans are the latest GenAI conventions (`chat <model>`, `gen_ai.input.messages` /
+`gen_ai.output.messages` / `gen_ai.system_instructions` JSON, `gen_ai.usage.*`), read by the GenAI
+mapper. What is OpenLIT's own, read here:
+
+- `gen_ai.usage.cost` is OpenLIT's price from its pricing table (fetched from GitHub at `init`, or
+  `pricing_json`), and 0 when it has none: `get_chat_model_cost` returns 0 for a model the table does not
+  list and for an empty table (offline, the fetch failed) (openlit/__helpers.py: `if model_pricing is None:
+  return 0`, `except Exception: cost = 0`). A call's 0 is no price, not a free call: left for evalkit to
+  price, as if no cost were reported.
+- a call span restates the model's tool calls as comma-joined `gen_ai.tool.name` / `gen_ai.tool.call.id` /
+  `gen_ai.tool.args` (instrumentation/openai/utils.py, `common_chat_logic`): they are the output message's
+  tool calls, not a tool execution;
+- its bookkeeping on every call: the resource's `service.name` / `deployment.environment` /
+  `telemetry.sdk.name` copied onto the span, the client's `server.*`, latency figures
+  (`gen_ai.server.time_to_first_token`, `…time_per_output_token`), the SDK's version, input plus output
+  tokens again (`gen_ai.client.token.usage`), `gen_ai.output.type`, `openai.api.type`,
+  `openai.response.service_tier` and `openlit.agent.version_hash` (a fingerprint of the prompt and tools).
+
+Its manual tracing (`@openlit.trace`, `openlit.start_trace`: scope `openlit`) names a function of the
+application and says nothing of what it is (a tool, a turn, anything): the function's name, `function.args` /
+`function.kwargs` as Python reprs, its return value as `gen_ai.output.messages`, set only once it returned (one
+that raised has its status and exception event alone). Such a span is read as a tool's execution that counts
+only if the model asked for a tool of its name (`ToolExecution.only_if_called`): the turn function around the
+loop answers no call and is no step.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.reader import SpanReader
+from evalkit.trajectory.operations import LlmCall, Operation, ToolExecution
+from evalkit.trajectory.span import LogRecord, Span
+
+NAME = "openlit"
+SCOPE_PREFIX = "openlit.instrumentation."
+MANUAL_SCOPE = "openlit"  # `@openlit.trace` / `openlit.start_trace` (openlit/__init__.py: get_tracer(__name__))
+_BOOKKEEPING = (
+    "service.name",
+    "deployment.environment",
+    "telemetry.sdk.name",
+    "server.address",
+    "server.port",
+    "gen_ai.sdk.version",
+    "gen_ai.server.time_to_first_token",
+    "gen_ai.server.time_per_output_token",
+    "gen_ai.client.token.usage",
+    "gen_ai.output.type",
+    "openai.api.type",
+    "openai.response.service_tier",
+    "openlit.agent.version_hash",
+)
+_RESTATED_TOOL_CALLS = ("gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.args")
+
+
+def detect(span: Span) -> bool:
+    # A traced function that raised has no attributes at all (`@openlit.trace` sets them after the call
+    # returns): its scope, name, status and exception event are all there is.
+    return span.scope_name.startswith(SCOPE_PREFIX) or span.scope_name == MANUAL_SCOPE
+
+
+def _python_literal(value: object) -> object:
+    """`function.args` / `function.kwargs`: `str()` of the call's arguments, a Python repr."""
+    try:
+        return ast.literal_eval(value) if isinstance(value, str) else None
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def traced_function(reader: SpanReader) -> ToolExecution:
+    """An `@openlit.trace` function: a tool's execution if the model asked for a tool of its name."""
+    reader.consume("function.args", "function.kwargs", "gen_ai.output.messages", "service.name",
+                   "deployment.environment")
+    reader.read_events("exception")
+    positional, keywords = (_python_literal(reader.attributes.get(k)) for k in ("function.args", "function.kwargs"))
+    return ToolExecution(
+        span=reader.span, emitter=NAME, name=reader.span.name,
+        arguments=keywords if positional == () and isinstance(keywords, dict) else None,
+        result=reader.attributes.get("gen_ai.output.messages"),  # its return value (a str, as the model is shown)
+        error=span_error(reader), only_if_called=True)
+
+
+def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    if reader.span.scope_name == MANUAL_SCOPE:
+        return traced_function(reader)
+    reader.consume(*_BOOKKEEPING)
+    operation = otel_genai.map_span(reader, logs)
+    if operation is None:
+        return None
+    operation.emitter = NAME
+    if isinstance(operation, LlmCall):
+        reader.consume(*_RESTATED_TOOL_CALLS)
+        # OpenLIT's 0 is "no price in its table" (see above), not a reported price of nothing.
+        if operation.reported_cost is not None and operation.reported_cost == 0:
+            operation.reported_cost = None
+    return operation
