@@ -53,22 +53,30 @@ def release_shared_engine() -> None:
         _keeper = None
 
 
-@pytest.fixture(autouse=True)
-def _drop_databases_the_test_made() -> Iterator[None]:
-    # Function-scoped autouse fixtures are set up after wider-scoped ones (a session's shared
-    # service) and torn down after the test's own, so only this test's databases are dropped,
-    # and only once the services using them have stopped.
+@contextlib.contextmanager
+def databases_dropped_after() -> Iterator[None]:
+    """Drop the databases made inside the block (`fresh_database`) when it ends."""
     global _keeper
     already = len(_created)
-    yield
-    made, _created[already:] = _created[already:], []
-    if not made or "chdb" not in sys.modules:
-        return
-    if _keeper is None:
-        _keeper = Store(chdb_url("default"))
-        _keeper.connect()
-    for database in made:
-        _keeper.command(f"DROP DATABASE IF EXISTS {database} SYNC")
+    try:
+        yield
+    finally:
+        made, _created[already:] = _created[already:], []
+        if made and "chdb" in sys.modules:
+            if _keeper is None:
+                _keeper = Store(chdb_url("default"))
+                _keeper.connect()
+            for database in made:
+                _keeper.command(f"DROP DATABASE IF EXISTS {database} SYNC")
+
+
+@pytest.fixture(autouse=True)
+def _drop_databases_the_test_made() -> Iterator[None]:
+    # Function-scoped autouse fixtures are set up after wider-scoped ones (a session's or a module's shared
+    # service, which drops its own) and torn down after the test's own, so only this test's databases are
+    # dropped, and only once the services using them have stopped.
+    with databases_dropped_after():
+        yield
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ OTLP protobuf requests when a test needs exact ids, times or arrival order).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import urllib.error
 import urllib.request
@@ -161,30 +162,38 @@ def assert_schema_and_atif_valid(document: dict[str, Any]) -> None:
 ServiceFactory = Callable[..., Awaitable[Service]]
 
 
-@pytest.fixture
-async def start_service(tmp_path: Path) -> AsyncIterator[ServiceFactory]:
-    """Start a service with settings of the test's choosing (quiet period 0 unless told; no session rows kept
-    unless told, so that the list's pages are read from the spans as the tests of those reads expect: the kept
-    rows are compared with them in test_session_rows.py)."""
+@contextlib.asynccontextmanager
+async def running_service(data_dir: Path, **overrides: Any) -> AsyncIterator[Service]:
+    """A service on a data directory of its own (made here), with these tests' settings: quiet period 0 unless
+    told; no session rows kept unless told, so that the list's pages are read from the spans as the tests of those
+    reads expect (the kept rows are compared with them in test_session_rows.py). Stopped on the way out."""
     from evalkit.serve import Service as EvalkitService
 
-    started: list[Any] = []
-
-    async def start(**overrides: Any) -> Service:
-        data_dir = tmp_path / f"svc{len(started)}"
-        data_dir.mkdir()
-        (data_dir / "prices.yaml").write_text(PRICES_YAML)
-        settings = make_settings(data_dir, **{"settle_quiet_seconds": 0.0, "session_rows_interval_seconds": 0.0,
-                                                 **overrides})
-        service = EvalkitService(settings, say=lambda _line: None)
-        await service.start()
-        started.append(service)
+    data_dir.mkdir()
+    (data_dir / "prices.yaml").write_text(PRICES_YAML)
+    settings = make_settings(data_dir, **{"settle_quiet_seconds": 0.0, "session_rows_interval_seconds": 0.0,
+                                             **overrides})
+    service = EvalkitService(settings, say=lambda _line: None)
+    await service.start()
+    try:
         await service.wait_ready(60)
-        return Service(Running(service, service.store, settings))
-
-    yield start
-    for service in started:
+        yield Service(Running(service, service.store, settings))
+    finally:
         await service.stop()
+
+
+@pytest.fixture
+async def start_service(tmp_path: Path) -> AsyncIterator[ServiceFactory]:
+    """Start services with settings of the test's choosing (`running_service`), all stopped when the test ends."""
+    count = 0
+    async with contextlib.AsyncExitStack() as started:
+
+        async def start(**overrides: Any) -> Service:
+            nonlocal count
+            count += 1
+            return await started.enter_async_context(running_service(tmp_path / f"svc{count}", **overrides))
+
+        yield start
 
 
 @pytest.fixture

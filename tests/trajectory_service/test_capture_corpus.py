@@ -16,15 +16,18 @@ in docs/trajectories.md updated).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from decimal import Decimal
 from urllib.parse import quote
 
 import genai_prices
 import pytest
+import pytest_asyncio
 
 from evalkit.trajectory.summary import summarise
 from tests.captures import corpus
-from tests.trajectory_service.conftest import ServiceFactory, assert_schema_and_atif_valid
+from tests.conftest import databases_dropped_after
+from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid, running_service
 
 # capture name -> why its trajectory is not yet the conversation that happened
 KNOWN_GAPS: dict[str, str] = {
@@ -84,12 +87,21 @@ def test_the_corpus_is_not_empty() -> None:
     assert len(corpus.names()) >= 1
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def service(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Service]:
+    """One service for every replay: each is an agent of its own (in a workspace named for its encoding), and an
+    agent reads only its own spans, so no replay sees another's. A service started for each was half this module's
+    time (~1 s each, 140 times)."""
+    with databases_dropped_after():
+        async with running_service(tmp_path_factory.mktemp("corpus") / "service") as started:
+            yield started
+
+
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize(("name", "encoding"), _params())
-async def test_capture_replays_to_the_conversation_that_happened(
-        start_service: ServiceFactory, name: str, encoding: str) -> None:
+async def test_capture_replays_to_the_conversation_that_happened(service: Service, name: str, encoding: str) -> None:
     capture = corpus.load(name)
-    service = await start_service()
-    agent, key = await service.new_agent(name.replace("_", "-")[:60])
+    agent, key = await service.new_agent(name.replace("_", "-")[:60], workspace=encoding)
     await asyncio.to_thread(corpus.replay, capture, service.running.otlp_http, key, encoding)
 
     session = capture.session_id
