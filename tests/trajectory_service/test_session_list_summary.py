@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from evalkit.migrations import Backfill, migrate
+from evalkit.migrations import Backfill, all_migrations, migrate
 from evalkit.trajectory import session_list, session_page, tables
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.session_index import RESOLVED
@@ -166,20 +166,33 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
     assert _ids((await svc.get(base + "?sort=spans&limit=1")).body["sessions"]) == ["s-big"]
 
 
-async def test_a_haystack_tool_failure_only_the_next_calls_input_records_is_an_error_before_and_after_migration_214(
-        svc: Service) -> None:
-    """OpenInference's Haystack instrumentor records a tool that raised only as `ToolCallResult(..., error=True)` in
-    the next LLM call's input (tests/captures/haystack_openinference): the trajectory flags that result and the list
-    counts the session with errors. Spans stored before migration 214 (their `failed` computed without that rule)
-    are counted once it has run, by its backfill of the per-trace summary."""
+def _failed_before(migration: int) -> str:
+    """`spans.failed` as it was computed before `migration`."""
+    if migration == 214:
+        return tables._FAILED.removesuffix(f" OR ({tables._HAYSTACK_RESULT_FAILED})")
+    return tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
+
+
+@pytest.mark.parametrize(("capture_name", "migration", "rows_before", "flagged_calls"), [
+    # OpenInference's Haystack instrumentor records a tool that raised only as `ToolCallResult(..., error=True)` in
+    # the next LLM call's input: that call is flagged, not the later ones that re-send it.
+    ("haystack_openinference", 214, "rows-5", ["call_0_1"]),
+    # The LangSmith SDK's OTel export leaves a tool span OK when LangGraph's ToolNode turned the tool's exception into
+    # a ToolMessage with `status: "error"`, which only the span's `gen_ai.completion` records.
+    ("langgraph_langsmith-otel", 215, "rows-6", ["call_0_2"]),
+], ids=["haystack-214", "langsmith-215"])
+async def test_a_tool_failure_only_a_payload_records_is_an_error_before_and_after_its_migration(
+        svc: Service, capture_name: str, migration: int, rows_before: str, flagged_calls: list[str]) -> None:
+    """The trajectory flags the failed result and the list counts the session with errors. Spans stored before the
+    migration (their `failed` computed without its rule) are counted once it has run, by the column computed again
+    and its backfill of the per-trace summary; spans stored after are flagged as they are stored."""
     store = svc.running.store
-    rule = f" OR ({tables._HAYSTACK_RESULT_FAILED})"
-    assert tables._FAILED.endswith(rule)
-    # The data directory as a service before migration 214 left it: `failed` by 212's expression.
-    store.command(f"ALTER TABLE {store.database}.spans MODIFY COLUMN failed Bool MATERIALIZED "
-                  f"{tables._FAILED.removesuffix(rule)}")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 214")
-    capture = corpus.load("haystack_openinference")
+    before = _failed_before(migration)
+    assert before != tables._FAILED
+    # The data directory as a service before the migration left it.
+    store.command(f"ALTER TABLE {store.database}.spans MODIFY COLUMN failed Bool MATERIALIZED {before}")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version >= {migration}")
+    capture = corpus.load(capture_name)
     agent, key = await svc.new_agent()
     await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
     session = str(capture.session_id)
@@ -187,7 +200,7 @@ async def test_a_haystack_tool_failure_only_the_next_calls_input_records_is_an_e
     document = (await svc.get(f"{base}/{session}/trajectory?wait=10")).body
     flagged = [r for s in document["steps"] for r in (s.get("observation") or {}).get("results") or []
                if (r.get("extra") or {}).get("is_error")]
-    assert [r["source_call_id"] for r in flagged] == ["call_0_1"]
+    assert [r["source_call_id"] for r in flagged] == flagged_calls
 
     async def errors() -> tuple[int, list[str]]:
         (row,) = (await svc.get(base)).body["sessions"]
@@ -197,8 +210,9 @@ async def test_a_haystack_tool_failure_only_the_next_calls_input_records_is_an_e
     # ... and its session rows kept in the format before (`session_rows._ROW_FORMAT`), as its mark says.
     prices = PriceBook.from_file(svc.running.settings.data_dir / "prices.yaml")
     store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, written_at) VALUES "
-                  "(0, now64(3), '', '', {prices:String}, now64(3) + 1)", {"prices": f"{prices.fingerprint()} rows-5"})
-    assert migrate(store) == [214]
+                  "(0, now64(3), '', '', {prices:String}, now64(3) + 1)",
+                  {"prices": f"{prices.fingerprint()} {rows_before}"})
+    assert migrate(store) == sorted(m.version for m in all_migrations() if m.version >= migration)
     # The spans stored before are computed again in the background (a mutation).
     for _ in range(100):
         if not store.query("SELECT count() FROM system.mutations WHERE database = {db:String} AND table = 'spans' "
@@ -206,49 +220,7 @@ async def test_a_haystack_tool_failure_only_the_next_calls_input_records_is_an_e
             break
         await asyncio.sleep(0.1)
     assert await errors() == (1, [session])
-    # Spans stored from now on are flagged as they are stored: only the call right after the failure, not the
-    # later ones that re-send it.
-    again, key = await svc.new_agent("again")
-    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
-    await svc.get(f"/api/agents/{again}/sessions/{session}/trajectory?wait=10")
-    rows = await asyncio.to_thread(store.query, "SELECT countIf(failed) FROM spans FINAL WHERE agent_id = {a:String}",
-                                   {"a": again})
-    assert rows[0][0] == 1
-
-
-async def test_a_langsmith_tool_s_failed_tool_message_is_an_error_before_and_after_migration_215(svc: Service) -> None:
-    """The LangSmith SDK's OTel export leaves a tool span OK when LangGraph's ToolNode turned the tool's exception into
-    a ToolMessage with `status: "error"`, which it records only in the span's `gen_ai.completion`
-    (tests/captures/langgraph_langsmith-otel): the trajectory flags that result and the list counts the session with
-    errors. Spans stored before migration 215 (their `failed` computed without that key) are counted once it has run."""
-    store = svc.running.store
-    before_215 = tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
-    assert before_215 != tables._FAILED
-    store.command(f"ALTER TABLE {store.database}.spans MODIFY COLUMN failed Bool MATERIALIZED {before_215}")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version = 215")
-    capture = corpus.load("langgraph_langsmith-otel")
-    agent, key = await svc.new_agent()
-    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
-    session = str(capture.session_id)
-    base = f"/api/agents/{agent}/sessions"
-    document = (await svc.get(f"{base}/{session}/trajectory?wait=10")).body
-    flagged = [r for s in document["steps"] for r in (s.get("observation") or {}).get("results") or []
-               if (r.get("extra") or {}).get("is_error")]
-    assert len(flagged) == 1, flagged
-
-    async def errors() -> tuple[int, list[str]]:
-        (row,) = (await svc.get(base)).body["sessions"]
-        return row["errors"], _ids((await svc.get(base + "?errors=true")).body["sessions"])
-
-    assert await errors() == (0, [])
-    assert migrate(store) == [215]
-    for _ in range(100):  # the spans stored before are computed again in the background (a mutation)
-        if not store.query("SELECT count() FROM system.mutations WHERE database = {db:String} AND table = 'spans' "
-                           "AND NOT is_done", {"db": store.database})[0][0]:
-            break
-        await asyncio.sleep(0.1)
-    assert await errors() == (1, [session])
-    # Stored from now on, the failed tool's span is flagged as it is stored, and no other.
+    # Spans stored from now on are flagged as they are stored, and only the failure's.
     again, key = await svc.new_agent("again")
     await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
     await svc.get(f"/api/agents/{again}/sessions/{session}/trajectory?wait=10")
