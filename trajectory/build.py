@@ -35,7 +35,7 @@ from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
-from evalkit.trajectory.mappers.registry import Detector
+from evalkit.trajectory.mappers.registry import Detector, relink_logs
 from evalkit.trajectory.mappers.resent_history import Resent
 from evalkit.trajectory.media import user_content
 from evalkit.trajectory.operations import (
@@ -929,7 +929,7 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
         unique.setdefault((span.trace_id, span.span_id), span)
     ordered = sorted(unique.values(), key=_SPAN_ORDER)
     logs_by_span: dict[SpanKey, list[LogRecord]] = {}
-    for log in logs:
+    for log in relink_logs(ordered, logs):
         if log.span_id:
             logs_by_span.setdefault((log.trace_id, log.span_id), []).append(log)
 

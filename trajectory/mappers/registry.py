@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from evalkit.trajectory.mappers import (
     agent_framework,
     autogen,
+    claude_code,
     google_adk,
     haystack,
     langfuse,
@@ -37,6 +38,9 @@ class Emitter:
     map_span: Callable[[SpanReader, Sequence[LogRecord]], Operation | None]
     # Emitters whose reading this one already includes (it delegates to them).
     covers: frozenset[str] = frozenset()
+    # For an emitter that links a log record to another span than the one it is about: the session's records,
+    # each linked to the span it is about (run before mapping, for a session with a span it detects).
+    relink_logs: Callable[[Sequence[Span], Sequence[LogRecord]], Sequence[LogRecord]] | None = None
 
 
 EMITTERS: tuple[Emitter, ...] = (
@@ -62,6 +66,9 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(langsmith.NAME, langsmith.detect, langsmith.map_span, frozenset({otel_genai.NAME})),
     # OpenLIT's instrumentations: the GenAI conventions plus its own (a cost of 0 is no price).
     Emitter(openlit.NAME, openlit.detect, openlit.map_span, frozenset({otel_genai.NAME})),
+    # Claude Code's own export: GenAI keys on its spans, its content in log events linked to the turn's span.
+    Emitter(claude_code.NAME, claude_code.detect, claude_code.map_span, frozenset({otel_genai.NAME}),
+            relink_logs=claude_code.relink_logs),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 
@@ -106,3 +113,11 @@ class Detector:
                 self.found.clear()  # a session of ever-new shapes: bounded memory, detection as before
             self.found[key] = found
         return found
+
+
+def relink_logs(spans: Sequence[Span], logs: Sequence[LogRecord]) -> Sequence[LogRecord]:
+    """The session's log records, each linked to the span it is about by the emitters that link them otherwise."""
+    for emitter in EMITTERS:
+        if emitter.relink_logs is not None and logs and any(emitter.detect(span) for span in spans):
+            logs = emitter.relink_logs(spans, logs)
+    return logs
