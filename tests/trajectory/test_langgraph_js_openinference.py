@@ -1,7 +1,7 @@
 """LangGraph.js traced by OpenInference's LangChain.js instrumentation (capture langgraph-js_openinference): the
 flattened messages carry no call ids, so they are read from the serialised messages in `input.value` /
 `output.value`, and a tool span's `{"output": <ToolMessage>}` is its ToolMessage
-(trajectory/mappers/langchain.py, `js_call_ids`, `js_tool_output`)."""
+(trajectory/mappers/langchain.py, `js_call_ids`, `tool_run_output`)."""
 
 from __future__ import annotations
 

@@ -45,18 +45,20 @@ def state_text(value: Any) -> str | None:
 JS_OPENINFERENCE_SCOPE = "@arizeai/openinference-instrumentation-langchain"
 
 
-def js_tool_output(value: Any) -> Any:
-    """A LangChain.js tool span's result: LangChain's tracer records a tool run's outputs as `{output}`
-    (`BaseTracer.handleToolEnd`: `run.outputs = { output }`) and the instrumentation writes a map whose only
-    value is not a string as the whole map's JSON (`formatIO`), so `output.value` is `{"output": <ToolMessage>}`:
-    the ToolMessage (content, call id, status) is the result."""
+def tool_run_output(value: Any) -> Any:
+    """What a tool run returned: LangChain's tracer records a tool run's outputs as `{output}`
+    (`BaseTracer.handleToolEnd`: `run.outputs = { output }`; Python's the same). LangChain.js's OpenInference
+    instrumentation writes such a map (its only value not a string) as the whole map's JSON (`formatIO`), and the
+    LangSmith SDK's OTel export writes every run's outputs so (`gen_ai.completion`): `{"output": <ToolMessage>}`,
+    whose ToolMessage (content, call id, status) is the result."""
     if isinstance(value, dict) and set(value) == {"output"}:
         return value["output"]
     return value
 
 
-def _serialized_kwargs(raw: Any) -> dict[str, Any] | None:
-    # A message as LangChain.js serialises it: `{"lc": 1, "type": "constructor", "id": [...], "kwargs": {...}}`.
+def serialized_kwargs(raw: Any) -> dict[str, Any] | None:
+    """A message as LangChain's `dumpd` (and LangChain.js) serialises it, `{"lc": 1, "type": "constructor", "id":
+    [...], "kwargs": {...}}`: its kwargs; None for anything else."""
     kwargs = raw.get("kwargs") if isinstance(raw, dict) and raw.get("lc") == 1 else None
     return kwargs if isinstance(kwargs, dict) else None
 
@@ -84,7 +86,7 @@ def js_call_ids(messages: list[Message], serialized: Any) -> None:
     if not isinstance(serialized, list) or len(serialized) != len(messages):
         return
     for message, raw in zip(messages, serialized, strict=True):
-        kwargs = _serialized_kwargs(raw)
+        kwargs = serialized_kwargs(raw)
         if kwargs is None:
             continue
         calls = message.tool_calls
@@ -99,9 +101,9 @@ def js_call_ids(messages: list[Message], serialized: Any) -> None:
                 part.call_id = result_id
 
 
-def js_serialized_messages(value: Any, key: str) -> Any:
-    """The first message list of a LangChain.js LLM run's `input.value` (key `messages`) or the messages of the
-    first generations of its `output.value` (key `generations`)."""
+def serialized_messages(value: Any, key: str) -> Any:
+    """The first message list of a LangChain LLM run's inputs (key `messages`: `{"messages": [[...]]}`) or the
+    messages of the first generations of its outputs (key `generations`), as JSON text or decoded."""
     outer = parse_json(value)
     lists = outer.get(key) if isinstance(outer, dict) else None
     first = lists[0] if isinstance(lists, list) and lists else None

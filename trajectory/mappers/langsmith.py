@@ -83,7 +83,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if "gen_ai.prompt" in reader.attributes:
             operation.arguments = parse_arguments(reader.get("gen_ai.prompt"))
         if "gen_ai.completion" in reader.attributes:
-            operation.result = tool_output(parse_json(reader.get("gen_ai.completion")))
+            operation.result = langchain.tool_run_output(parse_json(reader.get("gen_ai.completion")))
     elif isinstance(operation, LlmCall):
         usage = _usage(parse_json(reader.attributes.get(USAGE_METADATA)), operation.usage)
         if usage is not None:
@@ -119,18 +119,11 @@ def _usage(metadata: Any, flat: Usage) -> Usage | None:
                             reasoning=reasoning, input_includes_cache=True)
 
 
-def tool_output(value: Any) -> Any:
-    """A tool run's outputs are `{"output": <what the tool returned>}` (LangChain's tracer)."""
-    if isinstance(value, Mapping) and set(value) == {"output"}:
-        return value["output"]
-    return value
-
-
 def _message(raw: Any) -> dict[str, Any] | None:
     """A LangChain message as `dumpd` serialises it, in the OpenAI chat shape `parse_message` reads."""
-    if not isinstance(raw, Mapping) or raw.get("lc") != 1 or not isinstance(raw.get("kwargs"), Mapping):
+    kwargs = langchain.serialized_kwargs(raw)
+    if kwargs is None:
         return None
-    kwargs: Mapping[str, Any] = raw["kwargs"]
     ids = raw.get("id")
     # The class (a streamed answer's is `AIMessageChunk`), else the message's `type`; a ChatMessage's `role`.
     kinds = (ids[-1] if isinstance(ids, list) and ids else None, kwargs.get("type"))
@@ -164,10 +157,7 @@ def chat_messages(inputs: Any) -> list[dict[str, Any]] | None:
     prompts = inputs.get("prompts") if isinstance(inputs, Mapping) else None
     if isinstance(prompts, list) and prompts and isinstance(prompts[0], str):
         return [{"role": "user", "content": prompts[0]}]
-    batches = inputs.get("messages") if isinstance(inputs, Mapping) else None
-    if not isinstance(batches, list) or not batches or not isinstance(batches[0], list):
-        return None
-    return _messages(batches[0])
+    return _messages(langchain.serialized_messages(inputs, "messages"))
 
 
 def generation_messages(outputs: Any) -> list[dict[str, Any]] | None:

@@ -192,9 +192,9 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     if reader.span.scope_name == langchain.JS_OPENINFERENCE_SCOPE:
         # LangChain.js flattens messages without call ids: its serialised messages in input/output.value have them.
         langchain.js_call_ids(call.input_messages,
-                              langchain.js_serialized_messages(reader.get("input.value"), "messages"))
+                              langchain.serialized_messages(reader.get("input.value"), "messages"))
         langchain.js_call_ids(call.output_messages,
-                              langchain.js_serialized_messages(reader.get("output.value"), "generations"))
+                              langchain.serialized_messages(reader.get("output.value"), "generations"))
     output = reader.span.attributes.get("output.value")
     if isinstance(output, str) and (found := _OUTPUT_RESPONSE_ID.match(output)):
         call.response_id = found.group(1)
@@ -285,7 +285,7 @@ def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
     if span.scope_name == _OPENAI_AGENTS_SCOPE:
         result = _openai_agents_text_output(result)
     if span.scope_name == langchain.JS_OPENINFERENCE_SCOPE:
-        result = langchain.js_tool_output(result)  # `{"output": <ToolMessage>}`
+        result = langchain.tool_run_output(result)  # `{"output": <ToolMessage>}`
     return ToolExecution(
         span=reader.span,
         emitter=emitter,
