@@ -331,15 +331,18 @@ class _Context:
         span = call.span
         start = span.start_time_unix_nano
         system = list(call.system_instructions)
-        if self.inherits is not None:
+        handed_over = self.inherits is not None
+        if handed_over:
             self._inherit()
         # History is de-duplicated within a call chain, not across independent runs: the first call of
         # a trace that re-sends no answer (no assistant message) starts a run afresh, so what it asks is
-        # new even when an earlier trace asked the same (the same question asked again).
+        # new even when an earlier trace asked the same (the same question asked again). Not a handoff's
+        # receiving agent: it carries on the conversation, even when its input shows no answer
+        # (openai-agents-v2 drops the `transfer_to_…` call and its output from the input it records).
         fresh = False
         if span.trace_id not in self.traces:
             self.traces.add(span.trace_id)
-            fresh = not any(_normal_role(m.role) == "assistant" for m in call.input_messages)
+            fresh = not handed_over and not any(_normal_role(m.role) == "assistant" for m in call.input_messages)
         # The n-th copy of a message in this call is new if fewer than n were seen before. Runs over
         # every message of every call, i.e. over the whole re-sent history.
         known = self.known

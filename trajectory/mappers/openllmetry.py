@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.mappers import crewai, otel_genai
+from evalkit.trajectory.mappers import ag2, crewai, otel_genai, otel_openai_agents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments, parse_json, render
 from evalkit.trajectory.mappers.reader import SpanReader, dig, indexed, unflatten
@@ -32,19 +32,21 @@ OPENAI_AGENTS_SCOPE = "opentelemetry.instrumentation.openai_agents"
 # OpenLLMetry's instrumentations report under `opentelemetry.instrumentation.<library>`, and so do the
 # OpenTelemetry project's own GenAI instrumentations (opentelemetry-python-contrib). Where OpenLLMetry
 # held a library's name first, the OpenTelemetry project's package is suffixed `-v2` (openai-v2, whose
-# scope is `opentelemetry.instrumentation.openai_v2`; openai-agents-v2, vertexai-v2, …): plain GenAI
+# scope is `opentelemetry.instrumentation.openai_v2`; vertexai-v2, …): plain GenAI
 # semantic conventions, read by `otel_genai` and reported as such, not as OpenLLMetry's. So is the
-# project's Google Gen AI SDK one, `google_genai` (OpenLLMetry's is `google_generativeai`).
+# project's Google Gen AI SDK one, `google_genai` (OpenLLMetry's is `google_generativeai`). AG2 1.x names its
+# own TelemetryMiddleware's tracer `opentelemetry.instrumentation.ag2` (read by `ag2`).
+# openai-agents-v2 keeps OpenLLMetry's `openai_agents` scope: its spans are told apart by `otel_openai_agents`.
 def _openllmetry_scope(scope: str) -> bool:
     return (scope.startswith("opentelemetry.instrumentation.") and not scope.endswith("_v2")
-            and scope != otel_genai.GOOGLE_GENAI_SCOPE)
+            and scope != otel_genai.GOOGLE_GENAI_SCOPE and scope != ag2.SCOPE)
 
 
 def detect(span: Span) -> bool:
     attributes = span.attributes
     if "traceloop.span.kind" in attributes or "llm.request.type" in attributes:
         return True
-    if _openllmetry_scope(span.scope_name) and otel_genai.detect(span):
+    if _openllmetry_scope(span.scope_name) and otel_genai.detect(span) and not otel_openai_agents.detect(span):
         return True
     return any(key.startswith(("gen_ai.prompt.0.", "gen_ai.completion.0.")) for key in attributes)
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from evalkit.trajectory.mappers import (
+    ag2,
     agent_framework,
     autogen,
     claude_code,
@@ -21,6 +22,7 @@ from evalkit.trajectory.mappers import (
     openlit,
     openllmetry,
     otel_genai,
+    otel_openai_agents,
     pydantic_ai,
     semantic_kernel,
     strands,
@@ -52,6 +54,9 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # Before OpenLLMetry, which claims its call spans (`llm.request.type`, `gen_ai.completion.0.*`).
     Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME})),
+    # OpenTelemetry's openai-agents instrumentation, under the scope OpenLLMetry's has too (which leaves it alone).
+    Emitter(otel_openai_agents.NAME, otel_openai_agents.detect, otel_openai_agents.map_span,
+            frozenset({otel_genai.NAME})),
     Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME})),
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
@@ -59,6 +64,8 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME})),
     Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME})),
     Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),
+    # AG2 1.x's TelemetryMiddleware (`ag2`, not AutoGen's autogen-core).
+    Emitter(ag2.NAME, ag2.detect, ag2.map_span, frozenset({otel_genai.NAME})),
     Emitter(semantic_kernel.NAME, semantic_kernel.detect, semantic_kernel.map_span, frozenset({otel_genai.NAME})),
     Emitter(agent_framework.NAME, agent_framework.detect, agent_framework.map_span, frozenset({otel_genai.NAME})),
     Emitter(mastra.NAME, mastra.detect, mastra.map_span, frozenset({otel_genai.NAME})),

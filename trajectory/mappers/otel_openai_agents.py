@@ -1,0 +1,140 @@
+"""OpenTelemetry's own openai-agents instrumentation (`opentelemetry-instrumentation-openai-agents-v2`).
+
+A tracing processor of openai-agents' own tracing that writes the GenAI conventions (read by `otel_genai`),
+under the scope OpenLLMetry's openai-agents instrumentation has too, `opentelemetry.instrumentation.openai_agents`:
+told apart by `server.address`, which it writes on every span (`api.openai.com` unless configured) and
+OpenLLMetry's never does. Its own ways, as of 0.1.0:
+
+- the trace's root, a SERVER `invoke_agent` span named after the workflow (`Agent workflow`), and the SDK's
+  task and turn spans (operation `unknown`) group the run: no agent, no step;
+- `invoke_agent <agent>`: an agent run; its messages gather its calls' (each call's are read on the call);
+- `chat <model>`: one model call. The Responses API's items are written its own way: a function call of
+  the answer is a text part holding the item's repr (`ResponseFunctionToolCall(arguments='{…}',
+  call_id='fc_…', name='…', …)`), read back as the call it is; a re-sent answer's content part is a text part
+  holding the part's dict repr (`{'annotations': [], 'text': '…', 'type': 'output_text'}`), read as its
+  text. The input's `function_call` / `function_call_output` items and the agent's instructions are dropped
+  (no span records them): calls meet their results through the tool spans;
+- `execute_tool <tool>`: no call id, so it meets its call by name and arguments;
+- `agent_handoff`: the handoff the model's `transfer_to_…` call made, naming both agents.
+
+Every span but the root carries the instrumentor's defaults as agent identity (`gen_ai.agent.name`
+"OpenAI Agent", `gen_ai.agent.id` "agent", `gen_ai.agent.description`): only an agent span names its agent.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from typing import Any
+
+from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.messages import parse_arguments
+from evalkit.trajectory.mappers.reader import SpanReader
+from evalkit.trajectory.operations import LlmCall, Message, Operation, Part, ToolExecution
+from evalkit.trajectory.span import LogRecord, Span
+
+NAME = "otel-openai-agents"
+SCOPE = "opentelemetry.instrumentation.openai_agents"
+_SPAN_KIND_SERVER = 2  # OTLP SpanKind: the processor starts the trace root as SERVER, agent runs as CLIENT
+# On every span: the provider twice (both spellings), where the calls go, and what the span's output is.
+_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.system", "server.address", "server.port", "gen_ai.output.type")
+_FUNCTION_CALL_REPR = "ResponseFunctionToolCall("
+_CONTENT_PART_TYPES = frozenset({"output_text", "input_text"})
+
+
+def detect(span: Span) -> bool:
+    return span.scope_name == SCOPE and "server.address" in span.attributes
+
+
+def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    reader.consume(*_BOOKKEEPING, *otel_genai.IDENTITY_KEYS)  # the identity: the builder's to read
+    operation = otel_genai.operation_name(reader)
+    if operation == "invoke_agent":
+        if reader.span.kind == _SPAN_KIND_SERVER:  # the trace's root, named after the workflow
+            return None
+        run = otel_genai.agent_run(reader, NAME)
+        reader.consume("gen_ai.output.messages")  # its calls' answers, each read on its call
+        return run
+    if operation == "chat":
+        return _llm_call(reader, logs)
+    if operation == "execute_tool":
+        return otel_genai.tool_execution(reader, NAME)
+    if operation == "agent_handoff":
+        reader.consume("gen_ai.handoff.from_agent")
+        return ToolExecution(span=reader.span, emitter=NAME, handoff_to=reader.text("gen_ai.handoff.to_agent") or "",
+                             error=span_error(reader))
+    return None  # a task or turn span (`unknown`): it groups the calls and tools under it
+
+
+def _llm_call(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
+    call = otel_genai.llm_call(reader, logs, NAME)
+    call.output_messages = [_with_function_calls(message) for message in call.output_messages]
+    # Input messages may be the memo's (shared by every call re-sending them): replaced, never changed.
+    inputs = [_with_content_text(message) for message in call.input_messages]
+    if any(new is not old for new, old in zip(inputs, call.input_messages, strict=True)):
+        call.input_messages = inputs
+    return call
+
+
+def _with_function_calls(message: Message) -> Message:
+    """The answer with each text part that is a function call's repr read as that call."""
+    parts = [(_function_call(part) or part) if part.kind == "text" else part for part in message.parts]
+    return Message(message.role, parts, message.name)
+
+
+def _function_call(part: Part) -> Part | None:
+    """`ResponseFunctionToolCall(arguments='{"city": "Oslo"}', call_id='fc_1', name='get_weather', …)`: the
+    call (its `call_id`, which the call's output names, not the item's `id`)."""
+    text = (part.text or "").strip()
+    if not text.startswith(_FUNCTION_CALL_REPR) or not text.endswith(")"):
+        return None
+    fields = _repr_fields(text)
+    name = fields.get("name")
+    if not isinstance(name, str):
+        return None
+    call_id = fields.get("call_id")
+    return Part("tool_call", call_id=call_id if isinstance(call_id, str) else None, name=name,
+                arguments=parse_arguments(fields.get("arguments")))
+
+
+def _repr_fields(text: str) -> dict[str, Any]:
+    """The keyword values of a pydantic model's repr that are Python literals (parsed, never run)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    if not isinstance(tree.body, ast.Call):
+        return {}
+    fields: dict[str, Any] = {}
+    for keyword in tree.body.keywords:
+        if keyword.arg is None:
+            continue
+        try:
+            fields[keyword.arg] = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            continue  # a nested model's repr (not a literal): not a field read here
+    return fields
+
+
+def _with_content_text(message: Message) -> Message:
+    """The message, or a copy of it whose text parts holding a content part's dict repr hold its text."""
+    parts = [(_content_text(part) or part) if part.kind == "text" else part for part in message.parts]
+    if all(new is old for new, old in zip(parts, message.parts, strict=True)):
+        return message
+    return Message(message.role, parts, message.name)
+
+
+def _content_text(part: Part) -> Part | None:
+    """`{'annotations': [], 'text': 'Booked.', 'type': 'output_text'}`: the text part `Booked.`."""
+    text = part.text or ""
+    if not text.startswith("{'") or not text.endswith("}"):
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+    if not isinstance(value, dict) or value.get("type") not in _CONTENT_PART_TYPES:
+        return None
+    content = value.get("text")
+    return Part("text", text=content) if isinstance(content, str) else None
