@@ -24,7 +24,7 @@ from evalkit.migrations import (
     RedefineColumn,
     Table,
 )
-from evalkit.trajectory.mappers import haystack, strands
+from evalkit.trajectory.mappers import autogen, haystack, strands
 from evalkit.trajectory.mappers.errors import ERROR_TYPE
 from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE, OUTPUT_RESPONSE_ID
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
@@ -302,12 +302,27 @@ _HAYSTACK_RESULT_FAILED = (
     "arrayExists(ms -> arrayExists(m -> position(m, '), error=True)') > 0, "
     "arraySlice(ms, arrayLastIndex(m -> startsWith(m, 'ChatMessage(_role=<ChatRole.ASSISTANT'), ms) + 1)), "
     f"[JSONExtract({_stored('input.value')}, 'messages', 'Array(String)')])")
+# Migration 216: OpenInference's AgentChat instrumentor records a tool that failed only as `"is_error": true` in the
+# next LLM call's input, in the tool-result JSON objects beside a message of role "function"
+# (`llm.input_messages.<i>.function.<k>`, trajectory/mappers/autogen.py); its TOOL span ends OK (it sets OK before
+# ERROR). Every later call re-sends the result: only the call right after it is flagged, a failed result after the
+# call's last assistant message. Both maps are read (a long result is a payload); the last assistant index is bound
+# once (`arrayExists(last -> …, [max])`), not computed for each key.
+_AUTOGEN_MESSAGE = r"^llm\\.input_messages\\.[0-9]+\\."
+_AUTOGEN_RESULT_FAILED = (
+    f"scope_name = '{autogen.OPENINFERENCE_SCOPE}' AND attributes['openinference.span.kind'] = 'LLM' AND "
+    "arrayExists(a -> arrayExists(last -> arrayExists((k, v) -> "
+    f"match(k, '{_AUTOGEN_MESSAGE}" r"function\\.[0-9]+$') "
+    "AND toInt64(splitByChar('.', k)[3]) > last AND JSONExtractBool(v, 'is_error'), mapKeys(a), mapValues(a)), "
+    "[arrayMax(arrayConcat([toInt64(-1)], arrayMap(k -> toInt64(splitByChar('.', k)[3]), "
+    f"arrayFilter((k, v) -> v = 'assistant' AND match(k, '{_AUTOGEN_MESSAGE}" r"message\\.role$'), "
+    "mapKeys(a), mapValues(a)))))]), [mapUpdate(attributes, payloads)])")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
     f"OR ((operation = 'execute_tool' OR attributes['traceloop.span.kind'] = 'tool') AND "
     f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}]))) "
-    f"OR ({_HAYSTACK_RESULT_FAILED})")
+    f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED})")
 _TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
 TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
                                              target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
@@ -325,6 +340,9 @@ _HAYSTACK_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_co
 _LANGSMITH_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
     "WHERE failed AND status_code != 2",
     f"WHERE scope_name = 'langsmith' AND operation = 'execute_tool' AND ({_FAILED}) AND status_code != 2")
+# The traces stored before migration 216 with an AgentChat LLM span whose input records a failed tool.
+_AUTOGEN_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_code != 2",
+                                                    f"WHERE ({_AUTOGEN_RESULT_FAILED}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -392,4 +410,7 @@ MIGRATIONS: list[Migration] = [
     Migration(215, "a LangSmith tool run's failed ToolMessage, recorded in its gen_ai.completion", (
         RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         Backfill("trace_summary", "spans", _LANGSMITH_FAILED_BACKFILL))),
+    Migration(216, "an AutoGen AgentChat tool's failure OpenInference records only in the next LLM call's input", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        Backfill("trace_summary", "spans", _AUTOGEN_FAILED_BACKFILL))),
 ]

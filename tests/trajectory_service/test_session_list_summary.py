@@ -169,7 +169,9 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
 def _failed_before(migration: int) -> str:
     """`spans.failed` as it was computed before `migration`."""
     if migration == 214:
-        return tables._FAILED.removesuffix(f" OR ({tables._HAYSTACK_RESULT_FAILED})")
+        return tables._FAILED.replace(f" OR ({tables._HAYSTACK_RESULT_FAILED})", "")
+    if migration == 216:
+        return tables._FAILED.removesuffix(f" OR ({tables._AUTOGEN_RESULT_FAILED})")
     return tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
 
 
@@ -180,7 +182,10 @@ def _failed_before(migration: int) -> str:
     # The LangSmith SDK's OTel export leaves a tool span OK when LangGraph's ToolNode turned the tool's exception into
     # a ToolMessage with `status: "error"`, which only the span's `gen_ai.completion` records.
     ("langgraph_langsmith-otel", 215, "rows-6", ["call_0_2"]),
-], ids=["haystack-214", "langsmith-215"])
+    # OpenInference's AgentChat instrumentor ends a raising tool's span OK; only the next call's input records the
+    # result's `is_error`.
+    ("autogen-agentchat_openinference", 216, "rows-7", ["call_0_1"]),
+], ids=["haystack-214", "langsmith-215", "autogen-216"])
 async def test_a_tool_failure_only_a_payload_records_is_an_error_before_and_after_its_migration(
         svc: Service, capture_name: str, migration: int, rows_before: str, flagged_calls: list[str]) -> None:
     """The trajectory flags the failed result and the list counts the session with errors. Spans stored before the

@@ -7,15 +7,21 @@ tool spans name the tool and the call id only: arguments and result are found on
 tool call, the next call's input). What is AutoGen's own: `gen_ai.system` is "autogen" on every span,
 the framework, not the model's provider. (Its span helpers record a failure themselves inside
 `start_as_current_span`, which records it again: a rule shared with other frameworks, in `errors`.)
+
+OpenInference's AgentChat instrumentor (`openinference-instrumentation-autogen-agentchat`) is another emitter's
+spans, read by the OpenInference mapper; what it writes its own way is read here: tool results beside a
+message (`function_results`), a team's run (`team_run`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai
-from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import Operation
+from evalkit.trajectory.mappers.messages import render
+from evalkit.trajectory.mappers.reader import SpanReader, dig, indexed, parse_json
+from evalkit.trajectory.operations import AgentRun, Message, Operation, Part
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "autogen"
@@ -33,3 +39,56 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return None
     operation.emitter = NAME
     return operation
+
+
+# --- OpenInference's AgentChat instrumentor (openinference-instrumentation-autogen-agentchat) ----------------------
+# Its LLM spans wrap AutoGen's OpenAI model client (`BaseOpenAIChatCompletionClient.create` / `create_stream`) and
+# flatten AutoGen's own message types (`_llm_messages_attributes`): a FunctionExecutionResultMessage, the tool results
+# the model is sent, is role "function" with no content; each result is a JSON object beside it,
+# `llm.input_messages.<i>.function.<k>` = `{"name", "content", "call_id", "is_error"}`. `is_error` is the only record
+# of a tool that failed: the TOOL span (`_AssistantAgentExecuteToolCallWrapper`) sets its status OK, then ERROR when
+# the result says so, and OpenTelemetry keeps an OK status final, so that span ends OK with the error text as output.
+OPENINFERENCE_SCOPE = "openinference.instrumentation.autogen_agentchat"
+
+
+def function_results(node: Any) -> Message | None:
+    """A flattened FunctionExecutionResultMessage (`{"message": {"role": "function"}, "function": {…}}`) as the
+    tool message it is: one result a function, on its call id, flagged when AutoGen says it failed."""
+    if dig(node, "message", "role") != "function":
+        return None
+    parts: list[Part] = []
+    for raw in indexed(dig(node, "function")):
+        result = parse_json(raw)
+        if not isinstance(result, dict):
+            continue
+        content, call_id, name = result.get("content"), result.get("call_id"), result.get("name")
+        parts.append(Part("tool_result", text=render(content),
+                          call_id=str(call_id) if call_id else None, name=str(name) if name else None,
+                          error=result.get("is_error") is True))
+    return Message("tool", parts) if parts else None
+
+
+# A team's `run_stream` (`BaseGroupChat`: RoundRobinGroupChat, SelectorGroupChat, …) is a CHAIN span carrying the
+# team's `participant_names` (and `team_id`, `participant_descriptions`), its participants' turns AGENT spans under it.
+# The team orchestrates its agents, as a CrewAI crew does: an agent run, each turn of a participant a subagent. Its
+# `input.value` is the bound arguments (`{"task": …, "cancellation_token": …}`); its `output.value` the TaskResult,
+# every message of the run: no answer of the team's own, which is its last participant's.
+
+
+def is_team_run(reader: SpanReader) -> bool:
+    return reader.span.scope_name == OPENINFERENCE_SCOPE and reader.has("participant_names")
+
+
+def team_run(run: AgentRun, reader: SpanReader) -> AgentRun:
+    reader.consume("team_id", "participant_names", "participant_descriptions")
+    arguments = parse_json(reader.span.attributes.get("input.value"))
+    run.input_text = _task_text(arguments.get("task") if isinstance(arguments, dict) else None)
+    run.output_text = None
+    return run
+
+
+def _task_text(task: Any) -> str | None:
+    """A team's task: a text, or chat messages (JSON-dumped pydantic models), their contents."""
+    messages = task if isinstance(task, list) else [task]
+    texts = [render(m.get("content") if isinstance(m, dict) else m) for m in messages if m is not None]
+    return "\n".join(text for text in texts if text) or None

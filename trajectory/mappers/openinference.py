@@ -11,7 +11,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import agno, beeai, crewai, dspy, google_adk, haystack, langchain, smolagents
+from evalkit.trajectory.mappers import (
+    agno,
+    autogen,
+    beeai,
+    crewai,
+    dspy,
+    google_adk,
+    haystack,
+    langchain,
+    smolagents,
+    strands_openinference,
+)
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
@@ -50,6 +61,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if reader.span.scope_name == OPENAI_AGENTS_JS_SCOPE:
         reader.consume("llm.system")  # on every span: "identifies the agents SDK" (processor.js), no provider
     beeai.consume(reader)
+    strands_openinference.consume(reader, kind)  # Strands' spans rewritten by OpenInference's processor
     if beeai.is_event(reader):
         return None  # BeeAI's record of an event as a child span (a tool's `error`, an agent's `final_answer`)
     if kind == "LLM":
@@ -57,7 +69,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             # Read on purpose: a step before the call (LlamaIndex's `_prepare_chat_with_tools`).
             reader.consume_prefix("llm.", "input.", "output.")
             return None
-        return llm_call(reader)
+        return strands_openinference.llm_call(reader, llm_call(reader))
     if kind == "TOOL":
         crewai.consume_tool(reader)
         if reader.span.scope_name == google_adk.OPENINFERENCE_SCOPE:
@@ -73,6 +85,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         # LangChain marks only the outermost graph AGENT; an agent graph run inside another one
         # (create_agent's graph invoked from a tool, a subgraph) is a CHAIN named after its agent.
         return agent_run(reader)
+    if kind == "CHAIN" and autogen.is_team_run(reader):
+        # An AutoGen team orchestrates its participants: an agent run, each participant's turn a subagent.
+        return autogen.team_run(agent_run(reader), reader)
     if kind == "CHAIN" and crewai.is_crew_run(reader):
         # A crew orchestrates its agents: an agent run, its tasks' agents its subagents.
         run = agent_run(reader)
@@ -143,6 +158,10 @@ def _text(value: Any) -> str | None:
 
 
 def _message(node: Any) -> Message | None:
+    # AutoGen's tool results: JSON objects beside a message of role "function" (trajectory/mappers/autogen.py).
+    results = autogen.function_results(node) if isinstance(node, dict) and "function" in node else None
+    if results is not None:
+        return results
     message = dig(node, "message")
     if not isinstance(message, dict):
         return None
@@ -309,7 +328,8 @@ def agent_run(reader: SpanReader, emitter: str = NAME) -> AgentRun:
         emitter=emitter,
         # Only a name the emitter gives the agent: a span name is no agent's name (the builder
         # labels an unnamed subagent by its span).
-        name=reader.text("agent.name", "graph.node.name", "graph.node.id")
+        name=strands_openinference.agent_name(reader)
+        or reader.text("agent.name", "graph.node.name", "graph.node.id")
         or _langchain_agent_name(reader)
         or smolagents.agent_name(reader),
         input_text=_run_text(input_value),
