@@ -34,6 +34,10 @@ KNOWN_GAPS: dict[str, str] = {
     "pydantic-ai_openai_history-retry-parallel":
         "pydantic-ai records a ModelRetry's message on the tool span and in the next call's input; its OpenAI "
         "adapter sends the model that message wrapped as {\"error\": …}, which no span records",
+    "pydantic-ai_openinference":
+        "the same gap under OpenInference's processor (pydantic-ai 2.78): the ModelRetry's tool span and the next "
+        "call's input record the message; its OpenAI adapter sends the model {\"error\": …} around it (an errored "
+        "return's wrapper where a provider has no error channel), which no span records",
     "vercel-ai_native":
         "a throwing tool's result is recorded (the next call's ai.prompt.messages) as {type: \"error-text\", value}; "
         "@ai-sdk/openai 4 sends the model {\"error\": value}, which no span records (the wrapping is the "
