@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf.json_format import Parse
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
-from evalkit.trajectory.span import STATUS_ERROR, STATUS_OK, STATUS_UNSET, Span, SpanEvent
+from evalkit.trajectory.span import STATUS_ERROR, STATUS_OK, STATUS_UNSET, LogRecord, Span, SpanEvent
 
 DATA = Path(__file__).resolve().parent / "data"
 SPANS = DATA / "spans"
@@ -127,6 +128,26 @@ def capture_spans(name: str) -> list[Span]:
             request.ParseFromString(export.body)
             spans.extend(spans_from_request(request))
     return spans
+
+
+def capture_logs(name: str) -> list[LogRecord]:
+    """The log records of a recorded capture's log exports, each named by its `event.name` attribute."""
+    from tests.captures import corpus  # the corpus module, only for tests that read captures
+
+    logs = []
+    for export in corpus.load(name).exports:
+        if export.signal != "logs":
+            continue
+        request = ExportLogsServiceRequest()
+        request.ParseFromString(export.body)
+        for resource_logs in request.resource_logs:
+            for scope_logs in resource_logs.scope_logs:
+                for record in scope_logs.log_records:
+                    attributes = {kv.key: any_value(kv.value) for kv in record.attributes}
+                    logs.append(LogRecord(record.time_unix_nano, record.trace_id.hex(), record.span_id.hex(),
+                                          str(attributes.get("event.name", "")), any_value(record.body), attributes,
+                                          scope_name=scope_logs.scope.name))
+    return logs
 
 
 def load_otlp_json(name: str) -> list[Span]:

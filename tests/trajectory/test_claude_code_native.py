@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
-
 from evalkit.trajectory.mappers import claude_code
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import AgentRun, LlmCall, ToolExecution
 from evalkit.trajectory.span import STATUS_OK, LogRecord, Span, SpanEvent
 from tests.captures import corpus
-from tests.trajectory.span_fixtures import any_value, capture_spans
+from tests.trajectory.span_fixtures import capture_logs, capture_spans
 
 CAPTURE = "claude-code_native"
 TRACE = "8d3bce56b86decfefd9ef47bc522dd76"
@@ -141,26 +139,9 @@ def test_a_tool_is_its_span_and_its_tool_result_event() -> None:
     assert isinstance(run, AgentRun) and run.input_text == "Weather in Porto?"
 
 
-def _capture_logs() -> list[LogRecord]:
-    logs = []
-    for export in corpus.load(CAPTURE).exports:
-        if export.signal != "logs":
-            continue
-        request = logs_service_pb2.ExportLogsServiceRequest()
-        request.ParseFromString(export.body)
-        for resource_logs in request.resource_logs:
-            for scope_logs in resource_logs.scope_logs:
-                for record in scope_logs.log_records:
-                    attributes = {kv.key: any_value(kv.value) for kv in record.attributes}
-                    logs.append(LogRecord(record.time_unix_nano, record.trace_id.hex(), record.span_id.hex(),
-                                          str(attributes.get("event.name", "")), any_value(record.body), attributes,
-                                          scope_name=scope_logs.scope.name))
-    return logs
-
-
 def test_the_capture_maps_to_its_calls_and_tools() -> None:
     spans = capture_spans(CAPTURE)
-    linked = claude_code.relink_logs(spans, _capture_logs())
+    linked = claude_code.relink_logs(spans, capture_logs(CAPTURE))
     operations = [claude_code.map_span(SpanReader(span), [log for log in linked if log.span_id == span.span_id])
                   for span in sorted(spans, key=lambda s: s.start_time_unix_nano)]
     truth = corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)

@@ -15,12 +15,19 @@ all with `session.id` (and `gen_ai.conversation.id`) the session's. Per user tur
   `tool.output` event (OTEL_LOG_TOOL_CONTENT); its children `claude_code.tool.blocked_on_user` (the permission
   check) and `claude_code.tool.execution` (`success`, the error on a failure) restate it.
 
+A subagent (the `Agent` tool, `Task` in older CLIs, with `subagent_type`) runs inside its call's
+`claude_code.tool.execution` span: its `llm_request` and `tool` spans are that span's children and carry its
+`agent_id`. No span of its own stands for it (`claude_code.subagent.spawn` is the internal detailed tracing's),
+so the execution span is the subagent's run, known by the events the subagent left there (below).
+
 The content is in the log events, each linked to the span active when it was emitted: the interaction span
-(a subagent's: the tool span it runs in), never the `llm_request` span, which the CLI does not make active.
+(a subagent's: its call's `tool.execution` span), never the `llm_request` span, which the CLI does not make active.
 `claude_code.api_request_body` / `api_response_body` (OTEL_LOG_RAW_API_BODIES=1: the request and the response,
 as JSON, linked by `request_body_id`), `assistant_response` (the answer's text, OTEL_LOG_ASSISTANT_RESPONSES),
 `api_request` (usage, `cost_usd`), `tool_result` (`tool_use_id`, `success`, `tool_input` and the failure's
-`error` with OTEL_LOG_TOOL_DETAILS). `relink_logs` gives each call and tool span the events that are its own.
+`error` with OTEL_LOG_TOOL_DETAILS). `relink_logs` gives each call and tool span the events that are its own;
+what a subagent emitted about its run as a whole stays on its execution span: `subagent_completed` (`agent_type`,
+`agent_id`) when it finished, an `api_error` with its `agent_id` when a request of its failed.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ NAME = "claude-code"
 SCOPE = "com.anthropic.claude_code.tracing"
 EVENTS_SCOPE = "com.anthropic.claude_code.events"
 LLM_REQUEST, TOOL, INTERACTION = "claude_code.llm_request", "claude_code.tool", "claude_code.interaction"
+TOOL_EXECUTION = "claude_code.tool.execution"
 _REDACTED = "<REDACTED>"
 # Claude Code's own names for what the GenAI keys beside them say (tokens, model, the stop reason), and its
 # bookkeeping: timings, retries, the permission check's decision, redaction-safe copies of names.
@@ -56,8 +64,15 @@ _BOOKKEEPING = (
     "result_tokens", "decision", "source", "error", "error_class", "user_prompt", "user_prompt_length",
     "interaction.sequence", "interaction.duration_ms", "parent.source", "queued_sends", "anthropic.provider",
     "anthropic.custom_base_url", "terminal.type", "gen_ai.provider.name", "gen_ai.tool.call.id", "error.type",
+    # A subagent's: its id on its calls and tools (the span tree already places them in its run), its type on
+    # the Agent call (the run's name is read from the subagent's own `subagent_completed` event).
+    "agent_id", "subagent_type",
 )
 _SPAN_EVENTS = ("gen_ai.request.attempt", "tool.output")
+# What a subagent's query loop emits, linked to the span its run is in (`_subagent_run`).
+_SUBAGENT_RUN_EVENTS = frozenset((
+    "subagent_completed", "api_error", "api_request", "api_request_body", "api_response_body", "assistant_response",
+))
 
 
 def detect(span: Span) -> bool:
@@ -156,8 +171,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         reader.used.update(otel_genai.IDENTITY_KEYS)
         prompt = reader.text("user_prompt")
         operation = AgentRun(span=span, emitter=NAME, input_text=prompt if prompt and prompt != _REDACTED else None)
-    # `tool.blocked_on_user`, `tool.execution` restate their tool span (a failure: the `tool_result` event);
-    # hooks, subagent spawns and the rest are Claude Code's bookkeeping.
+    elif span.name == TOOL_EXECUTION:
+        operation = _subagent_run(span, logs)
+    # `tool.blocked_on_user`, and `tool.execution` where no subagent ran, restate their tool span (a failure: the
+    # `tool_result` event); hooks and the rest are Claude Code's bookkeeping.
     reader.consume(*_BOOKKEEPING, *otel_genai.IDENTITY_KEYS)
     reader.read_events(*_SPAN_EVENTS)
     return operation
@@ -190,6 +207,26 @@ def _llm_call(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
 
 def _body(log: LogRecord | None) -> Any:
     return None if log is None else parse_json(log.attributes.get("body"))
+
+
+def _subagent_run(span: Span, logs: Sequence[LogRecord]) -> AgentRun | None:
+    """The subagent a tool's execution ran (Claude Code's Agent tool), or None for any other tool's.
+
+    Told by the events the subagent's own query loop emitted (with its `agent_id`) that `relink_logs` left on the
+    span: its completion, a request's error, a request no answer was paired with. (Not any event with an agent
+    id: a subagent's tool runs under its own `tool.execution` span, active for what that tool emits.) Named by
+    `subagent_completed`'s `agent_type` (the `subagent_type` the model asked for; `custom` for one the application
+    defined, unless OTEL_LOG_TOOL_DETAILS), else by the `agent.name` its request events carry. A subagent that left
+    none of these here is not told apart: its calls stay the turn's.
+    """
+    own = [log for log in logs if log.scope_name == EVENTS_SCOPE and log.event_name in _SUBAGENT_RUN_EVENTS
+           and "agent_id" in log.attributes]
+    if not own:
+        return None
+    named = sorted(own, key=lambda log: log.event_name != "subagent_completed")  # its type first
+    name = next((text for log in named
+                 if (text := as_text(log.attributes.get("agent_type") or log.attributes.get("agent.name")))), None)
+    return AgentRun(span=span, emitter=NAME, name=name)
 
 
 def _tool(reader: SpanReader, logs: Sequence[LogRecord]) -> ToolExecution:
