@@ -305,11 +305,27 @@ _HAYSTACK_RESULT_FAILED = (
 # Migration 216: OpenInference's AgentChat instrumentor records a tool that failed only as `"is_error": true` in the
 # next LLM call's input, in the tool-result JSON objects beside a message of role "function"
 # (`llm.input_messages.<i>.function.<k>`, trajectory/mappers/autogen.py); its TOOL span ends OK (it sets OK before
-# ERROR). Every later call re-sends the result: only the call right after it is flagged, a failed result after the
-# call's last assistant message. Both maps are read (a long result is a payload); the last assistant index is bound
-# once (`arrayExists(last -> …, [max])`), not computed for each key.
+# ERROR). Every later call re-sends the result: only the call right after it is flagged, one whose last failed result
+# comes after its last assistant message. Results are read in both maps (a long one is a payload). Written without
+# lambdas that capture a column (`mapFilter` and `arrayMap` of each map alone): the engine then evaluates it only for
+# the rows the scope and kind select, where a capturing lambda cost every span of the insert ~2 µs and +30 MB
+# (bench/flatten.py, docs/performance.md, session 47).
 _AUTOGEN_MESSAGE = r"^llm\\.input_messages\\.[0-9]+\\."
+
+
+def _autogen_message_indices(where: str, holds: str) -> str:
+    """The message indices of the `where` map's `llm.input_messages.*` keys whose (k, v) `holds`."""
+    return f"arrayMap(k -> toInt64(splitByChar('.', k)[3]), mapKeys(mapFilter((k, v) -> {holds}, {where})))"
+
+
+_AUTOGEN_FAILED_RESULT = f"match(k, '{_AUTOGEN_MESSAGE}" r"function\\.[0-9]+$') AND JSONExtractBool(v, 'is_error')"
+_AUTOGEN_ASSISTANT = f"v = 'assistant' AND match(k, '{_AUTOGEN_MESSAGE}" r"message\\.role$')"
 _AUTOGEN_RESULT_FAILED = (
+    f"scope_name = '{autogen.OPENINFERENCE_SCOPE}' AND attributes['openinference.span.kind'] = 'LLM' AND "
+    f"arrayMax(arrayConcat([toInt64(-1)], {_autogen_message_indices('attributes', _AUTOGEN_FAILED_RESULT)}, "
+    f"{_autogen_message_indices('payloads', _AUTOGEN_FAILED_RESULT)})) > "
+    f"arrayMax(arrayConcat([toInt64(-1)], {_autogen_message_indices('attributes', _AUTOGEN_ASSISTANT)}))")
+_FAILED = (
     f"scope_name = '{autogen.OPENINFERENCE_SCOPE}' AND attributes['openinference.span.kind'] = 'LLM' AND "
     "arrayExists(a -> arrayExists(last -> arrayExists((k, v) -> "
     f"match(k, '{_AUTOGEN_MESSAGE}" r"function\\.[0-9]+$') "
