@@ -8,8 +8,9 @@
     /tmp/cap-autogen-agentchat_openinference/bin/python tests/captures/autogen-agentchat_openinference/record.py
 
 The instrumentor (as its README shows: `AutogenAgentChatInstrumentor().instrument(tracer_provider=…)`, no
-global provider, so autogen-core's own tracing stays off) wraps AgentChat itself: an AGENT span per
-`on_messages_stream`, a TOOL span per `_execute_tool_call`, and the LLM calls at AutoGen's OpenAI model client
+global provider, so autogen-core's own tracing stays off; set up by `recording/agentchat_openinference.py`, shared
+with `autogen-agentchat_openinference_team`) wraps AgentChat itself: an AGENT span per `on_messages_stream`, a
+TOOL span per `_execute_tool_call`, and the LLM calls at AutoGen's OpenAI model client
 (`BaseOpenAIChatCompletionClient.create` / `create_stream`), so no OpenAI SDK instrumentation is needed.
 AutoGen has no session id of its own: both turns run inside OpenInference's `using_session` (the documented
 way), which every span of the instrumentor copies from the context.
@@ -25,12 +26,12 @@ asked for with `stream_options`) and reflecting on its tool use: one tool call, 
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.agentchat_openinference import PACKAGES, run_traced
 from tests.captures.recording.session import Recording
 
 SESSION = "autogen-oi-weather-1"
@@ -91,22 +92,8 @@ def main() -> None:
              "OpenInference's using_session (AutoGen has no session id); the LLM spans are the instrumentor's, "
              "at AutoGen's OpenAI model client")
     with Recording(Path(__file__).parent, REPLIES, framework="autogen-agentchat", instrumentation="openinference",
-                   packages=["autogen-agentchat", "autogen-core", "autogen-ext", "openai",
-                             "openinference-instrumentation-autogen-agentchat", "openinference-instrumentation",
-                             "opentelemetry-sdk"],
-                   session_id=SESSION, notes=notes) as rec:
-        rec.env()
-        from openinference.instrumentation.autogen_agentchat import AutogenAgentChatInstrumentor
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-        provider = TracerProvider(resource=Resource.create({"service.name": "autogen-weather"}))
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=rec.otlp_endpoint + "/v1/traces")))
-        AutogenAgentChatInstrumentor().instrument(tracer_provider=provider)
-        asyncio.run(scenario(rec.base_url))
-        rec.flush(provider)
+                   packages=PACKAGES, session_id=SESSION, notes=notes) as rec:
+        run_traced(rec, scenario, service_name="autogen-weather")
 
 
 if __name__ == "__main__":

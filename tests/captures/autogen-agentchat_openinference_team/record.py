@@ -7,10 +7,11 @@
         'opentelemetry-sdk==1.45.2' 'opentelemetry-exporter-otlp-proto-http==1.45.2'
     /tmp/cap-autogen-agentchat_openinference/bin/python tests/captures/autogen-agentchat_openinference_team/record.py
 
-The instrumentor as in `autogen-agentchat_openinference` (its README's team example): the team's `run_stream` a
-CHAIN span (`RoundRobinGroupChat.run_stream`), each agent's turn an AGENT span (`<agent>.on_messages_stream`,
-`graph.node.parent_id` the agent whose message it answers), each LLM call at AutoGen's OpenAI model client. The run
-is inside OpenInference's `using_session` (AutoGen has no session id).
+The instrumentor as in `autogen-agentchat_openinference` (its README's team example; both set up by
+`recording/agentchat_openinference.py`): the team's `run_stream` a CHAIN span (`RoundRobinGroupChat.run_stream`),
+each agent's turn an AGENT span (`<agent>.on_messages_stream`, `graph.node.parent_id` the agent whose message it
+answers), each LLM call at AutoGen's OpenAI model client. The run is inside OpenInference's `using_session`
+(AutoGen has no session id).
 
 Scenario: a researcher (two tools, `max_tool_iterations=2`) and a critic take turns until the critic says APPROVE.
 The researcher calls both tools in parallel and reports; the critic asks for Oslo too; the researcher calls a tool
@@ -20,12 +21,12 @@ are in meta.json.)
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.agentchat_openinference import PACKAGES, run_traced
 from tests.captures.recording.session import Recording
 
 SESSION = "autogen-oi-team-1"
@@ -74,22 +75,8 @@ def main() -> None:
     notes = ("one RoundRobinGroupChat run (researcher with two tools, critic) inside OpenInference's using_session: "
              "parallel tool calls, a report, the critic's request, another tool call and report, APPROVE")
     with Recording(Path(__file__).parent, REPLIES, framework="autogen-agentchat", instrumentation="openinference",
-                   packages=["autogen-agentchat", "autogen-core", "autogen-ext", "openai",
-                             "openinference-instrumentation-autogen-agentchat", "openinference-instrumentation",
-                             "opentelemetry-sdk"],
-                   session_id=SESSION, notes=notes) as rec:
-        rec.env()
-        from openinference.instrumentation.autogen_agentchat import AutogenAgentChatInstrumentor
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-        provider = TracerProvider(resource=Resource.create({"service.name": "autogen-weather-team"}))
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=rec.otlp_endpoint + "/v1/traces")))
-        AutogenAgentChatInstrumentor().instrument(tracer_provider=provider)
-        asyncio.run(scenario(rec.base_url))
-        rec.flush(provider)
+                   packages=PACKAGES, session_id=SESSION, notes=notes) as rec:
+        run_traced(rec, scenario, service_name="autogen-weather-team")
 
 
 if __name__ == "__main__":

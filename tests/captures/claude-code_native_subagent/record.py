@@ -5,9 +5,10 @@
     CLAUDE_CODE_CLI=/tmp/cap-claude-code/node_modules/.bin/claude \
         /tmp/cap-claude-agent/bin/python tests/captures/claude-code_native_subagent/record.py
 
-The pins, telemetry flags and environment of `claude-code_native` (its docstring says why each): the CLI's own
-export, traces (CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1) and log events over OTLP/HTTP protobuf, every content
-flag on, the raw API bodies inline.
+The pins, telemetry flags and environment of `claude-code_native` (its docstring says why each; both scripts
+take them, and the client's run of the questions, from `recording/claude_code.py`): the CLI's own export, traces
+(CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1) and log events over OTLP/HTTP protobuf, every content flag on, the raw
+API bodies inline.
 
 What differs is a subagent: the SDK's `agents=` option defines one (`AgentDefinition`, sent to the CLI in the
 initialize request), `forecaster`, whose tools are the in-process MCP server's `get_forecast` alone, and the
@@ -24,17 +25,13 @@ session (the SDK's `session_id` option, Claude Code's session id): one `get_weat
 
 from __future__ import annotations
 
-import asyncio
-import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.claude_code import PACKAGES, run_claude_code
 from tests.captures.recording.session import Recording
 
 MODEL = "claude-sonnet-4-5"
@@ -78,77 +75,44 @@ NOTES = ("Claude Code's own OTel export (enhanced telemetry beta traces + log ev
          "get_forecast raising once (an is_error tool result), text and a retry, its report; the main agent's "
          "answer. Turn two: get_weather, the answer.")
 WEATHER = {"Lisbon": "sunny, 24°C", "Porto": "cloudy, 18°C"}
-TELEMETRY = {
-    "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
-    "CLAUDE_CODE_ENHANCED_TELEMETRY_BETA": "1",  # traces: claude_code.interaction / llm_request / tool spans
-    "OTEL_TRACES_EXPORTER": "otlp", "OTEL_LOGS_EXPORTER": "otlp", "OTEL_METRICS_EXPORTER": "none",
-    "OTEL_LOG_USER_PROMPTS": "1", "OTEL_LOG_ASSISTANT_RESPONSES": "1", "OTEL_LOG_TOOL_DETAILS": "1",
-    "OTEL_LOG_TOOL_CONTENT": "1", "OTEL_LOG_RAW_API_BODIES": "1",
-    # Short intervals: the CLI exits when the SDK closes it, nothing may be left in a batch.
-    "OTEL_BSP_SCHEDULE_DELAY": "200", "OTEL_BLRP_SCHEDULE_DELAY": "200", "OTEL_LOGS_EXPORT_INTERVAL": "200",
-    "OTEL_METRIC_EXPORT_INTERVAL": "1000", "OTEL_SERVICE_NAME": "weather-agent",
-}
 
 
-def _cli_version(cli: str | None) -> str:
-    if cli is None:
-        from claude_agent_sdk._cli_version import __cli_version__
-        return f"{__cli_version__} (bundled)"
-    return subprocess.run([cli, "--version"], capture_output=True, text=True, check=True).stdout.split()[0]
+def options(home: str, cli: str | None) -> Any:
+    from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions, create_sdk_mcp_server, tool
+
+    failures = {"Lisbon": 1}  # the forecast service times out on the first Lisbon lookup
+
+    @tool("get_weather", "The current weather in a city", {"city": str})
+    async def get_weather(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": WEATHER[args["city"]]}]}
+
+    @tool("get_forecast", "The forecast for a city, some days ahead", {"city": str, "days": int})
+    async def get_forecast(args: dict[str, Any]) -> dict[str, Any]:
+        city = args["city"]
+        if failures.get(city):
+            failures[city] -= 1
+            raise TimeoutError(f"forecast service timed out for {city}")
+        return {"content": [{"type": "text", "text": f"{city} in {args['days']} day(s): sunny, high 27°C"}]}
+
+    server = create_sdk_mcp_server(SERVER, "1.0.0", tools=[get_weather, get_forecast])
+    forecaster = AgentDefinition(
+        description="Looks up weather forecasts for Portuguese cities and judges them for the beach.",
+        prompt="You are a forecaster. Use get_forecast; never guess. Report in one sentence.",
+        tools=[FORECAST_TOOL],
+    )
+    return ClaudeAgentOptions(
+        model=MODEL, session_id=SESSION_ID, cwd=home, cli_path=cli,
+        system_prompt="You are a terse travel assistant for Portugal. Use the weather tools and the "
+                      "forecaster agent; never guess.",
+        mcp_servers={SERVER: server}, agents={SUBAGENT: forecaster},
+        allowed_tools=[WEATHER_TOOL, FORECAST_TOOL, AGENT_TOOL], tools=[AGENT_TOOL],
+    )
 
 
 def main() -> None:
-    cli = os.environ.get("CLAUDE_CODE_CLI")
     with Recording(Path(__file__).parent, REPLIES, framework="claude-code", instrumentation="native",
-                   packages=["@anthropic-ai/claude-code", "claude-agent-sdk"],
-                   session_id=SESSION_ID, notes=NOTES) as rec, tempfile.TemporaryDirectory() as home:
-        rec.env()
-        rec.meta["versions"] = {"@anthropic-ai/claude-code": _cli_version(cli)}
-        os.environ.update({"CLAUDE_CONFIG_DIR": home, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                           "DISABLE_ERROR_REPORTING": "1", "DISABLE_AUTOUPDATER": "1",
-                           "CLAUDE_CODE_TOTAL_TOKENS_REMINDER": "off", **TELEMETRY})
-        from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions, ClaudeSDKClient, create_sdk_mcp_server, tool
-
-        failures = {"Lisbon": 1}  # the forecast service times out on the first Lisbon lookup
-
-        @tool("get_weather", "The current weather in a city", {"city": str})
-        async def get_weather(args: dict[str, Any]) -> dict[str, Any]:
-            return {"content": [{"type": "text", "text": WEATHER[args["city"]]}]}
-
-        @tool("get_forecast", "The forecast for a city, some days ahead", {"city": str, "days": int})
-        async def get_forecast(args: dict[str, Any]) -> dict[str, Any]:
-            city = args["city"]
-            if failures.get(city):
-                failures[city] -= 1
-                raise TimeoutError(f"forecast service timed out for {city}")
-            return {"content": [{"type": "text", "text": f"{city} in {args['days']} day(s): sunny, high 27°C"}]}
-
-        server = create_sdk_mcp_server(SERVER, "1.0.0", tools=[get_weather, get_forecast])
-        forecaster = AgentDefinition(
-            description="Looks up weather forecasts for Portuguese cities and judges them for the beach.",
-            prompt="You are a forecaster. Use get_forecast; never guess. Report in one sentence.",
-            tools=[FORECAST_TOOL],
-        )
-        options = ClaudeAgentOptions(
-            model=MODEL, session_id=SESSION_ID, cwd=home, cli_path=cli,
-            system_prompt="You are a terse travel assistant for Portugal. Use the weather tools and the "
-                          "forecaster agent; never guess.",
-            mcp_servers={SERVER: server}, agents={SUBAGENT: forecaster},
-            allowed_tools=[WEATHER_TOOL, FORECAST_TOOL, AGENT_TOOL], tools=[AGENT_TOOL],
-        )
-
-        async def run() -> None:
-            async with ClaudeSDKClient(options=options) as client:
-                for question in QUESTIONS:
-                    await client.query(question)
-                    async for message in client.receive_response():
-                        print(type(message).__name__, str(message)[:160])
-
-        asyncio.run(run())
-        # No provider in this process to flush (rec.flush): the CLI shuts its exporters down as it exits, which
-        # the SDK waits for when the client closes; the short schedule delays above leave nothing behind. A
-        # moment more for the recorder to have written the last request.
-        time.sleep(1.0)
+                   packages=PACKAGES, session_id=SESSION_ID, notes=NOTES) as rec:
+        run_claude_code(rec, QUESTIONS, options)
 
 
 if __name__ == "__main__":
