@@ -25,11 +25,10 @@ mapper; its LLM spans' flattened messages lack what `openinference_messages` bel
 
 from __future__ import annotations
 
-import ast
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalkit.trajectory.mappers import python_repr
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import MessageMemo, openai_tool_definition, parse_arguments, render
 from evalkit.trajectory.mappers.reader import SpanReader, as_int, parse_json
@@ -261,9 +260,6 @@ def _text(value: Any) -> str | None:
 
 # Its spans' scope: the OpenInference mapper reads them, and hands an LLM span's messages to `openinference_messages`.
 OPENINFERENCE_SCOPE = "openinference.instrumentation.haystack"
-# A Python literal (kept as it is) or an object's `<...>` repr: an enum member (`<ChatRole.TOOL: 'tool'>`, its
-# value) or anything else (`<function get_weather at 0x...>`, None). Literals first, so `<` inside a text stays.
-_REPR_TOKEN = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|<[\w.]+: ('(?:[^'\\]|\\.)*')>|<[^<>'"]*>""")
 # A content part's class -> its key in `ChatMessage.to_dict()`, the form `_message` reads (a TextContent's `text`
 # is read as it is).
 _PART_KEYS = {"ToolCall": "tool_call", "ToolCallResult": "tool_call_result", "ReasoningContent": "reasoning",
@@ -293,7 +289,7 @@ def openinference_messages(call: LlmCall, raw_input: Any, raw_output: Any, memo:
             call.input_messages = read
         tools = inputs.get("tools")
         for tool in tools if isinstance(tools, list) else ():
-            definition = tool_definition(_repr_value(tool)) if isinstance(tool, str) else None
+            definition = tool_definition(python_repr.object_value(tool)) if isinstance(tool, str) else None
             if definition is not None and definition not in call.tool_definitions:
                 call.tool_definitions.append(definition)
     outputs = parse_json(raw_output)
@@ -314,42 +310,10 @@ def _repr_messages(raw: Any, flattened: int, memo: MessageMemo | None,
 
 
 def _repr_message(text: str, default_role: str) -> Message | None:
-    value = _repr_value(text) if text.startswith("ChatMessage(") else None
+    value = python_repr.object_value(text) if text.startswith("ChatMessage(") else None
     if not isinstance(value, dict) or not isinstance(value.get("_content"), list):
         return None
     value["_content"] = [{_PART_KEYS[part["__class__"]]: part}
                          if isinstance(part, Mapping) and part.get("__class__") in _PART_KEYS else part
                          for part in value["_content"]]
     return _message(value, default_role)
-
-
-def _repr_value(text: str) -> Any:
-    """A dataclass's Python `repr` as plain values: an object its keyword arguments and `__class__`, an enum
-    member its value, any other `<...>` None; None if it does not read."""
-
-    def token(found: re.Match[str]) -> str:
-        literal, enum_value = found.group(1), found.group(2)
-        return literal if literal is not None else enum_value if enum_value is not None else "None"
-
-    try:
-        tree = ast.parse(_REPR_TOKEN.sub(token, text), mode="eval")
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    return _literal(tree.body)
-
-
-def _literal(node: ast.expr) -> Any:
-    if isinstance(node, ast.Call):
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        return {"__class__": name, **{keyword.arg: _literal(keyword.value) for keyword in node.keywords if keyword.arg}}
-    if isinstance(node, ast.List | ast.Tuple | ast.Set):
-        return [_literal(item) for item in node.elts]
-    if isinstance(node, ast.Dict):
-        keys = [_literal(key) if key is not None else "" for key in node.keys]
-        return {key if isinstance(key, str | int | float | bool) else str(key): _literal(value)
-                for key, value in zip(keys, node.values, strict=True)}
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None

@@ -29,12 +29,11 @@ session comes from an application span carrying `session.id`.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import otel_genai, python_repr
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_text, indexed, unflatten
 from evalkit.trajectory.mappers.usage import normalised_usage
@@ -101,7 +100,9 @@ def _add_cache_tokens(reader: SpanReader, call: LlmCall) -> None:
     usage = call.usage
     if usage.cache_read_tokens is not None or usage.cache_write_tokens is not None:
         return
-    recorded = _python_literal(reader.attributes.get(USAGE_OBJECT_KEY))
+    raw = reader.attributes.get(USAGE_OBJECT_KEY)
+    # LiteLLM sets a dict attribute as its `str()`, a Python repr, not JSON.
+    recorded = python_repr.literal(raw) if isinstance(raw, str) and raw.startswith("{") else None
     if not isinstance(recorded, Mapping):
         return
     details = recorded.get("prompt_tokens_details")
@@ -113,16 +114,6 @@ def _add_cache_tokens(reader: SpanReader, call: LlmCall) -> None:
         return
     call.usage = normalised_usage(usage.input_tokens, usage.output_tokens, cache_read=read, cache_write=written,
                                   reasoning=usage.reasoning_tokens, input_includes_cache=True)
-
-
-def _python_literal(value: Any) -> Any:
-    """A `metadata.*` value: LiteLLM sets a dict attribute as its `str()`, a Python repr, not JSON."""
-    if not isinstance(value, str) or not value.startswith("{"):
-        return None
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
 
 
 def _count(*values: Any) -> int | None:

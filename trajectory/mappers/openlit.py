@@ -28,10 +28,9 @@ loop answers no call and is no step.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import otel_genai, python_repr
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall, Operation, ToolExecution
@@ -64,20 +63,12 @@ def detect(span: Span) -> bool:
     return span.scope_name.startswith(SCOPE_PREFIX) or span.scope_name == MANUAL_SCOPE
 
 
-def _python_literal(value: object) -> object:
-    """`function.args` / `function.kwargs`: `str()` of the call's arguments, a Python repr."""
-    try:
-        return ast.literal_eval(value) if isinstance(value, str) else None
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-
-
 def traced_function(reader: SpanReader) -> ToolExecution:
     """An `@openlit.trace` function: a tool's execution if the model asked for a tool of its name."""
     reader.consume("function.args", "function.kwargs", "gen_ai.output.messages", "service.name",
                    "deployment.environment")
     reader.read_events("exception")
-    positional, keywords = (_python_literal(reader.attributes.get(k)) for k in ("function.args", "function.kwargs"))
+    positional, keywords = (python_repr.literal(reader.attributes.get(k)) for k in ("function.args", "function.kwargs"))
     return ToolExecution(
         span=reader.span, emitter=NAME, name=reader.span.name,
         arguments=keywords if positional == () and isinstance(keywords, dict) else None,

@@ -23,11 +23,9 @@ Every span but the root carries the instrumentor's defaults as agent identity (`
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
-from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import otel_genai, python_repr
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader
@@ -89,32 +87,13 @@ def _function_call(part: Part) -> Part | None:
     text = (part.text or "").strip()
     if not text.startswith(_FUNCTION_CALL_REPR) or not text.endswith(")"):
         return None
-    fields = _repr_fields(text)
-    name = fields.get("name")
+    fields = python_repr.object_value(text)
+    name = fields.get("name") if isinstance(fields, dict) else None
     if not isinstance(name, str):
         return None
     call_id = fields.get("call_id")
     return Part("tool_call", call_id=call_id if isinstance(call_id, str) else None, name=name,
                 arguments=parse_arguments(fields.get("arguments")))
-
-
-def _repr_fields(text: str) -> dict[str, Any]:
-    """The keyword values of a pydantic model's repr that are Python literals (parsed, never run)."""
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    if not isinstance(tree.body, ast.Call):
-        return {}
-    fields: dict[str, Any] = {}
-    for keyword in tree.body.keywords:
-        if keyword.arg is None:
-            continue
-        try:
-            fields[keyword.arg] = ast.literal_eval(keyword.value)
-        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            continue  # a nested model's repr (not a literal): not a field read here
-    return fields
 
 
 def _with_content_text(message: Message) -> Message:
@@ -130,10 +109,7 @@ def _content_text(part: Part) -> Part | None:
     text = part.text or ""
     if not text.startswith("{'") or not text.endswith("}"):
         return None
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None
+    value = python_repr.literal(text)
     if not isinstance(value, dict) or value.get("type") not in _CONTENT_PART_TYPES:
         return None
     content = value.get("text")

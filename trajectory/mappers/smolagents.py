@@ -9,9 +9,9 @@ An agent run is an AGENT span named `<agent name>.run`, or `<class name>.run` fo
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
+from evalkit.trajectory.mappers import python_repr
 from evalkit.trajectory.mappers.messages import parse_arguments, render
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import Message, Part
@@ -28,10 +28,7 @@ _BOUND_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
 
 def _calls_of(text: str) -> list[Part] | None:
     listed = text.strip().removeprefix(_CALLS_PREFIX).strip()
-    try:
-        calls = ast.literal_eval(listed)  # a Python literal: it is a repr, not JSON
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
+    calls = python_repr.literal(listed)  # a Python literal: it is a repr, not JSON
     if not isinstance(calls, list) or not all(isinstance(call, dict) for call in calls):
         return None
     parts = []
