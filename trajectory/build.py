@@ -278,6 +278,7 @@ class _Context:
         # one had seen when this one first calls a model is not new here.
         self.inherits: _Context | None = None
         self.traces: set[str] = set()  # traces whose LLM calls this trajectory has read
+        self.call_under: dict[SpanKey, _Draft] = {}  # an LLM call's step, by its span's parent
 
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
         self.seq += 1
@@ -401,6 +402,7 @@ class _Context:
             extra=_span_extra(span, call.emitter),
         )
         self._register_calls(draft, output.tool_calls, span.span_id)
+        self.call_under[(span.trace_id, span.parent_span_id)] = draft
         if call.model:
             self.models[call.model] += 1
         if call.provider:
@@ -430,6 +432,8 @@ class _Context:
             if part.kind == "tool_result":
                 self.history_results.append((time_ns, part))
         if role == "assistant":
+            if self._completes_answer(message):
+                return
             # Produced by a call we never received: keep it, flagged as context.
             draft = self.draft(
                 time_ns,
@@ -451,6 +455,22 @@ class _Context:
         elif text:
             self.draft(time_ns, "user", message=text)
 
+    def _completes_answer(self, message: Message) -> bool:
+        """Whether a re-sent answer with tool calls is this trajectory's latest received answer, whose span
+        recorded its text alone (openai-agents-v2 0.1.0 writes a Chat Completions message that has text so):
+        its calls are then registered on that answer's step, not on a copied step after the tools ran."""
+        text = message.text.strip()
+        calls = message.tool_calls
+        if not text or not calls:
+            return False
+        latest = max((d for d in self.drafts if d.source == "agent" and d.llm_call_count == 1),
+                     key=_DRAFT_ORDER, default=None)
+        if latest is None or latest.tool_calls or not isinstance(latest.message, str) or latest.message.strip() != text:
+            return False
+        self._register_calls(latest, calls, str(latest.extra.get("span_id", "")))
+        latest.extra["tool_calls_from"] = "input history"
+        return True
+
     def tool_execution(self, execution: ToolExecution, overrides: dict[str, Any]) -> None:
         span = execution.span
         # A framework's wrapper (LangChain ToolMessage, LlamaIndex ToolOutput) taken off: its
@@ -469,6 +489,8 @@ class _Context:
                 extra["handoff_to"] = execution.handoff_to
         else:
             found = self._find_call(call_id, execution.name, span.start_time_unix_nano, execution.arguments)
+        if found is None and execution.asked_by_call_beside:
+            found = self._unrecorded_call_beside(execution)
         if found is None and execution.only_if_called:
             return
         if found is None:
@@ -491,6 +513,24 @@ class _Context:
         draft.results.append(result)
         self.answered.add(call["tool_call_id"])
         self.result_of_tool_span[(span.trace_id, span.span_id)] = result
+
+    def _unrecorded_call_beside(self, execution: ToolExecution) -> tuple[_Draft, Json] | None:
+        """The call a tool span answers (`ToolExecution.asked_by_call_beside`) of the answer under its parent,
+        which that answer's span did not record: registered from the tool span (its id made up), before the
+        answer's calls not yet answered: the tools run in the answer's order, and the call OpenLIT keeps of a
+        Responses answer is its last."""
+        span = execution.span
+        draft = self.call_under.get((span.trace_id, span.parent_span_id)) if span.parent_span_id else None
+        if draft is None or draft.time_ns > span.start_time_unix_nano:
+            return None
+        calls = draft.tool_calls
+        position = next((i for i, c in enumerate(calls) if c["tool_call_id"] not in self.answered), len(calls))
+        self._register_calls(draft, [Part("tool_call", name=execution.name, arguments=execution.arguments)],
+                             span.span_id)
+        call = calls.pop()
+        call.setdefault("extra", {})["from"] = "tool span"
+        calls.insert(position, call)
+        return draft, call
 
     def same_execution(self, outer: SpanKey, execution: ToolExecution) -> bool:
         """Whether a tool span inside the span that answered a call of the same tool (no LLM call or
@@ -624,6 +664,9 @@ class _Context:
         result of the latest call before it."""
         if not part.text:
             return
+        if any(result.get("content") == part.text for draft, _ in self.calls_by_id.values()
+               for result in draft.results):
+            return  # a result already on its call, re-sent with no id (OpenLIT's LangChain messages name no call)
         latest: tuple[int, int, Json] | None = None
         for draft, call in self.calls_by_id.values():
             if draft.time_ns > time_ns or (latest is not None and (draft.time_ns, draft.seq) <= latest[:2]):

@@ -124,6 +124,10 @@ class ToolExecution:
     # A span that is a tool's execution only if the model asked for a tool of its name (OpenLIT's
     # `@openlit.trace` spans name a function, of any kind): otherwise it is no step at all.
     only_if_called: bool = False
+    # A tool its framework runs only when the model asked for it, under the span that also holds the model call
+    # that asked (openai-agents' turn span): when no recorded call asks for it (OpenLIT keeps one function call
+    # of a Responses answer), it is a call of the answer beside it, whose span did not say so.
+    asked_by_call_beside: bool = False
 
 
 @dataclass(slots=True)

@@ -46,6 +46,12 @@ KNOWN_GAPS: dict[str, str] = {
         "MLflow 3.17's OTLP export drops the trace's session: update_current_trace(session_id=…) is trace metadata, "
         "which only its Databricks Unity Catalog processor copies onto the root span (session.id); so each turn's "
         "trace is a session of its own (each is checked in test_capture_sdks_and_sessions.py)",
+    "openai-agents_openlit":
+        "OpenLIT 1.45's OpenAI instrumentation ends a streamed Responses call's span only when its wrapped stream "
+        "is iterated to the end; openai-agents 0.20 streams through responses.with_streaming_response.create() "
+        "and .parse(), which the wrapper hands the unwrapped stream: the streamed turn's three calls (text, tool "
+        "calls, tokens) are in no span, never exported (only their httpx POST children, whose parents never "
+        "arrive, so the session stays partial)",
 }
 
 # capture name -> why its emitter records no prompt-cache reads. The trajectory cannot show what no span says, so it

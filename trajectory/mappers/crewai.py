@@ -62,6 +62,11 @@ _OPENLLMETRY_PREFIXES = ("crewai.crew.", "crewai.task.", "crewai.agent.")
 _DEFAULT_CREW_NAME = "crew"  # CrewAI's `Crew.name` default (`Field(default="crew")`)
 
 
+def crew_name(name: str | None) -> str | None:
+    """A crew's own name; None for CrewAI's default, which names nothing."""
+    return name if name and name != _DEFAULT_CREW_NAME else None
+
+
 def is_openllmetry_crewai(reader: SpanReader) -> bool:
     return reader.span.scope_name.startswith(_OPENLLMETRY_SCOPE)
 
@@ -80,7 +85,7 @@ def read_openllmetry_crew_run(reader: SpanReader, run: AgentRun) -> None:
     then the service's, as for OpenInference's crew run.
     """
     name = reader.text("crewai.crew.name")
-    run.name = run.name or (name if name and name != _DEFAULT_CREW_NAME else None) or as_text(
+    run.name = run.name or crew_name(name) or as_text(
         reader.span.resource_attributes.get("service.name"))
     run.output_text = run.output_text or reader.text("crewai.crew.result")
     reader.consume("gen_ai.provider.name")

@@ -20,7 +20,9 @@ tags. Seen in real captures: tests/captures/haystack_native*.
 
 OpenInference's Haystack instrumentor (`openinference-instrumentation-haystack`) is read by the OpenInference
 mapper; its LLM spans' flattened messages lack what `openinference_messages` below takes from their
-`input.value` / `output.value` (tests/captures/haystack_openinference).
+`input.value` / `output.value` (tests/captures/haystack_openinference). OpenLLMetry's
+(`opentelemetry-instrumentation-haystack`) is read by the OpenLLMetry mapper; what its generator spans seem to
+record as the answer is not one (`read_openllmetry_generator` below).
 """
 
 from __future__ import annotations
@@ -317,3 +319,23 @@ def _repr_message(text: str, default_role: str) -> Message | None:
                          if isinstance(part, Mapping) and part.get("__class__") in _PART_KEYS else part
                          for part in value["_content"]]
     return _message(value, default_role)
+
+
+# --- OpenLLMetry's Haystack instrumentor --------------------------------------------------------------------------
+
+# Its spans' scope (`opentelemetry-instrumentation-haystack`): the OpenLLMetry mapper reads them, and hands a
+# generator's call to `read_openllmetry_generator`.
+OPENLLMETRY_SCOPE = "opentelemetry.instrumentation.haystack"
+
+
+def read_openllmetry_generator(call: LlmCall) -> None:
+    """A generator's span of OpenLLMetry's Haystack instrumentor (`haystack.openai.chat` /
+    `haystack.openai.completion`, around `OpenAIChatGenerator.run` / `OpenAIGenerator.run`): it records no answer.
+
+    Its completion is written from the generator's result, a dict, as if it were a list of replies
+    (`_set_span_completions`: `for index, message in enumerate(choices)`), so each `gen_ai.completion.<i>.content`
+    is one of the result's keys (`replies`, `meta`), never what the model said. The call's messages and usage are
+    the OpenAI client's span under it (OpenLLMetry's openai instrumentor, `openai.chat`), of which this one is then
+    a wrapper; with the Haystack instrumentor alone, as its README sets it up, a call whose answer no span records
+    (tests/captures/haystack_openllmetry_no-session)."""
+    call.output_messages = []

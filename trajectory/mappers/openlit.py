@@ -18,6 +18,9 @@ mapper. What is OpenLIT's own, read here:
   tokens again (`gen_ai.client.token.usage`), `gen_ai.output.type`, `openai.api.type`,
   `openai.response.service_tier` and `openlit.agent.version_hash` (a fingerprint of the prompt and tools).
 
+Its openai-agents instrumentation (a tracing processor of the SDK's: workflow, agent, handoff and tool spans; the
+model calls are the OpenAI instrumentation's spans) is read in `openlit_openai_agents`.
+
 Its manual tracing (`@openlit.trace`, `openlit.start_trace`: scope `openlit`) names a function of the
 application and says nothing of what it is (a tool, a turn, anything): the function's name, `function.args` /
 `function.kwargs` as Python reprs, its return value as `gen_ai.output.messages`, set only once it returned (one
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalkit.trajectory.mappers import otel_genai, python_repr
+from evalkit.trajectory.mappers import openlit_crewai, openlit_langgraph, openlit_openai_agents, otel_genai, python_repr
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall, Operation, ToolExecution
@@ -80,7 +83,13 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if reader.span.scope_name == MANUAL_SCOPE:
         return traced_function(reader)
     reader.consume(*_BOOKKEEPING)
-    operation = otel_genai.map_span(reader, logs)
+    if reader.span.scope_name == openlit_openai_agents.SCOPE:  # workflow, agent, handoff and tool spans
+        return openlit_openai_agents.map_span(reader, NAME)
+    if openlit_crewai.is_crewai(reader.span):  # a crew, its agents, CrewAI's own flows, its tools
+        return openlit_crewai.map_span(reader, logs, NAME)
+    # A LangGraph graph, its nodes, LangChain's runs under it: its calls come back for what is OpenLIT's below.
+    operation = (openlit_langgraph.map_span(reader, logs, NAME) if openlit_langgraph.is_langgraph(reader.span)
+                 else otel_genai.map_span(reader, logs))
     if operation is None:
         return None
     operation.emitter = NAME

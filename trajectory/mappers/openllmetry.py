@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.mappers import ag2, crewai, otel_genai, otel_openai_agents
+from evalkit.trajectory.mappers import ag2, crewai, haystack, openllmetry_llamaindex, otel_genai, otel_openai_agents
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments, parse_json, render
 from evalkit.trajectory.mappers.reader import SpanReader, dig, indexed, unflatten
@@ -71,6 +71,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return _decorated_agent(reader)
     if kind == "handoff":
         return _handoff(reader)
+    llamaindex = openllmetry_llamaindex.map_entity(reader, kind, NAME)  # a LlamaIndex agent's run or tool step
+    if llamaindex is not None:
+        return llamaindex
     if kind in ("workflow", "task"):
         reader.consume_prefix("traceloop.entity.", "gen_ai.usage.", "llm.usage.")
         reader.consume("gen_ai.provider.name")
@@ -81,6 +84,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         operation = otel_genai.llm_call(reader, logs)
     if isinstance(operation, LlmCall) and indexed_form:
         _read_indexed(reader, operation)
+    if isinstance(operation, LlmCall) and reader.span.scope_name == haystack.OPENLLMETRY_SCOPE:
+        haystack.read_openllmetry_generator(operation)  # its indexed completion is the result's keys
     if isinstance(operation, AgentRun) and crewai.is_openllmetry_crew_run(reader):
         # The crewai instrumentation's `crewai.workflow`: an invoke_agent span with no kind, name or output
         # the GenAI reading sees, which the builder would take for a synthetic root; it is the crew.

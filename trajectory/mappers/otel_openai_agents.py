@@ -14,6 +14,15 @@ OpenLLMetry's never does. Its own ways, as of 0.1.0:
   holding the part's dict repr (`{'annotations': [], 'text': '…', 'type': 'output_text'}`), read as its
   text. The input's `function_call` / `function_call_output` items and the agent's instructions are dropped
   (no span records them): calls meet their results through the tool spans;
+- `chat <model>` on the Chat Completions path (`OpenAIChatCompletionsModel`: the SDK's generation spans): the
+  input is the Chat Completions messages sent, the instructions a system message, each tool message's content
+  written twice (a text part, read as a result of no call, and the `tool_call_response` part): the copy is
+  dropped. The answer is written as the SDK dumped it: a message with text, as that text alone (its tool calls
+  dropped: the builder takes them from the next call's input, `build._Context._completes_answer`); a message
+  with none, as a text part holding the message's dict repr (`{'content': None, …, 'tool_calls': [{'id': …,
+  'function': {'arguments': …, 'name': …}, …}]}`); a streamed answer, as one holding the dict repr of the
+  Responses `Response` the SDK rebuilt from the chunks (`{'id': …, 'object': 'response', 'output': [items]}`).
+  Both reprs are read back as the text and calls they hold;
 - `execute_tool <tool>`: no call id, so it meets its call by name and arguments;
 - `agent_handoff`: the handoff the model's `transfer_to_…` call made, naming both agents.
 
@@ -24,6 +33,7 @@ Every span but the root carries the instrumentor's defaults as agent identity (`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai, python_repr
 from evalkit.trajectory.mappers.errors import span_error
@@ -67,18 +77,75 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
 
 def _llm_call(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
     call = otel_genai.llm_call(reader, logs, NAME)
-    call.output_messages = [_with_function_calls(message) for message in call.output_messages]
+    call.output_messages = [_answer(message) for message in call.output_messages]
     # Input messages may be the memo's (shared by every call re-sending them): replaced, never changed.
-    inputs = [_with_content_text(message) for message in call.input_messages]
+    inputs = [_without_repeated_results(_with_content_text(message)) for message in call.input_messages]
     if any(new is not old for new, old in zip(inputs, call.input_messages, strict=True)):
         call.input_messages = inputs
     return call
 
 
-def _with_function_calls(message: Message) -> Message:
-    """The answer with each text part that is a function call's repr read as that call."""
-    parts = [(_function_call(part) or part) if part.kind == "text" else part for part in message.parts]
+def _answer(message: Message) -> Message:
+    """The answer with each text part that is a repr read as what it holds: a function call, a Chat Completions
+    message, a streamed answer's `Response`."""
+    parts = [read for part in message.parts for read in (_answer_parts(part) if part.kind == "text" else [part])]
     return Message(message.role, parts, message.name)
+
+
+def _answer_parts(part: Part) -> list[Part]:
+    """An answer's text part as what it holds: the call or message its repr names, or itself (plain text)."""
+    call = _function_call(part)
+    if call is not None:
+        return [call]
+    value = _dict_repr(part.text)
+    if value is None:
+        return [part]
+    output = value.get("output")
+    if value.get("object") == "response" and isinstance(output, list):
+        return _response_parts(output)
+    if value.get("role") == "assistant" and "tool_calls" in value:
+        return _chat_message_parts(value)
+    return [part]
+
+
+def _dict_repr(text: str | None) -> dict[str, Any] | None:
+    """A dict's repr (`str()` of a model dump: Python literals only) as the dict; None for any other text."""
+    text = (text or "").strip()
+    if not text.startswith("{'") or not text.endswith("}"):
+        return None
+    value = python_repr.literal(text)
+    return value if isinstance(value, dict) else None
+
+
+def _chat_message_parts(message: dict[str, Any]) -> list[Part]:
+    """A Chat Completions message's dump (`ChatCompletionMessage.model_dump()`): its text and tool calls."""
+    content = message.get("content")
+    parts = [Part("text", text=content)] if isinstance(content, str) and content else []
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            call_id = call.get("id")
+            parts.append(Part("tool_call", call_id=call_id if isinstance(call_id, str) else None,
+                              name=function["name"], arguments=parse_arguments(function.get("arguments"))))
+    return parts
+
+
+def _response_parts(output: list[Any]) -> list[Part]:
+    """A Responses `Response`'s output items (`Response.model_dump()["output"]`): the messages' text, the
+    function calls (their `call_id`, which the calls' results name)."""
+    parts: list[Part] = []
+    for item in output:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "message":
+            parts.extend(Part("text", text=content["text"]) for content in item.get("content") or ()
+                         if isinstance(content, dict) and content.get("type") == "output_text"
+                         and isinstance(content.get("text"), str))
+        elif item.get("type") == "function_call" and isinstance(item.get("name"), str):
+            call_id = item.get("call_id")
+            parts.append(Part("tool_call", call_id=call_id if isinstance(call_id, str) else None, name=item["name"],
+                              arguments=parse_arguments(item.get("arguments"))))
+    return parts
 
 
 def _function_call(part: Part) -> Part | None:
@@ -102,6 +169,16 @@ def _with_content_text(message: Message) -> Message:
     if all(new is old for new, old in zip(parts, message.parts, strict=True)):
         return message
     return Message(message.role, parts, message.name)
+
+
+def _without_repeated_results(message: Message) -> Message:
+    """A tool message holding its call's result, or a copy of it without the results of no call: 0.1.0 writes a
+    Chat Completions tool message's content as text parts (read as results of no call) and again as the
+    `tool_call_response` part naming the call."""
+    if message.role != "tool" or not any(p.kind == "tool_result" and p.call_id for p in message.parts):
+        return message
+    parts = [part for part in message.parts if part.kind != "tool_result" or part.call_id]
+    return message if len(parts) == len(message.parts) else Message(message.role, parts, message.name)
 
 
 def _content_text(part: Part) -> Part | None:

@@ -2,7 +2,8 @@
 
 Several instrumentations set an attribute to `str()` of a Python object: LiteLLM's metadata dicts, OpenLIT's
 traced functions' arguments, smolagents' listed tool calls, Haystack's `ChatMessage` dataclasses,
-openai-agents-v2's Responses items. `ast` parses them; nothing is evaluated beyond Python literals.
+openai-agents-v2's Responses items, OpenLIT's LangChain tool arguments and ToolMessages (pydantic's `str()`). `ast`
+parses them; nothing is evaluated beyond Python literals.
 """
 
 from __future__ import annotations
@@ -41,6 +42,35 @@ def object_value(text: str) -> Any:
     except _UNREADABLE:
         return None
     return _value(tree.body)
+
+
+# In a pydantic model's `str()`: a quoted literal or `<...>` repr (kept whole), a bracket, or the blank before the
+# next `name=` (the separator between fields, a comma once outside every bracket).
+_FIELD_PARTS = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|<[^<>'"]*>)"""
+                          r"""|([(\[{])|([)\]}])|\s+(?=[A-Za-z_]\w*=[^=])""")
+
+
+def model_fields(text: str) -> dict[str, Any] | None:
+    """A pydantic model's `str()` as plain values: its fields as space-separated `name=repr` pairs, no class name and
+    no commas (LangChain's ToolMessage: `content='light rain' name='get_weather' tool_call_id='call_0'`); None if
+    `text` does not read so."""
+    depth = 0
+
+    def part(found: re.Match[str]) -> str:
+        nonlocal depth
+        if found.group(2) is not None:
+            depth += 1
+        elif found.group(3) is not None:
+            depth -= 1
+        elif found.group(1) is None and depth == 0:
+            return ", "
+        return found.group(0)
+
+    fields = object_value(f"_({_FIELD_PARTS.sub(part, text.strip())})")
+    if not isinstance(fields, dict) or len(fields) < 2:
+        return None
+    del fields["__class__"]
+    return fields
 
 
 def _value(node: ast.expr) -> Any:
