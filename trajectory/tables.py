@@ -24,7 +24,7 @@ from evalkit.migrations import (
     RedefineColumn,
     Table,
 )
-from evalkit.trajectory.mappers import autogen, haystack, strands
+from evalkit.trajectory.mappers import autogen, haystack, openllmetry_llamaindex, strands
 from evalkit.trajectory.mappers.errors import ERROR_TYPE
 from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE, OUTPUT_RESPONSE_ID
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
@@ -325,20 +325,19 @@ _AUTOGEN_RESULT_FAILED = (
     f"arrayMax(arrayConcat([toInt64(-1)], {_autogen_message_indices('attributes', _AUTOGEN_FAILED_RESULT)}, "
     f"{_autogen_message_indices('payloads', _AUTOGEN_FAILED_RESULT)})) > "
     f"arrayMax(arrayConcat([toInt64(-1)], {_autogen_message_indices('attributes', _AUTOGEN_ASSISTANT)}))")
-_FAILED = (
-    f"scope_name = '{autogen.OPENINFERENCE_SCOPE}' AND attributes['openinference.span.kind'] = 'LLM' AND "
-    "arrayExists(a -> arrayExists(last -> arrayExists((k, v) -> "
-    f"match(k, '{_AUTOGEN_MESSAGE}" r"function\\.[0-9]+$') "
-    "AND toInt64(splitByChar('.', k)[3]) > last AND JSONExtractBool(v, 'is_error'), mapKeys(a), mapValues(a)), "
-    "[arrayMax(arrayConcat([toInt64(-1)], arrayMap(k -> toInt64(splitByChar('.', k)[3]), "
-    f"arrayFilter((k, v) -> v = 'assistant' AND match(k, '{_AUTOGEN_MESSAGE}" r"message\\.role$'), "
-    "mapKeys(a), mapValues(a)))))]), [mapUpdate(attributes, payloads)])")
+# Migration 217: OpenLLMetry's LlamaIndex instrumentation records a workflow agent's tool on its `call_tool` step's
+# span (kind task, with `tool.name`), the step's output LlamaIndex's ToolCallResult, whose `tool_output` (the
+# ToolOutput) says `is_error` for a tool that raised; the span's status stays unset
+# (trajectory/mappers/openllmetry_llamaindex.py). The JSON is parsed only for that scope's spans naming a tool.
+_LLAMAINDEX_STEP_FAILED = (
+    f"scope_name = '{openllmetry_llamaindex.SCOPE}' AND attributes['{openllmetry_llamaindex.TOOL_NAME}'] != '' "
+    f"AND JSONExtractBool({_stored('traceloop.entity.output')}, 'tool_output', 'is_error')")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
     f"OR ((operation = 'execute_tool' OR attributes['traceloop.span.kind'] = 'tool') AND "
     f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}]))) "
-    f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED})")
+    f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED}) OR ({_LLAMAINDEX_STEP_FAILED})")
 _TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
 TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
                                              target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
@@ -359,6 +358,9 @@ _LANGSMITH_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
 # The traces stored before migration 216 with an AgentChat LLM span whose input records a failed tool.
 _AUTOGEN_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_code != 2",
                                                     f"WHERE ({_AUTOGEN_RESULT_FAILED}) AND status_code != 2")
+# The traces stored before migration 217 with a LlamaIndex call_tool step whose ToolOutput failed.
+_LLAMAINDEX_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_code != 2",
+                                                       f"WHERE ({_LLAMAINDEX_STEP_FAILED}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -429,4 +431,7 @@ MIGRATIONS: list[Migration] = [
     Migration(216, "an AutoGen AgentChat tool's failure OpenInference records only in the next LLM call's input", (
         RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         Backfill("trace_summary", "spans", _AUTOGEN_FAILED_BACKFILL))),
+    Migration(217, "a LlamaIndex agent's failed tool, recorded in its call_tool step's ToolCallResult (OpenLLMetry)", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        Backfill("trace_summary", "spans", _LLAMAINDEX_FAILED_BACKFILL))),
 ]

@@ -171,7 +171,9 @@ def _failed_before(migration: int) -> str:
     if migration == 214:
         return tables._FAILED.replace(f" OR ({tables._HAYSTACK_RESULT_FAILED})", "")
     if migration == 216:
-        return tables._FAILED.removesuffix(f" OR ({tables._AUTOGEN_RESULT_FAILED})")
+        return tables._FAILED.replace(f" OR ({tables._AUTOGEN_RESULT_FAILED})", "")
+    if migration == 217:
+        return tables._FAILED.replace(f" OR ({tables._LLAMAINDEX_STEP_FAILED})", "")
     return tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
 
 
@@ -185,7 +187,10 @@ def _failed_before(migration: int) -> str:
     # OpenInference's AgentChat instrumentor ends a raising tool's span OK; only the next call's input records the
     # result's `is_error`.
     ("autogen-agentchat_openinference", 216, "rows-7", ["call_0_1"]),
-], ids=["haystack-214", "langsmith-215", "autogen-216"])
+    # OpenLLMetry's LlamaIndex instrumentation records a tool on the agent's `call_tool` step span (kind task), whose
+    # status stays unset; only its ToolCallResult output says `is_error`.
+    ("llamaindex_openllmetry", 217, "rows-8", ["call_0_1"]),
+], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217"])
 async def test_a_tool_failure_only_a_payload_records_is_an_error_before_and_after_its_migration(
         svc: Service, capture_name: str, migration: int, rows_before: str, flagged_calls: list[str]) -> None:
     """The trajectory flags the failed result and the list counts the session with errors. Spans stored before the
