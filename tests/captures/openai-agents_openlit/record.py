@@ -32,30 +32,21 @@ failure_error_function's text), is called again and the agent answers. Turn 2 (`
 session, from the travel desk again): another handoff, one weather call and the answer. Seven LLM calls; as
 recorded, no span of OpenLIT's holds turn 2's three streamed calls (the corpus test's KNOWN_GAPS says why).
 (The versions the capture was recorded with are in meta.json.)
+The tools, agents, turns and replies are `recording/openai_agents_travel.py`'s, shared with the
+`openai-agents_otel-genai*` captures.
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.openai_agents_travel import HANDOFF_REPLIES, run_turns, travel_desk
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-openlit-travel-1"
-REPLIES = [
-    {"tool_calls": [{"name": "transfer_to_booking_agent", "arguments": {}}]},
-    {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}},
-                    {"name": "get_weather", "arguments": {"city": "Oslo"}}]},
-    {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}}]},
-    {"text": "Booked Hotel Nord in Oslo for 2 nights (ref OSL-42). Expect rain, 9°C: pack an umbrella."},
-    {"tool_calls": [{"name": "transfer_to_booking_agent", "arguments": {}}]},
-    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Bergen"}}]},
-    {"text": "No: Bergen is windy at 7°C, colder than Oslo's 9°C."},
-]
-WEATHER = {"Oslo": "rainy, 9°C", "Bergen": "windy, 7°C"}
 PACKAGES = ["openai-agents", "openlit", "openai", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"]
 
 
@@ -66,46 +57,15 @@ def main() -> None:
              "(run, run_streamed) of one SQLiteSession with the RunConfig's group_id; a handoff to a booking agent "
              "each turn; two parallel tool calls, one raising once (the failure_error_function's text sent to the "
              "model) and called again. Recorded offline: gen_ai.usage.cost is 0 on every call")
-    with Recording(Path(__file__).parent, REPLIES, framework="openai-agents", instrumentation="openlit",
+    with Recording(Path(__file__).parent, HANDOFF_REPLIES, framework="openai-agents", instrumentation="openlit",
                    packages=PACKAGES, session_id=SESSION, notes=notes) as rec:
         rec.env()
         import openlit
-        from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool
         from opentelemetry import metrics, trace
         from opentelemetry._logs import get_logger_provider
 
         openlit.init(application_name="travel-desk", environment="dev", otlp_endpoint=rec.otlp_endpoint)
-        failures = {"book_hotel": 1}
-
-        @function_tool
-        def get_weather(city: str) -> str:
-            """The weather in a city."""
-            return WEATHER[city]
-
-        @function_tool
-        def book_hotel(city: str, nights: int) -> str:
-            """Book a hotel room."""
-            if failures["book_hotel"]:
-                failures["book_hotel"] -= 1
-                raise TimeoutError("the booking service did not answer in time")
-            return f"Booked Hotel Nord in {city}, {nights} nights, ref OSL-42"
-
-        booking = Agent(name="Booking agent", model="gpt-4o", instructions="You book hotels and check the weather.",
-                        tools=[book_hotel, get_weather])
-        triage = Agent(name="Travel desk", model="gpt-4o", instructions="You answer travel questions; "
-                       "hand hotel bookings to the booking agent.", handoffs=[booking])
-        memory = SQLiteSession(SESSION)
-        config = RunConfig(group_id=SESSION)
-
-        async def run() -> None:
-            first = await Runner.run(triage, "Book me a hotel in Oslo for 2 nights, and what's the weather there?",
-                                     session=memory, run_config=config)
-            second = Runner.run_streamed(triage, "Is Bergen warmer?", session=memory, run_config=config)
-            async for _event in second.stream_events():
-                pass
-            print(first.final_output, second.final_output, sep="\n")
-
-        asyncio.run(run())
+        run_turns(travel_desk(handoff=True), SESSION)
         rec.flush(trace.get_tracer_provider(), get_logger_provider(), metrics.get_meter_provider())
 
 

@@ -23,17 +23,23 @@ One agent, no handoff. Two turns of one session, kept by an `SQLiteSession` and 
 raises once (the SDK sends the model its failure_error_function's text), is called again and the agent answers.
 Turn 2 (`Runner.run_streamed`): text and a weather call streamed in one answer, then the answer.
 (The versions the capture was recorded with are in meta.json.)
+The tools, agent and turns, and the tracing setup, are `recording/openai_agents_travel.py`'s, shared with
+`openai-agents_otel-genai` and `openai-agents_openlit`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.openai_agents_travel import (
+    OTEL_GENAI_PACKAGES,
+    otel_genai_tracing,
+    run_turns,
+    travel_desk,
+)
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-otel-genai-chat-1"
@@ -46,14 +52,11 @@ REPLIES = [
     {"text": "Let me look at Bergen.", "tool_calls": [{"name": "get_weather", "arguments": {"city": "Bergen"}}]},
     {"text": "No: Bergen is windy at 7°C, colder than Oslo's 9°C."},
 ]
-WEATHER = {"Oslo": "rainy, 9°C", "Bergen": "windy, 7°C"}
 
 
 def main() -> None:
     with Recording(Path(__file__).parent, REPLIES, framework="openai-agents",
-                   instrumentation="opentelemetry-instrumentation-openai-agents-v2",
-                   packages=["openai-agents", "openai", "opentelemetry-instrumentation-openai-agents-v2",
-                             "opentelemetry-util-genai", "opentelemetry-sdk"],
+                   instrumentation="opentelemetry-instrumentation-openai-agents-v2", packages=OTEL_GENAI_PACKAGES,
                    session_id=SESSION,
                    notes="Chat Completions API (set_default_openai_api); one agent; two turns (run, run_streamed) of "
                          "one SQLiteSession with the RunConfig's group_id, neither recorded by the instrumentation, "
@@ -61,61 +64,11 @@ def main() -> None:
                          "text and two parallel tool calls, one raising once (the failure_error_function's text "
                          "sent to the model) and called again; the streamed turn's first answer text and a tool "
                          "call") as rec:
-        rec.env()
-        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "span_only"
-        from agents import (
-            Agent,
-            ModelSettings,
-            RunConfig,
-            Runner,
-            SQLiteSession,
-            function_tool,
-            set_default_openai_api,
-            set_trace_processors,
-        )
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
-        from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        provider, turn = otel_genai_tracing(rec, SESSION)
+        from agents import ModelSettings, set_default_openai_api
 
         set_default_openai_api("chat_completions")
-        provider = TracerProvider(resource=Resource.create({"service.name": "travel-desk"}))
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-        set_trace_processors([])  # the SDK's exporter to OpenAI's backend: the instrumentor keeps it otherwise
-        OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
-        tracer = provider.get_tracer("travel-desk")
-        failures = {"book_hotel": 1}
-
-        @function_tool
-        def get_weather(city: str) -> str:
-            """The weather in a city."""
-            return WEATHER[city]
-
-        @function_tool
-        def book_hotel(city: str, nights: int) -> str:
-            """Book a hotel room."""
-            if failures["book_hotel"]:
-                failures["book_hotel"] -= 1
-                raise TimeoutError("the booking service did not answer in time")
-            return f"Booked Hotel Nord in {city}, {nights} nights, ref OSL-42"
-
-        desk = Agent(name="Travel desk", model="gpt-4o", instructions="You book hotels and check the weather.",
-                     tools=[book_hotel, get_weather], model_settings=ModelSettings(include_usage=True))
-        memory = SQLiteSession(SESSION)
-        config = RunConfig(group_id=SESSION)
-
-        async def run() -> None:
-            with tracer.start_as_current_span("travel-desk turn", attributes={"gen_ai.conversation.id": SESSION}):
-                first = await Runner.run(desk, "Book me a hotel in Oslo for 2 nights, and what's the weather there?",
-                                         session=memory, run_config=config)
-            with tracer.start_as_current_span("travel-desk turn", attributes={"gen_ai.conversation.id": SESSION}):
-                second = Runner.run_streamed(desk, "Is Bergen warmer?", session=memory, run_config=config)
-                async for _event in second.stream_events():
-                    pass
-            print(first.final_output, second.final_output, sep="\n")
-
-        asyncio.run(run())
+        run_turns(travel_desk(handoff=False, model_settings=ModelSettings(include_usage=True)), SESSION, turn)
         rec.flush(provider)
 
 
