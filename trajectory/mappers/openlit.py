@@ -19,7 +19,9 @@ mapper. What is OpenLIT's own, read here:
   `openai.response.service_tier` and `openlit.agent.version_hash` (a fingerprint of the prompt and tools).
 
 Its openai-agents instrumentation (a tracing processor of the SDK's: workflow, agent, handoff and tool spans; the
-model calls are the OpenAI instrumentation's spans) is read in `openlit_openai_agents`.
+model calls are the OpenAI instrumentation's spans) is read in `openlit_openai_agents`; its CrewAI instrumentation
+(crew, task, Flow and tool spans) in `openlit_crewai`; its LangGraph and LangChain instrumentations (graph, node,
+chain and tool spans; the calls come back here for OpenLIT's common reading) in `openlit_langgraph`.
 
 Its manual tracing (`@openlit.trace`, `openlit.start_trace`: scope `openlit`) names a function of the
 application and says nothing of what it is (a tool, a turn, anything): the function's name, `function.args` /

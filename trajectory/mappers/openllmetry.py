@@ -10,6 +10,9 @@ The openai-agents instrumentation (scope `opentelemetry.instrumentation.openai_a
 processor of the SDK's own tracing: an `Agent Workflow` workflow span per run, `<agent>.agent`
 spans, `<tool>.tool` spans with GenAI tool attributes (no call id), `<from> → <to>.handoff` spans and
 one `openai.response` span per model call in the GenAI form.
+
+The LlamaIndex instrumentation's agent runs and `call_tool` steps are read in `openllmetry_llamaindex`; the Haystack
+instrumentation's generator spans, which record no answer, in `haystack.read_openllmetry_generator`.
 """
 
 from __future__ import annotations
