@@ -7,7 +7,8 @@ content of its `gen_ai.tool.message` event and its result the `gen_ai.choice` ev
 (result blocks, `[{"text": …}]`); `gen_ai.tool.status` says whether the tool failed. With
 `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` the current attributes carry all of it.
 Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation. Its older releases'
-prompt-cache usage is read here (`_usage`).
+prompt-cache usage is read here (`_usage`). A Swarm's or Graph's run (`invoke_swarm`, `invoke_graph`) is read
+in `strands_multiagent`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import otel_genai, strands_multiagent
 from evalkit.trajectory.mappers.messages import parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
@@ -72,7 +73,7 @@ def _text(value: object) -> str | None:
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
-    operation = otel_genai.map_span(reader, logs)
+    operation = otel_genai.map_span(reader, logs) or strands_multiagent.orchestrator_run(reader, NAME)
     reader.consume(*_BOOKKEEPING)
     if operation is None:
         return None
