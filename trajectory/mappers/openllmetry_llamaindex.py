@@ -20,6 +20,13 @@ A single agent's run (`FunctionAgent.workflow`) names no agent either, but its o
 `StopEvent` of its run, `{"result": AgentOutput}`, whose `current_agent_name` is the agent's name (LlamaIndex's
 `FunctionAgent(name=…)`); without it the session's agent is the service's name. A streamed run's workflow span
 (0.62.4) records no output: no run, its steps the session agent's all the same.
+
+An `AgentWorkflow` (agents handing off to each other) makes no span per agent: every step of every agent is an
+`AgentWorkflow.task` beside the others under its one workflow span, the agent named only in step outputs (the
+`run_agent_step` AgentOutput that holds each `openai.chat` span, not recorded when streamed; the AgentInput and
+AgentSetup events before it). No span holds one agent's calls and tools, so the agent handed to is no subagent: its
+steps follow in the session's trajectory after its instructions' system step, the `handoff` step's result what it
+was shown (capture `llamaindex_openllmetry_agent-workflow`).
 """
 
 from __future__ import annotations
