@@ -669,7 +669,10 @@ class _Context:
             return  # a result already on its call, re-sent with no id (OpenLIT's LangChain messages name no call)
         latest: tuple[int, int, Json] | None = None
         for draft, call in self.calls_by_id.values():
-            if draft.time_ns > time_ns or (latest is not None and (draft.time_ns, draft.seq) <= latest[:2]):
+            # Not the received call whose input holds the result (its step starts then): it was made after.
+            made_with = draft.time_ns == time_ns and not draft.is_copied_context and draft.llm_call_count == 1
+            if draft.time_ns > time_ns or made_with or (
+                    latest is not None and (draft.time_ns, draft.seq) <= latest[:2]):
                 continue
             for result in draft.results:
                 if result.get("source_call_id") == call["tool_call_id"] and not result.get("content"):
@@ -1098,7 +1101,7 @@ def build_trajectory(
         working.add(run_above)
         if run_above is None:
             loose_traces.add(key[0])
-        if type(operation) is ToolExecution and operation.handoff_to is not None:
+        if type(operation) is ToolExecution and (operation.handoff_to, operation.delegates_to) != (None, None):
             handoffs.append((key, operation))
     # A synthetic root (OpenInference's AGENT span named after the openai-agents workflow, one per
     # turn) groups agent runs and does nothing itself: not an agent, its runs are its parent's.
@@ -1124,22 +1127,25 @@ def build_trajectory(
     # A handoff hands the conversation to another agent, whose run follows the handoff span in
     # its trace (a sibling, not a child): that run is a subagent started by the handoff call. A handoff
     # that does not name the agent ("": OpenLLMetry's openai-agents spans are named before the SDK knows
-    # it) is taken by the first agent run after it.
+    # it) is taken by the first agent run after it. A delegation's run follows its tool span so too
+    # (`ToolExecution.delegates_to`), but with a conversation of its own: it inherits none.
     handed_off: dict[SpanKey, SpanKey] = {}  # receiving run -> handoff tool span
     for tool_key, handoff in handoffs:
         start = handoff.span.start_time_unix_nano
-        receiver = next(
-            (
-                key
-                for key, run in runs
-                if key[0] == tool_key[0]
-                and key not in handed_off
-                and (run.name == handoff.handoff_to or not handoff.handoff_to)
-                and run.span.start_time_unix_nano >= start
-                and key != owner(tool_key)
-            ),
-            None,
-        )
+        target = handoff.handoff_to if handoff.handoff_to is not None else handoff.delegates_to
+        later = [
+            (key, run)
+            for key, run in runs
+            if key[0] == tool_key[0]
+            and key not in handed_off
+            and run.span.start_time_unix_nano >= start
+            and key != owner(tool_key)
+        ]
+        receiver = next((key for key, run in later if run.name == target or not target), None)
+        if receiver is None and handoff.handoff_to is None and later:
+            # A delegation names the member by its id (Agno's: its name made URL-safe, unless it was given one),
+            # which need not be its run's name: then the first run after it.
+            receiver = later[0][0]
         if receiver is not None:
             handed_off[receiver] = tool_key
 
@@ -1165,7 +1171,8 @@ def build_trajectory(
     for run_key, context in contexts.items():
         if run_key is not None:
             context.parent = delegator(run_key)
-            if run_key in handed_off:
+            started_by = tree.by_key[handed_off[run_key]].operation if run_key in handed_off else None
+            if isinstance(started_by, ToolExecution) and started_by.handoff_to is not None:  # not a delegation's run
                 context.inherits = context.parent
 
     llm_owners: set[SpanKey | None] = set()

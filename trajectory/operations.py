@@ -121,6 +121,11 @@ class ToolExecution:
     # A handoff: the agent this call hands the conversation to (openai-agents' `transfer_to_…`).
     # ("" when the span does not name it: the first agent run after it takes over.)
     handoff_to: str | None = None
+    # A delegation: the agent whose run this call starts, a run that follows the tool's span beside it rather than
+    # under it (an Agno team's `delegate_task_to_member` under OpenLIT: its span ends when the function returns the
+    # generator the team drains later). Unlike a handoff's, the run has a conversation of its own; its answer is
+    # the call's result. Named as the call names it, else "": the first agent run after it.
+    delegates_to: str | None = None
     # A span that is a tool's execution only if the model asked for a tool of its name (OpenLIT's
     # `@openlit.trace` spans name a function, of any kind): otherwise it is no step at all.
     only_if_called: bool = False

@@ -169,6 +169,16 @@ def counted_calls(columns: SpanColumns, rows: list[int], keys: Sequence[tuple[st
             answer = last_answer.get((trace[row], parent[row], scope[row]))
             if answer is not None and answer >= start[row]:
                 dropped.add(row)
+    # A report with no response id that the next report of its parent and model, another instrumentation's started
+    # once it ended, repeats (the same prompt and completion tokens) is that call reported again: the later counted.
+    model = c.model
+    in_parent = sorted(llm, key=lambda row: (trace[row], parent[row], model[row], start[row], span[row]))
+    for row, following in pairwise(in_parent):
+        if (not response[row] and inputs[row] > 0 and scope[following] != scope[row]
+                and (trace[following], parent[following], model[following]) == (trace[row], parent[row], model[row])
+                and (inputs[following], outputs[following]) == (inputs[row], outputs[row])
+                and start[following] >= end[row]):
+            dropped.add(row)
     return [row for row in llm if row not in dropped] if dropped else llm
 
 

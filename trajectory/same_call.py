@@ -18,7 +18,11 @@ Two LLM spans of one trace are reports of one call when
 A streamed call may be reported as a request span that ends when the stream starts (no answer,
 no usage) and a separate span with the answer (Logfire's "streaming response" span, a sibling):
 the answer completes the request it follows, of the same parent, model and input. It is one call,
-priced once, not a second, unpriced one.
+priced once, not a second, unpriced one. And a report with no response id that the next report of its
+parent and model repeats once it has ended, another instrumentation's with the same prompt and completion
+tokens, is that call reported again: OpenLIT's google-genai span of a streamed call opens only when the
+stream ends, after Google ADK's own `generate_content` span of it (no response id; no messages unless ADK's
+content capture is on) has ended, beside it.
 
 Of the reports the one kept is the one with the most to say (output, input, usage), then the
 innermost in time (it starts last and ends first: the one closest to the request on the wire, as
@@ -66,6 +70,15 @@ def _same_input(a: LlmCall, b: LlmCall) -> bool:
         return True
     last_a, last_b = a.input_messages[-1], b.input_messages[-1]
     return last_a.text == last_b.text and len(last_a.parts) == len(last_b.parts)
+
+
+def _repeats(later: LlmCall, report: LlmCall) -> bool:
+    """Whether a report of another instrumentation, started once `report` ended, repeats its tokens (the session
+    list reads the same in `_SPANS_COUNTED`, trajectory/session_list.py)."""
+    return (later.span.scope_name != report.span.scope_name and bool(report.usage.input_tokens)
+            and later.span.start_time_unix_nano >= report.span.end_time_unix_nano
+            and (later.usage.input_tokens, later.usage.output_tokens)
+            == (report.usage.input_tokens, report.usage.output_tokens))
 
 
 def _fill(kept: LlmCall, other: LlmCall) -> None:
@@ -133,6 +146,7 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
     of_response: dict[tuple[str, str], list[int]] = {}
     # Request spans that ended with no answer, no usage and no error: a streamed call's answer may follow.
     waiting: dict[tuple[str, str, str], list[int]] = {}
+    previous: dict[tuple[str, str, str], int] = {}  # (trace, parent, model) -> the report that started last
     running: dict[tuple[str, str, str], list[int]] = {}  # (trace, parent, model) -> calls not yet ended
     for i, (key, call) in enumerate(items):
         response = responses[i]
@@ -153,6 +167,10 @@ def duplicate_reports(calls: Iterable[tuple[SpanKey, LlmCall]]) -> dict[SpanKey,
             if request is not None:
                 pending.remove(request)
                 root[find(i)] = find(request)
+        before = previous.get(place)
+        previous[place] = i
+        if before is not None and responses[before] is None and _repeats(call, items[before][1]):
+            root[find(i)] = find(before)
         peers = running.setdefault(place, [])
         peers[:] = [j for j in peers if items[j][1].span.end_time_unix_nano >= start]
         for j in peers:

@@ -219,11 +219,14 @@ _SPANS_COUNTED = """(
                SELECT trace_id, parent_span_id FROM spans
                WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != '' AND trace_id IN __TRACES__)
              AND NOT (response_id != '' AND next_report_start IS NOT NULL AND next_report_start <= end_ns)
-             AND NOT (unanswered AND last_answer_start IS NOT NULL AND last_answer_start >= start_ns) AS counted
+             AND NOT (unanswered AND last_answer_start IS NOT NULL AND last_answer_start >= start_ns)
+             AND NOT (response_id = '' AND input_tokens > 0 AND next_in_parent.2 NOT IN ('', scope_name)
+                      AND next_in_parent.3 = input_tokens AND next_in_parent.4 = output_tokens
+                      AND next_in_parent.1 >= end_ns) AS counted
     FROM (
-        SELECT trace_id, span_id, parent_span_id, model, provider, status_code, is_llm_call, start_time, end_time,
-               received_at, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
-               start_ns, end_ns, response_id,
+        SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call, start_time,
+               end_time, received_at, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+               reasoning_tokens, start_ns, end_ns, response_id,
                -- A NaN or infinite reported cost is unknown (NULL): the call is priced from its tokens like
                -- one that reported none.
                if(isFinite(reported_cost_usd), reported_cost_usd, NULL) AS cost,
@@ -248,7 +251,15 @@ _SPANS_COUNTED = """(
                parent_span_id != '' AND input_tokens = 0 AND output_tokens = 0 AND reported_cost_usd IS NULL
                  AND status_code != 2 AS unanswered,
                max(if(input_tokens > 0 OR output_tokens > 0, start_ns, NULL)) OVER (
-                   PARTITION BY trace_id, is_llm_call, parent_span_id, scope_name) AS last_answer_start
+                   PARTITION BY trace_id, is_llm_call, parent_span_id, scope_name) AS last_answer_start,
+               -- A report with no response id that the next report of its parent and model, another
+               -- instrumentation's started once it ended, repeats (the same prompt and completion tokens) is that
+               -- call reported again, the later one counted (trajectory/same_call.py, `_repeats`: OpenLIT's span
+               -- of a streamed google-genai call opens when the stream ends, after Google ADK's own of it).
+               -- (start, scope, prompt, completion) of the next; (0, '', 0, 0) after the last.
+               leadInFrame(tuple(start_ns, scope_name, input_tokens, output_tokens)) OVER (
+                   PARTITION BY trace_id, is_llm_call, parent_span_id, model ORDER BY start_ns, span_id
+                   ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) AS next_in_parent
         -- (The columns named, not `*`: planning a query that names all of the spans' columns costs more
         -- than running it.)
         FROM (SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call,

@@ -59,11 +59,11 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
 
 
 def _transfer(execution: ToolExecution, reader: SpanReader) -> None:
-    """`transfer_to_agent` hands the conversation to the agent its arguments name."""
+    """`transfer_to_agent` hands the conversation to the agent its arguments name. With ADK's content capture off
+    its span records no arguments: the agent ADK runs next, the first run after it ("")."""
     if reader.text("gen_ai.tool.type") == _TRANSFER_TYPE:
         target = execution.arguments.get("agent_name") if isinstance(execution.arguments, dict) else None
-        if isinstance(target, str) and target:
-            execution.handoff_to = target
+        execution.handoff_to = target if isinstance(target, str) and target else ""
 
 
 def consume_openinference(reader: SpanReader) -> None:

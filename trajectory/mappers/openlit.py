@@ -21,7 +21,13 @@ mapper. What is OpenLIT's own, read here:
 Its openai-agents instrumentation (a tracing processor of the SDK's: workflow, agent, handoff and tool spans; the
 model calls are the OpenAI instrumentation's spans) is read in `openlit_openai_agents`; its CrewAI instrumentation
 (crew, task, Flow and tool spans) in `openlit_crewai`; its LangGraph and LangChain instrumentations (graph, node,
-chain and tool spans; the calls come back here for OpenLIT's common reading) in `openlit_langgraph`.
+chain and tool spans; the calls come back here for OpenLIT's common reading) in `openlit_langgraph`; its pydantic-ai
+instrumentation (agent run, set-up and graph-node spans; the calls are the client instrumentation's) in
+`openlit_pydantic_ai`; its Agno instrumentation (team, agent, tool and set-up spans; the calls are the OpenAI
+instrumentation's) in `openlit_agno`; its Google ADK and Google AI Studio instrumentations (agent and set-up spans
+beside ADK's own; google-genai's calls, which come back here) in `openlit_google_adk`; its smolagents instrumentation
+(run, step, tool and set-up spans; the calls are the OpenAI instrumentation's, their inputs smolagents' memory as its
+client sent it, read back here by `openlit_smolagents.read_sent_memory`) in `openlit_smolagents`.
 
 Its manual tracing (`@openlit.trace`, `openlit.start_trace`: scope `openlit`) names a function of the
 application and says nothing of what it is (a tool, a turn, anything): the function's name, `function.args` /
@@ -35,7 +41,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalkit.trajectory.mappers import openlit_crewai, openlit_langgraph, openlit_openai_agents, otel_genai, python_repr
+from evalkit.trajectory.mappers import (
+    openlit_agno,
+    openlit_crewai,
+    openlit_google_adk,
+    openlit_langgraph,
+    openlit_openai_agents,
+    openlit_pydantic_ai,
+    openlit_smolagents,
+    otel_genai,
+    python_repr,
+)
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall, Operation, ToolExecution
@@ -89,14 +105,24 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return openlit_openai_agents.map_span(reader, NAME)
     if openlit_crewai.is_crewai(reader.span):  # a crew, its agents, CrewAI's own flows, its tools
         return openlit_crewai.map_span(reader, logs, NAME)
+    if openlit_agno.is_agno(reader.span):  # a team's and an agent's runs, their tools (a delegation's too)
+        return openlit_agno.map_span(reader, logs, NAME)
+    if openlit_pydantic_ai.is_pydantic_ai(reader.span):  # an agent's runs, its set-up, its graph's nodes
+        return openlit_pydantic_ai.map_span(reader, NAME)
+    if openlit_smolagents.is_smolagents(reader.span):  # an agent's runs, its steps, its tools
+        return openlit_smolagents.map_span(reader, logs, NAME)
     # A LangGraph graph, its nodes, LangChain's runs under it: its calls come back for what is OpenLIT's below.
     operation = (openlit_langgraph.map_span(reader, logs, NAME) if openlit_langgraph.is_langgraph(reader.span)
+                 # An ADK app's agents, its google-genai calls (which come back so too).
+                 else openlit_google_adk.map_span(reader, logs, NAME) if openlit_google_adk.is_google_adk(reader.span)
                  else otel_genai.map_span(reader, logs))
     if operation is None:
         return None
     operation.emitter = NAME
     if isinstance(operation, LlmCall):
         reader.consume(*_RESTATED_TOOL_CALLS)
+        # A smolagents agent's memory as its client sent it (the call spans say nothing of smolagents but that).
+        operation.input_messages = openlit_smolagents.read_sent_memory(operation.input_messages)
         # OpenLIT's 0 is "no price in its table" (see above), not a reported price of nothing.
         if operation.reported_cost is not None and operation.reported_cost == 0:
             operation.reported_cost = None
