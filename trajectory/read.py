@@ -71,9 +71,10 @@ _SERVICE_NAME = "service.name"
 # Roots whose end means the agent's work in that trace is over (trajectory/settle.py says why).
 # `evalkit.run` is the SDK's task-call root (sdk/tracing.py; named here, not imported: trajectory
 # never imports the SDK). `invoke_workflow` is the GenAI conventions' run of a multi-step app: OpenLIT's
-# crew kickoff, LangGraph graph and openai-agents run, Google ADK 2's app run.
-FINISHED_ROOT = ("parent_span_id = '' AND (operation IN ('invoke_agent', 'create_agent', 'invoke_workflow') "
-                 "OR name = 'evalkit.run')")
+# crew kickoff, LangGraph graph and openai-agents run, Google ADK 2's app run. `invoke_swarm` and
+# `invoke_graph` are a Strands multi-agent run; `execute_task` OpenLIT's pydantic-ai `Agent.run`.
+FINISHED_ROOT = ("parent_span_id = '' AND (operation IN ('invoke_agent', 'create_agent', 'invoke_workflow', "
+                 "'invoke_swarm', 'invoke_graph', 'execute_task') OR name = 'evalkit.run')")
 
 # `_SPAN_TO_MAP_SELECT` and, on each row, what settling needs of the span (its receive time, whether
 # it is a root saying the work is done) and the log records linked to the traces: a session's first

@@ -112,13 +112,16 @@ async def test_a_finished_agent_run_settles_without_the_quiet_period(start_servi
     reply = await svc.trajectory(agent, "s-done", "?wait=10")
     assert reply.headers["X-Evalkit-Trajectory-Status"] == "valid", reply.body["extra"]
     assert reply.body["extra"]["waited_seconds"] < 5  # not the 30 s quiet period
-    # A workflow's run (GenAI `invoke_workflow`: OpenLIT's crew, graph and openai-agents roots) says so too.
-    await svc.send(key, [chat(3, 31, 30, 1.0, **{"session.id": "s-workflow"}),
-                         span(3, 30, None, "invoke_workflow crew", 0.5, 2.0, session__id="s-workflow",
-                              gen_ai__operation__name="invoke_workflow")])
-    reply = await svc.trajectory(agent, "s-workflow", "?wait=10")
-    assert reply.headers["X-Evalkit-Trajectory-Status"] == "valid", reply.body["extra"]
-    assert reply.body["extra"]["waited_seconds"] < 5
+    # A workflow's run (GenAI `invoke_workflow`: OpenLIT's crew, graph and openai-agents roots), a Strands
+    # swarm's or graph's, OpenLIT's pydantic-ai `Agent.run` (`execute_task`) say so too.
+    for trace, operation in enumerate(("invoke_workflow", "invoke_swarm", "invoke_graph", "execute_task"), start=3):
+        session = f"s-{operation}"
+        await svc.send(key, [chat(trace, trace * 10 + 1, trace * 10, 1.0, **{"session.id": session}),
+                             span(trace, trace * 10, None, f"{operation} crew", 0.5, 2.0, session__id=session,
+                                  gen_ai__operation__name=operation)])
+        reply = await svc.trajectory(agent, session, "?wait=10")
+        assert reply.headers["X-Evalkit-Trajectory-Status"] == "valid", (operation, reply.body["extra"])
+        assert reply.body["extra"]["waited_seconds"] < 5
     # A second turn (a new trace) still running: partial again until its root arrives.
     await svc.send(key, [chat(2, 21, 20, 3.0, **{"session.id": "s-done"})])
     reply = await svc.trajectory(agent, "s-done")
