@@ -24,7 +24,7 @@ import fnmatch
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter
 from typing import Any
@@ -35,7 +35,7 @@ from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
-from evalkit.trajectory.mappers.registry import Detector, relink_logs
+from evalkit.trajectory.mappers.registry import Detector, relink_logs, step_agents
 from evalkit.trajectory.mappers.resent_history import Resent
 from evalkit.trajectory.media import user_content
 from evalkit.trajectory.operations import (
@@ -484,7 +484,7 @@ class _Context:
             if target.startswith("step.extra."):
                 extra[target.removeprefix("step.extra.")] = value
         if execution.handoff_to is not None and execution.call_id is None:
-            found = self._find_handoff_call(execution.handoff_to, span.start_time_unix_nano)
+            found = self._find_handoff_call(execution.handoff_to, span.start_time_unix_nano, execution.name)
             if execution.handoff_to:
                 extra["handoff_to"] = execution.handoff_to
         else:
@@ -554,16 +554,18 @@ class _Context:
             result["content"] = render(output.value)
         return True
 
-    def _find_handoff_call(self, target: str, time_ns: int) -> tuple[_Draft, Json] | None:
+    def _find_handoff_call(self, target: str, time_ns: int, tool: str | None = None) -> tuple[_Draft, Json] | None:
         """The model's call a handoff span carries out: the latest unanswered call before it named
-        for the receiving agent (openai-agents' `transfer_to_<agent>`), else any `transfer_to_…`."""
+        for the receiving agent (openai-agents' `transfer_to_<agent>`), else any `transfer_to_…` or
+        call of the tool the span names (LlamaIndex's `handoff`, the agent in its arguments)."""
         snake = "".join(c if c.isalnum() else "_" for c in target.lower())
+        own = tool.lower() if tool else None
         best: tuple[int, int, int, tuple[_Draft, Json]] | None = None
         for draft, call in self.calls_by_id.values():
             if call["tool_call_id"] in self.answered or draft.time_ns > time_ns or draft.is_copied_context:
                 continue
             name = call["function_name"].lower()
-            fit = 2 if snake and snake in name else 1 if name.startswith("transfer_to") else 0
+            fit = 2 if snake and snake in name else 1 if name.startswith("transfer_to") or name == own else 0
             if fit and (best is None or (fit, draft.time_ns, draft.seq) > best[:3]):
                 best = (fit, draft.time_ns, draft.seq, (draft, call))
         return best[3] if best is not None else None
@@ -856,6 +858,67 @@ class _SessionTree:
         if nested_runs:
             self._adopt_for_empty_agents(nested_runs)
             self._adopt_runs_of_empty_tools(nested_runs)
+        # The rule below starts from handoffs naming their agent: one more pass, most sessions having none.
+        handoffs = [(key, operation) for key, m in self.by_key.items()
+                    if type(operation := m.operation) is ToolExecution and operation.handoff_to]
+        if handoffs:
+            self._runs_of_flat_steps(handoffs)
+
+    def _runs_of_flat_steps(self, handoffs: list[tuple[SpanKey, ToolExecution]]) -> None:
+        """A handoff to an agent no agent span is named for, whose emitter records each agent's steps as spans
+        side by side under one span, none holding one agent's work (a LlamaIndex AgentWorkflow's), naming the
+        agent of each (`registry.step_agents`): the steps after the handoff's, from the first naming the
+        receiving agent up to one naming another, are that agent's run. In the session's later traces too: the
+        workflow keeps the agent current into its next run (LlamaIndex's Context does), and a handoff is what
+        starts another agent. The run's first step with no operation of its own stands for it, its span
+        stretched over the run's steps, and adopts the others: the handoff pairing then makes it a subagent the
+        handoff call started, and the steps (and the calls and tools under them) are out of the delegating
+        agent's trajectory.
+        """
+        by_key = self.by_key
+        named = {m.operation.name for m in by_key.values() if type(m.operation) is AgentRun}
+        handoffs = [(key, handoff) for key, handoff in handoffs if handoff.handoff_to not in named]
+        agents = step_agents([m.span for m in by_key.values()]) if handoffs else {}
+        if not agents:
+            return
+        steps = sorted(agents, key=lambda key: _SPAN_ORDER(by_key[key].span))
+        position = {key: index for index, key in enumerate(steps)}
+        taken: set[SpanKey] = set()
+        for handoff_key, handoff in handoffs:
+            holding = self._step_holding(handoff_key, position)
+            if holding is None:
+                continue
+            members: list[SpanKey] = []
+            for key in steps[position[holding] + 1:]:
+                agent = agents[key]
+                if not members and agent is None:
+                    continue  # still the agent handing off (a step of its other tools' calls)
+                if agent not in (None, handoff.handoff_to) or key in taken:
+                    break  # another agent's (or, first, the handoff did not take: the agent handing off goes on)
+                members.append(key)
+            stand_in = next((key for key in members if by_key[key].operation is None), None)
+            if stand_in is None:
+                continue
+            spans = [by_key[key].span for key in members]
+            span = replace(by_key[stand_in].span, start_time_unix_nano=min(s.start_time_unix_nano for s in spans),
+                           end_time_unix_nano=max(s.end_time_unix_nano for s in spans))
+            run = AgentRun(span=span, emitter=handoff.emitter, name=handoff.handoff_to)
+            by_key[stand_in] = _Mapped(span, run, {}, [])
+            taken.update(members)
+            for key in members:
+                if key != stand_in:
+                    self.adopted[key] = stand_in
+
+    def _step_holding(self, key: SpanKey, steps: dict[SpanKey, int]) -> SpanKey | None:
+        """The flat step that is `key`'s span or holds it."""
+        seen: set[SpanKey] = set()
+        current: SpanKey | None = key
+        while current is not None and current not in seen:
+            if current in steps:
+                return current
+            seen.add(current)
+            current = self.parent(current)
+        return None
 
     def _adopt_for_empty_agents(self, nested_runs: list[SpanKey]) -> None:
         """An agent span with no child spans, beside a span that ran within its time, is that span's agent.
@@ -1128,7 +1191,8 @@ def build_trajectory(
     # its trace (a sibling, not a child): that run is a subagent started by the handoff call. A handoff
     # that does not name the agent ("": OpenLLMetry's openai-agents spans are named before the SDK knows
     # it) is taken by the first agent run after it. A delegation's run follows its tool span so too
-    # (`ToolExecution.delegates_to`), but with a conversation of its own: it inherits none.
+    # (`ToolExecution.delegates_to`), but with a conversation of its own: it inherits none. Where no span holds
+    # the receiving agent's work (a LlamaIndex AgentWorkflow's), the run is its steps' (`_runs_of_flat_steps`).
     handed_off: dict[SpanKey, SpanKey] = {}  # receiving run -> handoff tool span
     for tool_key, handoff in handoffs:
         start = handoff.span.start_time_unix_nano

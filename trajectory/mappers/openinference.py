@@ -20,6 +20,7 @@ from evalkit.trajectory.mappers import (
     google_adk,
     haystack,
     langchain,
+    llamaindex,
     smolagents,
     strands_openinference,
 )
@@ -77,6 +78,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             return google_adk.openinference_tool(tool_execution(reader), reader)
         if beeai.is_beeai(reader):
             return beeai.tool_execution(tool_execution(reader), reader)  # a failure's output: its error
+        if reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
+            return llamaindex.openinference_tool(tool_execution(reader))  # an AgentWorkflow's `handoff` a handoff
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)

@@ -22,21 +22,25 @@ A single agent's run (`FunctionAgent.workflow`) names no agent either, but its o
 (0.62.4) records no output: no run, its steps the session agent's all the same.
 
 An `AgentWorkflow` (agents handing off to each other) makes no span per agent: every step of every agent is an
-`AgentWorkflow.task` beside the others under its one workflow span, the agent named only in step outputs (the
-`run_agent_step` AgentOutput that holds each `openai.chat` span, not recorded when streamed; the AgentInput and
-AgentSetup events before it). No span holds one agent's calls and tools, so the agent handed to is no subagent: its
-steps follow in the session's trajectory after its instructions' system step, the `handoff` step's result what it
-was shown (capture `llamaindex_openllmetry_agent-workflow`).
+`AgentWorkflow.task` beside the others under its one workflow span, the agent named only in step outputs
+(`current_agent_name` of the AgentInput and AgentSetup a step returns, of the `run_agent_step` AgentOutput that holds
+each `openai.chat` span, not recorded when streamed, and of the StopEvent's). The `handoff` tool's `call_tool` step is
+a handoff (`llamaindex.handoff_target`), and `step_agents` names each step's agent: the builder makes the steps after
+a handoff the receiving agent's run, a subagent the handoff call started (capture
+`llamaindex_openllmetry_agent-workflow`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.llamaindex import handoff_target
 from evalkit.trajectory.mappers.messages import parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, Operation, ToolExecution
+from evalkit.trajectory.span import Span
 
 SCOPE = "opentelemetry.instrumentation.llamaindex"  # `get_tracer(__name__)` of the instrumentation's package
 _AGENT_WORKFLOW = "AgentWorkflow.workflow"  # `{class name}.workflow`: LlamaIndex's multi-agent workflow
@@ -97,12 +101,35 @@ def tool_step(reader: SpanReader, emitter: str) -> ToolExecution:
         arguments = call_result.get("tool_kwargs")
     reader.consume("tool.description")  # the legacy agents' AgentToolCallEvent: the tool's docstring
     reader.consume_prefix("traceloop.")
+    name = reader.text(TOOL_NAME) or call_result.get("tool_name")
     return ToolExecution(
         span=reader.span,
         emitter=emitter,
-        name=reader.text(TOOL_NAME) or call_result.get("tool_name"),
+        name=name,
         call_id=call_id if isinstance(call_id, str) and call_id else None,
         arguments=arguments,
         result=call_result.get("tool_output"),
         error=span_error(reader),
+        handoff_to=handoff_target(name, arguments),
     )
+
+
+def step_agents(spans: Sequence[Span]) -> dict[tuple[str, str], str | None]:
+    """Each step span of an AgentWorkflow (the task spans under its workflow span) and the agent its output names,
+    None for a step whose output names none (a `call_tool` step's ToolCallResult, a step that returned nothing or
+    whose output was not recorded)."""
+    workflows = {(span.trace_id, span.span_id) for span in spans
+                 if span.name == _AGENT_WORKFLOW and span.scope_name == SCOPE}
+    if not workflows:
+        return {}
+    return {(span.trace_id, span.span_id): _current_agent(span)
+            for span in spans if (span.trace_id, span.parent_span_id) in workflows and span.scope_name == SCOPE}
+
+
+def _current_agent(step: Span) -> str | None:
+    """The `current_agent_name` of the event a step returned: an AgentInput, AgentSetup or AgentOutput, or the
+    StopEvent holding the last AgentOutput as its `result`."""
+    output = parse_json(step.attributes.get("traceloop.entity.output"))
+    event = output.get("result", output) if isinstance(output, dict) else None
+    name = event.get("current_agent_name") if isinstance(event, dict) else None
+    return name if isinstance(name, str) and name else None

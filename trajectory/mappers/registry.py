@@ -15,12 +15,14 @@ from evalkit.trajectory.mappers import (
     langfuse,
     langsmith,
     litellm,
+    llamaindex,
     logfire_openai_agents,
     mastra,
     mlflow,
     openinference,
     openlit,
     openllmetry,
+    openllmetry_llamaindex,
     otel_genai,
     otel_openai_agents,
     pydantic_ai,
@@ -43,6 +45,11 @@ class Emitter:
     # For an emitter that links a log record to another span than the one it is about: the session's records,
     # each linked to the span it is about (run before mapping, for a session with a span it detects).
     relink_logs: Callable[[Sequence[Span], Sequence[LogRecord]], Sequence[LogRecord]] | None = None
+    # For an emitter that records a workflow's agents' steps as spans side by side under one span, none holding one
+    # agent's work (a LlamaIndex AgentWorkflow's): each such step span of the session, by (trace id, span id), and
+    # the agent it names, None where it names none. Asked only for a handoff to an agent no run is named for: the
+    # builder makes the steps after it the receiving agent's run (`build._SessionTree`).
+    step_agents: Callable[[Sequence[Span]], dict[tuple[str, str], str | None]] | None = None
 
 
 EMITTERS: tuple[Emitter, ...] = (
@@ -50,14 +57,15 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
             frozenset({pydantic_ai.NAME, otel_genai.NAME})),
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME})),
-    Emitter(openinference.NAME, openinference.detect, openinference.map_span),
+    Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # Before OpenLLMetry, which claims its call spans (`llm.request.type`, `gen_ai.completion.0.*`).
     Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME})),
     # OpenTelemetry's openai-agents instrumentation, under the scope OpenLLMetry's has too (which leaves it alone).
     Emitter(otel_openai_agents.NAME, otel_openai_agents.detect, otel_openai_agents.map_span,
             frozenset({otel_genai.NAME})),
-    Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME})),
+    Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME}),
+            step_agents=openllmetry_llamaindex.step_agents),
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
     Emitter(haystack.NAME, haystack.detect, haystack.map_span),
@@ -120,6 +128,15 @@ class Detector:
                 self.found.clear()  # a session of ever-new shapes: bounded memory, detection as before
             self.found[key] = found
         return found
+
+
+def step_agents(spans: Sequence[Span]) -> dict[tuple[str, str], str | None]:
+    """The session's flat step spans and the agent each names, by the emitters that record agents' steps so."""
+    found: dict[tuple[str, str], str | None] = {}
+    for emitter in EMITTERS:
+        if emitter.step_agents is not None:
+            found.update(emitter.step_agents(spans))
+    return found
 
 
 def relink_logs(spans: Sequence[Span], logs: Sequence[LogRecord]) -> Sequence[LogRecord]:
