@@ -419,6 +419,24 @@ class Backfill:
         return [f"INSERT INTO {database}.{self.target} {self.select.format(source=f'{database}.{self.source}')}"]
 
 
+@dataclass(frozen=True)
+class DeleteRows:
+    """Rows of a derived table that a corrected view would not have written, removed (`where` may read other tables,
+    `{database}` where their database goes: on a cluster the Distributed ones, every shard). Waited for
+    (`mutations_sync`), so that what reads the table next, the service starting on the migrated store and its
+    session-row keeper included, no longer sees them; run again, it finds nothing more. On a cluster from the local
+    tables: ClickHouse refuses a replicated table's mutation whose condition holds a subquery (it cannot tell it is
+    deterministic) unless `allow_nondeterministic_mutations` is set."""
+
+    table: str
+    where: str
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        target = f"{database}.{self.table}_local ON CLUSTER {cluster}" if cluster else f"{database}.{self.table}"
+        return [f"ALTER TABLE {target} DELETE WHERE {self.where.format(database=database)} "
+                "SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1"]
+
+
 # When an API token was last used, one row per token and minute of use at most (a separate table:
 # a new version of the token's own row could race its revocation and undo it).
 TOKEN_USES = Table(
@@ -435,7 +453,7 @@ TOKEN_USES = Table(
 
 # What a migration does, each step rendered to statements for one server or a cluster.
 Step = (Table | StagingTable | LocalTable | MaterializedView | AddColumn | RedefineColumn | DropColumn | TableSettings
-        | DropView | DropTable | Backfill)
+        | DropView | DropTable | Backfill | DeleteRows)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from evalkit.migrations import (
     AddColumn,
     Backfill,
+    DeleteRows,
     DropColumn,
     DropTable,
     DropView,
@@ -24,7 +25,7 @@ from evalkit.migrations import (
     RedefineColumn,
     Table,
 )
-from evalkit.trajectory.mappers import autogen, haystack, openllmetry_llamaindex, strands
+from evalkit.trajectory.mappers import autogen, haystack, openlit_pydantic_ai, openllmetry_llamaindex, strands
 from evalkit.trajectory.mappers.errors import ERROR_TYPE
 from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE, OUTPUT_RESPONSE_ID
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
@@ -51,17 +52,41 @@ MAPPING_OVERRIDES = Table(
 # did an agent's work count (an LLM call, a tool, an agent run, a retrieval: any GenAI operation but
 # setting an agent up): a trace of nothing else (OpenLLMetry's one-span `create_agent` traces, an
 # application's own spans) is no session.
-SESSIONLESS_TRACES_FEED = MaterializedView(
-    name="sessionless_traces_feed",
-    source="spans",
-    target="session_traces",
-    # `s.session_id`, the span's: unqualified, ClickHouse would read the alias `'' AS session_id`
-    # and index every trace (migration 201 did; 203 replaces its view).
-    select="SELECT agent_id, '' AS session_id, trace_id, min(start_time) AS first_start, max(end_time) AS last_end, "
-           "max(received_at) AS last_received FROM {source} AS s "
-           "WHERE s.session_id = '' AND (is_llm_call OR operation NOT IN ('', 'create_agent')) "
-           "GROUP BY agent_id, trace_id",
-)
+# `s.session_id`, the span's: unqualified, ClickHouse would read the alias `'' AS session_id`
+# and index every trace (migration 201 did; 203 replaces its view).
+_SESSIONLESS_WORK = "s.session_id = '' AND (is_llm_call OR operation NOT IN ('', 'create_agent'))"
+_SESSIONLESS_ROWS = ("SELECT agent_id, '' AS session_id, trace_id, min(start_time) AS first_start, "
+                     "max(end_time) AS last_end, max(received_at) AS last_received FROM {source} AS s "
+                     "WHERE __WORK__ GROUP BY agent_id, trace_id")
+SESSIONLESS_TRACES_FEED = MaterializedView(name="sessionless_traces_feed", source="spans", target="session_traces",
+                                           select=_SESSIONLESS_ROWS.replace("__WORK__", _SESSIONLESS_WORK))
+
+# Migration 218: OpenLIT's pydantic-ai spans other than an agent's run (`Agent.run`, `run_sync`) do no agent's work:
+# the graph nodes' (`user_prompt_processing`, `model_request`, `execute_tool <model>`) and `Agent.iter`'s end as the
+# object they wrap is made, before the work they name (trajectory/mappers/openlit_pydantic_ai.py). Outside
+# `Agent.run` (a `run_stream` turn, an `Agent.iter` driven by hand) each node span is a one-span trace that never
+# carries the session id (OpenLIT applies `using_attributes` to none of them), which the view above listed as a
+# session of its own with no LLM activity, three a streamed turn. A view that leaves them out replaces it (as 203
+# did 201's); then the index rows it would not have written are deleted: those of traces whose sessionless spans
+# include such a span and none that the new view takes (by the session index's key, by trace, and in list order).
+# The per-trace summary keeps their traces, harmlessly: the list reaches a trace through the index only. (`GLOBAL`: on
+# a cluster both reads are of the Distributed `spans`, and a subquery of one inside the other is refused otherwise.)
+_NO_AGENT_WORK = (f"scope_name = '{openlit_pydantic_ai.SCOPE}' "
+                  f"AND operation != '{openlit_pydantic_ai.RUN_OPERATION}'")
+_SESSIONLESS_AGENT_WORK = f"{_SESSIONLESS_WORK} AND NOT ({_NO_AGENT_WORK})"
+SESSIONLESS_AGENT_WORK_FEED = MaterializedView(
+    name=SESSIONLESS_TRACES_FEED.name, source="spans", target="session_traces",
+    select=_SESSIONLESS_ROWS.replace("__WORK__", _SESSIONLESS_AGENT_WORK))
+
+
+def _no_longer_indexed(trace_column: str) -> str:
+    """SQL: the row's agent and `trace_column` are a trace with a sessionless span of no agent's work and none of the
+    sessionless spans 218's view takes (`{database}` where the database goes: `DeleteRows`)."""
+    return (f"(agent_id, {trace_column}) IN (SELECT agent_id, trace_id FROM {{database}}.spans AS s "
+            "WHERE (agent_id, trace_id) GLOBAL IN (SELECT agent_id, trace_id FROM {database}.spans AS s "
+            f"WHERE s.session_id = '' AND {_NO_AGENT_WORK}) "
+            f"GROUP BY agent_id, trace_id HAVING NOT max({_SESSIONLESS_AGENT_WORK}))")
+
 
 # The session index in the order the list pages it: a row per indexed row's time, under the id of the
 # session it would list (a named session's id; for a sessionless or scrubbed row, its trace id), its
@@ -434,4 +459,13 @@ MIGRATIONS: list[Migration] = [
     Migration(217, "a LlamaIndex agent's failed tool, recorded in its call_tool step's ToolCallResult (OpenLLMetry)", (
         RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         Backfill("trace_summary", "spans", _LLAMAINDEX_FAILED_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`): the keeper then cancels the rows
+    # of the sessions no longer indexed (a key listing nothing). A sessionless row of a named trace that goes too was
+    # harmless (a named row wins), and is one the view no longer writes.
+    Migration(218, "OpenLIT's pydantic-ai graph-node traces no sessions of their own (no agent's work in them)", (
+        DropView(SESSIONLESS_TRACES_FEED.name), SESSIONLESS_AGENT_WORK_FEED,
+        DeleteRows("session_traces", f"session_id = '' AND {_no_longer_indexed('trace_id')}"),
+        DeleteRows("trace_sessions", f"session_id = '' AND {_no_longer_indexed('trace_id')}"),
+        # A sessionless row's key in list order is its trace id.
+        DeleteRows("session_order", _no_longer_indexed("session_key")))),
 ]

@@ -4,8 +4,20 @@ carrying a session id arrives last joins that session instead."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+import pytest
+
+from evalkit.migrations import all_migrations, migrate
+from evalkit.store import Store
+from evalkit.trajectory import session_rows, tables
+from evalkit.trajectory.mappers import openlit_pydantic_ai
+from evalkit.trajectory.prices import PriceBook
+from evalkit.trajectory.session_list import SessionQuery, list_sessions
+from evalkit.trajectory.session_rows import page_of_kept_rows
+from tests.captures import corpus
 from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid, chat, root, span
+from tests.trajectory_service.test_session_rows import _keep_all
 
 TRACE_7 = f"{7:032x}"
 TRACE_8 = f"{8:032x}"
@@ -102,3 +114,89 @@ async def test_a_trace_whose_spans_all_carry_the_session_id_has_no_sessionless_i
         "SELECT session_id, trace_id FROM session_traces FINAL WHERE agent_id = {a:String} ORDER BY trace_id",
         {"a": agent})
     assert rows == [("s-all", f"{6:032x}"), ("", TRACE_7)]
+
+
+# OpenLIT's pydantic-ai capture: its `run_stream` turn's graph-node spans (`user_prompt_processing`, `model_request`,
+# `execute_tool <model>`) are one-span traces that carry no session id (trajectory/tables.py, migration 218).
+_PYDANTIC_AI_OPENLIT = "pydantic-ai_openlit"
+_SORTS = ("", "?sort=first_seen", "?sort=spans", "?sort=cost")
+
+
+def _graph_node_traces(store: Store, agent: str) -> list[str]:
+    """The agent's stored traces made of OpenLIT's pydantic-ai spans other than an agent's run or set-up (which the
+    index never took), with no session id."""
+    return [str(t) for t, in store.query(
+        "SELECT trace_id FROM spans WHERE agent_id = {a:String} GROUP BY trace_id "
+        "HAVING min(scope_name = {scope:String} AND operation NOT IN ({run:String}, 'create_agent') "
+        "AND session_id = '') ORDER BY trace_id",
+        {"a": agent, "scope": openlit_pydantic_ai.SCOPE, "run": openlit_pydantic_ai.RUN_OPERATION})]
+
+
+async def _listed(svc: Service, agent: str) -> dict[str, list[str]]:
+    """The session ids each sort lists."""
+    return {sort: [row["session_id"] for row in (await svc.get(f"/api/agents/{agent}/sessions{sort}")).body["sessions"]]
+            for sort in _SORTS}
+
+
+async def test_openlit_pydantic_ai_graph_node_traces_are_no_sessions(svc: Service) -> None:
+    capture = corpus.load(_PYDANTIC_AI_OPENLIT)
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    assert (await svc.trajectory(agent, session, "?wait=10")).body["extra"]["status"] == "valid"
+    # The streamed turn's three node spans are stored, each a trace of its own ...
+    nodes = await asyncio.to_thread(_graph_node_traces, svc.running.store, agent)
+    assert len(nodes) == 3
+    # ... and listed by no sort, nor found as a session.
+    assert await _listed(svc, agent) == {sort: [session] for sort in _SORTS}
+    for trace in nodes:
+        assert (await svc.get(f"/api/agents/{agent}/sessions/{trace}")).status == 404
+
+
+async def test_migration_218_drops_the_graph_node_traces_stored_before_it_from_the_list(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Indexed by the view before migration 218, the node traces were listed as sessions; once it has run they are
+    not, whether the page is read from the index or from rows kept before it (kept again first)."""
+    store = svc.running.store
+    # The data directory as a service before migration 218 left it: 203's view.
+    store.command(f"DROP VIEW {store.database}.{tables.SESSIONLESS_TRACES_FEED.name}")
+    for statement in tables.SESSIONLESS_TRACES_FEED.statements(store.database, store.cluster):
+        store.command(statement)
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version >= 218")
+    capture = corpus.load(_PYDANTIC_AI_OPENLIT)
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    await svc.trajectory(agent, session, "?wait=10")
+    nodes = await asyncio.to_thread(_graph_node_traces, store, agent)
+    assert len(nodes) == 3
+    before = await _listed(svc, agent)
+    assert all(sorted(ids) == sorted([session, *nodes]) for ids in before.values()), before
+    (named_before,) = [r for r in (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+                       if r["session_id"] == session]
+    # ... and its session rows kept in the format before (`session_rows._ROW_FORMAT`).
+    prices = PriceBook.from_file(svc.running.settings.data_dir / "prices.yaml")
+    monkeypatch.setattr(session_rows, "_ROW_FORMAT", "rows-9")
+    assert _keep_all(store, prices) == 4
+    monkeypatch.undo()
+
+    def kept_ids() -> list[str] | None:
+        page = page_of_kept_rows(store, agent, SessionQuery(), prices)
+        return None if page is None else [row.session_id for row in page.rows]
+
+    assert migrate(store) == sorted(m.version for m in all_migrations() if m.version >= 218)
+    assert await _listed(svc, agent) == {sort: [session] for sort in _SORTS}
+    # The named session is listed as it was: its figures are its spans'.
+    assert (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"] == [named_before]
+    # Not one index row of theirs is left, by session, by trace or in list order.
+    index: list[tuple[Any, ...]] = []
+    for table, column in (("session_traces", "trace_id"), ("trace_sessions", "trace_id"),
+                          ("session_order", "session_key")):
+        index += store.query(f"SELECT {column} FROM {table} WHERE agent_id = {{a:String}} "
+                             f"AND {column} IN {{t:Array(String)}}", {"a": agent, "t": nodes})
+    assert index == []
+    # The rows kept before are not used until kept again, and then list the session alone.
+    assert kept_ids() is None
+    _keep_all(store, prices)  # the node traces' keys list nothing now: their rows cancelled
+    assert kept_ids() == [session]
+    assert [row.session_id for row in list_sessions(store, agent, SessionQuery(), prices).rows] == [session]

@@ -38,6 +38,9 @@ from evalkit.trajectory.operations import AgentRun, Operation
 from evalkit.trajectory.span import Span
 
 SCOPE = "openlit.instrumentation.pydantic_ai"
+# The operation of `Agent.run`'s and `run_sync`'s spans: the only ones of this scope that do an agent's work (the
+# graph nodes' end before theirs runs; trajectory/tables.py leaves the others out of the session index, migration 218).
+RUN_OPERATION = "execute_task"
 # `Agent.run`'s span; `run_sync`'s, of the same operation, is `invoke_agent <agent>` (see above).
 _RUN_SPAN_PREFIX = "execute_task "
 _BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.agent.lifecycle.phase", "gen_ai.request.model",
@@ -55,7 +58,7 @@ def is_pydantic_ai(span: Span) -> bool:
 def map_span(reader: SpanReader, emitter: str) -> Operation | None:
     """One span of the instrumentation's, OpenLIT's common bookkeeping already read (`openlit.map_span`)."""
     reader.consume(*_BOOKKEEPING, *otel_genai.IDENTITY_KEYS)  # the identity: the builder's to read
-    if otel_genai.operation_name(reader) == "execute_task" and reader.span.name.startswith(_RUN_SPAN_PREFIX):
+    if otel_genai.operation_name(reader) == RUN_OPERATION and reader.span.name.startswith(_RUN_SPAN_PREFIX):
         return agent_run(reader, emitter)
     # `run_sync` around its run, `Agent(...)` set up, or a graph node's span made and ended before its work.
     reader.consume_prefix("gen_ai.")
