@@ -10,7 +10,8 @@ the framework, not the model's provider. (Its span helpers record a failure them
 
 OpenInference's AgentChat instrumentor (`openinference-instrumentation-autogen-agentchat`) is another emitter's
 spans, read by the OpenInference mapper; what it writes its own way is read here: tool results beside a
-message (`function_results`), a team's run (`team_run`).
+message (`function_results`), the text a model writes beside its tool calls (`with_thought`, `output_thought`), a
+team's run (`team_run`) and its task (a Swarm's HandoffMessage too).
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import otel_genai, python_repr
 from evalkit.trajectory.mappers.messages import render
 from evalkit.trajectory.mappers.reader import SpanReader, dig, indexed, parse_json
-from evalkit.trajectory.operations import AgentRun, Message, Operation, Part
+from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "autogen"
@@ -68,6 +69,33 @@ def function_results(node: Any) -> Message | None:
     return Message("tool", parts) if parts else None
 
 
+# AutoGen's OpenAI model client puts what the model writes beside its tool calls (the chat message's `content` beside
+# its `tool_calls`) in CreateResult's `thought`, as it does a reasoning model's reasoning beside a text answer
+# (`reasoning_content`, R1's `<think>`): `content` is then the FunctionCalls, or the text. The instrumentor writes a
+# message's `content` only: an answer's thought is only in `output.value` (the CreateResult's JSON), a re-sent
+# AssistantMessage's is `llm.input_messages.<i>.thought`, beside its `message`. A Swarm agent's handoff with a
+# question to the user is such a text beside a call (`transfer_to_user`).
+
+
+def with_thought(message: Message, thought: Any) -> Message:
+    """`message` with AutoGen's `thought`: the text said beside its tool calls, else (beside a text) its reasoning."""
+    if not isinstance(thought, str) or not thought:
+        return message
+    if any(part.kind == "text" and part.text for part in message.parts):
+        message.parts.insert(0, Part("reasoning", text=thought))
+    else:
+        message.parts = [Part("text", text=thought), *(part for part in message.parts if part.kind != "text")]
+    return message
+
+
+def output_thought(call: LlmCall, output_value: Any) -> None:
+    """The thought of the CreateResult an AgentChat LLM span's `output.value` holds, on the answer it is part of."""
+    result = parse_json(output_value)
+    answers = [message for message in call.output_messages if message.role == "assistant"]
+    if isinstance(result, dict) and answers:
+        with_thought(answers[0], result.get("thought"))
+
+
 # A team's `run_stream` (`BaseGroupChat`: RoundRobinGroupChat, SelectorGroupChat, …) is a CHAIN span carrying the
 # team's `participant_names` (and `team_id`, `participant_descriptions`), its participants' turns AGENT spans under it.
 # The team orchestrates its agents, as a CrewAI crew does: an agent run, each turn of a participant a subagent. Its
@@ -88,7 +116,18 @@ def team_run(run: AgentRun, reader: SpanReader) -> AgentRun:
 
 
 def _task_text(task: Any) -> str | None:
-    """A team's task: a text, or chat messages (JSON-dumped pydantic models), their contents."""
+    """A team's task: a text, or chat messages (JSON-dumped pydantic models, or their `str()`), their contents."""
     messages = task if isinstance(task, list) else [task]
-    texts = [render(m.get("content") if isinstance(m, dict) else m) for m in messages if m is not None]
+    texts = [render(m.get("content") if isinstance(m, dict) else _chat_message_content(m))
+             for m in messages if m is not None]
     return "\n".join(text for text in texts if text) or None
+
+
+def _chat_message_content(task: Any) -> Any:
+    """A chat message the instrumentor wrote as its `str()` (its JSON encoder's fallback for an object json cannot
+    dump: `id='…' source='user' … content='…' target='flights_agent' … type='HandoffMessage'`, the message a Swarm
+    is resumed with), its content; anything else as it is."""
+    fields = python_repr.model_fields(task) if isinstance(task, str) else None
+    if fields is None or not str(fields.get("type", "")).endswith("Message") or "content" not in fields:
+        return task
+    return fields["content"]

@@ -185,6 +185,8 @@ def _message(node: Any) -> Message | None:
     if role == "tool" or tool_call_id is not None:
         text = "\n".join(part.text or "" for part in parts if part.kind == "text")
         parts = [Part("tool_result", call_id=tool_call_id, name=_text(dig(message, "name")), text=text)]
+    if isinstance(node, dict) and "thought" in node:  # AutoGen's, beside the message (trajectory/mappers/autogen.py)
+        return autogen.with_thought(Message(role, parts, name=_text(dig(message, "name"))), node["thought"])
     return Message(role, parts, name=_text(dig(message, "name")))
 
 
@@ -211,6 +213,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         reader.consume("output.value")
     if reader.span.scope_name == OPENAI_AGENTS_JS_SCOPE:
         _openai_agents_js_messages(call, reader)
+    if reader.span.scope_name == autogen.OPENINFERENCE_SCOPE:
+        autogen.output_thought(call, reader.span.attributes.get("output.value"))  # the text beside its tool calls
     if reader.span.scope_name == langchain.JS_OPENINFERENCE_SCOPE:
         # LangChain.js flattens messages without call ids: its serialised messages in input/output.value have them.
         langchain.js_call_ids(call.input_messages,
