@@ -97,7 +97,7 @@ def encode_spans(body: bytes, framing: Framing, max_partitions: int = MAX_PARTIT
     except NotProtobuf as exc:
         raise MalformedProtobuf(f"body is not an ExportTraceServiceRequest: {exc}") from exc
     request, extra_check = _parse_spans(stripped)
-    kept, rejections, days = drop_rejected(request, extra_check)
+    kept, rejections, days, clamped = drop_rejected(request, extra_check)
     if not kept:
         return Encoded(0, rejections.rejected, tuple(rejections.messages), ())
     if len(days) > max_partitions:
@@ -105,7 +105,7 @@ def encode_spans(body: bytes, framing: Framing, max_partitions: int = MAX_PARTIT
             Part(count, framing.message(part.SerializeToString()), None, chunk)
             for part, count, chunk in split_by_day(request, days, max_partitions))
         return Encoded(kept, rejections.rejected, tuple(rejections.messages), parts)
-    if rejections.rejected:
+    if rejections.rejected or clamped:
         stripped = request.SerializeToString()
     # No digest: spans are staged (a digest of each request was ~0.5 us a span, 1.5% of ingest's CPU, for
     # nothing).

@@ -28,6 +28,10 @@ _ZERO_SPAN = b"\x00" * 8
 DAY_NS = 86_400 * 1_000_000_000
 # ClickHouse stores times as signed 64-bit nanoseconds: later ones would wrap to 1969.
 MAX_TIME_NS = 2**63 - 1
+# A span that ends at most this much before it starts read its clock twice in the wrong order (OpenLIT's Claude
+# Agent SDK chat spans: the start taken after the end it stamped, < 1 µs apart): it is kept as lasting nothing
+# (its end set to its start), not refused; further apart, its times are nonsense and it is refused.
+CLOCK_SLIP_NS = 1_000_000
 
 
 def _name(span: Any) -> str:
@@ -51,8 +55,9 @@ def rejection(span: Any) -> str | None:
         return f"span {_name(span)!r}: start_time_unix_nano is missing"
     if start > MAX_TIME_NS or end > MAX_TIME_NS:
         return (f"span {_name(span)!r}: times must be below 2^63 ns (year 2262); got start {start}, end {end}")
-    if end < start:
-        return f"span {_name(span)!r}: ends before it starts ({end} < {start})"
+    if end < start - CLOCK_SLIP_NS:
+        return (f"span {_name(span)!r}: ends {start - end} ns before it starts ({end} < {start}); "
+                f"up to {CLOCK_SLIP_NS} ns is kept as lasting nothing")
     for event in span.events:
         if event.time_unix_nano > MAX_TIME_NS:
             return f"span {_name(span)!r}: event time {event.time_unix_nano} is not below 2^63 ns (year 2262)"
@@ -65,12 +70,15 @@ def _spans(request: Any) -> Iterable[Any]:
             yield from scope_spans.spans
 
 
-def drop_rejected(request: Any, extra_check: Any = None) -> tuple[int, Rejections, set[int]]:
+def drop_rejected(request: Any, extra_check: Any = None) -> tuple[int, Rejections, set[int], bool]:
     """Remove the spans that cannot be kept from an export request, in place; returns how many
-    spans remain, what was rejected and the days (since 1970, UTC) the kept spans start on.
+    spans remain, what was rejected, the days (since 1970, UTC) the kept spans start on, and whether a
+    kept span was changed (its end set to its start: `CLOCK_SLIP_NS`), so that the request must be
+    serialised again.
 
     `extra_check(span)` may give one more reason to reject a span (see `parse_light`)."""
     kept = 0
+    clamped = False
     rejections = Rejections()
     days: set[int] = set()
     add_day = days.add
@@ -94,12 +102,15 @@ def drop_rejected(request: Any, extra_check: Any = None) -> tuple[int, Rejection
                 if reason is None:
                     kept += 1
                     add_day(start // DAY_NS)
+                    if end < start:
+                        span.end_time_unix_nano = start
+                        clamped = True
                 else:
                     rejections.reject(reason)
                     bad.append(index)
             for index in reversed(bad):
                 del spans[index]
-    return kept, rejections, days
+    return kept, rejections, days, clamped
 
 
 def split_by_day(request: Message, days: set[int], limit: int) -> list[tuple[Message, int, frozenset[int]]]:

@@ -139,7 +139,9 @@ def bad_and_good_request() -> trace_service_pb2.ExportTraceServiceRequest:
         span("good", good_trace, bytes.fromhex("b7ad6b7169203331"), 10, 20),
         span("short span id", good_trace, b"\x01\x02\x03\x04", 10, 20),
         span("zero trace id", b"\x00" * 16, bytes.fromhex("b7ad6b7169203332"), 10, 20),
-        span("ends before start", good_trace, bytes.fromhex("b7ad6b7169203333"), 30, 20),
+        span("ends before start", good_trace, bytes.fromhex("b7ad6b7169203333"), 5_000_000_030, 20),
+        # A clock read in the wrong order (< 1 µs): kept, as lasting nothing.
+        span("clock slip", good_trace, bytes.fromhex("b7ad6b7169203334"), 40_000_500, 40_000_000),
     ]
     return trace_service_pb2.ExportTraceServiceRequest(
         resource_spans=[trace_pb2.ResourceSpans(scope_spans=[trace_pb2.ScopeSpans(spans=spans)])])
@@ -154,8 +156,11 @@ async def test_partial_success_over_http_keeps_the_good_span(running: Running) -
     response = trace_service_pb2.ExportTraceServiceResponse.FromString(reply)
     assert response.partial_success.rejected_spans == 3
     assert "span_id must be 8 bytes" in response.partial_success.error_message
-    assert "ends before it starts" in response.partial_success.error_message
-    assert count_spans(running, agent_id) == 1
+    assert "ends 5000000010 ns before it starts" in response.partial_success.error_message
+    assert count_spans(running, agent_id) == 2
+    rows = running.store.query("SELECT toUnixTimestamp64Nano(start_time), toUnixTimestamp64Nano(end_time) FROM spans "
+                               "FINAL WHERE agent_id = {a:String} AND name = 'clock slip'", {"a": agent_id})
+    assert [tuple(map(int, row)) for row in rows] == [(40_000_500, 40_000_500)]
 
 
 async def test_partial_success_over_grpc(running: Running) -> None:
@@ -164,7 +169,7 @@ async def test_partial_success_over_grpc(running: Running) -> None:
         stub = trace_service_pb2_grpc.TraceServiceStub(channel)
         response = await stub.Export(bad_and_good_request(), metadata=(("authorization", f"Bearer {key}"),))
     assert response.partial_success.rejected_spans == 3
-    assert count_spans(running, agent_id) == 1
+    assert count_spans(running, agent_id) == 2
 
 
 @pytest.mark.parametrize(("body", "content_type", "expected"), [
@@ -394,7 +399,7 @@ async def test_metrics_count_what_happened(running: Running) -> None:
     await asyncio.to_thread(post, f"{running.otlp_http}/v1/traces", bad_and_good_request().SerializeToString(),
                             "application/x-protobuf", key)
     text = await asyncio.to_thread(lambda: urllib.request.urlopen(f"{running.api}/metrics").read().decode())
-    assert 'evalkit_ingest_accepted_total{signal="spans"} 4.0' in text
+    assert 'evalkit_ingest_accepted_total{signal="spans"} 5.0' in text  # three, the good one, the clock slip
     assert 'evalkit_ingest_rejected_total{signal="spans"} 3.0' in text
     assert "evalkit_ingest_insert_seconds_bucket" in text
     assert 'evalkit_ingest_queue_rows{table="spans"}' in text
