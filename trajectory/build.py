@@ -318,6 +318,10 @@ class _Context:
             return False
         return (not text or text in self.produced_texts) and all(c in self.produced_ids for c in calls)
 
+    def _answers_own_call(self, message: Message) -> bool:
+        """Whether a message gives the result of a tool call this trajectory's calls made."""
+        return any(part.kind == "tool_result" and part.call_id in self.produced_ids for part in message.parts)
+
     def _inherit(self) -> None:
         source = self.inherits
         assert source is not None
@@ -340,10 +344,14 @@ class _Context:
         # new even when an earlier trace asked the same (the same question asked again). Not a handoff's
         # receiving agent: it carries on the conversation, even when its input shows no answer
         # (openai-agents-v2 drops the `transfer_to_…` call and its output from the input it records).
+        # Nor a call re-sending a result of this trajectory's calls: it carries on their run, even when its
+        # input shows no answer (OpenLIT's OpenAI instrumentation leaves out an answer of tool calls alone, and
+        # a Haystack Agent under OpenLIT has no span holding its run: each call a trace of its own).
         fresh = False
         if span.trace_id not in self.traces:
             self.traces.add(span.trace_id)
-            fresh = not handed_over and not any(_normal_role(m.role) == "assistant" for m in call.input_messages)
+            fresh = not handed_over and not any(
+                _normal_role(m.role) == "assistant" or self._answers_own_call(m) for m in call.input_messages)
         # The n-th copy of a message in this call is new if fewer than n were seen before. Runs over
         # every message of every call, i.e. over the whole re-sent history.
         known = self.known

@@ -112,10 +112,15 @@ def _llm_call(reader: SpanReader, raw_inputs: Any, raw_outputs: Any, component_t
     if isinstance(usage, Mapping):
         call.usage = _usage(usage)
     if component_type:
-        call.provider = next((provider for prefix, provider in _PROVIDERS if component_type.startswith(prefix)), None)
+        call.provider = generator_provider(component_type)
         call.extra["component"] = component_type
     call.error = span_error(reader)
     return call
+
+
+def generator_provider(component_type: str) -> str | None:
+    """The provider a chat generator's class calls (`OpenAIChatGenerator`: openai); None for one not listed."""
+    return next((provider for prefix, provider in _PROVIDERS if component_type.startswith(prefix)), None)
 
 
 def _first_meta(replies: Any) -> Mapping[str, Any]:

@@ -27,7 +27,22 @@ instrumentation (agent run, set-up and graph-node spans; the calls are the clien
 instrumentation's) in `openlit_agno`; its Google ADK and Google AI Studio instrumentations (agent and set-up spans
 beside ADK's own; google-genai's calls, which come back here) in `openlit_google_adk`; its smolagents instrumentation
 (run, step, tool and set-up spans; the calls are the OpenAI instrumentation's, their inputs smolagents' memory as its
-client sent it, read back here by `openlit_smolagents.read_sent_memory`) in `openlit_smolagents`.
+client sent it, read back here by `openlit_smolagents.read_sent_memory`) in `openlit_smolagents`; its ag2
+instrumentation (AG2 Classic `ConversableAgent`s' replies, sends, receives and set-up; the calls are the OpenAI
+instrumentation's) in `openlit_ag2`.
+
+Its Haystack instrumentation (pipeline and component spans; a generator's run around the OpenAI instrumentation's
+call, no agent or tool span) is read in `openlit_haystack`.
+
+Its LlamaIndex instrumentation makes no span of a LlamaIndex agent's run (so it has no module here): it wraps the
+base `LLM` class's methods, which the LLM integrations override (llama-index-llms-openai's `OpenAI`), and query
+engines, retrievers, readers, indexes and embeddings, but no agent, workflow step or tool. A FunctionAgent's calls
+are the OpenAI instrumentation's spans alone, each the root of a trace of its own, whose input leaves out the
+answers made of tool calls alone (`build_input_messages` keeps a message only if it has text): the builder takes
+a call re-sending a result of the trajectory's own call as carrying on its run (capture `llamaindex_openlit`).
+
+Its Claude Agent SDK instrumentation (turn, subagent, tool and set-up spans, and `chat` spans it makes up from the
+SDK's messages: the calls are the Claude Code CLI's, which it does not see) is read in `openlit_claude_agent_sdk`.
 
 Its manual tracing (`@openlit.trace`, `openlit.start_trace`: scope `openlit`) names a function of the
 application and says nothing of what it is (a tool, a turn, anything): the function's name, `function.args` /
@@ -42,9 +57,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evalkit.trajectory.mappers import (
+    openlit_ag2,
     openlit_agno,
+    openlit_claude_agent_sdk,
     openlit_crewai,
     openlit_google_adk,
+    openlit_haystack,
     openlit_langgraph,
     openlit_openai_agents,
     openlit_pydantic_ai,
@@ -111,10 +129,17 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return openlit_pydantic_ai.map_span(reader, NAME)
     if openlit_smolagents.is_smolagents(reader.span):  # an agent's runs, its steps, its tools
         return openlit_smolagents.map_span(reader, logs, NAME)
+    if openlit_haystack.is_generator_run(reader.span):  # a generator's run around its client's call
+        return openlit_haystack.generator_call(reader, NAME)
+    if openlit_ag2.is_ag2(reader.span):  # AG2 Classic agents' replies, the messages they pass, their set-up
+        return openlit_ag2.map_span(reader, NAME)
     # A LangGraph graph, its nodes, LangChain's runs under it: its calls come back for what is OpenLIT's below.
     operation = (openlit_langgraph.map_span(reader, logs, NAME) if openlit_langgraph.is_langgraph(reader.span)
                  # An ADK app's agents, its google-genai calls (which come back so too).
                  else openlit_google_adk.map_span(reader, logs, NAME) if openlit_google_adk.is_google_adk(reader.span)
+                 # A Claude Agent SDK client's turns, subagents and tools, and the answers made up from its messages.
+                 else openlit_claude_agent_sdk.map_span(reader, logs, NAME)
+                 if openlit_claude_agent_sdk.is_claude_agent_sdk(reader.span)
                  else otel_genai.map_span(reader, logs))
     if operation is None:
         return None

@@ -26,7 +26,7 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .session import Recording
@@ -44,15 +44,19 @@ TELEMETRY = {
 }
 
 
-def run_claude_code(rec: Recording, questions: list[str], options: Callable[[str, str | None], Any]) -> None:
-    """Ask `questions` in one Claude Code session, its options `options(home, cli)`, under `rec`."""
+def run_claude_code(rec: Recording, questions: list[str], options: Callable[[str, str | None], Any], *,
+                    telemetry: Mapping[str, str] = TELEMETRY) -> None:
+    """Ask `questions` in one Claude Code session, its options `options(home, cli)`, under `rec`.
+
+    `telemetry`: the CLI's own export flags; none (`{}`) for a capture of what an instrumentation of the SDK
+    records, with the CLI exporting nothing beside it."""
     cli = os.environ.get("CLAUDE_CODE_CLI")
     with tempfile.TemporaryDirectory() as home:
         rec.env()
         rec.meta["versions"] = {"@anthropic-ai/claude-code": cli_version(cli)}
         os.environ.update({"CLAUDE_CONFIG_DIR": home, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
                            "DISABLE_ERROR_REPORTING": "1", "DISABLE_AUTOUPDATER": "1",
-                           "CLAUDE_CODE_TOTAL_TOKENS_REMINDER": "off", **TELEMETRY})
+                           "CLAUDE_CODE_TOTAL_TOKENS_REMINDER": "off", **telemetry})
         from claude_agent_sdk import ClaudeSDKClient
 
         client_options = options(home, cli)
