@@ -1181,6 +1181,7 @@ def build_trajectory(
         key
         for key, run in all_runs
         if key in holding and key not in working and not run.input_text and not run.output_text
+        and not run.app_agent
     }
     runs = [(key, run) for key, run in all_runs if key not in synthetic] if synthetic else all_runs
     owners: dict[SpanKey, SpanKey | None] = {}

@@ -151,6 +151,10 @@ class AgentRun:
     # The tools the agent was given (`gen_ai.tool.definitions` on its span: Semantic Kernel records them
     # there only), in the OpenAI function-calling shape.
     tool_definitions: list[dict[str, Any]] = field(default_factory=list)
+    # An agent the app built, whose emitter records no other (Google ADK's `invoke_agent`): one that only runs other
+    # agents (an ADK SequentialAgent's or ParallelAgent's run) is a trajectory of its own, their runs its subagents,
+    # not a synthetic root grouping them (build.py).
+    app_agent: bool = False
 
 
 Operation = LlmCall | ToolExecution | AgentRun

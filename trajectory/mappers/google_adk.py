@@ -9,7 +9,12 @@ GenAI mapper; message content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESS
   `(merged tools)`, whose call id is the event's: the calls are its siblings, it is none itself;
 - `transfer_to_agent` (tool type `TransferToAgentTool`) hands the conversation to the agent named
   in its arguments: a handoff, the receiving `invoke_agent` span its sibling;
-- `gcp.vertex.agent.event_id` / `invocation_id` are ADK's bookkeeping ids.
+- `gcp.vertex.agent.event_id` / `invocation_id` are ADK's bookkeeping ids;
+- a streamed call (`RunConfig(streaming_mode=SSE)`) is reported as every response it got, one output message each
+  (`set_operation_details_attributes_from_response`), the chunks with no finish reason, the last with one: the
+  answer in pieces (`_streamed_answer`). A model that hands ADK the whole answer again at the end (LiteLlm's
+  aggregate: the text, and the calls whose arguments it streamed in pieces) ends it so: then the last is the answer;
+- a workflow agent's run (`SequentialAgent`, `ParallelAgent`) is an agent's: `google_adk_workflow.py`.
 
 openinference-instrumentation-google-adk (scope `openinference.instrumentation.google_adk`) replaces
 ADK's tracers: `invocation [<app>]` (CHAIN, ADK's session id as `session.id`), `agent_run [<name>]`
@@ -24,9 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalkit.trajectory.mappers import otel_genai
-from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import Operation, ToolExecution
+from evalkit.trajectory.mappers import google_adk_workflow, otel_genai
+from evalkit.trajectory.mappers.reader import SpanReader, parse_json
+from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "google-adk"
@@ -55,7 +60,45 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation = otel_genai.map_span(reader, logs)
     if isinstance(operation, ToolExecution):
         _transfer(operation, reader)
+    elif isinstance(operation, AgentRun) and reader.span.scope_name == SCOPE:
+        google_adk_workflow.app_agent_run(operation)
+    elif isinstance(operation, LlmCall) and reader.span.scope_name == SCOPE:
+        _streamed_answer(operation, reader.span)
     return operation
+
+
+def _streamed_answer(call: LlmCall, span: Span) -> None:
+    """A streamed call's output messages, each a response ADK got, as the one answer they are. Several answers
+    (choices) each carry a finish reason; a stream's chunks carry none (`finish_reason` ""), its last response one."""
+    reported = parse_json(span.attributes.get("gen_ai.output.messages"))
+    if not isinstance(reported, list) or len(reported) < 2 or len(reported) != len(call.output_messages):
+        return
+    if any(not isinstance(message, dict) or message.get("finish_reason") for message in reported[:-1]):
+        return
+    *chunks, last = call.output_messages
+    if _restates(last, chunks):
+        call.output_messages = [last]  # the whole answer again after its pieces (LiteLlm's aggregate)
+        return
+    parts: list[Part] = []
+    for part in (part for message in call.output_messages for part in message.parts):
+        if parts and part.kind in ("text", "reasoning") and parts[-1].kind == part.kind:
+            parts[-1] = Part(part.kind, (parts[-1].text or "") + (part.text or ""))  # the next piece of it
+        else:
+            parts.append(part)
+    call.output_messages = [Message(last.role, parts, last.name)]
+
+
+def _restates(last: Message, chunks: list[Message]) -> bool:
+    """Whether a stream's last response is its chunks' whole answer: their text and reasoning joined, each tool call
+    they began (LiteLlm streams a call's arguments in pieces, under the call's id) among its calls."""
+    pieces = [part for message in chunks for part in message.parts]
+    called = {part.call_id for part in last.tool_calls}
+    return (
+        last.text == "".join(part.text or "" for part in pieces if part.kind == "text")
+        and last.reasoning == "".join(part.text or "" for part in pieces if part.kind == "reasoning")
+        and all(part.kind in ("text", "reasoning") or (part.kind == "tool_call" and part.call_id in called)
+                for part in pieces)
+    )
 
 
 def _transfer(execution: ToolExecution, reader: SpanReader) -> None:
