@@ -130,6 +130,15 @@ def capture_spans(name: str) -> list[Span]:
     return spans
 
 
+def capture_document(name: str, session_id: str) -> dict[str, Any]:
+    """A capture's session built offline from all its spans, checked valid, as its ATIF document."""
+    from evalkit.trajectory import from_spans  # the builder, only for tests that build a capture
+
+    result = from_spans.trajectory_from_spans(capture_spans(name), session_id=session_id)
+    assert result.valid, [str(issue) for issue in result.issues]
+    return result.document()
+
+
 def capture_logs(name: str) -> list[LogRecord]:
     """The log records of a recorded capture's log exports, each named by its `event.name` attribute."""
     from tests.captures import corpus  # the corpus module, only for tests that read captures

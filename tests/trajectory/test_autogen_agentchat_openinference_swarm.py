@@ -13,9 +13,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from span_fixtures import capture_spans
+from span_fixtures import capture_document, capture_spans
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import openinference
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
@@ -28,9 +27,7 @@ CHANGED = "Changed: QX7Y2B is now SK4035, Paris to Oslo, Friday 09:10."
 
 
 def _document() -> dict[str, Any]:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _calls(trajectory: dict[str, Any], *, copied: bool = False) -> list[tuple[str, list[str]]]:

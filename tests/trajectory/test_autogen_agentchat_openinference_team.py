@@ -8,18 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from span_fixtures import capture_spans
-
-from evalkit.trajectory.from_spans import trajectory_from_spans
+from span_fixtures import capture_document
 
 CAPTURE = "autogen-agentchat_openinference_team"
 SESSION = "autogen-oi-team-1"
 
 
 def _document() -> dict[str, Any]:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _own_calls(trajectory: dict[str, Any]) -> list[str]:

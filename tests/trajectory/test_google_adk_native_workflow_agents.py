@@ -11,9 +11,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from span_fixtures import capture_spans
+from span_fixtures import capture_document, capture_spans
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import google_adk
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
@@ -25,9 +24,7 @@ SESSION = "adk-workflow-1"
 
 
 def _document() -> dict[str, Any]:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _llm_steps(trajectory: dict[str, Any]) -> list[dict[str, Any]]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from span_fixtures import capture_spans
+from span_fixtures import capture_document, capture_spans
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import openlit, openlit_langgraph, otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution
@@ -23,9 +22,7 @@ SESSION = "lg-openlit-trip-1"
 
 
 def _document() -> dict[str, Any]:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _mapped(scope: str, prefix: str) -> list[tuple[SpanReader, Operation | None]]:

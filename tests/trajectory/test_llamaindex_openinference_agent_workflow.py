@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import llamaindex, openinference
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import ToolExecution
 from evalkit.trajectory.span import Span
 from tests.captures import corpus
-from tests.trajectory.span_fixtures import capture_spans
+from tests.trajectory.span_fixtures import capture_document, capture_spans
 
 CAPTURE = "llamaindex_openinference_agent-workflow"
 SESSION = "li-oi-workflow-1"
@@ -31,9 +30,7 @@ def _spans() -> list[Span]:
 
 
 def _document() -> dict[str, Any]:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _calls(trajectory: dict[str, Any]) -> list[tuple[str, list[str]]]:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import openinference, pydantic_ai, registry
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
 from evalkit.trajectory.span import Span
 from tests.captures import corpus
-from tests.trajectory.span_fixtures import capture_spans
+from tests.trajectory.span_fixtures import capture_document, capture_spans
 
 CAPTURE = "pydantic-ai_openinference"
 SESSION = "pai-oi-trip-1"
@@ -31,9 +30,7 @@ def _chat_spans() -> list[Span]:
 
 
 def _document() -> dict[str, Any]:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def test_each_call_carries_both_conventions_and_is_counted_once() -> None:

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from span_fixtures import capture_spans
+from span_fixtures import capture_document, capture_spans
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import strands, strands_multiagent
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import AgentRun
@@ -25,9 +24,7 @@ TASKS = ["I'm in Lyon tomorrow. Should I pack an umbrella?", "What should I wear
 
 
 def _document() -> dict[str, Any]:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _swarm_spans() -> list[Span]:
