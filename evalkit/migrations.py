@@ -437,6 +437,22 @@ class DeleteRows:
                 "SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1"]
 
 
+@dataclass(frozen=True)
+class UpdateRows:
+    """Values of stored rows set as the code that writes them now would have (`ALTER … UPDATE`); the MATERIALIZED
+    columns that read an updated one are computed again with it. Waited for, as `DeleteRows` is, so that a step after
+    it (a backfill reading the values) sees them; `where` must leave out the rows already set, so that run again it
+    changes nothing. On a cluster on the local tables."""
+
+    table: str
+    assignments: str  # as after UPDATE
+    where: str
+
+    def statements(self, database: str, cluster: str | None) -> list[str]:
+        target = f"{database}.{self.table}_local ON CLUSTER {cluster}" if cluster else f"{database}.{self.table}"
+        return [f"ALTER TABLE {target} UPDATE {self.assignments} WHERE {self.where} SETTINGS mutations_sync = 2"]
+
+
 # When an API token was last used, one row per token and minute of use at most (a separate table:
 # a new version of the token's own row could race its revocation and undo it).
 TOKEN_USES = Table(
@@ -453,7 +469,7 @@ TOKEN_USES = Table(
 
 # What a migration does, each step rendered to statements for one server or a cluster.
 Step = (Table | StagingTable | LocalTable | MaterializedView | AddColumn | RedefineColumn | DropColumn | TableSettings
-        | DropView | DropTable | Backfill | DeleteRows)
+        | DropView | DropTable | Backfill | DeleteRows | UpdateRows)
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,13 @@ _STRANDS_BEFORE_1_57_2 = (f"({_STRANDS_LEGACY_CACHE_ONLY} OR (resource_attribute
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name", "haystack.tool.name")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
 
+# OpenLIT's ag2 instrumentation (`trajectory/mappers/openlit_ag2.SCOPE`, a test holds the two equal: ingest imports
+# nothing of trajectory/) writes operation `chat` on every `ConversableAgent.send`, `receive` and `generate_reply` span,
+# the last with made-up usage (`len(str(messages)) // 4`): none is a model call (the client's instrumentation records
+# those). `is_llm_call` leaves the scope out; migration 219 corrected the spans stored before (trajectory/tables.py).
+OPENLIT_AG2_SCOPE = "openlit.instrumentation.ag2"
+NOT_OPENLIT_AG2 = f" AND scope_name != '{OPENLIT_AG2_SCOPE}'"  # what `is_llm_call` adds, after the rest
+
 # LiteLLM writes its call type as the operation (trajectory/mappers/litellm.py, whose list of the call types
 # that are a model generating must stay within this one: a test holds it).
 LLM_OPERATIONS = ("chat", "text_completion", "generate_content", "completion", "acompletion", "atext_completion",
@@ -270,5 +277,5 @@ def operation_columns(name: str) -> list[tuple[str, str]]:
         ("is_llm_call", f"(has({_array(LLM_OPERATIONS)}, {declared}) AND _langsmith_kind != 'prompt' "
                         f"OR ({declared} = '' AND _vercel_call) OR _openinference_kind = 'LLM' "
                         f"OR _observation_type = 'generation' OR _mlflow_type IN ('LLM', 'CHAT_MODEL') "
-                        f"OR _haystack_call)"),
+                        f"OR _haystack_call){NOT_OPENLIT_AG2}"),
     ]

@@ -24,8 +24,16 @@ from evalkit.migrations import (
     Migration,
     RedefineColumn,
     Table,
+    UpdateRows,
 )
-from evalkit.trajectory.mappers import autogen, haystack, openlit_pydantic_ai, openllmetry_llamaindex, strands
+from evalkit.trajectory.mappers import (
+    autogen,
+    haystack,
+    openlit_ag2,
+    openlit_pydantic_ai,
+    openllmetry_llamaindex,
+    strands,
+)
 from evalkit.trajectory.mappers.errors import ERROR_TYPE
 from evalkit.trajectory.mappers.openinference import CALL_EVIDENCE, OUTPUT_RESPONSE_ID
 from evalkit.trajectory.same_call import RESPONSE_ID_KEYS
@@ -398,6 +406,23 @@ _CALL_RESPONSE_ID = (
     + ", attributes['openinference.span.kind'] = 'LLM', extract(coalesce(nullIf(attributes['output.value'], ''), "
     + "payloads['output.value']), '" + OUTPUT_RESPONSE_ID.replace("\\", "\\\\") + "'), ''), '')")
 
+# Migration 219: OpenLIT's ag2 spans (`ConversableAgent.send`, `receive`, `generate_reply`, each of operation `chat`,
+# the replies with made-up usage) are no LLM calls: ingest no longer marks them `is_llm_call` (ingest/attribution.py).
+# Stored before, they listed every reply as a call (the user proxy's wrap none): their `is_llm_call` is set as ingest
+# sets it now (`UpdateRows`; `call_response_id` and `prepares_call`, which read it, are computed again with it).
+# `trace_summary` summed them at insert (`models` took their `unknown`, `llm_usage` their made-up tokens) and keeps no
+# span's part of a sum or a set: the rows of the traces holding such spans are deleted, then summarised again from
+# their spans as 212's view does (by scope alone, not `is_llm_call`: run again, it finds the same traces and writes the
+# same rows). A span of those traces inserted meanwhile, by the view and the backfill both, only raises the bounds.
+# (`GLOBAL`, as 218's: on a cluster both reads are of the Distributed `spans`.)
+_OPENLIT_AG2 = f"scope_name = '{openlit_ag2.SCOPE}'"
+_OPENLIT_AG2_TRACES = f"(agent_id, trace_id) IN (SELECT agent_id, trace_id FROM {{database}}.spans " \
+    f"WHERE {_OPENLIT_AG2})"
+_OPENLIT_AG2_SUMMARY = _TRACE_SUMMARY_FAILED_ROWS.replace(
+    "FROM {source} GROUP BY",
+    "FROM {source} WHERE (agent_id, trace_id) GLOBAL IN "
+    f"(SELECT agent_id, trace_id FROM {{source}} WHERE {_OPENLIT_AG2}) GROUP BY")
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -468,4 +493,9 @@ MIGRATIONS: list[Migration] = [
         DeleteRows("trace_sessions", f"session_id = '' AND {_no_longer_indexed('trace_id')}"),
         # A sessionless row's key in list order is its trace id.
         DeleteRows("session_order", _no_longer_indexed("session_key")))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's calls and tokens change).
+    Migration(219, "OpenLIT's ag2 spans (an agent's reply, a message passed) no LLM calls", (
+        UpdateRows("spans", "is_llm_call = false", f"{_OPENLIT_AG2} AND is_llm_call"),
+        DeleteRows("trace_summary", _OPENLIT_AG2_TRACES),
+        Backfill("trace_summary", "spans", _OPENLIT_AG2_SUMMARY))),
 ]

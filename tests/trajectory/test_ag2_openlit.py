@@ -11,6 +11,7 @@ from typing import Any
 
 from span_fixtures import capture_spans
 
+from evalkit.ingest import attribution
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import openlit, openlit_ag2, otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader
@@ -97,3 +98,13 @@ def test_a_message_passed_and_an_agent_set_up_are_no_steps() -> None:
     for reader, operation in created:
         assert operation is None and reader.unused() == set()
     assert [u for u in _document()["extra"]["unmapped_attributes"] if not u.startswith("http.")] == []
+
+
+def test_ingest_marks_none_of_the_instrumentations_spans_an_llm_call() -> None:
+    """No span of the scope is a model call (the client's `chat` spans are): ingest's `is_llm_call` leaves it out by a
+    copy of its name (ingest imports nothing of trajectory/), which must stay this mapper's. The list then counts the
+    five calls (tests/trajectory_service/test_capture_corpus.py, and test_session_list_summary.py for spans stored
+    before migration 219)."""
+    assert attribution.OPENLIT_AG2_SCOPE == openlit_ag2.SCOPE
+    (is_llm_call,) = [sql for column, sql in attribution.operation_columns("name") if column == "is_llm_call"]
+    assert is_llm_call.endswith(attribution.NOT_OPENLIT_AG2)

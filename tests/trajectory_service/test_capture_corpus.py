@@ -38,12 +38,6 @@ KNOWN_GAPS: dict[str, str] = {
         "last buffered: two answers lose their text, one its first parallel tool call, on its execute_tool span "
         "alone), output tokens the stream's message_start count (1 a call; only each turn's main-agent sum is "
         "recorded), and no span for the subagent's closing answer (the SDK yields none)",
-    "ag2_openlit":
-        "the trajectory is right (trajectory/mappers/openlit_ag2.py), the session list is not: OpenLIT 1.45's ag2 "
-        "instrumentation writes gen_ai.operation.name `chat` and made-up gen_ai.usage.* (len(str(messages)) // 4) on "
-        "each agent's generate_reply span, so ingest marks them is_llm_call and the list counts 10 calls for 5 "
-        "(the user proxy's replies wrap no call, so no wrapper rule drops them); leaving that scope out of "
-        "is_llm_call is an ingest change that needs a migration for the spans already stored",
     "pydantic-ai_openai_history-retry-parallel":
         "pydantic-ai records a ModelRetry's message on the tool span and in the next call's input; its OpenAI "
         "adapter sends the model that message wrapped as {\"error\": …}, which no span records",

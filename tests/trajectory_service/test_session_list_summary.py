@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
+from evalkit.ingest import attribution, flatten
 from evalkit.migrations import Backfill, all_migrations, migrate
-from evalkit.trajectory import session_list, session_page, tables
+from evalkit.trajectory import session_list, session_page, session_rows, tables
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.session_index import RESOLVED
+from evalkit.trajectory.session_list import SessionQuery
 from evalkit.trajectory.session_page import page_by_time, rank
 from tests.captures import corpus
 from tests.trajectory_service.conftest import Service, chat, root, span
@@ -177,31 +179,62 @@ def _failed_before(migration: int) -> str:
     return tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
 
 
-@pytest.mark.parametrize(("capture_name", "migration", "rows_before", "flagged_calls"), [
+def _stored_before(svc: Service, migration: int) -> None:
+    """The data directory, and the service's ingest, as a service before `migration` left them."""
+    store = svc.running.store
+    if migration == 219:
+        # Ingest marking OpenLIT's ag2 spans LLM calls: the flattener's statement without the rule.
+        flattener = svc.running.service.flattener
+        before = flatten.span_rows().replace(attribution.NOT_OPENLIT_AG2, "")
+        assert before != flattener._statement == flatten.span_rows()
+        flattener._statement = before
+    else:
+        failed = _failed_before(migration)
+        assert failed != tables._FAILED
+        store.command(f"ALTER TABLE {store.database}.spans MODIFY COLUMN failed Bool MATERIALIZED {failed}")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version >= {migration}")
+
+
+# What the list shows of the session before the migration and after: a query that lists it only before (219) or only
+# after; the row's fields, before and after; a column of `spans` and how many of the agent's spans ingest now sets it
+# on as they are stored.
+_Listed = tuple[str, tuple[str, ...], tuple[tuple[Any, ...], tuple[Any, ...]], str, int]
+_ERRORS: _Listed = ("?errors=true", ("errors",), ((0,), (1,)), "failed", 1)
+
+
+@pytest.mark.parametrize(("capture_name", "migration", "rows_before", "flagged_calls", "listed"), [
     # OpenInference's Haystack instrumentor records a tool that raised only as `ToolCallResult(..., error=True)` in
     # the next LLM call's input: that call is flagged, not the later ones that re-send it.
-    ("haystack_openinference", 214, "rows-5", ["call_0_1"]),
+    ("haystack_openinference", 214, "rows-5", ["call_0_1"], _ERRORS),
     # The LangSmith SDK's OTel export leaves a tool span OK when LangGraph's ToolNode turned the tool's exception into
     # a ToolMessage with `status: "error"`, which only the span's `gen_ai.completion` records.
-    ("langgraph_langsmith-otel", 215, "rows-6", ["call_0_2"]),
+    ("langgraph_langsmith-otel", 215, "rows-6", ["call_0_2"], _ERRORS),
     # OpenInference's AgentChat instrumentor ends a raising tool's span OK; only the next call's input records the
     # result's `is_error`.
-    ("autogen-agentchat_openinference", 216, "rows-7", ["call_0_1"]),
+    ("autogen-agentchat_openinference", 216, "rows-7", ["call_0_1"], _ERRORS),
     # OpenLLMetry's LlamaIndex instrumentation records a tool on the agent's `call_tool` step span (kind task), whose
     # status stays unset; only its ToolCallResult output says `is_error`.
-    ("llamaindex_openllmetry", 217, "rows-8", ["call_0_1"]),
-], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217"])
-async def test_a_tool_failure_only_a_payload_records_is_an_error_before_and_after_its_migration(
-        svc: Service, capture_name: str, migration: int, rows_before: str, flagged_calls: list[str]) -> None:
-    """The trajectory flags the failed result and the list counts the session with errors. Spans stored before the
-    migration (their `failed` computed without its rule) are counted once it has run, by the column computed again
-    and its backfill of the per-trace summary; spans stored after are flagged as they are stored."""
+    ("llamaindex_openllmetry", 217, "rows-8", ["call_0_1"], _ERRORS),
+    # OpenLIT's ag2 instrumentation writes operation `chat` on every agent's reply and message passed, the replies with
+    # made-up tokens (model `unknown`): 10 calls for the 5 the model answered, the session listed under `unknown`.
+    # (Its failing tool is in no span: nothing flagged.)
+    ("ag2_openlit", 219, "rows-10", [], (
+        "?model=unknown", ("llm_calls", "prompt_tokens", "completion_tokens", "models"),
+        ((10, 3485, 203, ["gpt-4o-mini", "unknown"]), (5, 1976, 65, ["gpt-4o-mini"])), "is_llm_call", 5)),
+], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217", "ag2-219"])
+async def test_a_session_stored_before_its_migration_is_listed_right_once_it_has_run(
+        svc: Service, monkeypatch: pytest.MonkeyPatch, capture_name: str, migration: int, rows_before: str,
+        flagged_calls: list[str], listed: _Listed) -> None:
+    """The trajectory is right, the list (its figures and a filter, from the columns ingest computed and the per-trace
+    summary) wrong before the migration: a tool failure only a payload records not counted as an error, OpenLIT's ag2
+    spans counted as calls. Spans stored before the migration are listed right once it has run (the column computed
+    again or set, the per-trace summary backfilled or summarised again, the kept rows kept again); spans stored after
+    are right as they are stored."""
+    from tests.trajectory_service.test_session_rows import _keep_all  # it imports this module
+
+    query, fields, (wrong, right), column, stored_after = listed
     store = svc.running.store
-    before = _failed_before(migration)
-    assert before != tables._FAILED
-    # The data directory as a service before the migration left it.
-    store.command(f"ALTER TABLE {store.database}.spans MODIFY COLUMN failed Bool MATERIALIZED {before}")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version >= {migration}")
+    _stored_before(svc, migration)
     capture = corpus.load(capture_name)
     agent, key = await svc.new_agent()
     await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
@@ -212,16 +245,28 @@ async def test_a_tool_failure_only_a_payload_records_is_an_error_before_and_afte
                if (r.get("extra") or {}).get("is_error")]
     assert [r["source_call_id"] for r in flagged] == flagged_calls
 
-    async def errors() -> tuple[int, list[str]]:
-        (row,) = (await svc.get(base)).body["sessions"]
-        return row["errors"], _ids((await svc.get(base + "?errors=true")).body["sessions"])
+    def shown(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(sorted(row[f]) if f == "models" else row[f] for f in fields)
 
-    assert await errors() == (0, [])
-    # ... and its session rows kept in the format before (`session_rows._ROW_FORMAT`), as its mark says.
+    async def figures() -> tuple[tuple[Any, ...], list[str], list[str]]:
+        (row,) = (await svc.get(base)).body["sessions"]
+        # The filter, and the sort by span count (the per-trace summary's bounds and sets), list it as the page does.
+        by_spans = (await svc.get(base + "?sort=spans")).body["sessions"]
+        assert by_spans == [row]
+        return shown(row), _ids((await svc.get(base + query)).body["sessions"]), _ids(by_spans)
+
     prices = PriceBook.from_file(svc.running.settings.data_dir / "prices.yaml")
-    store.command("INSERT INTO session_rows_mark (slot, at, agent_id, trace_id, prices, written_at) VALUES "
-                  "(0, now64(3), '', '', {prices:String}, now64(3) + 1)",
-                  {"prices": f"{prices.fingerprint()} {rows_before}"})
+
+    def kept() -> list[tuple[Any, ...]] | None:
+        page = session_rows.page_of_kept_rows(store, agent, SessionQuery(), prices)
+        return None if page is None else [shown(row.view(0, 0)) for row in page.rows]
+
+    assert await figures() == (wrong, [session] if migration == 219 else [], [session])
+    # ... and its session rows kept in the format before (`session_rows._ROW_FORMAT`).
+    monkeypatch.setattr(session_rows, "_ROW_FORMAT", rows_before)
+    assert _keep_all(store, prices) == 1
+    assert kept() == [wrong]
+    monkeypatch.undo()
     assert migrate(store) == sorted(m.version for m in all_migrations() if m.version >= migration)
     # The spans stored before are computed again in the background (a mutation).
     for _ in range(100):
@@ -229,14 +274,19 @@ async def test_a_tool_failure_only_a_payload_records_is_an_error_before_and_afte
                            "AND NOT is_done", {"db": store.database})[0][0]:
             break
         await asyncio.sleep(0.1)
-    assert await errors() == (1, [session])
-    # Spans stored from now on are flagged as they are stored, and only the failure's.
+    assert await figures() == (right, [] if migration == 219 else [session], [session])
+    # The rows kept before are not used until kept again, and then show it so.
+    assert kept() is None
+    _keep_all(store, prices)
+    assert kept() == [right]
+    # The service as it is now: spans stored from now on are right as they are stored.
+    svc.running.service.flattener._statement = flatten.span_rows()
     again, key = await svc.new_agent("again")
     await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
     await svc.get(f"/api/agents/{again}/sessions/{session}/trajectory?wait=10")
-    rows = await asyncio.to_thread(store.query, "SELECT countIf(failed) FROM spans FINAL WHERE agent_id = {a:String}",
-                                   {"a": again})
-    assert rows[0][0] == 1
+    rows = await asyncio.to_thread(
+        store.query, f"SELECT countIf({column}) FROM spans FINAL WHERE agent_id = {{a:String}}", {"a": again})
+    assert rows[0][0] == stored_after
 
 
 async def test_a_tool_failure_only_its_framework_records_is_an_error_in_the_list_before_and_after_migration_212(
