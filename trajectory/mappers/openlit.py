@@ -89,6 +89,10 @@ _BOOKKEEPING = (
     "gen_ai.server.time_per_output_token",
     "gen_ai.client.token.usage",
     "gen_ai.output.type",
+    # On its framework instrumentations' spans (a run, a tool, a node): read nowhere.
+    "gen_ai.application_name",
+    "gen_ai.environment",
+    "gen_ai.client.operation.duration",
     "openai.api.type",
     "openai.response.service_tier",
     "openlit.agent.version_hash",

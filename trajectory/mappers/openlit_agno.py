@@ -40,8 +40,8 @@ from evalkit.trajectory.span import LogRecord, Span
 SCOPE = "openlit.instrumentation.agno"
 DELEGATE_TOOL = "delegate_task_to_member"  # Agno's team tool: `member_id`, `task`
 _TEAM_MEMBERS = "gen_ai.agno.team.agents"
-_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.client.operation.duration", "gen_ai.request.model",
-                "gen_ai.response.model", "gen_ai.response.id", "gen_ai.tool.description", "gen_ai.tool.type")
+_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.request.model", "gen_ai.response.model", "gen_ai.response.id",
+                "gen_ai.tool.description", "gen_ai.tool.type")
 # `str()` of a generator or coroutine a tool returned, as `gen_ai.tool.call.result`.
 _UNDRAINED = re.compile(r"<(?:async_)?(?:generator|coroutine) object .+ at 0x[0-9a-f]+>")
 

@@ -48,8 +48,7 @@ from evalkit.trajectory.operations import LlmCall, Operation, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 SCOPE = "openlit.instrumentation.claude_agent_sdk"
-_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.system", "gen_ai.environment", "gen_ai.application_name",
-                "gen_ai.client.operation.duration")
+_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.system")
 # What a turn's or subagent's span says of the run besides what it was asked: the final text (its last call's
 # span has it), the number of turns, durations, the subagent's tool count.
 _RUN_EXTRAS = ("gen_ai.output.messages", "gen_ai.agent.num_turns", "gen_ai.agent.duration_ms",

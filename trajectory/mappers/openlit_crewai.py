@@ -45,9 +45,8 @@ from evalkit.trajectory.operations import AgentRun, Operation
 from evalkit.trajectory.span import LogRecord, Span
 
 SCOPE = "openlit.instrumentation.crewai"
-_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.client.operation.duration", "gen_ai.request.model",
-                "gen_ai.response.model", "gen_ai.response.finish_reasons", "gen_ai.environment",
-                "gen_ai.application_name")
+_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.request.model", "gen_ai.response.model",
+                "gen_ai.response.finish_reasons")
 _CREW_SETTINGS = ("gen_ai.execution.mode", "gen_ai.crewai.crew.agents", "gen_ai.crewai.crew.task_count")
 
 

@@ -40,8 +40,7 @@ from evalkit.trajectory.span import LogRecord, Span
 
 ADK_SCOPE = "openlit.instrumentation.google_adk"
 AI_STUDIO_SCOPE = "openlit.instrumentation.google_ai_studio"
-_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.client.operation.duration", "gen_ai.environment",
-                "gen_ai.application_name", "gen_ai.request.model", "gen_ai.output.type")
+_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.request.model")
 _RUNNER_MODE = "gen_ai.execution.mode"  # set on the Runner's span only (`_set_runner_agent_attributes`)
 _RESTATED_TOOL_CALLS = ("gen_ai.tool.call.arguments",)
 _NO_TEXT = "None"  # `str(response.text)` of an answer with no text part

@@ -38,7 +38,7 @@ COMPONENT_CLASS = "gen_ai.component.class_name"
 _COMPONENT_TYPE = "gen_ai.framework.component.type"
 _GENERATOR = "generator"  # the component type of the generators' spans (`process_haystack_response`)
 _BOOKKEEPING_PREFIXES = ("gen_ai.framework.", "gen_ai.component.")
-_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.client.operation.duration")
+_BOOKKEEPING = ("gen_ai.provider.name",)
 
 
 def is_haystack(span: Span) -> bool:

@@ -47,8 +47,7 @@ from evalkit.trajectory.span import LogRecord, Span
 
 LANGGRAPH_SCOPE = "openlit.instrumentation.langgraph"
 LANGCHAIN_SCOPE = "openlit.instrumentation.langchain"
-_BOOKKEEPING = ("gen_ai.environment", "gen_ai.application_name", "gen_ai.client.operation.duration",
-                "gen_ai.request.stream", "gen_ai.framework.error.message")
+_BOOKKEEPING = ("gen_ai.request.stream", "gen_ai.framework.error.message")
 # A `chat` span restates its answer's tool calls, comma-joined (`common_chat_logic`).
 _RESTATED_TOOL_CALLS = ("gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.call.arguments")
 

@@ -35,8 +35,7 @@ from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import Operation, ToolExecution
 
 SCOPE = "openlit.instrumentation.openai_agents"
-_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.client.operation.duration", "gen_ai.output.type",
-                "gen_ai.environment", "gen_ai.application_name")
+_BOOKKEEPING = ("gen_ai.provider.name",)
 # What an `Agent(...)` was built with, on its `create_agent` span: the agent's runs say what they were given.
 _AGENT_SETUP = ("gen_ai.request.model", "gen_ai.system_instructions", "gen_ai.tool.definitions",
                 "gen_ai.agent.handoffs")

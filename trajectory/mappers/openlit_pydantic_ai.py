@@ -43,8 +43,7 @@ SCOPE = "openlit.instrumentation.pydantic_ai"
 RUN_OPERATION = "execute_task"
 # `Agent.run`'s span; `run_sync`'s, of the same operation, is `invoke_agent <agent>` (see above).
 _RUN_SPAN_PREFIX = "execute_task "
-_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.agent.lifecycle.phase", "gen_ai.request.model",
-                "gen_ai.response.model", "gen_ai.client.operation.duration")
+_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.agent.lifecycle.phase", "gen_ai.request.model", "gen_ai.response.model")
 # What the run span says of the run besides what it was asked and answered: the system prompts' repr, the first
 # input message's role and the inputs' length, the agent's tools and model settings, throughput.
 _RUN_EXTRAS = ("gen_ai.agent.description", "gen_ai.message.role", "gen_ai.message.total_length",

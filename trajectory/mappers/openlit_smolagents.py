@@ -52,9 +52,8 @@ from evalkit.trajectory.operations import AgentRun, Message, Operation, Part, To
 from evalkit.trajectory.span import LogRecord, Span
 
 SCOPE = "openlit.instrumentation.smolagents"
-_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.client.operation.duration", "gen_ai.request.model",
-                "gen_ai.response.model", "gen_ai.environment", "gen_ai.application_name", "gen_ai.output.type",
-                "gen_ai.tool.type", "gen_ai.tool.description")
+_BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.request.model", "gen_ai.response.model", "gen_ai.tool.type",
+                "gen_ai.tool.description")
 _STEP_MARKS = ("gen_ai.smolagents.step_number", "gen_ai.smolagents.planning")
 _RUN_SETTINGS = ("gen_ai.smolagents.max_steps", "gen_ai.smolagents.step_count")
 # The classes smolagents names an agent after when it was given no name (`getattr(instance, "name", None) or
