@@ -97,14 +97,14 @@ def drop_rejected(request: Any, extra_check: Any = None) -> tuple[int, Rejection
                     reason = None
                 else:
                     reason = rejection(span)
+                    if reason is None and end < start:  # a clock slip `rejection` lets through: lasting nothing
+                        span.end_time_unix_nano = start
+                        clamped = True
                 if reason is None and extra_check is not None:
                     reason = extra_check(span)
                 if reason is None:
                     kept += 1
                     add_day(start // DAY_NS)
-                    if end < start:
-                        span.end_time_unix_nano = start
-                        clamped = True
                 else:
                     rejections.reject(reason)
                     bad.append(index)
