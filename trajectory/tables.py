@@ -418,10 +418,19 @@ _CALL_RESPONSE_ID = (
 _OPENLIT_AG2 = f"scope_name = '{openlit_ag2.SCOPE}'"
 _OPENLIT_AG2_TRACES = f"(agent_id, trace_id) IN (SELECT agent_id, trace_id FROM {{database}}.spans " \
     f"WHERE {_OPENLIT_AG2})"
-_OPENLIT_AG2_SUMMARY = _TRACE_SUMMARY_FAILED_ROWS.replace(
-    "FROM {source} GROUP BY",
-    "FROM {source} WHERE (agent_id, trace_id) GLOBAL IN "
-    f"(SELECT agent_id, trace_id FROM {{source}} WHERE {_OPENLIT_AG2}) GROUP BY")
+
+
+def _summary_of_traces(select: str, spans_where: str) -> str:
+    """A per-trace summary `select` of `{source}` for the traces holding a span `spans_where` selects alone. Raises
+    if the select has not exactly the one place to restrict: a backfill of every trace would count them twice."""
+    whole = "FROM {source} GROUP BY"
+    if select.count(whole) != 1:
+        raise ValueError(f"the trace summary's select has {select.count(whole)} places of {whole!r}, not one")
+    return select.replace(whole, "FROM {source} WHERE (agent_id, trace_id) GLOBAL IN "
+                                 f"(SELECT agent_id, trace_id FROM {{source}} WHERE {spans_where}) GROUP BY")
+
+
+_OPENLIT_AG2_SUMMARY = _summary_of_traces(_TRACE_SUMMARY_FAILED_ROWS, _OPENLIT_AG2)
 
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
