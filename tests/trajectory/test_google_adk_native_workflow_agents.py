@@ -1,8 +1,7 @@
 """Google ADK's workflow agents under ADK's own tracing (the `google-adk_native_workflow-agents` capture's exports).
 
 A `SequentialAgent` (`trip_planner`) of a `ParallelAgent` (`research`: `weather_agent`, `hotel_agent`) and a
-`summariser`, two turns of one ADK session, the second streamed through LiteLlm (`trajectory/mappers/google_adk.py`,
-`trajectory/mappers/google_adk_workflow.py`).
+`summariser`, two turns of one ADK session, the second streamed through LiteLlm (`trajectory/mappers/google_adk.py`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,12 @@ GenAI mapper; message content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESS
   (`set_operation_details_attributes_from_response`), the chunks with no finish reason, the last with one: the
   answer in pieces (`_streamed_answer`). A model that hands ADK the whole answer again at the end (LiteLlm's
   aggregate: the text, and the calls whose arguments it streamed in pieces) ends it so: then the last is the answer;
-- a workflow agent's run (`SequentialAgent`, `ParallelAgent`) is an agent's: `google_adk_workflow.py`.
+- a workflow agent (`SequentialAgent`, `ParallelAgent`, `LoopAgent`) calls no model and runs its sub-agents; its
+  `invoke_agent` span has an `LlmAgent`'s attributes (nothing says its kind) and holds theirs. A run holding runs and
+  doing nothing itself is what the builder takes for a synthetic root and looks through (the workflow's structure
+  lost, its agents' calls one trajectory), but ADK opens `invoke_agent` spans only for the app's own agents: each is
+  an agent (`AgentRun.app_agent`), a workflow agent's run a trajectory whose subagents are its sub-agents' runs.
+  ADK records no input or output on them: the user's message is in each `LlmAgent`'s trajectory, not the root's.
 
 openinference-instrumentation-google-adk (scope `openinference.instrumentation.google_adk`) replaces
 ADK's tracers: `invocation [<app>]` (CHAIN, ADK's session id as `session.id`), `agent_run [<name>]`
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalkit.trajectory.mappers import google_adk_workflow, otel_genai
+from evalkit.trajectory.mappers import otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
@@ -61,7 +66,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if isinstance(operation, ToolExecution):
         _transfer(operation, reader)
     elif isinstance(operation, AgentRun) and reader.span.scope_name == SCOPE:
-        google_adk_workflow.app_agent_run(operation)
+        operation.app_agent = True  # a workflow agent's run too (see above)
     elif isinstance(operation, LlmCall) and reader.span.scope_name == SCOPE:
         _streamed_answer(operation, reader.span)
     return operation
