@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote
@@ -98,6 +99,9 @@ def step_view(step: dict[str, Any]) -> dict[str, Any]:
     extra = step.get("extra") or {}
     metrics = step.get("metrics") or {}
     return {"step": step, "calls": paired, "orphans": [r for r in results if id(r) not in used],
+            # A step handing work to a subagent (a workflow agent's, a swarm's, a handoff with no tool call):
+            # its message says so ("Delegated to subagent research"), it is no system prompt to fold away.
+            "delegates": any(r.get("subagent_trajectory_ref") for r in results),
             "error": extra.get("error") or (metrics.get("extra") or {}).get("error"),
             "has_error": bool(extra.get("error") or extra.get("is_error") or any(p["error"] for p in paired)),
             "duration_ms": extra.get("duration_ms"), "price_source": (metrics.get("extra") or {}).get("price_source")}
@@ -125,7 +129,13 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
     duration = sum(float((s.get("extra") or {}).get("duration_ms") or 0) for s in steps) / 1000 if steps else None
     priced = [((s.get("metrics") or {}).get("extra") or {}).get("price_source") for s in steps
               if s.get("source") == "agent" and s.get("metrics")]
-    return {"steps": len(steps), "tool_calls": sum(len(s.get("tool_calls") or []) for s in steps),
+    subagents = list(_subagents_within(document))
+    return {"steps": len(steps), "subagents": len(subagents),
+            "subagent_steps": sum(len(t.get("steps") or []) for t in subagents),
+            # Every call made in the session, the subagents' too: a swarm's or a workflow's top trajectory only
+            # delegates, and "0 tool calls" would say nothing happened.
+            "tool_calls": sum(len(s.get("tool_calls") or []) for t in (document, *subagents)
+                              for s in t.get("steps") or []),
             "prompt_tokens": prompt, "completion_tokens": completion,
             "cached_tokens": final.get("total_cached_tokens"),
             "cache_write_tokens": (final.get("extra") or {}).get("total_cache_creation_input_tokens"),
@@ -186,8 +196,15 @@ def _page_numbers(current: int, pages: int) -> list[int]:
 
 
 def subagents_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Embedded subagent trajectories by trajectory id, so a reference can open one in place."""
-    return {str(t.get("trajectory_id")): t for t in document.get("subagent_trajectories") or []}
+    """Embedded subagent trajectories by trajectory id, so a reference can open one in place: at any depth (a
+    workflow agent's subagents are embedded in its own trajectory, not in the session's)."""
+    return {str(t.get("trajectory_id")): t for t in _subagents_within(document)}
+
+
+def _subagents_within(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for sub in document.get("subagent_trajectories") or []:
+        yield sub
+        yield from _subagents_within(sub)
 
 
 @page

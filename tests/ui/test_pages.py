@@ -9,6 +9,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from http.cookiejar import CookieJar
 from typing import Any
 
@@ -253,6 +254,48 @@ def test_a_langgraph_subgraph_opens_in_place_at_its_handoff(tab: Tab, world: Wor
     opened.locator(":scope > summary").click()
     assert sub_answer[:40] in opened.inner_text()
     assert tab.console_errors == []
+
+
+def test_workflow_agents_open_at_every_depth_and_their_work_is_counted(tab: Tab, world: World) -> None:
+    """A real Google ADK capture of workflow agents (a SequentialAgent running a ParallelAgent of two LLM agents,
+    then a summariser): the top trajectory only delegates. Each delegation reads as what it is, not as a folded
+    system prompt; the parallel agent's own subagents (embedded in its trajectory, not the session's) open
+    inside it, the failing hotel lookup with them; the bar counts the tool calls and steps made below the top."""
+    agent, capture, document = _replayed(world, "google-adk_native_workflow-agents", "workflow")
+    subagents = list(_within(document))
+    research = next(t for t in document["subagent_trajectories"] if t["subagent_trajectories"])
+    hotel = next(t for t in research["subagent_trajectories"] if t["agent"]["name"] == "hotel_agent")
+    hotel_call = next(c for s in hotel["steps"] for c in s.get("tool_calls") or [])
+    first = document["steps"][0]
+    assert first["source"] == "system" and not first.get("tool_calls")
+
+    tab.login(world.token)
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    page = tab.page
+    bar = page.inner_text("dl.summary-bar")
+    calls = sum(len(s.get("tool_calls") or []) for t in (document, *subagents) for s in t["steps"])
+    assert calls > 0 and not any(s.get("tool_calls") for s in document["steps"])
+    assert f"TOOL CALLS\n{calls}" in bar.upper(), bar
+    assert (f"(+{sum(len(t['steps']) for t in subagents)} in {len(subagents)} subagents)") in bar, bar
+    article = page.locator(f"article#step-{first['step_id']}").first
+    assert article.locator(":scope > details.system").count() == 0
+    assert first["message"] in article.locator(":scope > p.delegation").inner_text()
+
+    opened = article.locator(":scope > details.subagent")
+    opened.locator(":scope > summary").click()
+    inner = opened.locator("details.subagent", has_text="Subagent hotel_agent")
+    assert inner.count() == 1, opened.inner_text()
+    inner.locator(":scope > summary").click()
+    assert hotel_call["function_name"] in inner.inner_text()
+    assert "subagent: " not in opened.inner_text()  # an id said again beside the subagent it opens
+    assert tab.console_errors == []
+    tab.shot("workflow-agents")
+
+
+def _within(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for sub in document.get("subagent_trajectories") or []:
+        yield sub
+        yield from _within(sub)
 
 
 def test_prompt_cache_reads_and_writes_show_beside_the_prompt_tokens(tab: Tab, world: World) -> None:
