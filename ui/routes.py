@@ -156,7 +156,7 @@ def recent_experiments(request: web.Request, limit: int) -> dict[str, Any]:
 
 def add_routes(app: web.Application, context: Context) -> None:
     env = environment()
-    env.globals["sub_view"] = session_pages.step_view  # subagent steps render with the same macro
+    env.globals.update(session_pages.TEMPLATE_GLOBALS)
     app[UI_KEY] = Ui(env, LoginSessions(clock=context.access.clock))
     app[BROWSER_ERROR_PAGE] = error_page
     r = app.router

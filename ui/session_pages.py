@@ -145,15 +145,15 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
             "first": times[0] if times else None, "last": times[-1] if times else None,
             "duration_s": _elapsed(steps) if times else None,
             "busy_seconds": duration, "price_sources": sorted({p for p in priced if p}),
-            "errors": _errors(document),
+            "errors": errors_of(document),
             "issues": extra.get("validation_issues") or [], "reasons": (extra.get("settlement") or {}).get("reasons")
             or []}
 
 
-def _errors(document: dict[str, Any]) -> int:
+def errors_of(document: dict[str, Any]) -> int:
     """Failed steps, a subagent's (at any depth) too: the sessions list counts their spans as the session's."""
     return sum(1 for s in document.get("steps") or [] if has_error(s)) + sum(
-        _errors(sub) for sub in document.get("subagent_trajectories") or [])
+        errors_of(sub) for sub in document.get("subagent_trajectories") or [])
 
 
 def _elapsed(steps: list[dict[str, Any]]) -> float | None:
@@ -193,6 +193,11 @@ def steps_page(request: web.Request, document: dict[str, Any]) -> dict[str, Any]
 def _page_numbers(current: int, pages: int) -> list[int]:
     wanted = {1, pages, current - 1, current, current + 1, current - 10, current + 10}
     return sorted(n for n in wanted if 1 <= n <= pages)
+
+
+# What the trajectory macros call: a subagent's steps render with the same macro as the session's, and a folded
+# subagent says whether it holds a failure.
+TEMPLATE_GLOBALS = {"sub_view": step_view, "errors_of": errors_of}
 
 
 def subagents_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,17 @@ from evalkit.scoring.scorecard import ExperimentRecords, RunMetrics, RunRecord, 
 from evalkit.ui.charts import histogram, interval_bar
 from evalkit.ui.experiment_pages import case_mean, cost_per_run, run_metrics
 from evalkit.ui.render import environment, evaluator_version, markdown, seconds
-from evalkit.ui.session_pages import has_error, span_rows, step_view, steps_page, subagents_of, trajectory_summary
+from evalkit.ui.session_pages import (
+    TEMPLATE_GLOBALS,
+    errors_of,
+    has_error,
+    span_rows,
+    step_view,
+    steps_page,
+    subagents_of,
+    trajectory_summary,
+)
+from tests.trajectory.span_fixtures import capture_document
 
 ATIF = Path(__file__).parents[1] / "trajectory" / "data" / "atif"  # real trajectories, kept with the tests
 
@@ -59,8 +70,7 @@ def test_steps_pair_tool_calls_with_results_and_open_subagents_in_place() -> Non
     assert calls == {"worker": "worker complete", "shell": "/workspace"}  # paired by id, not by position
     subagents = subagents_of(document)
     assert subagents, "the reference trajectory embeds its subagent"
-    env = environment()
-    env.globals["sub_view"] = step_view
+    env = _environment()
     html = env.from_string('{% from "_macros.html" import steps_list %}{{ steps_list(views, subagents, page, '
                            'pages, page_urls) }}').render(subagents=subagents, **steps_page(_Request({}), document))
     assert '<details class="subagent">' in html
@@ -68,6 +78,33 @@ def test_steps_pair_tool_calls_with_results_and_open_subagents_in_place() -> Non
     assert f"({len(child['steps'])} steps)" in html
     summary = trajectory_summary(document)
     assert summary["steps"] == len(document["steps"]) and summary["tool_calls"] == 2
+
+
+def _environment() -> Any:
+    """The templates' environment with the globals the routes add (routes.add_routes)."""
+    env = environment()
+    env.globals.update(TEMPLATE_GLOBALS)
+    return env
+
+
+def test_a_closed_subagent_says_it_holds_a_failure() -> None:
+    """A real Agno team under OpenLIT: the member's tool failed once, inside the subagent the delegation opens.
+    Folded, the subagent's summary says so; the other, with no failure, says nothing."""
+    document = capture_document("agno_openlit", "agno-openlit-trip-1")
+    (member,) = document["subagent_trajectories"]
+    assert errors_of(member) == 1 and errors_of(document) == 1
+    html = _environment().from_string(
+        '{% from "_macros.html" import steps_list %}{{ steps_list(views, subagents, page, pages, page_urls) }}'
+    ).render(subagents=subagents_of(document), **steps_page(_Request({}), document))
+    (summary,) = re.findall(r'<details class="subagent[^"]*"><summary>(.*?)</summary>', html)
+    assert f"Subagent {member['agent']['name']}" in summary and "1 error<" in summary, summary
+    assert '<details class="subagent has-error">' in html
+
+    member["steps"] = [s for s in member["steps"] if not has_error(s)]
+    html = _environment().from_string(
+        '{% from "_macros.html" import steps_list %}{{ steps_list(views, subagents, page, pages, page_urls) }}'
+    ).render(subagents=subagents_of(document), **steps_page(_Request({}), document))
+    assert "error" not in re.findall(r'<details class="subagent[^"]*"><summary>(.*?)</summary>', html)[0]
 
 
 def test_a_summary_counts_a_step_as_erring_exactly_when_its_view_shows_an_error() -> None:
@@ -113,9 +150,7 @@ def test_span_tree_nests_children_under_parents_in_start_order() -> None:
 def test_every_kept_trajectory_renders(name: str) -> None:
     """Each real ATIF document (Harbor's golden ones, v1.5 to v1.7) renders on the session page's template."""
     document = _reference(name)
-    env = environment()
-    env.globals["sub_view"] = step_view
-    html = env.get_template("session.html").render(
+    html = _environment().get_template("session.html").render(
         agent_id="a@w", session_id="s", document=document, summary=trajectory_summary(document),
         subagents=subagents_of(document), path="/", csrf="", **steps_page(_Request({}), document))
     assert html.count('<article class="step') >= min(len(document["steps"]), 100)
