@@ -352,6 +352,8 @@ class _Context:
             self.traces.add(span.trace_id)
             fresh = not handed_over and not any(
                 _normal_role(m.role) == "assistant" or self._answers_own_call(m) for m in call.input_messages)
+        # A call continuing the provider's copy of the conversation re-sends nothing: a question asked again is new.
+        fresh = fresh or call.input_all_new
         # The n-th copy of a message in this call is new if fewer than n were seen before. Runs over
         # every message of every call, i.e. over the whole re-sent history.
         known = self.known

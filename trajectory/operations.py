@@ -107,6 +107,9 @@ class LlmCall:
     # The provider's response id where an emitter records it other than as an attribute (trajectory/same_call.py
     # reads the attributes it knows itself).
     response_id: str | None = None
+    # The provider keeps the conversation (a Responses API call naming `previous_response_id`): the input holds only
+    # what the model is shown anew, each message new however like an earlier one it is.
+    input_all_new: bool = False
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ from evalkit.trajectory.mappers import (
     haystack,
     langchain,
     llamaindex,
+    openai_sdk,
     smolagents,
     strands_openinference,
 )
@@ -267,6 +268,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     if finish:
         call.finish_reasons = [finish]
     call.error = span_error(reader)
+    if openai_sdk.is_openinference_response(reader.span):
+        openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id
     return call
 
 

@@ -179,9 +179,10 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
         output.append({"type": "function_call", "id": c["id"], "call_id": c["id"], "name": c["name"],
                        "arguments": json.dumps(c["arguments"]), "status": "completed"})
     usage = r["usage"]
-    # The real API echoes the request's instructions and tools in the response (instrumentations
-    # read the system prompt from there).
-    echoed = {key: (request or {})[key] for key in ("instructions", "tools") if (request or {}).get(key) is not None}
+    # The real API echoes the request's instructions, tools and previous_response_id in the response
+    # (instrumentations read the system prompt from there).
+    echoed = {key: (request or {})[key] for key in ("instructions", "tools", "previous_response_id")
+              if (request or {}).get(key) is not None}
     return {"id": r["id"], "object": "response", "created_at": CREATED, "status": "completed", "model": model,
             "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **echoed,
             "usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
