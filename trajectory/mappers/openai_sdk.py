@@ -35,8 +35,14 @@ def is_openinference_response(span: Span) -> bool:
 def read_response(call: LlmCall) -> None:
     """A Responses API call's span read as the API means it: its output items, each an output message, the one
     assistant answer they are; its input all new when the call continues a previous response."""
+    merge_output_items(call)
+    request = call.extra.get("request")
+    call.input_all_new = isinstance(request, dict) and bool(request.get("previous_response_id"))
+
+
+def merge_output_items(call: LlmCall) -> None:
+    """A Responses answer recorded one output message per output item (OpenInference's Python instrumentation and
+    @openai/agents' JavaScript one alike) is one assistant answer: the API has no `n`."""
     outputs = call.output_messages
     if len(outputs) > 1 and all(message.role == "assistant" for message in outputs):
         call.output_messages = [Message("assistant", [part for message in outputs for part in message.parts])]
-    request = call.extra.get("request")
-    call.input_all_new = isinstance(request, dict) and bool(request.get("previous_response_id"))

@@ -374,9 +374,7 @@ OPENAI_AGENTS_JS_SCOPE = "@arizeai/openinference-instrumentation-openai-agents"
 
 
 def _openai_agents_js_messages(call: LlmCall, reader: SpanReader) -> None:
-    outputs = call.output_messages
-    if len(outputs) > 1 and all(message.role == "assistant" for message in outputs):
-        call.output_messages = [Message("assistant", [part for message in outputs for part in message.parts])]
+    openai_sdk.merge_output_items(call)
     empty = [i for i, message in enumerate(call.input_messages) if message.role == "assistant" and not message.parts]
     if not empty:
         return
