@@ -160,12 +160,20 @@ def _gemini_tool_results(request: dict[str, Any], before: list[dict[str, Any]]) 
     found: dict[str, str] = {}
     contents = [c for c in request.get("contents") or () if isinstance(c, dict)]
     for index, content in enumerate(contents):
-        calls = [p["functionCall"] for p in content.get("parts") or () if isinstance(p, dict) and "functionCall" in p]
-        if content.get("role") != "model" or not calls or index + 1 >= len(contents):
+        if content.get("role") != "model" or index + 1 >= len(contents) or contents[index + 1].get("role") == "model":
+            continue
+        # A streamed answer may be re-sent as it came, one content per chunk (google-genai's chat): the `model`
+        # contents right before this one are the same answer.
+        start = index
+        while start > 0 and contents[start - 1].get("role") == "model":
+            start -= 1
+        calls = [p["functionCall"] for c in contents[start:index + 1] for p in c.get("parts") or ()
+                 if isinstance(p, dict) and "functionCall" in p]
+        if not calls:
             continue
         wanted = [(c.get("name"), c.get("args") or {}) for c in calls]
         source = next((e for e in reversed(before)
-                       if (e["request"].get("contents") or []) == contents[:index]
+                       if (e["request"].get("contents") or []) == contents[:start]
                        and [(c["name"], c["arguments"]) for c in e["response"]["tool_calls"]] == wanted), None)
         if source is None:
             continue

@@ -18,6 +18,7 @@ from evalkit.trajectory.mappers import (
     crewai,
     dspy,
     google_adk,
+    google_genai,
     haystack,
     langchain,
     llamaindex,
@@ -204,6 +205,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     if reader.span.scope_name == haystack.OPENINFERENCE_SCOPE:
         # Its flattened messages have no tool results nor call ids: the whole ChatMessages are in input/output.value.
         haystack.openinference_messages(call, reader.get("input.value"), reader.get("output.value"), reader.memo)
+    if reader.span.scope_name == google_genai.OPENINFERENCE_SCOPE:
+        google_genai.openinference_messages(call)  # a streamed answer re-sent in pieces, a failed function's response
     if not call.input_messages:
         call.input_messages = parse_input_messages(reader.get("input.value"), reader.memo)
     else:
