@@ -23,6 +23,8 @@ from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
+from tests.captures import react_text
+
 HERE = Path(__file__).parent
 _ID_KEYS = frozenset({"traceId", "spanId", "parentSpanId"})
 
@@ -198,12 +200,14 @@ class GroundTruth:
 
     @staticmethod
     def of(log: list[dict[str, Any]]) -> GroundTruth:
-        calls, results = [], {}
+        calls, results = [], react_text.observations(log)
+        written = react_text.actions(log)  # a text-format agent's tool calls, in its answers' text
         for position, entry in enumerate(log):
             r = entry["response"]
             usage = r["usage"]
-            calls.append(Call(entry["seq"], entry["api"], entry.get("model"), r["text"], r.get("reasoning", ""),
-                              r["tool_calls"], usage["input_tokens"], usage["output_tokens"],
+            text, tool_calls = written.get(entry["seq"], (r["text"], r["tool_calls"]))
+            calls.append(Call(entry["seq"], entry["api"], entry.get("model"), text, r.get("reasoning", ""),
+                              tool_calls, usage["input_tokens"], usage["output_tokens"],
                               usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0)))
             shown = (_gemini_tool_results(entry["request"], log[:position]) if entry["api"] == "gemini.generate_content"
                      else _tool_results_of(entry["api"], entry["request"]))

@@ -22,6 +22,7 @@ from evalkit.trajectory.mappers import (
     haystack,
     langchain,
     llamaindex,
+    llamaindex_react,
     openai_sdk,
     smolagents,
     strands_openinference,
@@ -217,6 +218,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         reader.consume("output.value")
     if reader.span.scope_name == OPENAI_AGENTS_JS_SCOPE:
         _openai_agents_js_messages(call, reader)
+    if reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
+        llamaindex_react.read_call(call)  # a ReActAgent's actions in its text, its loop restated
     if reader.span.scope_name == autogen.OPENINFERENCE_SCOPE:
         autogen.output_thought(call, reader.span.attributes.get("output.value"))  # the text beside its tool calls
     if reader.span.scope_name == langchain.JS_OPENINFERENCE_SCOPE:
