@@ -622,6 +622,18 @@ class _Context:
             return candidates[0]
         return None
 
+    def results_from_run(self, run: AgentRun) -> None:
+        """Results an agent run's span recorded (`AgentRun.tool_results`) answer the calls nothing else answered."""
+        for part in run.tool_results:
+            found = self.calls_by_id.get(part.call_id or "")
+            if found is None or part.call_id in self.answered:
+                continue
+            draft, call = found
+            extra = {"from": "agent span", "span_id": run.span.span_id, "trace_id": run.span.trace_id,
+                     "emitter": run.emitter}
+            draft.results.append({"source_call_id": call["tool_call_id"], "content": part.text or "", "extra": extra})
+            self.answered.add(call["tool_call_id"])
+
     def settle_history_results(self) -> None:
         """Tool results seen only in a later call's input answer the calls no tool span answered."""
         for time_ns, part in self.history_results:
@@ -1290,6 +1302,10 @@ def build_trajectory(
             _run_error_step(run_context, run, run.error)
     for context in contexts.values():
         context.settle_history_results()
+    # After the results the model was shown: a run's own record of its calls' results answers only those left.
+    for key, run in runs:
+        if run.tool_results:
+            (contexts[key] if key in contexts else context_of(key)).results_from_run(run)
 
     session = session_id or _session_id(ordered, overrides)
     global_overrides: dict[str, Any] = {}

@@ -154,6 +154,9 @@ class AgentRun:
     # The tools the agent was given (`gen_ai.tool.definitions` on its span: Semantic Kernel records them
     # there only), in the OpenAI function-calling shape.
     tool_definitions: list[dict[str, Any]] = field(default_factory=list)
+    # Results of its calls its span recorded (its response's tool messages): each answers its call when no tool span
+    # and no later input did (Agent Framework's handoff middleware answers a handoff call, running no tool).
+    tool_results: list[Part] = field(default_factory=list)
     # An agent the app built, whose emitter records no other (Google ADK's `invoke_agent`): one that only runs other
     # agents (an ADK SequentialAgent's or ParallelAgent's run) is a trajectory of its own, their runs its subagents,
     # not a synthetic root grouping them (build.py).

@@ -13,7 +13,23 @@ is the framework's own bookkeeping, read here so that it is not reported unmappe
   the run's response (every call's answer and tool result, each also on its own span), the finish reasons
   and response id its last call's, `gen_ai.request.*` the agent's default options its calls were asked with
   (`gen_ai.request.choice.count` 1 on every span). Its calls' spans are always under it: the agent's chat
-  client carries the same telemetry layer.
+  client carries the same telemetry layer. Of the response, only its tool results are read
+  (`AgentRun.tool_results`): a handoff orchestration's middleware answers a `handoff_to_<agent>` call itself
+  (`{"handoff_to": "<agent>"}`, its `MiddlewareTermination` ending the run) with no `execute_tool` span, and the
+  agent span's response is the one record of that answer.
+
+Its workflows (`agent_framework._workflows`: `WorkflowBuilder` and the orchestrations built on it, such as
+`HandoffBuilder`) are traced by the same layer. A run is an `invoke_workflow <name>` span (operation
+`invoke_workflow`, the workflow's name `gen_ai.workflow.name` when it was given one), each message an executor
+handles an `executor.process <executor>` span under it, with `message.send` (a message sent, to every edge or to
+`message.destination_executor_id`) and `edge_group.process <kind>` (a message routed) spans; `workflow.build` is
+the builder's, in a trace of its own. An agent's executor runs it inside its `executor.process` span, so a
+workflow run's agent runs lie side by side under it, in the order the workflow ran them. Read as nothing, the
+run left its agents' runs side by side with no run above them: one trajectory named for the first, the others'
+system prompts steps in its middle, a handoff's receiving agent's work the delegating one's. The run is the
+orchestrator's, an agent the app built (`AgentRun.app_agent`): the trajectory, each agent run a subagent it
+delegated to, in order. The run records no input or output (the user's message is in each agent's trajectory),
+and the routing spans are the workflow's bookkeeping, no steps.
 """
 
 from __future__ import annotations
@@ -21,12 +37,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.messages import parse_messages
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import AgentRun, Operation
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "agent-framework"
 SCOPE = "agent_framework"
+WORKFLOW_OPERATION = "invoke_workflow"
+_WORKFLOW_NAME = "gen_ai.workflow.name"
+# The workflow's bookkeeping: its identity and definition (on `invoke_workflow` and `workflow.build`), which executor
+# handled which message (`executor.process`), how messages were sent and routed (`message.send`,
+# `edge_group.process`).
+_WORKFLOW_BOOKKEEPING = (
+    "workflow.id",
+    "workflow.description",
+    "workflow.definition",
+    "workflow_builder.name",
+    "workflow_builder.description",
+    "executor.id",
+    "executor.type",
+    "message.type",
+    "message.payload_type",
+    "message.source_id",
+    "message.target_id",
+    "message.destination_executor_id",
+    "edge_group.type",
+    "edge_group.id",
+    "edge_group.delivered",
+    "edge_group.delivery_status",
+)
+# A run's or a build's failure, as events beside the exception (`error.type`, `error.message`; `build.error.*`).
+_WORKFLOW_ERROR_EVENTS = ("workflow.error", "build.error")
 _RESTATED_BY_AGENT_SPAN = (
     "gen_ai.provider.name",
     "gen_ai.system",
@@ -41,12 +84,24 @@ def detect(span: Span) -> bool:
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
-    reader.consume("server.address", "agent_framework.function.invocation.duration")
+    reader.consume("server.address", "agent_framework.function.invocation.duration", *_WORKFLOW_BOOKKEEPING)
+    reader.read_events(*_WORKFLOW_ERROR_EVENTS)
+    if reader.text("gen_ai.operation.name") == WORKFLOW_OPERATION:
+        return workflow_run(reader)
     operation = otel_genai.map_span(reader, logs)
     if operation is None:
         return None
     operation.emitter = NAME
     if isinstance(operation, AgentRun):
+        operation.tool_results = [part for message in parse_messages(reader.get("gen_ai.output.messages"), "assistant")
+                                  for part in message.tool_results]
         reader.consume(*_RESTATED_BY_AGENT_SPAN)
         reader.consume_prefix("gen_ai.request.")
     return operation
+
+
+def workflow_run(reader: SpanReader) -> AgentRun:
+    """A workflow's run: the orchestrator, its agents' runs its subagents (see above)."""
+    reader.consume(*otel_genai.IDENTITY_KEYS)
+    return AgentRun(span=reader.span, emitter=NAME, name=reader.text(_WORKFLOW_NAME), error=span_error(reader),
+                    app_agent=True)
