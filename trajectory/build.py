@@ -870,6 +870,9 @@ def _apply_step_overrides(draft: _Draft, overrides: dict[str, Any]) -> None:
             }
 
 
+_RUN_INSIDE_TOOL = "/run"  # the key of the run a delegation's tool span holds: `<span id>/run`
+
+
 class _SessionTree:
     def __init__(self, mapped: list[_Mapped]) -> None:
         self.by_key: dict[SpanKey, _Mapped] = {(m.span.trace_id, m.span.span_id): m for m in mapped}
@@ -880,11 +883,37 @@ class _SessionTree:
         if nested_runs:
             self._adopt_for_empty_agents(nested_runs)
             self._adopt_runs_of_empty_tools(nested_runs)
-        # The rule below starts from handoffs naming their agent: one more pass, most sessions having none.
-        handoffs = [(key, operation) for key, m in self.by_key.items()
-                    if type(operation := m.operation) is ToolExecution and operation.handoff_to]
+        # The rules below start from tool spans (one more pass): handoffs naming their agent, delegations running
+        # their agent inside the tool. Most sessions have neither.
+        tools = [(key, operation) for key, m in self.by_key.items() if type(operation := m.operation) is ToolExecution]
+        handoffs = [(key, tool) for key, tool in tools if tool.handoff_to]
         if handoffs:
             self._runs_of_flat_steps(handoffs)
+        delegations = [(key, tool) for key, tool in tools if tool.runs_agent is not None]
+        if delegations:
+            self._runs_inside_tools(delegations)
+
+    def _runs_inside_tools(self, delegations: list[tuple[SpanKey, ToolExecution]]) -> None:
+        """A delegation whose agent runs inside the tool's span, with no span of its own (`ToolExecution.runs_agent`):
+        a run of that agent, over the tool's span, stands between the tool and the spans under it and adopts them. The
+        tool's call then started a subagent (its result references it), whose calls and tools are not the delegating
+        agent's. A tool with nothing under it ran no agent (CrewAI's answer that no coworker has that role): no run.
+        """
+        below: dict[SpanKey, list[SpanKey]] = {key: [] for key, _tool in delegations}
+        for key, m in self.by_key.items():
+            under = below.get((key[0], m.span.parent_span_id))
+            if under is not None:
+                under.append(key)
+        for key, tool in delegations:
+            if not below[key]:
+                continue
+            # Its own key, the tool's span: the tool's key stays the tool's execution.
+            run_key = (key[0], f"{key[1]}{_RUN_INSIDE_TOOL}")
+            run = AgentRun(span=tool.span, emitter=tool.emitter, name=tool.runs_agent or None)
+            self.by_key[run_key] = _Mapped(tool.span, run, {}, [])
+            self.adopted[run_key] = key
+            for child in below[key]:
+                self.adopted.setdefault(child, run_key)
 
     def _runs_of_flat_steps(self, handoffs: list[tuple[SpanKey, ToolExecution]]) -> None:
         """A handoff to an agent no agent span is named for, whose emitter records each agent's steps as spans

@@ -129,6 +129,10 @@ class ToolExecution:
     # generator the team drains later). Unlike a handoff's, the run has a conversation of its own; its answer is
     # the call's result. Named as the call names it, else "": the first agent run after it.
     delegates_to: str | None = None
+    # A delegation whose agent runs inside the tool's own span, with no agent span of its own (CrewAI's "Delegate
+    # work to coworker": the coworker's `execute_task` runs in the tool's `run`): the spans under the tool are that
+    # agent's run, a subagent the call started. Named as the call names it, else "" (then by the tool's span).
+    runs_agent: str | None = None
     # A span that is a tool's execution only if the model asked for a tool of its name (OpenLIT's
     # `@openlit.trace` spans name a function, of any kind): otherwise it is no step at all.
     only_if_called: bool = False

@@ -4,7 +4,14 @@ A crew run is a CHAIN span `Crew_<id>.kickoff` (`crew_key`, `crew_agents`, `crew
 inputs in `crew_inputs`, its result a CrewOutput in `output.value`); each task an agent carries
 out is an AGENT span `<role>._execute_core` (`graph.node.id` the agent's role, `task_key`,
 `task_id`; its output a TaskOutput). A crew orchestrates agents: its run is the session's agent,
-each task's agent a subagent. What a crew or task said is the `raw` text of its output.
+each task's agent a subagent. What a crew or task said is the `raw` text of its output. Each tool run
+is a TOOL span `<name>.run` (`BaseTool.run`, `Tool.run`) named by the tool's `name`, which the model
+does not call it by: CrewAI offers it as `sanitize_tool_name(name)` ("Delegate work to coworker" is
+`delegate_work_to_coworker`), the `Tool Name:` line of the LLM-facing description the span records
+as `tool.description`. An agent hands a coworker work through CrewAI's own delegation tools (a
+hierarchical crew's manager, an agent with `allow_delegation`), which run the coworker's
+`execute_task` inside the tool's span: no task span, the coworker's calls and tools under the
+tool's. That run is a subagent the tool's call started.
 
 OpenLLMetry's crewai instrumentation (opentelemetry-instrumentation-crewai, read by `openllmetry`)
 records the same run as a `crewai.workflow` span (no `traceloop.span.kind`: only
@@ -19,12 +26,44 @@ from typing import Any
 
 from evalkit.trajectory.mappers.messages import render
 from evalkit.trajectory.mappers.reader import SpanReader, as_text, parse_json
-from evalkit.trajectory.operations import AgentRun
+from evalkit.trajectory.operations import AgentRun, ToolExecution
 
 _BOOKKEEPING = ("crew_key", "crew_id", "crew_agents", "crew_tasks", "crew_inputs", "task_key", "task_id")
 # A CrewAI tool's settings, on its TOOL span.
 _TOOL_SETTINGS = ("tool.cache_function", "tool.current_usage_count", "tool.description_updated",
                   "tool.result_as_answer")
+
+
+OPENINFERENCE_SCOPE = "openinference.instrumentation.crewai"
+# CrewAI's delegation tools (`AgentTools`: DelegateWorkTool, AskQuestionTool), by their fixed `name`s; the coworker
+# is their `coworker` argument (`BaseAgentTool._get_coworker` also takes `co_worker`, and the first of a list).
+_DELEGATION_TOOLS = frozenset({"Delegate work to coworker", "Ask question to coworker"})
+_COWORKER_ARGUMENTS = ("coworker", "co_worker")
+_TOOL_NAME_LINE = "Tool Name: "  # `format_description_for_llm`'s first line
+
+
+def openinference_tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:
+    """A CrewAI tool's run: named as the model calls it; a delegation's coworker the agent whose run it holds."""
+    if execution.name in _DELEGATION_TOOLS:
+        execution.runs_agent = _coworker(execution.arguments)
+    description = reader.span.attributes.get("tool.description")  # read by `openinference.tool_execution`
+    first_line = description.partition("\n")[0] if isinstance(description, str) else ""
+    offered = first_line.removeprefix(_TOOL_NAME_LINE).strip() if first_line.startswith(_TOOL_NAME_LINE) else ""
+    if offered:
+        execution.name = offered
+    return execution
+
+
+def _coworker(arguments: Any) -> str:
+    """The coworker a delegation names, as CrewAI reads it; "" when it names none."""
+    if not isinstance(arguments, dict):
+        return ""
+    named = next((arguments[key] for key in _COWORKER_ARGUMENTS if arguments.get(key)), None)
+    if not isinstance(named, str):
+        return ""
+    if named.startswith("[") and named.endswith("]"):
+        named = named[1:-1].split(",")[0]
+    return named.strip()
 
 
 def is_crewai(reader: SpanReader) -> bool:

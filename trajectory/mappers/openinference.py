@@ -83,6 +83,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             return beeai.tool_execution(tool_execution(reader), reader)  # a failure's output: its error
         if reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
             return llamaindex.openinference_tool(tool_execution(reader))  # an AgentWorkflow's `handoff` a handoff
+        if reader.span.scope_name == crewai.OPENINFERENCE_SCOPE:
+            # Named as the model calls it; a delegation's coworker runs inside it (a subagent).
+            return crewai.openinference_tool(tool_execution(reader), reader)
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)
