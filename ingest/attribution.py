@@ -92,6 +92,10 @@ _STRANDS_VERSION = "splitByChar('.', extract(resource_attributes['service.versio
 _STRANDS_BEFORE_1_57_2 = (f"({_STRANDS_LEGACY_CACHE_ONLY} OR (resource_attributes['service.name'] = "
                           f"'strands-agents' AND length({_STRANDS_VERSION}) = 3 "
                           f"AND arrayMap(x -> toUInt32(x), {_STRANDS_VERSION}) < [1, 57, 2]))")
+# OpenLIT's Anthropic instrumentation writes Anthropic's `input_tokens`, which leave the cache reads and writes out
+# whatever their size: the `input_tokens` column adds them, as trajectory/mappers/openlit_anthropic.py does (a test
+# holds the two scopes equal: ingest imports nothing of trajectory/).
+OPENLIT_ANTHROPIC_SCOPE = "openlit.instrumentation.anthropic"
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name", "haystack.tool.name")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
 
@@ -217,6 +221,12 @@ def _strands_cache_left_out() -> str:
             f"AND {_STRANDS_BEFORE_1_57_2}, {cached}, 0))")
 
 
+def _openlit_anthropic_cache_left_out() -> str:
+    """The cache tokens an OpenLIT Anthropic call span's prompt tokens leave out (`OPENLIT_ANTHROPIC_SCOPE`), else 0."""
+    cached = f"({_first('_counts', CACHE_READ_KEYS, '0')} + {_first('_counts', CACHE_WRITE_KEYS, '0')})"
+    return f"if(scope_name != {_literal(OPENLIT_ANTHROPIC_SCOPE)}, 0, {cached})"
+
+
 def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
     """(column, SQL expression) for the typed columns read straight from the maps of
     `wanted_maps`, plus the hints `operation_columns` decides from. Of several keys for
@@ -238,7 +248,8 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
         ("provider", f"trimBoth({text(PROVIDER_KEYS)}, '\"')"),
         ("model", f"if(_haystack_model != '', JSONExtractString(_haystack_model), trimBoth({text(MODEL_KEYS)}, '\"'))"),
         ("input_tokens", f"{tokens(INPUT_TOKEN_KEYS, _json_input())} "
-                         f"+ toUInt64(greatest({_strands_cache_left_out()}, 0))"),
+                         f"+ toUInt64(greatest({_strands_cache_left_out()}, 0)) "
+                         f"+ toUInt64(greatest({_openlit_anthropic_cache_left_out()}, 0))"),
         ("output_tokens", tokens(OUTPUT_TOKEN_KEYS, _json_counts(_JSON_OUTPUT))),
         ("cache_read_tokens", tokens(CACHE_READ_KEYS, _json_counts(_JSON_CACHE_READ))),
         ("cache_write_tokens", tokens(CACHE_WRITE_KEYS, _json_counts(_JSON_CACHE_WRITE))),

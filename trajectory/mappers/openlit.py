@@ -44,6 +44,9 @@ a call re-sending a result of the trajectory's own call as carrying on its run (
 Its Claude Agent SDK instrumentation (turn, subagent, tool and set-up spans, and `chat` spans it makes up from the
 SDK's messages: the calls are the Claude Code CLI's, which it does not see) is read in `openlit_claude_agent_sdk`.
 
+Its Anthropic instrumentation's call spans (Anthropic's uncached `input_tokens`, its `system` blocks copied as they
+were passed) are read in `openlit_anthropic`.
+
 Its manual tracing (`@openlit.trace`, `openlit.start_trace`: scope `openlit`) names a function of the
 application and says nothing of what it is (a tool, a turn, anything): the function's name, `function.args` /
 `function.kwargs` as Python reprs, its return value as `gen_ai.output.messages`, set only once it returned (one
@@ -59,6 +62,7 @@ from collections.abc import Sequence
 from evalkit.trajectory.mappers import (
     openlit_ag2,
     openlit_agno,
+    openlit_anthropic,
     openlit_claude_agent_sdk,
     openlit_crewai,
     openlit_google_adk,
@@ -144,6 +148,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
                  # A Claude Agent SDK client's turns, subagents and tools, and the answers made up from its messages.
                  else openlit_claude_agent_sdk.map_span(reader, logs, NAME)
                  if openlit_claude_agent_sdk.is_claude_agent_sdk(reader.span)
+                 # The Anthropic client's calls: uncached prompt tokens, `system` as it was passed.
+                 else openlit_anthropic.map_span(reader, logs) if openlit_anthropic.is_anthropic(reader.span)
                  else otel_genai.map_span(reader, logs))
     if operation is None:
         return None
