@@ -9,13 +9,17 @@ output messages. They are one answer: the API has no `n`, a response is never se
 messages of a `ChatCompletion` span are). The items it re-sends as input are split the same way; the builder
 already knows an answer re-sent as items (`build._Context._already_produced`).
 
-A Responses call may continue the conversation the API keeps (`previous_response_id`): its input then holds only
-the new items (a question, the outputs of the previous response's function calls), and the model is shown each of
-them anew even where an earlier call was shown the same. The instrumentation records the parameter in
-`llm.invocation_parameters` (every request parameter but the input, instructions and tools), read by the
-OpenInference mapper into the call's `extra["request"]`.
+A Responses call may continue the conversation the API keeps: a previous response (`previous_response_id`) or a
+conversation of the Conversations API (`conversation`, its id or `{"id": …}`). Its input then holds only the new
+items (a question, the outputs of the previous response's function calls), and the model is shown each of them anew
+even where an earlier call was shown the same (`continues_server_state`). The instrumentation records the parameters
+in `llm.invocation_parameters` (every request parameter but the input, instructions and tools), read by the
+OpenInference mapper into the call's `extra["request"]`. OpenInference's openai-agents instrumentation records there
+the Response the API returned, which names the same state (the OpenInference mapper asks this module about those
+calls too).
 
-Seen in a real capture: tests/captures/openai-sdk_openinference_responses.
+Seen in real captures: tests/captures/openai-sdk_openinference_responses (previous_response_id) and
+openai-agents_openinference_server-conversation (openai-agents: previous_response_id and conversation).
 """
 
 from __future__ import annotations
@@ -34,10 +38,15 @@ def is_openinference_response(span: Span) -> bool:
 
 def read_response(call: LlmCall) -> None:
     """A Responses API call's span read as the API means it: its output items, each an output message, the one
-    assistant answer they are; its input all new when the call continues a previous response."""
+    assistant answer they are; its input all new when the call continues the API's state."""
     merge_output_items(call)
-    request = call.extra.get("request")
-    call.input_all_new = isinstance(request, dict) and bool(request.get("previous_response_id"))
+    call.input_all_new = continues_server_state(call.extra.get("request"))
+
+
+def continues_server_state(parameters: object) -> bool:
+    """Whether a Responses call's parameters (or the Response echoing them) continue a conversation the API keeps:
+    a previous response or a conversation named."""
+    return isinstance(parameters, dict) and any(parameters.get(key) for key in ("previous_response_id", "conversation"))
 
 
 def merge_output_items(call: LlmCall) -> None:

@@ -279,6 +279,10 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     call.error = span_error(reader)
     if openai_sdk.is_openinference_response(reader.span):
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id
+    elif reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
+        # Its `llm.invocation_parameters` is the Response as the API returned it, which names the server state the
+        # call continued (previous_response_id, conversation): then the SDK sent only the new items.
+        call.input_all_new = openai_sdk.continues_server_state(call.extra.get("request"))
     return call
 
 

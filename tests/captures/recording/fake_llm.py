@@ -6,7 +6,8 @@ OpenAI Responses API, streamed or not), `POST /v1/messages` (Anthropic, streamed
 whose clients point at the server's root, not `…/v1`) from a script: a list of replies, each
 consumed once, in order. A reply may name `when`, a text that must occur in the request's last input
 message (Gemini: its last content); the first unconsumed reply that fits is taken, so concurrent
-agents can be scripted too.
+agents can be scripted too. `POST /v1/conversations` (the Conversations API's create) gives a
+conversation id for Responses calls to name (`conversation=`); it is no LLM call, so not logged.
 
 Every request and the reply it got is logged: that log is a capture's ground truth (what the model
 was asked, what it answered, which tool results it was shown). Gemini's function calls go out with
@@ -80,6 +81,7 @@ class Script:
         self.replies = list(enumerate(replies))
         self.log: list[dict[str, Any]] = []
         self.lock = threading.Lock()
+        self.conversations = 0  # created by `POST /v1/conversations`
 
     def take(self, api: str, body: dict[str, Any], raw: bytes, *, model: str | None = None,
              stream: bool | None = None) -> tuple[int, Reply, dict[str, Any]]:
@@ -179,10 +181,13 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
         output.append({"type": "function_call", "id": c["id"], "call_id": c["id"], "name": c["name"],
                        "arguments": json.dumps(c["arguments"]), "status": "completed"})
     usage = r["usage"]
-    # The real API echoes the request's instructions, tools and previous_response_id in the response
-    # (instrumentations read the system prompt from there).
+    # The real API echoes the request's instructions, tools, previous_response_id and conversation in the
+    # response (instrumentations read the system prompt from there; a conversation named by its id as an object).
     echoed = {key: (request or {})[key] for key in ("instructions", "tools", "previous_response_id")
               if (request or {}).get(key) is not None}
+    conversation = (request or {}).get("conversation")
+    if conversation is not None:
+        echoed["conversation"] = {"id": conversation} if isinstance(conversation, str) else conversation
     return {"id": r["id"], "object": "response", "created_at": CREATED, "status": "completed", "model": model,
             "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **echoed,
             "usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
@@ -332,6 +337,7 @@ _GEMINI_METHODS = {"generateContent": False, "streamGenerateContent": True}  # m
 _APIS = {"/v1/chat/completions": "openai.chat", "/chat/completions": "openai.chat",
          "/v1/responses": "openai.responses", "/responses": "openai.responses",
          "/v1/messages": "anthropic.messages", "/messages": "anthropic.messages"}
+_CONVERSATIONS = ("/v1/conversations", "/conversations")
 
 
 class FakeLLM:
@@ -354,6 +360,15 @@ class FakeLLM:
                 path = self.path.split("?")[0]
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 api = _APIS.get(path)
+                if path in _CONVERSATIONS:
+                    # The Conversations API's create: an id for Responses calls to name (`conversation=`). No LLM
+                    # call, so not logged; the calls naming it are.
+                    with script.lock:
+                        script.conversations += 1
+                        number = script.conversations
+                    self._json(200, {"id": f"conv_{number}", "object": "conversation", "created_at": CREATED,
+                                     "metadata": {}})
+                    return
                 if api is None and path.startswith(_GEMINI_PATH) and ":" in path:
                     self._gemini(path, raw)
                     return
