@@ -140,7 +140,8 @@ def capture_document(name: str, session_id: str) -> dict[str, Any]:
 
 
 def capture_logs(name: str) -> list[LogRecord]:
-    """The log records of a recorded capture's log exports, each named by its `event.name` attribute."""
+    """The log records of a recorded capture's log exports, named and timed as ingest reads them (ingest/decode.py):
+    the record's EventName, else its `event.name` attribute; its time, else the time it was observed."""
     from tests.captures import corpus  # the corpus module, only for tests that read captures
 
     logs = []
@@ -153,9 +154,10 @@ def capture_logs(name: str) -> list[LogRecord]:
             for scope_logs in resource_logs.scope_logs:
                 for record in scope_logs.log_records:
                     attributes = {kv.key: any_value(kv.value) for kv in record.attributes}
-                    logs.append(LogRecord(record.time_unix_nano, record.trace_id.hex(), record.span_id.hex(),
-                                          str(attributes.get("event.name", "")), any_value(record.body), attributes,
-                                          scope_name=scope_logs.scope.name))
+                    logs.append(LogRecord(record.time_unix_nano or record.observed_time_unix_nano,
+                                          record.trace_id.hex(), record.span_id.hex(),
+                                          record.event_name or str(attributes.get("event.name", "")),
+                                          any_value(record.body), attributes, scope_name=scope_logs.scope.name))
     return logs
 
 

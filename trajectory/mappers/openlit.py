@@ -12,6 +12,14 @@ mapper. What is OpenLIT's own, read here:
 - a call span restates the model's tool calls as comma-joined `gen_ai.tool.name` / `gen_ai.tool.call.id` /
   `gen_ai.tool.args` (instrumentation/openai/utils.py, `common_chat_logic`): they are the output message's
   tool calls, not a tool execution;
+- the tools a call was given are not on its span but only in its inference event, the
+  `gen_ai.client.inference.operation.details` log record every client instrumentation emits (openai/utils.py and
+  anthropic/utils.py `emit_inference_event(…, tool_definitions=…)`, in the GenAI shape); read for every call here
+  (`event_tool_definitions`). The record is linked to the span current when it is emitted: a call's own span for a
+  call that returns its answer, but a streamed call's span is not made current (its stream ends it in `with
+  self._span:`), so its record is linked to the caller's span (a turn function, a step, a run) or, with no span
+  current, to none: `relink_logs` links a record back to the call span of its response id (`gen_ai.response.id` on
+  both); an unlinked one has no trace, and the service reads only the session's traces' records;
 - its bookkeeping on every call: the resource's `service.name` / `deployment.environment` /
   `telemetry.sdk.name` copied onto the span, the client's `server.*`, latency figures
   (`gen_ai.server.time_to_first_token`, `…time_per_output_token`), the SDK's version, input plus output
@@ -58,6 +66,8 @@ loop answers no call and is no step.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 from evalkit.trajectory.mappers import (
     openlit_ag2,
@@ -102,6 +112,8 @@ _BOOKKEEPING = (
     "openlit.agent.version_hash",
 )
 _RESTATED_TOOL_CALLS = ("gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.args")
+INFERENCE_EVENT = "gen_ai.client.inference.operation.details"
+_RESPONSE_ID = "gen_ai.response.id"
 
 
 def detect(span: Span) -> bool:
@@ -121,6 +133,56 @@ def traced_function(reader: SpanReader) -> ToolExecution:
         arguments=keywords if positional == () and isinstance(keywords, dict) else None,
         result=reader.attributes.get("gen_ai.output.messages"),  # its return value (a str, as the model is shown)
         error=span_error(reader), only_if_called=True)
+
+
+def relink_logs(spans: Sequence[Span], logs: Sequence[LogRecord]) -> Sequence[LogRecord]:
+    """The session's log records, each inference event linked to the call span of its response id (see above).
+
+    Only a record linked to a span that does not carry its response id moves, and only to the one call span of the
+    instrumentations' that does (LangGraph's node spans restate a call's response id too: not calls). Others, and
+    records no single call span claims, are left as they are.
+    """
+    strays = [log for log in logs if log.event_name == INFERENCE_EVENT and log.trace_id
+              and isinstance(log.attributes.get(_RESPONSE_ID), str)]
+    if not strays:
+        return logs
+    calls: dict[tuple[str, str], list[Span]] = {}
+    response_of: dict[tuple[str, str], str] = {}
+    for span in spans:
+        response_id = span.attributes.get(_RESPONSE_ID)
+        if not isinstance(response_id, str):
+            continue
+        response_of[(span.trace_id, span.span_id)] = response_id
+        if (span.scope_name.startswith(SCOPE_PREFIX)
+                and otel_genai.operation_name(SpanReader(span)) in otel_genai.INFERENCE_OPERATIONS):
+            calls.setdefault((span.trace_id, response_id), []).append(span)
+    moved: dict[int, LogRecord] = {}
+    for log in strays:
+        response_id = log.attributes[_RESPONSE_ID]
+        if response_of.get((log.trace_id, log.span_id)) == response_id:
+            continue  # on its own call
+        owners = calls.get((log.trace_id, response_id), [])
+        if len(owners) == 1:
+            moved[id(log)] = replace(log, span_id=owners[0].span_id)
+    if not moved:
+        return logs
+    return [moved.get(id(log), log) for log in logs]
+
+
+def event_tool_definitions(span: Span, logs: Sequence[LogRecord]) -> list[dict[str, Any]]:
+    """The tools a call was given, from the inference event linked to its span (see above), in the OpenAI
+    function-calling shape; none from a record of another response than the span's."""
+    response_id = span.attributes.get(_RESPONSE_ID)
+    for log in logs:
+        if log.event_name != INFERENCE_EVENT:
+            continue
+        event_response_id = log.attributes.get(_RESPONSE_ID)
+        if response_id is not None and event_response_id is not None and event_response_id != response_id:
+            continue
+        definitions = otel_genai.tool_definitions(log.attributes.get("gen_ai.tool.definitions"))
+        if definitions:
+            return definitions
+    return []
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
@@ -156,6 +218,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation.emitter = NAME
     if isinstance(operation, LlmCall):
         reader.consume(*_RESTATED_TOOL_CALLS)
+        if not operation.tool_definitions:  # on the span only for a few (OpenAI's Responses calls, LangChain's)
+            operation.tool_definitions = event_tool_definitions(reader.span, logs)
         # A smolagents agent's memory as its client sent it (the call spans say nothing of smolagents but that).
         operation.input_messages = openlit_smolagents.read_sent_memory(operation.input_messages)
         # OpenLIT's 0 is "no price in its table" (see above), not a reported price of nothing.

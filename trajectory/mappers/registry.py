@@ -80,7 +80,8 @@ EMITTERS: tuple[Emitter, ...] = (
     # The LangSmith SDK's OTel export: GenAI keys whose `gen_ai.prompt` / `gen_ai.completion` are LangChain runs.
     Emitter(langsmith.NAME, langsmith.detect, langsmith.map_span, frozenset({otel_genai.NAME})),
     # OpenLIT's instrumentations: the GenAI conventions plus its own (a cost of 0 is no price).
-    Emitter(openlit.NAME, openlit.detect, openlit.map_span, frozenset({otel_genai.NAME})),
+    Emitter(openlit.NAME, openlit.detect, openlit.map_span, frozenset({otel_genai.NAME}),
+            relink_logs=openlit.relink_logs),
     # Claude Code's own export: GenAI keys on its spans, its content in log events linked to the turn's span.
     Emitter(claude_code.NAME, claude_code.detect, claude_code.map_span, frozenset({otel_genai.NAME}),
             relink_logs=claude_code.relink_logs),
