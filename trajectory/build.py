@@ -277,6 +277,9 @@ class _Context:
         # A handoff's receiving agent carries on the delegating agent's conversation: what that
         # one had seen when this one first calls a model is not new here.
         self.inherits: _Context | None = None
+        # A handoff's receiving agents whose run ended in the trace while this one waited (end time, trace, its
+        # trajectory): when this agent calls a model again there it carries on the conversation they left.
+        self.handed_back: list[tuple[int, str, _Context]] = []
         self.traces: set[str] = set()  # traces whose LLM calls this trajectory has read
         self.call_under: dict[SpanKey, _Draft] = {}  # an LLM call's step, by its span's parent
 
@@ -322,6 +325,16 @@ class _Context:
         """Whether a message gives the result of a tool call this trajectory's calls made."""
         return any(part.kind == "tool_result" and part.call_id in self.produced_ids for part in message.parts)
 
+    def _take_back(self, span: Span) -> None:
+        """The conversation back from a handoff's receiving agent that ran in this call's trace and ended before it
+        (langgraph-supervisor's worker, after which the supervisor's graph runs again on the shared history): what
+        that agent saw and answered is its trajectory's, not new here."""
+        for returned in [item for item in self.handed_back
+                         if item[1] == span.trace_id and item[0] <= span.start_time_unix_nano]:
+            self.handed_back.remove(returned)
+            self.inherits = returned[2]
+            self._inherit()
+
     def _inherit(self) -> None:
         source = self.inherits
         assert source is not None
@@ -339,6 +352,8 @@ class _Context:
         handed_over = self.inherits is not None
         if handed_over:
             self._inherit()
+        if self.handed_back:
+            self._take_back(span)
         # History is de-duplicated within a call chain, not across independent runs: the first call of
         # a trace that re-sends no answer (no assistant message) starts a run afresh, so what it asks is
         # new even when an earlier trace asked the same (the same question asked again). Not a handoff's
@@ -1290,6 +1305,7 @@ def build_trajectory(
             started_by = tree.by_key[handed_off[run_key]].operation if run_key in handed_off else None
             if isinstance(started_by, ToolExecution) and started_by.handoff_to is not None:  # not a delegation's run
                 context.inherits = context.parent
+                context.parent.handed_back.append((tree.by_key[run_key].span.end_time_unix_nano, run_key[0], context))
 
     llm_owners: set[SpanKey | None] = set()
     asked: set[SpanKey | None] = set()  # runs some call of which recorded what it was sent

@@ -21,6 +21,7 @@ from evalkit.trajectory.mappers import (
     google_genai,
     haystack,
     langchain,
+    langgraph_openinference,
     llamaindex,
     llamaindex_react,
     openai_sdk,
@@ -58,6 +59,10 @@ def detect(span: Span) -> bool:
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     kind = (reader.text("openinference.span.kind") or "").upper()
+    if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
+        # LangChain's tracer marks AGENT any run named with "agent" (a tool, a graph's node): LangGraph's own
+        # metadata says which run is a tool's and which an agent graph's.
+        kind = langgraph_openinference.span_kind(reader, kind)
     reader.consume(*_IDENTITY)
     reader.consume("input.mime_type", "output.mime_type")
     if reader.span.scope_name == google_adk.OPENINFERENCE_SCOPE:
@@ -86,6 +91,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if reader.span.scope_name == crewai.OPENINFERENCE_SCOPE:
             # Named as the model calls it; a delegation's coworker runs inside it (a subagent).
             return crewai.openinference_tool(tool_execution(reader), reader)
+        if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
+            return langgraph_openinference.tool(tool_execution(reader), reader)  # a handoff tool's Command
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)
@@ -93,6 +100,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if kind == "AGENT" or (kind == "CHAIN" and _langchain_agent_name(reader) == reader.span.name):
         # LangChain marks only the outermost graph AGENT; an agent graph run inside another one
         # (create_agent's graph invoked from a tool, a subgraph) is a CHAIN named after its agent.
+        if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
+            return langgraph_openinference.graph_run(agent_run(reader), reader)  # a legacy graph's name
         return agent_run(reader)
     if kind == "CHAIN" and autogen.is_team_run(reader):
         # An AutoGen team orchestrates its participants: an agent run, each participant's turn a subagent.
@@ -211,6 +220,9 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         haystack.openinference_messages(call, reader.get("input.value"), reader.get("output.value"), reader.memo)
     if reader.span.scope_name == google_genai.OPENINFERENCE_SCOPE:
         google_genai.openinference_messages(call)  # a streamed answer re-sent in pieces, a failed function's response
+    if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
+        # langgraph-supervisor's transfer-back pair: no model's call, no tool's result (the worker's run ended).
+        langgraph_openinference.drop_handoff_back(call, reader.span.attributes.get("input.value"))
     if not call.input_messages:
         call.input_messages = parse_input_messages(reader.get("input.value"), reader.memo)
     else:
