@@ -4,6 +4,9 @@ smolagents keeps its conversation as messages of its own roles, which OpenInfere
 they are: `tool-call` (the calls an answer made, as the text "Calling tools:\n" and the Python
 repr of a list of OpenAI-style calls) and `tool-response` (what the tools gave, "Observation:\n…"
 or "Error:\n…", no call id). smolagents sends them to the model as assistant and user messages.
+A step's memory (`ActionStep.to_messages`) writes its answer as two messages: an `assistant` one with
+the model's text (`model_output`: none for a call of tools alone, but "" for a streamed one, which
+OpenInference writes as an assistant message with no content) and the `tool-call` one.
 An agent run is an AGENT span named `<agent name>.run`, or `<class name>.run` for an unnamed one.
 """
 
@@ -19,6 +22,8 @@ from evalkit.trajectory.operations import Message, Part
 TOOL_CALL_ROLE = "tool-call"
 TOOL_RESPONSE_ROLE = "tool-response"
 _CALLS_PREFIX = "Calling tools:"
+# How smolagents labels a step's observations in its memory: what the step's one call gave follows it.
+_OBSERVATION_PREFIX = "Observation:\n"
 _RUN_SUFFIX = ".run"
 # A CodeAgent's memory re-states the code the model wrote as a call of this tool: the code is
 # already the step's text, so the re-statement is no message of its own.
@@ -42,8 +47,9 @@ def _calls_of(text: str) -> list[Part] | None:
 
 
 def read_roles(messages: list[Message]) -> list[Message]:
-    """smolagents' `tool-call` messages as the assistant's calls they re-state, `tool-response` as
-    the result of the call before it (when it made exactly one; several results come as one text)."""
+    """smolagents' `tool-call` messages as the assistant's calls they re-state (with the text the
+    `assistant` message right before it wrote: one answer), `tool-response` as the result of the call
+    before it (when it made exactly one; several results come as one text)."""
     if not any(m.role in (TOOL_CALL_ROLE, TOOL_RESPONSE_ROLE) for m in messages):
         return messages
     read: list[Message] = []
@@ -56,11 +62,22 @@ def read_roles(messages: list[Message]) -> list[Message]:
                 # What the code printed answers no call of the model's: the code step's observation.
                 last_calls = [Part("tool_call", name=_CODE_TOOL)]
                 continue
-            read.append(Message("assistant", calls if calls else message.parts, name=message.name))
+            answer = read[-1] if read and read[-1].role == "assistant" and not read[-1].tool_calls else None
+            if calls and answer is not None:
+                # The step's text and its calls: the answer the model gave, as its call recorded it (a streamed
+                # step's empty text alone would be an answer of nothing, made by no call evalkit received).
+                read[-1] = Message("assistant", [*answer.parts, *calls], name=answer.name)
+            else:
+                read.append(Message("assistant", calls if calls else message.parts, name=message.name))
         elif message.role == TOOL_RESPONSE_ROLE:
             call = last_calls[0] if len(last_calls) == 1 else None
+            text = message.text
+            if call is not None and call.call_id is not None:
+                # The observation of the step's one call is what that call gave (as a tool span records it, and
+                # as a managed agent's report is the call's result), not smolagents' label for it.
+                text = text.removeprefix(_OBSERVATION_PREFIX)
             read.append(Message("tool", [Part("tool_result", call_id=call.call_id if call else None,
-                                                name=call.name if call else None, text=message.text)]))
+                                                name=call.name if call else None, text=text)]))
             last_calls = []
         else:
             read.append(message)
