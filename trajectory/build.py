@@ -35,7 +35,7 @@ from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
-from evalkit.trajectory.mappers.registry import Detector, relink_logs, step_agents
+from evalkit.trajectory.mappers.registry import Detector, relink_logs, run_answers, step_agents
 from evalkit.trajectory.mappers.resent_history import Resent
 from evalkit.trajectory.media import user_content
 from evalkit.trajectory.operations import (
@@ -1377,6 +1377,7 @@ def build_trajectory(
 
     # Nested runs innermost first, so a subagent's own subagents are embedded before it is.
     subagents: dict[SpanKey, Json] = {}
+    answers: dict[SpanKey, str] | None = None  # `registry.run_answers`, read once a run needs it
     nested = sorted((key for key in contexts if key is not None), key=lambda k: -depth(k))
     for key in nested:
         nested_run = tree.by_key[key].operation
@@ -1394,6 +1395,10 @@ def build_trajectory(
         if nested_run.output_text is None:
             # An agent span that records no output (OpenLLMetry's invoke_agent): its last answer is.
             nested_run.output_text = _last_answer(contexts[key])
+        if nested_run.output_text is None:
+            # Nor did its model write one (an AgentChat turn ending on its tool calls): what another span recorded.
+            answers = run_answers(ordered) if answers is None else answers
+            nested_run.output_text = answers.get(key)
         parent_context.attach_subagent(ref, tool_span, nested_run)
 
     if not contexts[None].drafts and not subagents:

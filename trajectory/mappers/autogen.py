@@ -11,7 +11,8 @@ the framework, not the model's provider. (Its span helpers record a failure them
 OpenInference's AgentChat instrumentor (`openinference-instrumentation-autogen-agentchat`) is another emitter's
 spans, read by the OpenInference mapper; what it writes its own way is read here: tool results beside a
 message (`function_results`), the text a model writes beside its tool calls (`with_thought`, `output_thought`), a
-team's run (`team_run`) and its task (a Swarm's HandoffMessage too).
+team's run (`team_run`) and its task (a Swarm's HandoffMessage too), and what each participant's turn answered
+the team (`turn_answers`, from the team's TaskResult).
 """
 
 from __future__ import annotations
@@ -131,3 +132,55 @@ def _chat_message_content(task: Any) -> Any:
     if fields is None or not str(fields.get("type", "")).endswith("Message") or "content" not in fields:
         return task
     return fields["content"]
+
+
+# A participant's turn (`<agent>.on_messages_stream`, an AGENT span under the team's) records no output: what it
+# answered is its Response's chat message, which AgentChat hands the team, and the team's TaskResult (its
+# `output.value`) lists, after the task's messages, each turn's events (tool calls, results: `…Event`) and its chat
+# message. A turn whose model wrote an answer answers with it; one that ended on its tool calls (no
+# `reflect_on_tool_use`) answers with a ToolCallSummaryMessage, its tool results as its `tool_call_summary_format`
+# writes them, which only the TaskResult records.
+_TURN_SUFFIX = ".on_messages_stream"
+
+
+def turn_answers(spans: Sequence[Span]) -> dict[tuple[str, str], str]:
+    """Each participant's turn of an AgentChat team, by (trace id, span id), and the chat message it answered the
+    team with: the turns of each participant, in the order they ran, given its chat messages in the TaskResult's
+    order (a turn answers with one)."""
+    teams = {(span.trace_id, span.span_id): span for span in spans
+             if span.scope_name == OPENINFERENCE_SCOPE and "participant_names" in span.attributes}
+    if not teams:
+        return {}
+    turns: dict[tuple[str, str], list[Span]] = {key: [] for key in teams}
+    for span in spans:
+        parent = (span.trace_id, span.parent_span_id)
+        if parent in turns and span.name.endswith(_TURN_SUFFIX):
+            turns[parent].append(span)
+    answers: dict[tuple[str, str], str] = {}
+    for key, team in teams.items():
+        said = _chat_messages_by_source(team)
+        for turn in sorted(turns[key], key=lambda span: (span.start_time_unix_nano, span.span_id)):
+            queue = said.get(turn.name.removesuffix(_TURN_SUFFIX))
+            if queue:
+                answers[(turn.trace_id, turn.span_id)] = queue.pop(0)
+    return answers
+
+
+def _chat_messages_by_source(team: Span) -> dict[str, list[str]]:
+    """The chat messages of a team run's TaskResult after its task's, each source's in order, as text."""
+    result = parse_json(team.attributes.get("output.value"))
+    messages = result.get("messages") if isinstance(result, dict) else None
+    if not isinstance(messages, list):
+        return {}
+    arguments = parse_json(team.attributes.get("input.value"))
+    arguments = arguments if isinstance(arguments, dict) else {}
+    task = arguments.get("task")
+    # `run(task=…)` puts the task's messages first unless told not to (`output_task_messages=False`).
+    told = len(task) if isinstance(task, list) else int(task is not None)
+    if arguments.get("output_task_messages") is False:
+        told = 0
+    said: dict[str, list[str]] = {}
+    for message in messages[told:]:
+        if isinstance(message, dict) and not str(message.get("type", "")).endswith("Event"):
+            said.setdefault(str(message.get("source")), []).append(render(message.get("content")))
+    return said

@@ -50,6 +50,10 @@ class Emitter:
     # the agent it names, None where it names none. Asked only for a handoff to an agent no run is named for: the
     # builder makes the steps after it the receiving agent's run (`build._SessionTree`).
     step_agents: Callable[[Sequence[Span]], dict[tuple[str, str], str | None]] | None = None
+    # For an emitter whose agent spans record no answer where the agent's model wrote none (an AgentChat turn ending
+    # on its tool calls), but another span of the session does (its team's TaskResult): each such agent span, by
+    # (trace id, span id), and what it answered. Asked only for a nested run whose steps give no answer.
+    run_answers: Callable[[Sequence[Span]], dict[tuple[str, str], str]] | None = None
 
 
 EMITTERS: tuple[Emitter, ...] = (
@@ -57,7 +61,8 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
             frozenset({pydantic_ai.NAME, otel_genai.NAME})),
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME})),
-    Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents),
+    Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
+            run_answers=autogen.turn_answers),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # Before OpenLLMetry, which claims its call spans (`llm.request.type`, `gen_ai.completion.0.*`).
     Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME})),
@@ -137,6 +142,16 @@ def step_agents(spans: Sequence[Span]) -> dict[tuple[str, str], str | None]:
     for emitter in EMITTERS:
         if emitter.step_agents is not None:
             found.update(emitter.step_agents(spans))
+    return found
+
+
+def run_answers(spans: Sequence[Span]) -> dict[tuple[str, str], str]:
+    """The session's agent spans that record no answer and what each answered, by the emitters that record it
+    elsewhere."""
+    found: dict[tuple[str, str], str] = {}
+    for emitter in EMITTERS:
+        if emitter.run_answers is not None:
+            found.update(emitter.run_answers(spans))
     return found
 
 
