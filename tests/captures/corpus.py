@@ -23,7 +23,7 @@ from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
-from tests.captures import react_text
+from tests.captures import dspy_react, react_text
 
 HERE = Path(__file__).parent
 _ID_KEYS = frozenset({"traceId", "spanId", "parentSpanId"})
@@ -200,8 +200,9 @@ class GroundTruth:
 
     @staticmethod
     def of(log: list[dict[str, Any]]) -> GroundTruth:
-        calls, results = [], react_text.observations(log)
-        written = react_text.actions(log)  # a text-format agent's tool calls, in its answers' text
+        calls, results = [], {**react_text.observations(log), **dspy_react.observations(log)}
+        # A text-format agent's tool calls, in its answers' text.
+        written = {**react_text.actions(log), **dspy_react.actions(log)}
         for position, entry in enumerate(log):
             r = entry["response"]
             usage = r["usage"]
@@ -305,7 +306,7 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
                                 f"the model was shown {shown[:80]!r}")
     # A step no LLM call asked for, running a tool the model calls by name: an execution reported twice
     # (an MCP server's span inside the client's), not a call of its own. Tools a model runs by writing
-    # text or code (DSPy's ReAct, smolagents' code agent) are steps of their own and named by no call.
+    # code (smolagents' code agent) are steps of their own and named by no call.
     called = {c["name"] for call in truth.calls for c in call.tool_calls}
     for step in (s for t in all_trajectories(document) for s in t["steps"]):
         if step["source"] == "agent" and step.get("llm_call_count") == 0:

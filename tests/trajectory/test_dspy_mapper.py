@@ -1,4 +1,5 @@
-"""DSPy ReAct's re-rendered loop (`trajectory/mappers/dspy.py`): the question as first asked, observations results."""
+"""DSPy ReAct's re-rendered loop (`trajectory/mappers/dspy.py`): the question as first asked, then each step's
+thought and call again and its observation a result."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ def _user(trajectory: str) -> Message:
     return Message("user", [Part("text", text=text)])
 
 
-def test_the_loop_is_taken_out_and_each_observation_is_a_result_of_its_tool() -> None:
+def test_the_loop_is_taken_out_and_each_step_is_its_call_and_observation_again() -> None:
     loop = ("[[ ## thought_0 ## ]]\nLook it up.\n\n[[ ## tool_name_0 ## ]]\nget_weather\n\n"
             "[[ ## tool_args_0 ## ]]\n{\"city\": \"Paris\"}\n\n"
             "[[ ## observation_0 ## ]]\nExecution error in get_weather: boom\n\n"
@@ -23,8 +24,12 @@ def test_the_loop_is_taken_out_and_each_observation_is_a_result_of_its_tool() ->
     read = read_react_trajectory([system, _user(loop)])
     assert read[0] is system
     assert read[1].role == "user" and read[1].text == _user("").text
-    assert [(m.role, m.tool_results[0].name, m.tool_results[0].text) for m in read[2:]] == [
-        ("tool", "get_weather", "Execution error in get_weather: boom"), ("tool", "get_weather", "sunny")]
+    assert [(m.role, m.text, [(c.name, c.arguments) for c in m.tool_calls],
+             [(r.name, r.text, r.call_id) for r in m.tool_results]) for m in read[2:]] == [
+        ("assistant", "Look it up.", [("get_weather", {"city": "Paris"})], []),
+        ("tool", "", [], [("get_weather", "Execution error in get_weather: boom", None)]),
+        ("assistant", "Again.", [("get_weather", {"city": "Paris"})], []),
+        ("tool", "", [], [("get_weather", "sunny", None)])]
 
 
 def test_a_first_call_and_a_field_not_of_react_s_loop_are_left_as_they_are() -> None:

@@ -248,7 +248,7 @@ def agent_framework_turns_are_one_session_and_the_timed_out_call_is_retried(docu
 
 
 def dspy_react_loop_is_no_user_step_and_each_tool_shows_what_the_model_saw(document: Json) -> None:
-    # Two questions, a trace each, one session; ReAct's calls ask with text, its tools run as steps of their own.
+    # Two questions, a trace each, one session; each tool ReAct runs is the call of the step whose fields named it.
     assert document["extra"]["settlement"]["trace_count"] == 2
     assert not [s for s in document["steps"] if s.get("is_copied_context")]
     # Each call re-renders the question and the loop so far in its user message: only the question's
@@ -257,9 +257,10 @@ def dspy_react_loop_is_no_user_step_and_each_tool_shows_what_the_model_saw(docum
     assert len(users) == 4, users
     assert ["What is the weather in Paris?" in u for u in users] == [True, True, False, False], users
     assert all("[[ ## thought_0 ## ]]" not in u for u in users), users
+    assert not [s for s in document["steps"] if s["source"] == "agent" and s.get("llm_call_count") != 1]
     tools = [(c["function_name"], c["arguments"], r["content"], (r.get("extra") or {}).get("is_error", False))
-             for s in document["steps"] if s.get("llm_call_count") == 0
-             for c in s["tool_calls"] for r in s["observation"]["results"]]
+             for s in document["steps"] if s.get("tool_calls")
+             for c, r in zip(s["tool_calls"], s["observation"]["results"], strict=True)]
     assert [t[:2] for t in tools] == [("get_weather", {"city": "Paris"}), ("finish", {}),
                                       ("lookup_flight", {"city": "Oslo"}), ("lookup_flight", {"city": "Oslo"}),
                                       ("finish", {})], tools

@@ -235,6 +235,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         _openai_agents_js_messages(call, reader)
     if reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
         llamaindex_react.read_call(call)  # a ReActAgent's actions in its text, its loop restated
+    # Any scope: DSPy's LM span and the LiteLLM span inside it hold the same messages.
+    dspy.read_call(call)  # a ReAct step's tool named in its answer's fields
     if reader.span.scope_name == autogen.OPENINFERENCE_SCOPE:
         autogen.output_thought(call, reader.span.attributes.get("output.value"))  # the text beside its tool calls
     if reader.span.scope_name == langchain.JS_OPENINFERENCE_SCOPE:
