@@ -219,7 +219,7 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         # Its flattened messages have no tool results nor call ids: the whole ChatMessages are in input/output.value.
         haystack.openinference_messages(call, reader.get("input.value"), reader.get("output.value"), reader.memo)
     if reader.span.scope_name == google_genai.OPENINFERENCE_SCOPE:
-        google_genai.openinference_messages(call)  # a streamed answer re-sent in pieces, a failed function's response
+        google_genai.gemini_contents(call)  # a streamed answer re-sent in pieces, a failed function's response
     if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
         # langgraph-supervisor's transfer-back pair: no model's call, no tool's result (the worker's run ended).
         langgraph_openinference.drop_handoff_back(call, reader.span.attributes.get("input.value"))

@@ -9,7 +9,9 @@
   v1.37 `gen_ai.client.inference.operation.details`.
 
 The Google Gen AI SDK's instrumentation (scope `opentelemetry.instrumentation.google_genai`) makes up
-the ids of Gemini's id-less function calls and responses; they are dropped (`_forget_made_up_ids`).
+the ids of Gemini's id-less function calls and responses; they are dropped (`_forget_made_up_ids`). Its
+input messages are Gemini's contents, read as `google_genai` reads them (a streamed answer the chat re-sends
+in pieces one model turn, a failed function's `{"error": …}` response flagged).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalkit.trajectory.mappers import google_genai
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     instruction_texts,
@@ -252,6 +255,8 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
     if not call.input_messages and not call.output_messages:
         _messages_from_events(call, reader.span, logs, gemini)
         reader.read_events(*_ALL_EVENTS)
+    if gemini:
+        google_genai.gemini_contents(call)  # a streamed answer re-sent in pieces, a failed function's response
     request_model = as_text(attributes.get("gen_ai.request.model"))
     call.model = (as_text(attributes["gen_ai.response.model"]) if "gen_ai.response.model" in attributes
                   else request_model)
