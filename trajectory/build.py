@@ -35,7 +35,7 @@ from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
-from evalkit.trajectory.mappers.registry import Detector, relink_logs, run_answers, step_agents
+from evalkit.trajectory.mappers.registry import Detector, orchestrator_runs, relink_logs, run_answers, step_agents
 from evalkit.trajectory.mappers.resent_history import Resent
 from evalkit.trajectory.media import user_content
 from evalkit.trajectory.operations import (
@@ -274,6 +274,7 @@ class _Context:
         self.produced_ids: set[str] = set()
         self.produced_texts: set[str] = set()
         self.parent: _Context | None = None  # the trajectory that delegated to this one
+        self.delegated: list[_Context] = []  # the trajectories this one delegated to, not handed off to
         # A handoff's receiving agent carries on the delegating agent's conversation: what that
         # one had seen when this one first calls a model is not new here.
         self.inherits: _Context | None = None
@@ -319,7 +320,11 @@ class _Context:
         role, text, calls, results = self.fingerprint.fields[fingerprint]
         if role != "assistant" or results or not (text or calls):
             return False
-        return (not text or text in self.produced_texts) and all(c in self.produced_ids for c in calls)
+        if (not text or text in self.produced_texts) and all(c in self.produced_ids for c in calls):
+            return True
+        # The answer of an agent this one delegated to, re-sent to it (an Agent Framework group chat's manager shown
+        # what the participant it chose said): that delegation's result, not new here.
+        return bool(text) and not calls and any(text in sub.produced_texts for sub in self.delegated)
 
     def _answers_own_call(self, message: Message) -> bool:
         """Whether a message gives the result of a tool call this trajectory's calls made."""
@@ -1120,6 +1125,12 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
         mapped.append(item)
         if item.unused:
             unmapped.update(pattern_of(key) for key in item.unused)
+    # An agent an orchestrator runs to decide who acts next (an Agent Framework group chat's manager) is no subagent:
+    # its calls are the steps of the run holding it.
+    own_decisions = orchestrator_runs(ordered, emitters)
+    for item in mapped if own_decisions else ():
+        if type(item.operation) is AgentRun and (item.span.trace_id, item.span.span_id) in own_decisions:
+            item.operation = None
     mapped = _tie_ordered(mapped)
     tree = _SessionTree(mapped)
     orphans = [
@@ -1287,6 +1298,11 @@ def build_trajectory(
         # calling the model, then an agent graph as its next node) is delegated to by that work.
         if owner(key) is not None or key in handed_off or (key[0] in loose_traces and tree.parent(key) is not None):
             contexts[key] = _Context(key, warnings, fingerprint)
+    # The agent a handoff left the conversation with takes the session's next turn (a langgraph-swarm starts each
+    # with its active agent, which its checkpointer keeps): that agent's run opening a later trace carries on its
+    # trajectory, as the same context.
+    resumed = _resumed_receivers(runs, handed_off, contexts)
+    contexts.update((key, contexts[receiver]) for key, receiver in resumed.items())
 
     def context_of(key: SpanKey) -> _Context:
         run = owner(key)
@@ -1300,12 +1316,14 @@ def build_trajectory(
         return context_of(tool_key if tool_key is not None else key)
 
     for run_key, context in contexts.items():
-        if run_key is not None:
+        if run_key is not None and run_key not in resumed:
             context.parent = delegator(run_key)
             started_by = tree.by_key[handed_off[run_key]].operation if run_key in handed_off else None
             if isinstance(started_by, ToolExecution) and started_by.handoff_to is not None:  # not a delegation's run
                 context.inherits = context.parent
                 context.parent.handed_back.append((tree.by_key[run_key].span.end_time_unix_nano, run_key[0], context))
+            else:
+                context.parent.delegated.append(context)
 
     llm_owners: set[SpanKey | None] = set()
     asked: set[SpanKey | None] = set()  # runs some call of which recorded what it was sent
@@ -1345,8 +1363,9 @@ def build_trajectory(
             _prompt_from_run(run_context, run)
         if run.error is not None and key in llm_owners:
             _run_error_step(run_context, run, run.error)
-    for context in contexts.values():
-        context.settle_history_results()
+    for run_key, context in contexts.items():
+        if run_key not in resumed:  # an agent's turn it carries on is its trajectory, settled once
+            context.settle_history_results()
     # After the results the model was shown: a run's own record of its calls' results answers only those left.
     for key, run in runs:
         if run.tool_results:
@@ -1378,7 +1397,7 @@ def build_trajectory(
     # Nested runs innermost first, so a subagent's own subagents are embedded before it is.
     subagents: dict[SpanKey, Json] = {}
     answers: dict[SpanKey, str] | None = None  # `registry.run_answers`, read once a run needs it
-    nested = sorted((key for key in contexts if key is not None), key=lambda k: -depth(k))
+    nested = sorted((key for key in contexts if key is not None and key not in resumed), key=lambda k: -depth(k))
     for key in nested:
         nested_run = tree.by_key[key].operation
         assert isinstance(nested_run, AgentRun)
@@ -1439,6 +1458,25 @@ def build_trajectory(
         warnings=warnings,
         mapping_version=mapping_version,
     )
+
+
+def _resumed_receivers(runs: list[tuple[SpanKey, AgentRun]], handed_off: dict[SpanKey, SpanKey],
+                       contexts: dict[SpanKey | None, _Context]) -> dict[SpanKey, SpanKey]:
+    """Each top-level run that opens a later trace as the agent the session's latest handoff left the
+    conversation with, and that handoff's receiving run, whose trajectory it carries on. A top-level run of
+    any other agent, or in the handoff's own trace (langgraph-supervisor's supervisor, run again once its worker
+    is done), has the conversation back."""
+    resumed: dict[SpanKey, SpanKey] = {}
+    holder: tuple[SpanKey, AgentRun] | None = None
+    for key, run in sorted(((key, run) for key, run in runs if key in handed_off or key not in contexts),
+                           key=lambda item: _SPAN_ORDER(item[1].span)):
+        if key in handed_off:
+            holder = (key, run)
+        elif holder is not None and key[0] != holder[0][0] and run.name is not None and run.name == holder[1].name:
+            resumed[key] = holder[0]
+        else:
+            holder = None
+    return resumed
 
 
 def _tie_ordered(mapped: list[_Mapped]) -> list[_Mapped]:

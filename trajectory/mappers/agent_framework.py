@@ -30,6 +30,18 @@ system prompts steps in its middle, a handoff's receiving agent's work the deleg
 orchestrator's, an agent the app built (`AgentRun.app_agent`): the trajectory, each agent run a subagent it
 delegated to, in order. The run records no input or output (the user's message is in each agent's trajectory),
 and the routing spans are the workflow's bookkeeping, no steps.
+
+A group chat whose manager is an agent (`GroupChatBuilder(orchestrator_agent=…)`) has no executor for it: the
+workflow's start executor is an `AgentBasedGroupChatOrchestrator` (its id the manager's name, `executor.type` on its
+`executor.process` spans) that runs the manager itself, each round, inside its own `executor.process` span, and acts
+on its answer (the JSON `{terminate, reason, next_speaker, final_message}`: the chosen participant's executor runs
+next). The participants are not asked to decide and the manager is no participant (the valid names it is given are
+the participants'); its conversation is the group's, carried on across rounds and runs (its session re-sends every
+earlier decision and what each participant answered). Read as an agent's run, each round was a subagent `manager`
+the workflow delegated to beside the participants, re-showing the whole conversation each time. Its runs are the
+orchestrator's own (`orchestrator_runs`): its calls the workflow's steps, each decision answered by the run of the
+participant it chose; what a participant said, re-sent to the manager (as an assistant message, its author dropped),
+is that delegation's result, not a message of the workflow's again (the builder's rule for a delegated run's answer).
 """
 
 from __future__ import annotations
@@ -70,6 +82,9 @@ _WORKFLOW_BOOKKEEPING = (
 )
 # A run's or a build's failure, as events beside the exception (`error.type`, `error.message`; `build.error.*`).
 _WORKFLOW_ERROR_EVENTS = ("workflow.error", "build.error")
+# The orchestrators that run an agent of their own to decide each round (their `executor.type`): an agent-managed group
+# chat's. (Magentic's `MagenticOrchestrator` runs its manager's agent so too; no capture shows it yet.)
+_ORCHESTRATORS_RUNNING_AN_AGENT = frozenset({"AgentBasedGroupChatOrchestrator"})
 _RESTATED_BY_AGENT_SPAN = (
     "gen_ai.provider.name",
     "gen_ai.system",
@@ -105,3 +120,16 @@ def workflow_run(reader: SpanReader) -> AgentRun:
     reader.consume(*otel_genai.IDENTITY_KEYS)
     return AgentRun(span=reader.span, emitter=NAME, name=reader.text(_WORKFLOW_NAME), error=span_error(reader),
                     app_agent=True)
+
+
+def orchestrator_runs(spans: Sequence[Span]) -> set[tuple[str, str]]:
+    """The agent spans an orchestrator ran as its own decision (see above), by (trace id, span id): each an
+    `invoke_agent` span right under an `executor.process` span of an orchestrator that runs an agent."""
+    orchestrating = {(span.trace_id, span.span_id) for span in spans
+                     if span.scope_name == SCOPE and span.name.startswith("executor.process")
+                     and span.attributes.get("executor.type") in _ORCHESTRATORS_RUNNING_AN_AGENT}
+    if not orchestrating:
+        return set()
+    return {(span.trace_id, span.span_id) for span in spans
+            if (span.trace_id, span.parent_span_id) in orchestrating
+            and span.attributes.get("gen_ai.operation.name") == "invoke_agent"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from evalkit.trajectory.mappers import (
@@ -54,6 +54,10 @@ class Emitter:
     # on its tool calls), but another span of the session does (its team's TaskResult): each such agent span, by
     # (trace id, span id), and what it answered. Asked only for a nested run whose steps give no answer.
     run_answers: Callable[[Sequence[Span]], dict[tuple[str, str], str]] | None = None
+    # For an emitter whose orchestrator runs an agent of its own to decide who acts next (an Agent Framework group
+    # chat's manager): each such agent span, by (trace id, span id). Its run is no subagent: its calls are the steps of
+    # the run holding it (`build._map_session`).
+    orchestrator_runs: Callable[[Sequence[Span]], set[tuple[str, str]]] | None = None
 
 
 EMITTERS: tuple[Emitter, ...] = (
@@ -80,7 +84,8 @@ EMITTERS: tuple[Emitter, ...] = (
     # AG2 1.x's TelemetryMiddleware (`ag2`, not AutoGen's autogen-core).
     Emitter(ag2.NAME, ag2.detect, ag2.map_span, frozenset({otel_genai.NAME})),
     Emitter(semantic_kernel.NAME, semantic_kernel.detect, semantic_kernel.map_span, frozenset({otel_genai.NAME})),
-    Emitter(agent_framework.NAME, agent_framework.detect, agent_framework.map_span, frozenset({otel_genai.NAME})),
+    Emitter(agent_framework.NAME, agent_framework.detect, agent_framework.map_span, frozenset({otel_genai.NAME}),
+            orchestrator_runs=agent_framework.orchestrator_runs),
     Emitter(mastra.NAME, mastra.detect, mastra.map_span, frozenset({otel_genai.NAME})),
     # The LangSmith SDK's OTel export: GenAI keys whose `gen_ai.prompt` / `gen_ai.completion` are LangChain runs.
     Emitter(langsmith.NAME, langsmith.detect, langsmith.map_span, frozenset({otel_genai.NAME})),
@@ -152,6 +157,16 @@ def run_answers(spans: Sequence[Span]) -> dict[tuple[str, str], str]:
     for emitter in EMITTERS:
         if emitter.run_answers is not None:
             found.update(emitter.run_answers(spans))
+    return found
+
+
+def orchestrator_runs(spans: Sequence[Span], emitters: Collection[str]) -> set[tuple[str, str]]:
+    """The session's agent spans an orchestrator ran as its own decision, by the emitters found (`emitters`, by name)
+    that record them so."""
+    found: set[tuple[str, str]] = set()
+    for emitter in EMITTERS:
+        if emitter.orchestrator_runs is not None and emitter.name in emitters:
+            found |= emitter.orchestrator_runs(spans)
     return found
 
 
