@@ -4,9 +4,13 @@
 `invoke_graph`, operation name the same), the root of the run's trace, carrying the orchestrator's
 `trace_attributes` (the session id) and the task it was given; each node's agent is an `invoke_agent` span
 under it, one after another (a swarm's handoff only records whom to run next; the swarm runs that agent once
-the one handing off has finished). Read as an agent run, the orchestrator is the trajectory: the task a user
+the one handing off has finished; a graph runs a node once the nodes it depends on have, on a message it writes
+from the task and their answers). Read as an agent run, the orchestrator is the trajectory: the task a user
 step, each node's agent a subagent it delegated to, in the order they ran. Unread, its nodes' work was one
-agent's, the first node's name on all of it, and the task was in no step.
+agent's, the first node's name on all of it, and the task was in no step. A graph keeps its node agents'
+messages from one invocation to the next (a swarm resets them), so a node's later run re-sends its earlier
+ones: copied context in that run's subagent. Checked against the `strands_native_swarm` and
+`strands_native_graph` captures (a graph of two nodes one after the other: none of a batch run concurrently).
 
 The task is recorded as the span's `gen_ai.user.message` event (`content`: the text, or a list task's content
 blocks as JSON) under Strands' default conventions; under `gen_ai_latest_experimental` as
