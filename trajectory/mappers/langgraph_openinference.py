@@ -23,6 +23,11 @@ and its output is the Command, whose update ends with the ToolMessage the model 
 done the library appends a made-up pair to the shared history (`create_handoff_back_messages`: an AIMessage
 calling `transfer_back_to_<supervisor>` and its ToolMessage, both `response_metadata.__is_handoff_back`): no
 model made that call and no tool ran it; the worker's run ending is its end.
+
+Any tool may return a `Command(update=…)` to change the graph's state as well as answer (LangGraph's "update state
+from tools"): the tracer records the Command (`{"graph", "update", "resume", "goto"}`) as the tool's output, and the
+model is shown the ToolMessage its update ends with. Deep Agents' `write_todos` (the todos) and `task` (the subagent's
+files, its last answer as the ToolMessage) answer so.
 """
 
 from __future__ import annotations
@@ -89,12 +94,12 @@ def graph_run(run: AgentRun, reader: SpanReader) -> AgentRun:
 
 
 def tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:
-    """A handoff tool's run (`__handoff_destination`) is a handoff to that agent; its Command's ToolMessage is
-    what the model was shown, for the call it names."""
+    """A handoff tool's run (`__handoff_destination`) is a handoff to that agent. A tool returning a Command (a
+    handoff's, Deep Agents' `task` and `write_todos`) is shown to the model as its update's ToolMessage: that is the
+    result, for the call it names."""
     destination = _metadata(reader).get(_HANDOFF_DESTINATION)
-    if not isinstance(destination, str) or not destination:
-        return execution
-    execution.handoff_to = destination
+    if isinstance(destination, str) and destination:
+        execution.handoff_to = destination
     command = execution.result
     update = command.get("update") if isinstance(command, dict) and "goto" in command else None
     messages = update.get("messages") if isinstance(update, dict) else None
