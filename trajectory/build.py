@@ -1148,7 +1148,9 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
     wrappers: set[SpanKey] = set()
     for key, item in tree.by_key.items():
         if isinstance(call := item.operation, LlmCall):
-            wrapper = tree.nearest(key, LlmCall)
+            # Not past a tool's execution: a call under it is the tool's work (a subagent it runs), never the call
+            # that asked for the tool reported again (AI SDK 7 puts its tool spans under the LLM call's).
+            wrapper = tree.nearest(key, LlmCall, stop=ToolExecution)
             if wrapper is None:
                 continue
             outer = tree.by_key[wrapper].operation
