@@ -282,6 +282,7 @@ class _Context:
         # trajectory): when this agent calls a model again there it carries on the conversation they left.
         self.handed_back: list[tuple[int, str, _Context]] = []
         self.traces: set[str] = set()  # traces whose LLM calls this trajectory has read
+        self.runs: set[SpanKey] = set()  # agent runs whose LLM calls this trajectory has read
         self.call_under: dict[SpanKey, _Draft] = {}  # an LLM call's step, by its span's parent
 
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
@@ -350,7 +351,8 @@ class _Context:
         self.produced_ids |= source.produced_ids
         self.produced_texts |= source.produced_texts
 
-    def llm_call(self, call: LlmCall, overrides: dict[str, Any]) -> None:
+    def llm_call(self, call: LlmCall, overrides: dict[str, Any], run: SpanKey | None = None) -> None:
+        """Read one LLM call of this trajectory; `run`: the agent run it belongs to, if any."""
         span = call.span
         start = span.start_time_unix_nano
         system = list(call.system_instructions)
@@ -367,9 +369,16 @@ class _Context:
         # Nor a call re-sending a result of this trajectory's calls: it carries on their run, even when its
         # input shows no answer (OpenLIT's OpenAI instrumentation leaves out an answer of tool calls alone, and
         # a Haystack Agent under OpenLIT has no span holding its run: each call a trace of its own).
+        # An agent run's first call in a trace holding several runs is such a start too, the same ones excepted:
+        # openai-agents' docs group a conversation's runs in one `trace(…, group_id=…)`, and a run chained to the
+        # API's copy of the conversation (`previous_response_id`, `conversation_id`) sends only its new question,
+        # recorded by OpenTelemetry's openai-agents-v2 with no word of the state it continued.
         fresh = False
-        if span.trace_id not in self.traces:
+        first_of_run = run is not None and run not in self.runs
+        if span.trace_id not in self.traces or first_of_run:
             self.traces.add(span.trace_id)
+            if run is not None:
+                self.runs.add(run)
             fresh = not handed_over and not any(
                 _normal_role(m.role) == "assistant" or self._answers_own_call(m) for m in call.input_messages)
         # A call continuing the provider's copy of the conversation re-sends nothing: a question asked again is new.
@@ -1333,8 +1342,8 @@ def build_trajectory(
         key = (item.span.trace_id, item.span.span_id)
         operation = item.operation
         if isinstance(operation, LlmCall) and key not in wrappers:
-            context_of(key).llm_call(operation, item.overrides)
             run_key = owner(key)
+            context_of(key).llm_call(operation, item.overrides, run_key)
             llm_owners.add(run_key)
             if run_key not in asked and _sends_more_than_instructions(operation):
                 asked.add(run_key)
