@@ -532,6 +532,8 @@ class _Context:
             found = self._unrecorded_call_beside(execution)
         if found is None and execution.only_if_called:
             return
+        if execution.definition is not None:  # after its calls': a call's own definitions come first
+            self.tool_definitions.setdefault(str(execution.definition["function"]["name"]), execution.definition)
         if found is None:
             draft = self.draft(
                 span.start_time_unix_nano,

@@ -140,6 +140,9 @@ class ToolExecution:
     # that asked (openai-agents' turn span): when no recorded call asks for it (OpenLIT keeps one function call
     # of a Responses answer), it is a call of the answer beside it, whose span did not say so.
     asked_by_call_beside: bool = False
+    # The tool's definition as its span recorded it (Strands' `execute_tool`: its description and JSON schema), in
+    # the OpenAI function-calling shape: one of the tools of the agent whose call it answers.
+    definition: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)

@@ -7,20 +7,27 @@ content of its `gen_ai.tool.message` event and its result the `gen_ai.choice` ev
 (result blocks, `[{"text": …}]`); `gen_ai.tool.status` says whether the tool failed. With
 `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` the current attributes carry all of it.
 Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation. Its older releases'
-prompt-cache usage is read here (`_usage`). A Swarm's or Graph's run (`invoke_swarm`, `invoke_graph`) is read
-in `strands_multiagent`.
+prompt-cache usage is read here (`_usage`). An agent's tool definitions are on its tool spans: each
+`execute_tool` span records its tool's spec (`gen_ai.tool.description`, `gen_ai.tool.json_schema`: tools/
+executors/_executor.py `_start_tool_telemetry`), which is what its model providers send (the OpenAI model
+`{"type": "function", "function": {name, description, "parameters": inputSchema["json"]}}`). The agent span
+names all its tools (`gen_ai.agent.tools`) but defines them only under the `gen_ai_tool_definitions` opt-in
+(`gen_ai.tool.definitions`, not part of `gen_ai_latest_experimental`; no chat span records them): without it a
+tool the agent never ran is known by name only, and given no definition. A Swarm's or Graph's run
+(`invoke_swarm`, `invoke_graph`) is read in `strands_multiagent`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai, strands_multiagent
 from evalkit.trajectory.mappers.messages import parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
-from evalkit.trajectory.operations import ErrorInfo, LlmCall, Operation, ToolExecution, Usage
+from evalkit.trajectory.operations import AgentRun, ErrorInfo, LlmCall, Operation, ToolExecution, Usage
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "strands"
@@ -30,7 +37,7 @@ TOOL_STATUS = "gen_ai.tool.status"
 _DETAILS = "gen_ai.client.inference.operation.details"
 # Bookkeeping: when the event loop saw the span start and end, its cycle ids, time to first token.
 _BOOKKEEPING = ("gen_ai.event.start_time", "gen_ai.event.end_time", "gen_ai.server.time_to_first_token",
-                "event_loop.cycle_id", "event_loop.parent_cycle_id", "gen_ai.tool.json_schema")
+                "event_loop.cycle_id", "event_loop.parent_cycle_id")
 # A call's prompt-cache tokens. Strands' tracer up to 1.53 writes only the first (legacy) spelling of each
 # (tracer.py `_add_optional_usage_and_metrics_attributes`: `attributes["gen_ai.usage.cache_write_input_tokens"]
 # = usage["cacheWriteInputTokens"]`); 1.54 added the second beside it (the only one under the latest conventions).
@@ -80,11 +87,44 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation.emitter = NAME
     if isinstance(operation, LlmCall) and reader.has(*_CACHE_READ, *_CACHE_WRITE):
         operation.usage = _usage(reader, operation.usage)
+    if isinstance(operation, AgentRun) and reader.has("gen_ai.tool.definitions"):
+        operation.tool_definitions = _agent_tool_definitions(reader.get("gen_ai.tool.definitions"))
     if isinstance(operation, ToolExecution):
         _tool_from_events(reader, operation)
+        operation.definition = _tool_definition(operation.name, reader.get("gen_ai.tool.description"),
+                                                parse_json(reader.get("gen_ai.tool.json_schema")))
         if reader.text(TOOL_STATUS) == "error" and operation.error is None:
             operation.error = ErrorInfo(status_message="gen_ai.tool.status: error")
     return operation
+
+
+def _tool_definition(name: object, description: object, schema: object) -> dict[str, Any] | None:
+    """A Strands tool's spec as its model providers send it, in the OpenAI function-calling shape; None without its
+    JSON schema (a tool the model named that the agent has not: `_start_tool_telemetry` records no spec)."""
+    if not name or not isinstance(schema, dict):
+        return None
+    function: dict[str, Any] = {"name": str(name)}
+    if isinstance(description, str):
+        function["description"] = description
+    function["parameters"] = schema
+    return {"type": "function", "function": function}
+
+
+def _agent_tool_definitions(value: object) -> list[dict[str, Any]]:
+    """`gen_ai.tool.definitions` on an agent span (tracer.py `_construct_tool_definitions`: each tool's name,
+    description, `inputSchema` and `outputSchema` as the tool registry holds them, the input schema wrapped as
+    `{"json": …}`), in the OpenAI function-calling shape."""
+    definitions = parse_json(value)
+    found = []
+    for spec in definitions if isinstance(definitions, list) else ():
+        if not isinstance(spec, dict):
+            continue
+        schema = spec.get("inputSchema")
+        definition = _tool_definition(spec.get("name"), spec.get("description"),
+                                      schema.get("json") if isinstance(schema, dict) else None)
+        if definition is not None:
+            found.append(definition)
+    return found
 
 
 def _usage(reader: SpanReader, read: Usage) -> Usage:
