@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.json_format import Parse
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
@@ -13,6 +13,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from evalkit.trajectory.span import STATUS_ERROR, STATUS_OK, STATUS_UNSET, LogRecord, Span, SpanEvent
+
+if TYPE_CHECKING:
+    from tests.captures.corpus import GroundTruth
 
 DATA = Path(__file__).resolve().parent / "data"
 SPANS = DATA / "spans"
@@ -137,6 +140,18 @@ def capture_document(name: str, session_id: str) -> dict[str, Any]:
     result = from_spans.trajectory_from_spans(capture_spans(name), session_id=session_id)
     assert result.valid, [str(issue) for issue in result.issues]
     return result.document()
+
+
+def capture_truth(name: str) -> GroundTruth:
+    """A recorded capture's ground truth: what the fake LLM was asked and answered (`corpus.GroundTruth`)."""
+    from tests.captures import corpus  # the corpus module, only for tests that read captures
+
+    return corpus.GroundTruth.of(corpus.load(name).llm_log)
+
+
+def results_by_call(step: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """An ATIF step's observation results by the call id each answers."""
+    return {r["source_call_id"]: r for r in (step.get("observation") or {}).get("results") or ()}
 
 
 def capture_logs(name: str) -> list[LogRecord]:

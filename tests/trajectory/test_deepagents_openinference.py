@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from span_fixtures import capture_document, capture_spans
+from span_fixtures import capture_document, capture_spans, capture_truth, results_by_call
 
 from evalkit.trajectory.mappers import openinference
 from evalkit.trajectory.mappers.reader import SpanReader
@@ -30,20 +30,12 @@ def _document() -> dict[str, Any]:
     return capture_document(CAPTURE, SESSION)
 
 
-def _truth() -> corpus.GroundTruth:
-    return corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)
-
-
-def _results(step: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {r["source_call_id"]: r for r in (step.get("observation") or {}).get("results") or ()}
-
-
 def _calls(document: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return [(step, call) for step in document["steps"] for call in step.get("tool_calls") or ()]
 
 
 def test_the_session_is_the_conversation_that_happened() -> None:
-    assert corpus.compare(_document(), _truth()) == []
+    assert corpus.compare(_document(), capture_truth(CAPTURE)) == []
 
 
 def test_a_tool_returning_a_command_is_its_tool_message() -> None:
@@ -67,14 +59,14 @@ def test_the_todo_file_and_task_tools_answer_with_what_the_model_was_shown() -> 
     """Every main-agent tool call's result is what the model's next call was shown: the todo list's confirmation,
     the subagent's answer, the file written, the conversion."""
     document = _document()
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     calls = _calls(document)
     assert [call["function_name"] for _, call in calls] == ["write_todos", "task", "write_file", "convert_currency"]
     for step, call in calls:
-        result = _results(step)[call["tool_call_id"]]
+        result = results_by_call(step)[call["tool_call_id"]]
         assert corpus.message_text(result["content"]) == truth.tool_results[call["tool_call_id"]]
         assert not result.get("extra", {}).get("is_error")
-    (todos,) = _results(calls[0][0]).values()
+    (todos,) = results_by_call(calls[0][0]).values()
     assert corpus.message_text(todos["content"]).startswith("Updated todo list to [")
 
 
@@ -94,7 +86,7 @@ def test_the_task_call_runs_the_subagent_whose_answer_is_its_result() -> None:
     its user step under its own instructions, its calls, its answer."""
     document = _document()
     ((step, call),) = [(s, c) for s, c in _calls(document) if c["function_name"] == "task"]
-    result = _results(step)[call["tool_call_id"]]
+    result = results_by_call(step)[call["tool_call_id"]]
     (ref,) = result["subagent_trajectory_ref"]
     (subagent,) = document["subagent_trajectories"]
     assert subagent["trajectory_id"] == ref["trajectory_id"]
@@ -107,14 +99,14 @@ def test_the_task_call_runs_the_subagent_whose_answer_is_its_result() -> None:
 def test_the_raising_tool_is_flagged_with_the_error_text_the_model_was_shown() -> None:
     """search_hotels raised (its TOOL span errored, no output); the middleware sent the model its error text, read
     from the next call's input. get_weather, beside it, and the retry are no failures."""
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     (subagent,) = _document()["subagent_trajectories"]
     parallel, retry, _answer = [s for s in subagent["steps"] if s["source"] == "agent"]
     assert [c["function_name"] for c in parallel["tool_calls"]] == ["search_hotels", "get_weather"]
-    results = _results(parallel)
+    results = results_by_call(parallel)
     failed, weather = (results[c["tool_call_id"]] for c in parallel["tool_calls"])
     assert failed["extra"]["is_error"] is True
     assert corpus.message_text(failed["content"]) == truth.tool_results[parallel["tool_calls"][0]["tool_call_id"]]
     assert not weather["extra"].get("is_error")
-    (retried,) = _results(retry).values()
+    (retried,) = results_by_call(retry).values()
     assert not retried["extra"].get("is_error")

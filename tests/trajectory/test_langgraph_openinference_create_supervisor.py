@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from span_fixtures import capture_document
+from span_fixtures import capture_document, capture_truth, results_by_call
 
 from tests.captures import corpus
 
@@ -28,14 +28,6 @@ HANDOFFS = {"transfer_to_booking_agent": "booking_agent", "transfer_to_budget_ag
 
 def _document() -> dict[str, Any]:
     return capture_document(CAPTURE, SESSION)
-
-
-def _truth() -> corpus.GroundTruth:
-    return corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)
-
-
-def _results(step: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {r["source_call_id"]: r for r in (step.get("observation") or {}).get("results") or ()}
 
 
 def _subagents(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -51,7 +43,7 @@ def _answers_under(instructions: str) -> list[str]:
 def test_the_session_is_the_conversation_that_happened() -> None:
     """Each worker tool span answers its call: the model node `agent` (AGENT by its name) is no agent run of its
     own that would leave the `tools` node beside it without the call it answers."""
-    assert corpus.compare(_document(), _truth()) == []
+    assert corpus.compare(_document(), capture_truth(CAPTURE)) == []
 
 
 def test_the_supervisor_is_the_agent_and_asks_each_question_once() -> None:
@@ -76,12 +68,12 @@ def test_each_handoff_call_is_answered_by_the_worker_it_started() -> None:
     what the model was shown, and the worker's run, a sibling of the supervisor's graph, is the subagent it
     started. No subagent for the node running the worker nor its `call_agent` wrapper, none per model call."""
     document = _document()
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     subagents = _subagents(document)
     handoffs = [(step, call) for step in document["steps"] for call in step.get("tool_calls") or ()]
     assert [call["function_name"] for _, call in handoffs] == list(HANDOFFS)
     for step, call in handoffs:
-        result = _results(step)[call["tool_call_id"]]
+        result = results_by_call(step)[call["tool_call_id"]]
         assert corpus.message_text(result["content"]) == truth.tool_results[call["tool_call_id"]]
         assert not result.get("extra", {}).get("is_error")
         (ref,) = result["subagent_trajectory_ref"]
@@ -132,18 +124,18 @@ def test_a_handoff_leaving_the_supervisor_graph_is_no_failure() -> None:
 def test_the_raising_tool_is_flagged_with_the_error_text_the_model_was_shown() -> None:
     """book_hotel raised (its TOOL span errored, no output); ToolNode sent the model its error text, read from the
     next call's input. get_weather, beside it, and book_hotel's retry are no failures."""
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     booking = next(sub for sub in _subagents(_document()).values() if sub["agent"]["name"] == "booking_agent")
     parallel, retry, answer = [s for s in booking["steps"] if s["source"] == "agent"]
     assert [c["function_name"] for c in parallel["tool_calls"]] == ["book_hotel", "get_weather"]
-    results = _results(parallel)
+    results = results_by_call(parallel)
     failed, weather = (results[c["tool_call_id"]] for c in parallel["tool_calls"])
     assert failed["extra"]["is_error"] is True
     assert corpus.message_text(failed["content"]) == truth.tool_results[parallel["tool_calls"][0]["tool_call_id"]]
     assert corpus.message_text(failed["content"]).startswith("Error: TimeoutError(")
     assert not weather["extra"].get("is_error")
     assert corpus.message_text(weather["content"]) == truth.tool_results[parallel["tool_calls"][1]["tool_call_id"]]
-    (retried,) = _results(retry).values()
+    (retried,) = results_by_call(retry).values()
     assert not retried["extra"].get("is_error")
     assert corpus.message_text(retried["content"]) == truth.tool_results[retry["tool_calls"][0]["tool_call_id"]]
     assert not answer.get("tool_calls")

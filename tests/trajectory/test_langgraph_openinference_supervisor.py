@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from span_fixtures import capture_document
+from span_fixtures import capture_document, capture_truth, results_by_call
 
 from tests.captures import corpus
 
@@ -27,20 +27,12 @@ def _document() -> dict[str, Any]:
     return capture_document(CAPTURE, SESSION)
 
 
-def _truth() -> corpus.GroundTruth:
-    return corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)
-
-
-def _results(step: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {r["source_call_id"]: r for r in (step.get("observation") or {}).get("results") or ()}
-
-
 def _subagents(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {sub["trajectory_id"]: sub for sub in document.get("subagent_trajectories") or ()}
 
 
 def test_the_session_is_the_conversation_that_happened() -> None:
-    assert corpus.compare(_document(), _truth()) == []
+    assert corpus.compare(_document(), capture_truth(CAPTURE)) == []
 
 
 def test_the_supervisor_is_the_agent_and_asks_each_question_once() -> None:
@@ -63,13 +55,13 @@ def test_each_worker_is_a_subagent_answering_the_tool_call_that_ran_it() -> None
     was shown (the worker's last answer) and references the worker's trajectory, which starts from the request the
     supervisor wrote, under the worker's own instructions."""
     document = _document()
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     subagents = _subagents(document)
     delegations = [(step, call) for step in document["steps"] for call in step.get("tool_calls") or ()]
     assert [(call["function_name"]) for _, call in delegations] == ["book_travel", "check_budget"]
     workers = []
     for step, call in delegations:
-        result = _results(step)[call["tool_call_id"]]
+        result = results_by_call(step)[call["tool_call_id"]]
         assert corpus.message_text(result["content"]) == truth.tool_results[call["tool_call_id"]]
         (ref,) = result["subagent_trajectory_ref"]
         worker = subagents[ref["trajectory_id"]]
@@ -84,17 +76,17 @@ def test_each_worker_is_a_subagent_answering_the_tool_call_that_ran_it() -> None
 def test_the_raising_tool_is_flagged_with_the_error_text_the_model_was_shown() -> None:
     """book_hotel raised (its TOOL span errored, no output); the middleware sent the model its error text, read
     from the next call's input. get_weather, beside it, and book_hotel's retry are no failures."""
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     (booking,) = [sub for sub in _subagents(_document()).values() if sub["agent"]["name"] == "booking_agent"]
     parallel, retry, answer = [s for s in booking["steps"] if s["source"] == "agent"]
     assert [c["function_name"] for c in parallel["tool_calls"]] == ["book_hotel", "get_weather"]
-    results = _results(parallel)
+    results = results_by_call(parallel)
     failed, weather = (results[c["tool_call_id"]] for c in parallel["tool_calls"])
     assert failed["extra"]["is_error"] is True
     assert corpus.message_text(failed["content"]) == truth.tool_results[parallel["tool_calls"][0]["tool_call_id"]]
     assert corpus.message_text(failed["content"]).startswith("Tool error:")
     assert not weather["extra"].get("is_error")
-    (retried,) = _results(retry).values()
+    (retried,) = results_by_call(retry).values()
     assert not retried["extra"].get("is_error")
     assert corpus.message_text(retried["content"]) == "Booked Hotel Nord in Oslo, 2 nights, ref OSL-42"
     assert not answer.get("tool_calls")

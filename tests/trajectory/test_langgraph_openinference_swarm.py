@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from span_fixtures import capture_document
+from span_fixtures import capture_document, capture_truth, results_by_call
 
 from tests.captures import corpus
 
@@ -22,14 +22,6 @@ SESSION = "lg-oi-swarm-1"
 
 def _document() -> dict[str, Any]:
     return capture_document(CAPTURE, SESSION)
-
-
-def _truth() -> corpus.GroundTruth:
-    return corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)
-
-
-def _results(step: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {r["source_call_id"]: r for r in (step.get("observation") or {}).get("results") or ()}
 
 
 def _calls_under(instructions: str) -> list[dict[str, Any]]:
@@ -50,7 +42,7 @@ def _booking_agent(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_session_is_the_conversation_that_happened() -> None:
-    assert corpus.compare(_document(), _truth()) == []
+    assert corpus.compare(_document(), capture_truth(CAPTURE)) == []
 
 
 def test_the_handoff_call_starts_the_booking_agent_and_the_triage_agent_does_nothing_after() -> None:
@@ -58,14 +50,14 @@ def test_the_handoff_call_starts_the_booking_agent_and_the_triage_agent_does_not
     result is what the model was shown and references the booking agent's run. No step of the booking agent's
     (its instructions, its work re-sent to it in turn two) is the triage agent's."""
     document = _document()
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     assert document["agent"]["name"] == "triage_agent"
     assert [s["source"] for s in document["steps"]] == ["system", "user", "agent"]
     instructions = corpus.message_text(document["steps"][0]["message"])
     assert len(_calls_under(instructions)) == 1
     (handoff,) = document["steps"][2]["tool_calls"]
     assert handoff["function_name"] == "transfer_to_booking_agent"
-    result = _results(document["steps"][2])[handoff["tool_call_id"]]
+    result = results_by_call(document["steps"][2])[handoff["tool_call_id"]]
     assert corpus.message_text(result["content"]) == truth.tool_results[handoff["tool_call_id"]]
     (ref,) = result["subagent_trajectory_ref"]
     assert ref["trajectory_id"] == _booking_agent(document)["trajectory_id"]
@@ -100,16 +92,16 @@ def test_the_raising_tool_is_flagged_with_the_error_text_the_model_was_shown() -
     from the next call's input. get_weather, beside it, and book_hotel's retry are no failures; the handoff's
     `ParentCommand` leaving the triage agent's graph is no error step."""
     document = _document()
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     parallel, retry = [s for s in _booking_agent(document)["steps"] if s.get("tool_calls")][:2]
     assert [c["function_name"] for c in parallel["tool_calls"]] == ["book_hotel", "get_weather"]
-    results = _results(parallel)
+    results = results_by_call(parallel)
     failed, weather = (results[c["tool_call_id"]] for c in parallel["tool_calls"])
     assert failed["extra"]["is_error"] is True
     assert corpus.message_text(failed["content"]) == truth.tool_results[parallel["tool_calls"][0]["tool_call_id"]]
     assert not weather["extra"].get("is_error")
     assert corpus.message_text(weather["content"]) == truth.tool_results[parallel["tool_calls"][1]["tool_call_id"]]
-    (retried,) = _results(retry).values()
+    (retried,) = results_by_call(retry).values()
     assert not retried["extra"].get("is_error")
     assert not [s for t in corpus.all_trajectories(document) for s in t["steps"]
                 if (s.get("extra") or {}).get("run_error") or "error" in (s.get("extra") or {})]

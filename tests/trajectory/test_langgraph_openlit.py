@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from span_fixtures import capture_document, capture_spans
+from span_fixtures import capture_document, capture_spans, capture_truth, results_by_call
 
 from evalkit.trajectory.mappers import openlit, openlit_langgraph, otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader
@@ -36,16 +36,8 @@ def _mapped(scope: str, prefix: str) -> list[tuple[SpanReader, Operation | None]
     return found
 
 
-def _results(step: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {r["source_call_id"]: r for r in (step.get("observation") or {}).get("results") or ()}
-
-
-def _truth() -> corpus.GroundTruth:
-    return corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)
-
-
 def test_the_session_is_the_conversation_that_happened() -> None:
-    assert corpus.compare(_document(), _truth()) == []
+    assert corpus.compare(_document(), capture_truth(CAPTURE)) == []
 
 
 def test_the_graph_is_the_agent_and_its_nodes_are_no_agents() -> None:
@@ -75,7 +67,7 @@ def test_the_graph_is_the_agent_and_its_nodes_are_no_agents() -> None:
 def test_tool_runs_answer_their_calls_with_what_the_model_was_shown() -> None:
     """`execute_tool` spans: arguments and the ToolMessage as Python `str()`s, read as values; the call id the
     ToolMessage's; the raising tool's run id no call's."""
-    truth = _truth()
+    truth = capture_truth(CAPTURE)
     for reader, execution in _mapped(openlit_langgraph.LANGCHAIN_SCOPE, "execute_tool "):
         assert isinstance(execution, ToolExecution)
         assert isinstance(execution.arguments, dict) and "input" not in execution.arguments
@@ -92,7 +84,7 @@ def test_tool_runs_answer_their_calls_with_what_the_model_was_shown() -> None:
     calls = [(c["tool_call_id"], c["function_name"], c["arguments"]) for s in document["steps"]
              for c in s.get("tool_calls") or ()]
     assert calls == [(c["id"], c["name"], c["arguments"]) for call in truth.calls for c in call.tool_calls]
-    answered = {call_id: r["content"] for s in document["steps"] for call_id, r in _results(s).items()}
+    answered = {call_id: r["content"] for s in document["steps"] for call_id, r in results_by_call(s).items()}
     assert answered == {call_id: truth.tool_results[call_id] for call_id, _, _ in calls}
 
 
@@ -100,10 +92,10 @@ def test_the_raising_tool_shows_the_error_text_it_was_answered_with() -> None:
     """The conversion raised: its span has no output, and the error text ToolNode sent the model is only in the
     next call's input, with no call id, after the weather result re-sent with none either: the re-sent result is
     the weather call's, not the failed call's."""
-    first = _results(_document()["steps"][2])
+    first = results_by_call(_document()["steps"][2])
     assert first["call_0_0"]["content"] == "light rain, 18°C"
     failed = first["call_0_1"]
-    assert failed["content"] == _truth().tool_results["call_0_1"]
+    assert failed["content"] == capture_truth(CAPTURE).tool_results["call_0_1"]
     assert failed["content"].startswith("Error: TimeoutError('exchange-rate service timed out')")
     assert failed["extra"]["is_error"] is True and failed["extra"]["content_from"] == "input history"
     assert "is_error" not in first["call_0_0"].get("extra", {})
