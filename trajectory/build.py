@@ -273,6 +273,7 @@ class _Context:
         # fingerprint of the whole answer matches.
         self.produced_ids: set[str] = set()
         self.produced_texts: set[str] = set()
+        self.asked_texts: set[str] = set()  # what this trajectory's calls were asked (its user steps' texts)
         self.parent: _Context | None = None  # the trajectory that delegated to this one
         self.delegated: list[_Context] = []  # the trajectories this one delegated to, not handed off to
         # A handoff's receiving agent carries on the delegating agent's conversation: what that
@@ -317,15 +318,22 @@ class _Context:
 
     def _already_produced(self, fingerprint: int) -> bool:
         """An assistant message in a call's input made only of text and tool calls this
-        trajectory's calls already produced (one answer re-sent split into items)."""
+        trajectory's calls already produced (one answer re-sent split into items), or a delegation's work."""
         role, text, calls, results = self.fingerprint.fields[fingerprint]
+        if role == "tool" and results and self.delegated:
+            # The results of a delegated agent's calls, re-sent to this one with them (Magentic's manager is shown
+            # a participant's whole response): that agent's work, each result on its call in its trajectory.
+            return all(any(call_id in sub.produced_ids for sub in self.delegated) for call_id, _ in results)
         if role != "assistant" or results or not (text or calls):
             return False
         if (not text or text in self.produced_texts) and all(c in self.produced_ids for c in calls):
             return True
         # The answer of an agent this one delegated to, re-sent to it (an Agent Framework group chat's manager shown
-        # what the participant it chose said): that delegation's result, not new here.
-        return bool(text) and not calls and any(text in sub.produced_texts for sub in self.delegated)
+        # what the participant it chose said), or its tool calls (Magentic's): that delegation's work, not new here.
+        # Nor what this one asked it (Magentic's instruction to the participant its decision chose, re-sent to the
+        # manager as its own message): that delegation's request, its subagent's user step.
+        return any((not text or text in sub.produced_texts or (not calls and text in sub.asked_texts))
+                   and all(c in sub.produced_ids for c in calls) for sub in self.delegated)
 
     def _answers_own_call(self, message: Message) -> bool:
         """Whether a message gives the result of a tool call this trajectory's calls made."""
@@ -493,6 +501,7 @@ class _Context:
                 draft.extra["media"] = referenced
         elif text:
             self.draft(time_ns, "user", message=text)
+            self.asked_texts.add(text)
 
     def _completes_answer(self, message: Message) -> bool:
         """Whether a re-sent answer with tool calls is this trajectory's latest received answer, whose span

@@ -42,6 +42,15 @@ the workflow delegated to beside the participants, re-showing the whole conversa
 orchestrator's own (`orchestrator_runs`): its calls the workflow's steps, each decision answered by the run of the
 participant it chose; what a participant said, re-sent to the manager (as an assistant message, its author dropped),
 is that delegation's result, not a message of the workflow's again (the builder's rule for a delegated run's answer).
+
+Magentic (`MagenticBuilder(manager_agent=…)`) is alike: its start executor, a `MagenticOrchestrator` (id
+`magentic_orchestrator`), runs the manager agent inside its own `executor.process` spans, each call on a fresh session
+with the context the orchestrator keeps: the facts survey and the plan (the task ledger), a JSON progress ledger each
+round (whether the request is satisfied, who acts next, the instruction it is given), then the final answer, the
+workflow's output. Its runs are the orchestrator's own too: the workflow's steps, each ledger that chose a participant
+answered by its run. The manager is shown each participant's whole response (its tool calls and their results, then
+its answer) and the instruction it gave it as its own (assistant) message: that delegation's work and request, in the
+participant's trajectory, not the workflow's steps again (the builder's rules for a delegated run's work).
 """
 
 from __future__ import annotations
@@ -83,8 +92,8 @@ _WORKFLOW_BOOKKEEPING = (
 # A run's or a build's failure, as events beside the exception (`error.type`, `error.message`; `build.error.*`).
 _WORKFLOW_ERROR_EVENTS = ("workflow.error", "build.error")
 # The orchestrators that run an agent of their own to decide each round (their `executor.type`): an agent-managed group
-# chat's. (Magentic's `MagenticOrchestrator` runs its manager's agent so too; no capture shows it yet.)
-_ORCHESTRATORS_RUNNING_AN_AGENT = frozenset({"AgentBasedGroupChatOrchestrator"})
+# chat's, and Magentic's (its `StandardMagenticManager`'s agent: the plan, each progress ledger, the final answer).
+_ORCHESTRATORS_RUNNING_AN_AGENT = frozenset({"AgentBasedGroupChatOrchestrator", "MagenticOrchestrator"})
 _RESTATED_BY_AGENT_SPAN = (
     "gen_ai.provider.name",
     "gen_ai.system",
