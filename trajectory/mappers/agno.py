@@ -4,6 +4,14 @@ An Agno agent or team run span carries Agno's own ids beside OpenInference's att
 `agno.agent` / `agno.team` (the name `graph.node.name` already gives), their `.id`, `agno.run.id`,
 and `agno.tools` (the agent's tool names, whose definitions its LLM spans carry). They are
 bookkeeping: read, never listed as unmapped.
+
+A Workflow's run is a CHAIN span (`<workflow>.run`, `.arun`, `._aexecute`, …) named by `graph.node.name`,
+its input and final output in `input.value` / `output.value`, its shape in `agno.workflow.*` (written by
+every one of its wrappers: `_workflow_attributes`). It runs its steps' agents and teams in order, each
+answering from the step before: an agent run, each step's agent run a subagent (`is_workflow_run`). A step
+(`<step>.execute`, `.execute_stream`, …) and a Parallel group (`<name>.execute`) are CHAIN spans in
+between, their input and output copies of what their agent run was asked and answered (a function step's
+output is the next step's input): bookkeeping, read (`consume_step`).
 """
 
 from __future__ import annotations
@@ -11,8 +19,21 @@ from __future__ import annotations
 from evalkit.trajectory.mappers.reader import SpanReader
 
 SCOPE = "openinference.instrumentation.agno"
+_WORKFLOW = "agno.workflow."
 
 
 def consume(reader: SpanReader) -> None:
     if reader.span.scope_name == SCOPE:
         reader.consume_prefix("agno.")
+
+
+def is_workflow_run(reader: SpanReader) -> bool:
+    """A Workflow's run span: Agno's scope, its `agno.workflow.*` shape."""
+    return reader.span.scope_name == SCOPE and any(key.startswith(_WORKFLOW) for key in reader.span.attributes)
+
+
+def consume_step(reader: SpanReader) -> None:
+    """A workflow step's or Parallel group's CHAIN span: its node ids and its copies of its work's input and output."""
+    if reader.span.scope_name == SCOPE:
+        reader.consume_prefix("graph.node.")
+        reader.consume("input.value", "output.value")

@@ -106,11 +106,15 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if kind == "CHAIN" and autogen.is_team_run(reader):
         # An AutoGen team orchestrates its participants: an agent run, each participant's turn a subagent.
         return autogen.team_run(agent_run(reader), reader)
+    if kind == "CHAIN" and agno.is_workflow_run(reader):
+        # An Agno Workflow runs its steps' agents and teams in order: an agent run, each step's run a subagent.
+        return agent_run(reader)
     if kind == "CHAIN" and crewai.is_crew_run(reader):
         # A crew orchestrates its agents: an agent run, its tasks' agents its subagents.
         run = agent_run(reader)
         run.input_text = crewai.crew_input(reader)
         return run
+    agno.consume_step(reader)  # an Agno workflow step's span: copies of its agent run's input and output
     # CHAIN, RETRIEVER, ... may repeat their children's token counts: read on purpose, never added.
     reader.consume_prefix("llm.token_count.", "llm.cost.")
     return None
