@@ -11,7 +11,18 @@ does not call it by: CrewAI offers it as `sanitize_tool_name(name)` ("Delegate w
 as `tool.description`. An agent hands a coworker work through CrewAI's own delegation tools (a
 hierarchical crew's manager, an agent with `allow_delegation`), which run the coworker's
 `execute_task` inside the tool's span: no task span, the coworker's calls and tools under the
-tool's. That run is a subagent the tool's call started.
+tool's. That run is a subagent the tool's call started. The crew span is named `<crew name>.kickoff`
+when the crew has a name of its own (a `@CrewBase` class's crew is named for its class), else
+`Crew_<crew_id>.kickoff`: a crew run is named so, or not at all (the session's agent is then the
+service). A task CrewBase builds names itself in `task_name` (bookkeeping: the agent runs it).
+
+A Flow (`@start` / `@listen` / `@router` methods over a state) is CHAIN spans: `<flow>.kickoff` per
+kickoff (`flow_id`, its inputs in `flow_inputs` and `input.value`, `kickoff_id` when they hold an
+`id`, its last method's result in `output.value`) and `<flow>.<method>` per method it runs
+(`flow.node.name`, `flow.node.type` start / listen / router, its result in `output.value`). A flow
+runs code: what its methods ask a model (`LLM.call`, the LLM spans under them) are its steps, a crew
+one kicks off a subagent; the spans themselves are bookkeeping, their values the inputs and results
+of the work under them or the router's route (`consume_flow`).
 
 OpenLLMetry's crewai instrumentation (opentelemetry-instrumentation-crewai, read by `openllmetry`)
 records the same run as a `crewai.workflow` span (no `traceloop.span.kind`: only
@@ -28,7 +39,12 @@ from evalkit.trajectory.mappers.messages import render
 from evalkit.trajectory.mappers.reader import SpanReader, as_text, parse_json
 from evalkit.trajectory.operations import AgentRun, ToolExecution
 
-_BOOKKEEPING = ("crew_key", "crew_id", "crew_agents", "crew_tasks", "crew_inputs", "task_key", "task_id")
+_BOOKKEEPING = ("crew_key", "crew_id", "crew_agents", "crew_tasks", "crew_inputs", "kickoff_id", "task_key", "task_id",
+                "task_name")
+# A Flow's kickoff span's and its methods' spans' own keys (`_FlowKickoffWrapper`, `_FlowExecuteMethodWrapper`).
+_FLOW_KEYS = ("flow_id", "flow_inputs", "kickoff_id", "flow.node.name", "flow.node.type")
+_KICKOFF = ".kickoff"
+_UNNAMED_CREW = "Crew"  # OpenInference's `_get_crew_name` for a crew named CrewAI's default: `Crew_<id>`
 # A CrewAI tool's settings, on its TOOL span.
 _TOOL_SETTINGS = ("tool.cache_function", "tool.current_usage_count", "tool.description_updated",
                   "tool.result_as_answer")
@@ -72,6 +88,27 @@ def is_crewai(reader: SpanReader) -> bool:
 
 def is_crew_run(reader: SpanReader) -> bool:
     return is_crewai(reader) and reader.span.name.endswith(".kickoff")
+
+
+def crew_run_name(reader: SpanReader) -> str | None:
+    """The name the crew was given (`Crew.name`, a CrewBase class's), from its span's `<name>.kickoff`; None for a
+    crew with CrewAI's default name, whose span OpenInference names `Crew_<crew_id>.kickoff`."""
+    name = reader.span.name.removesuffix(_KICKOFF)
+    if name in (_UNNAMED_CREW, f"{_UNNAMED_CREW}_{reader.text('crew_id')}"):
+        return None
+    return name or None
+
+
+def is_flow_span(reader: SpanReader) -> bool:
+    """A Flow's kickoff span or one of its methods'."""
+    attributes = reader.span.attributes
+    return reader.span.scope_name == OPENINFERENCE_SCOPE and ("flow_id" in attributes or "flow.node.name" in attributes)
+
+
+def consume_flow(reader: SpanReader) -> None:
+    """A Flow's span: its ids, its method's name and kind, and copies of the inputs and results of its work."""
+    if is_flow_span(reader):
+        reader.consume(*_FLOW_KEYS, "input.value", "output.value")
 
 
 def consume(reader: SpanReader) -> None:

@@ -96,6 +96,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)
+    crewai.consume_flow(reader)  # a CrewAI Flow's kickoff and method spans: bookkeeping around the work under them
     agno.consume(reader)
     if kind == "AGENT" or (kind == "CHAIN" and _langchain_agent_name(reader) == reader.span.name):
         # LangChain marks only the outermost graph AGENT; an agent graph run inside another one
@@ -112,6 +113,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if kind == "CHAIN" and crewai.is_crew_run(reader):
         # A crew orchestrates its agents: an agent run, its tasks' agents its subagents.
         run = agent_run(reader)
+        run.name = run.name or crewai.crew_run_name(reader)
         run.input_text = crewai.crew_input(reader)
         return run
     agno.consume_step(reader)  # an Agno workflow step's span: copies of its agent run's input and output
