@@ -63,6 +63,19 @@ def _loop(request: dict[str, Any]) -> tuple[str, list[tuple[Step, str]]] | None:
     return None
 
 
+def first_asked(request: dict[str, Any]) -> tuple[str, int] | None:
+    """A ReAct request's user message as its run's first call sent it (the trajectory field emptied) and how many
+    steps of the loop it re-renders after it; None when it re-renders no ReAct loop."""
+    loop = _loop(request)
+    if loop is None:
+        return None
+    for text in _messages(request, "user"):
+        start, end = text.find(_TRAJECTORY), text.rfind(_ASK)
+        if 0 <= start < end:
+            return text[:start + len(_TRAJECTORY)] + "\n" + text[end:], len(loop[1])
+    return None
+
+
 def _answer(entry: dict[str, Any]) -> Step | None:
     response = entry["response"]
     if response["tool_calls"] or not any(_ASKED in text for text in _messages(entry["request"], "system")):

@@ -1,0 +1,194 @@
+"""The questions each LLM call was asked anew, read from the fake LLM's log, and whether a trajectory shows them.
+
+A request re-sends its conversation so far (the chain's earlier questions, answers and tool results) and adds what is
+new at the end. A user message is asked anew when it comes after the last answer or tool result the request
+re-sends: on a first call every user message (the system prompt is not one), on a tool loop's next call none, on a
+second turn's call the new question. A question sent again after an answer is asked again (two askings), and
+framework instructions sent as user messages (AgentChat's selector prompt, Agent Framework's "Decide what to do
+next", CrewAI's task prompt) are askings as any other: the model was sent them.
+Where the provider holds the conversation (a Responses call with `previous_response_id` or `conversation`) the
+request re-sends nothing: each of its input messages is new.
+
+Text-format agents restate their loop in user text, read so:
+- a user text that opens with `Observation:` (LlamaIndex's ReActAgent, smolagents) is a tool result as the
+  framework shows it; smolagents merges the messages of consecutive steps into one text, so its text is read
+  from each line opening `New task:` (a question), `Observation:` or `Error:` (a result) to the next;
+- ADK sends the agent that runs next each event of another agent in the session (what it said, a tool it called and
+  the result) as a user message opening `For context:`: that is re-sent history, an answer or a result restated;
+- a DSPy ReAct request's one user message re-renders its loop (`dspy_react.first_asked`): it is the question as
+  the run's first call asked it (the trajectory emptied, as trajectory/mappers/dspy.py reads it) followed by an
+  answer and a result for each step re-rendered.
+
+`missing_questions` checks that every asking is a user step, not copied context, in the trajectory that holds the
+step of the call it was sent to, before that step: one step for each asking (a question asked twice is two steps),
+in the order of the calls. A trajectory may show more user steps than were asked anew (a multi-agent run's own
+input, before it hands it to an agent): those are not checked here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from tests.captures import dspy_react
+from tests.captures.corpus import GroundTruth, all_trajectories, message_text
+
+# What a request's message is to the chain: a question (user text), an answer (the model's: text, tool calls,
+# reasoning) or a result (a tool's, however it is sent).
+QUESTION, ANSWER, RESULT = "question", "answer", "result"
+Item = tuple[str, str]  # the kind, a question's text
+
+# ADK's rewrite of another agent's event in the session (what it said, a tool it called, the result), sent to the
+# agent that runs next as a user message (google/adk/flows/llm_flows/contents.py, `_present_other_agent_message`).
+_OTHER_AGENT = "For context:"
+# smolagents' step messages, as its message cleaning merges them: a task, a tool's observation, a step's error.
+_SMOLAGENTS_STEP = re.compile(r"^(?=New task:\n|Observation:|Error:\n)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Asking:
+    seq: int  # the call it was sent to
+    text: str
+
+
+def _text(content: Any) -> str:
+    """A user message's words: its text parts, joined as a trajectory step's message joins them."""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text") or "" for part in content or ()
+                   if isinstance(part, dict) and part.get("type", "text") in ("text", "input_text"))
+
+
+def _words(text: str) -> str:
+    """A question's text to compare: without whitespace, since how a message's text parts are joined is the
+    emitter's (Claude Code's spans join its blocks with newlines, the request sends them apart)."""
+    return "".join(text.split())
+
+
+def _user_text(text: str) -> list[Item]:
+    if text.startswith(_OTHER_AGENT):
+        return [(ANSWER, "")]
+    if not text.startswith(("New task:\n", "Observation:")):
+        return [(QUESTION, text)]
+    chunks = [chunk for chunk in _SMOLAGENTS_STEP.split(text) if chunk]
+    return [(QUESTION, chunk) if chunk.startswith("New task:\n") else (RESULT, "") for chunk in chunks]
+
+
+def _chat_items(request: dict[str, Any]) -> list[Item]:
+    """OpenAI chat completions' and Anthropic messages' `messages`."""
+    items: list[Item] = []
+    for message in request.get("messages") or ():
+        if not isinstance(message, dict):
+            continue
+        role, content = message.get("role"), message.get("content")
+        if role == "assistant":
+            items.append((ANSWER, ""))
+        elif role in ("tool", "function") or (role == "user" and isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in content)):
+            items.append((RESULT, ""))  # Anthropic's tool results are blocks of a user message
+        elif role == "user":
+            asked = dspy_react.first_asked({"messages": [message]})
+            if asked is not None:
+                text, steps = asked
+                items.extend([(QUESTION, text), *[(ANSWER, ""), (RESULT, "")] * steps])
+            elif _text(content).strip():
+                items.extend(_user_text(_text(content)))
+    return items
+
+
+def _responses_items(request: dict[str, Any]) -> list[Item]:
+    given = request.get("input")
+    if isinstance(given, str):
+        return [(QUESTION, given)]
+    items: list[Item] = []
+    for item in given or ():
+        if not isinstance(item, dict):
+            continue
+        kind, role = item.get("type"), item.get("role")
+        if role == "user" and kind in (None, "message"):
+            items.extend(_user_text(_text(item.get("content"))))
+        elif role == "assistant" or kind in ("function_call", "reasoning"):
+            items.append((ANSWER, ""))
+        elif kind == "function_call_output":
+            items.append((RESULT, ""))
+    return items
+
+
+def _gemini_items(request: dict[str, Any]) -> list[Item]:
+    items: list[Item] = []
+    for content in request.get("contents") or ():
+        if not isinstance(content, dict):
+            continue
+        parts = [p for p in content.get("parts") or () if isinstance(p, dict)]
+        if content.get("role") == "model":
+            items.append((ANSWER, ""))
+        elif any("functionResponse" in p for p in parts):
+            items.append((RESULT, ""))
+        else:
+            items.extend(_user_text("".join(p.get("text") or "" for p in parts)))
+    return items
+
+
+def _items(api: str, request: dict[str, Any]) -> list[Item]:
+    if api == "openai.responses":
+        return _responses_items(request)
+    if api == "gemini.generate_content":
+        return _gemini_items(request)
+    return _chat_items(request)
+
+
+def asked_anew(log: list[dict[str, Any]]) -> list[Asking]:
+    """Every question a request sent anew, in the order of the calls."""
+    found: list[Asking] = []
+    for entry in log:
+        request = entry["request"]
+        items = _items(entry["api"], request)
+        held = entry["api"] == "openai.responses" and (request.get("previous_response_id")
+                                                       or request.get("conversation"))
+        start = 0 if held else next((i + 1 for i in range(len(items) - 1, -1, -1) if items[i][0] != QUESTION), 0)
+        found.extend(Asking(entry["seq"], text) for kind, text in items[start:] if kind == QUESTION)
+    return found
+
+
+def _call_steps(document: dict[str, Any], truth: GroundTruth) -> dict[int, tuple[int, int]]:
+    """Each call's step, as `corpus.compare` matches them (its text and tool calls): the index of its trajectory
+    in `all_trajectories` and its index there."""
+    remaining = [(t, i) for t, trajectory in enumerate(all_trajectories(document))
+                 for i, step in enumerate(trajectory["steps"])
+                 if step["source"] == "agent" and not step.get("is_copied_context")
+                 and step.get("llm_call_count") != 0]
+    trajectories = all_trajectories(document)
+    found: dict[int, tuple[int, int]] = {}
+    for call in truth.calls:
+        wanted_tools = [(c["name"], c["arguments"]) for c in call.tool_calls]
+        for t, i in remaining:
+            step = trajectories[t]["steps"][i]
+            if (message_text(step.get("message")).strip() == call.text.strip()
+                    and [(c["function_name"], c["arguments"]) for c in step.get("tool_calls") or ()] == wanted_tools):
+                found[call.seq] = (t, i)
+                remaining.remove((t, i))
+                break
+    return found
+
+
+def missing_questions(document: dict[str, Any], log: list[dict[str, Any]]) -> list[str]:
+    """The questions asked anew that the trajectory does not show where they were asked; empty when it shows them
+    all."""
+    trajectories = all_trajectories(document)
+    shown = [(t, i) for t, trajectory in enumerate(trajectories) for i, step in enumerate(trajectory["steps"])
+             if step["source"] == "user" and not step.get("is_copied_context")]
+    steps = _call_steps(document, GroundTruth.of(log))
+    problems: list[str] = []
+    for asking in asked_anew(log):
+        where = steps.get(asking.seq)
+        candidates = [(t, i) for t, i in shown
+                      if _words(message_text(trajectories[t]["steps"][i].get("message"))) == _words(asking.text)
+                      and (where is None or (t == where[0] and i < where[1]))]
+        if not candidates:
+            place = (f"in {trajectories[where[0]]['agent']['name']!r} before step "
+                     f"{trajectories[where[0]]['steps'][where[1]]['step_id']}") if where else ""
+            problems.append(f"call {asking.seq}: asked {asking.text[:60]!r}, no user step {place}".rstrip())
+            continue
+        shown.remove(candidates[-1])  # the nearest before its call: an earlier one is an earlier asking's
+    return problems
