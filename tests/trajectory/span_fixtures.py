@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -128,7 +129,8 @@ def capture_spans(name: str) -> list[Span]:
     for export in corpus.load(name).exports:
         if export.signal == "traces":
             request = ExportTraceServiceRequest()
-            request.ParseFromString(export.body)
+            # The Langfuse SDK gzips its exports (the capture keeps the body as sent).
+            request.ParseFromString(gzip.decompress(export.body) if export.content_encoding == "gzip" else export.body)
             spans.extend(spans_from_request(request))
     return spans
 
