@@ -14,7 +14,11 @@ executors/_executor.py `_start_tool_telemetry`), which is what its model provide
 names all its tools (`gen_ai.agent.tools`) but defines them only under the `gen_ai_tool_definitions` opt-in
 (`gen_ai.tool.definitions`, not part of `gen_ai_latest_experimental`; no chat span records them): without it a
 tool the agent never ran is known by name only, and given no definition. A Swarm's or Graph's run
-(`invoke_swarm`, `invoke_graph`) is read in `strands_multiagent`.
+(`invoke_swarm`, `invoke_graph`) is read in `strands_multiagent`. An agent a tool runs (the docs' "agents as
+tools": a `@tool` function asking a specialist `Agent`) needs no rule here: Strands runs the tool with the caller's
+context (`asyncio.to_thread`, then `_async.run_async`'s copied context), so the specialist's `invoke_agent` span is
+a child of that call's `execute_tool` span, which the builder makes a subagent started by the call (checked against
+the `strands_native_agents-as-tools` capture).
 """
 
 from __future__ import annotations
