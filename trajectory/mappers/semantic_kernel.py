@@ -11,7 +11,16 @@ JSON for body; a tool span carries the call's arguments and result. What is SK's
 - `server.address` is the service's base URL, `sk.available_functions` (on the
   `AutoFunctionInvocationLoop` span) the functions the model may call: neither is a step's;
 - an `invoke_agent` span's `gen_ai.output.messages` restates its last call's answer (the same setting
-  turns on the agent and the model spans: an agent span always has its calls under it).
+  turns on the agent and the model spans: an agent span always has its calls under it);
+- a `HandoffOrchestration` gives each member agent a `Handoff` plugin, and the model's `Handoff-transfer_to_<agent>`
+  call starts that agent's run: its function only names the actor's next agent (returning None), then the
+  orchestration runs the receiving agent's `invoke_agent` beside the calling one's, not under it. To the builder
+  that is a delegation (`ToolExecution.delegates_to`), not a handoff: the receiving agent carries on no
+  conversation of the calling one's (each member's actor keeps a thread of its own, sent the task when the
+  orchestration starts and the answers other members publish), so the question it is sent is asked it anew;
+- an orchestration runs its agents as actors on an agent runtime (`InProcessRuntime`), which traces its own
+  messaging (tracer `agent_runtime <runtime>`: `create` / `publish` / `process` / `ack` spans, `messaging.*`
+  keys) around the actors' work: SK's bookkeeping, no step.
 """
 
 from __future__ import annotations
@@ -20,20 +29,28 @@ from collections.abc import Sequence
 
 from evalkit.trajectory.mappers import otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import AgentRun, LlmCall, Operation
+from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "semantic-kernel"
 SCOPE_PREFIX = "semantic_kernel."
+# `TraceHelper`'s tracer for an agent runtime's messaging (`agent_runtime InProcessRuntime`).
+RUNTIME_SCOPE_PREFIX = "agent_runtime "
+# `HandoffAgentActor._add_handoff_functions`: plugin `Handoff` (HANDOFF_PLUGIN_NAME), a function
+# `transfer_to_<agent>` for each agent a member may hand off to, named `<plugin>-<function>` to the model.
+_HANDOFF_PREFIX = "Handoff-transfer_to_"
 _FINISH_REASON = "gen_ai.response.finish_reason"
 _ENUM_PREFIX = "FinishReason."
 
 
 def detect(span: Span) -> bool:
-    return span.scope_name.startswith(SCOPE_PREFIX)
+    return span.scope_name.startswith((SCOPE_PREFIX, RUNTIME_SCOPE_PREFIX))
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    if reader.span.scope_name.startswith(RUNTIME_SCOPE_PREFIX):
+        reader.consume_prefix("messaging.")
+        return None
     reader.consume("server.address", "sk.available_functions")
     finish = reader.text(_FINISH_REASON) if _FINISH_REASON in reader.attributes else None
     reader.consume(_FINISH_REASON)
@@ -45,6 +62,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         reader.consume("gen_ai.output.messages")
     if isinstance(operation, LlmCall) and not operation.finish_reasons and finish:
         operation.finish_reasons = [_reason(part) for part in finish.split(",") if part.strip()]
+    if isinstance(operation, ToolExecution) and operation.name and operation.name.startswith(_HANDOFF_PREFIX):
+        operation.delegates_to = operation.name.removeprefix(_HANDOFF_PREFIX)
     return operation
 
 
