@@ -28,6 +28,7 @@ from evalkit.migrations import (
 )
 from evalkit.trajectory.mappers import (
     autogen,
+    google_genai,
     haystack,
     openlit_ag2,
     openlit_pydantic_ai,
@@ -339,25 +340,30 @@ _HAYSTACK_RESULT_FAILED = (
 # next LLM call's input, in the tool-result JSON objects beside a message of role "function"
 # (`llm.input_messages.<i>.function.<k>`, trajectory/mappers/autogen.py); its TOOL span ends OK (it sets OK before
 # ERROR). Every later call re-sends the result: only the call right after it is flagged, one whose last failed result
-# comes after its last assistant message. Results are read in both maps (a long one is a payload). Written without
-# lambdas that capture a column (`mapFilter` and `arrayMap` of each map alone): the engine then evaluates it only for
-# the rows the scope and kind select, where a capturing lambda cost every span of the insert ~2 µs and +30 MB
-# (bench/flatten.py, docs/performance.md, session 47).
-_AUTOGEN_MESSAGE = r"^llm\\.input_messages\\.[0-9]+\\."
+# comes after its last assistant message. Results are read in both maps (a long one is a payload).
+# The input messages are read (here and by 220's rule) by lambdas that capture no column, over a map's `keys` and
+# `values` subcolumns: then the engine evaluates them only for the rows the scope and kind select (AND's later
+# arguments are evaluated lazily, for the rows the earlier ones passed, by functions that allow it). A capturing lambda
+# cost every span of the insert ~2 µs and +30 MB (bench/flatten.py, docs/performance.md, session 47). `mapFilter`,
+# 216's first form, allows no lazy evaluation (no map function does), so it ran over every span's attributes (+55-75 MB
+# peak engine memory inserting 82k spans); `mapKeys`/`mapValues` shared by two rules are evaluated for every span too
+# (+40 MB). Subcolumns are read, not computed (session 50, migration 220).
+_INPUT_MESSAGE = r"^llm\\.input_messages\\.[0-9]+\\."
 
 
-def _autogen_message_indices(where: str, holds: str) -> str:
+def _input_message_indices(where: str, holds: str) -> str:
     """The message indices of the `where` map's `llm.input_messages.*` keys whose (k, v) `holds`."""
-    return f"arrayMap(k -> toInt64(splitByChar('.', k)[3]), mapKeys(mapFilter((k, v) -> {holds}, {where})))"
+    return (f"arrayMap(k -> toInt64(splitByChar('.', k)[3]), "
+            f"arrayFilter((k, v) -> {holds}, {where}.keys, {where}.values))")
 
 
-_AUTOGEN_FAILED_RESULT = f"match(k, '{_AUTOGEN_MESSAGE}" r"function\\.[0-9]+$') AND JSONExtractBool(v, 'is_error')"
-_AUTOGEN_ASSISTANT = f"v = 'assistant' AND match(k, '{_AUTOGEN_MESSAGE}" r"message\\.role$')"
+_AUTOGEN_FAILED_RESULT = f"match(k, '{_INPUT_MESSAGE}" r"function\\.[0-9]+$') AND JSONExtractBool(v, 'is_error')"
+_AUTOGEN_ASSISTANT = f"v = 'assistant' AND match(k, '{_INPUT_MESSAGE}" r"message\\.role$')"
 _AUTOGEN_RESULT_FAILED = (
     f"scope_name = '{autogen.OPENINFERENCE_SCOPE}' AND attributes['openinference.span.kind'] = 'LLM' AND "
-    f"arrayMax(arrayConcat([toInt64(-1)], {_autogen_message_indices('attributes', _AUTOGEN_FAILED_RESULT)}, "
-    f"{_autogen_message_indices('payloads', _AUTOGEN_FAILED_RESULT)})) > "
-    f"arrayMax(arrayConcat([toInt64(-1)], {_autogen_message_indices('attributes', _AUTOGEN_ASSISTANT)}))")
+    f"arrayMax(arrayConcat([toInt64(-1)], {_input_message_indices('attributes', _AUTOGEN_FAILED_RESULT)}, "
+    f"{_input_message_indices('payloads', _AUTOGEN_FAILED_RESULT)})) > "
+    f"arrayMax(arrayConcat([toInt64(-1)], {_input_message_indices('attributes', _AUTOGEN_ASSISTANT)}))")
 # Migration 217: OpenLLMetry's LlamaIndex instrumentation records a workflow agent's tool on its `call_tool` step's
 # span (kind task, with `tool.name`), the step's output LlamaIndex's ToolCallResult, whose `tool_output` (the
 # ToolOutput) says `is_error` for a tool that raised; the span's status stays unset
@@ -365,12 +371,32 @@ _AUTOGEN_RESULT_FAILED = (
 _LLAMAINDEX_STEP_FAILED = (
     f"scope_name = '{openllmetry_llamaindex.SCOPE}' AND attributes['{openllmetry_llamaindex.TOOL_NAME}'] != '' "
     f"AND JSONExtractBool({_stored('traceloop.entity.output')}, 'tool_output', 'is_error')")
+# Migration 220: OpenInference's google-genai instrumentation makes no span of a function the SDK's automatic function
+# calling runs, and records one that raised only as its `{"error": …}` function response, a `tool` message of the next
+# LLM call's input (`llm.input_messages.<i>.message.content`; trajectory/mappers/google_genai.py flags the same result
+# in the trajectory, by the same test: a JSON object whose `error` is neither null nor empty). Every later call
+# re-sends it: only the call right after it is flagged, one whose last failed tool message comes after its last
+# `model` message (216's shape). Contents are read in both maps (a long one is a payload); roles are short, in
+# `attributes`. Read as 216's rule reads them, so only the rows the scope and kind select pay for it. The opening
+# brace is written `char(123)`: a backfill's select is a format string (215's holds all of `_FAILED`).
+_GOOGLE_GENAI_ERROR = (f"match(k, '{_INPUT_MESSAGE}" r"message\\.content$') AND startsWith(v, char(123)) "
+                       "AND JSONExtractRaw(v, 'error') NOT IN ('', 'null', '\"\"')")
+_GOOGLE_GENAI_TOOL = f"v = 'tool' AND match(k, '{_INPUT_MESSAGE}" r"message\\.role$')"
+_GOOGLE_GENAI_MODEL = f"v = 'model' AND match(k, '{_INPUT_MESSAGE}" r"message\\.role$')"
+_GOOGLE_GENAI_RESULT_FAILED = (
+    f"scope_name = '{google_genai.OPENINFERENCE_SCOPE}' AND attributes['openinference.span.kind'] = 'LLM' AND "
+    f"arrayMax(arrayConcat([toInt64(-1)], arrayIntersect("
+    f"{_input_message_indices('attributes', _GOOGLE_GENAI_TOOL)}, "
+    f"arrayConcat({_input_message_indices('attributes', _GOOGLE_GENAI_ERROR)}, "
+    f"{_input_message_indices('payloads', _GOOGLE_GENAI_ERROR)})))) > "
+    f"arrayMax(arrayConcat([toInt64(-1)], {_input_message_indices('attributes', _GOOGLE_GENAI_MODEL)}))")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
     f"OR ((operation = 'execute_tool' OR attributes['traceloop.span.kind'] = 'tool') AND "
     f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}]))) "
-    f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED}) OR ({_LLAMAINDEX_STEP_FAILED})")
+    f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED}) OR ({_LLAMAINDEX_STEP_FAILED}) "
+    f"OR ({_GOOGLE_GENAI_RESULT_FAILED})")
 _TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
 TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
                                              target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
@@ -394,6 +420,9 @@ _AUTOGEN_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_cod
 # The traces stored before migration 217 with a LlamaIndex call_tool step whose ToolOutput failed.
 _LLAMAINDEX_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_code != 2",
                                                        f"WHERE ({_LLAMAINDEX_STEP_FAILED}) AND status_code != 2")
+# The traces stored before migration 220 with a google-genai LLM span whose input records a failed function.
+_GOOGLE_GENAI_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
+    "WHERE failed AND status_code != 2", f"WHERE ({_GOOGLE_GENAI_RESULT_FAILED}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -507,4 +536,9 @@ MIGRATIONS: list[Migration] = [
         UpdateRows("spans", "is_llm_call = false", f"{_OPENLIT_AG2} AND is_llm_call"),
         DeleteRows("trace_summary", _OPENLIT_AG2_TRACES),
         Backfill("trace_summary", "spans", _OPENLIT_AG2_SUMMARY))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's errors change). `failed`
+    # given again also has 216's rule in the form only its scope's spans pay for (the same values).
+    Migration(220, "a google-genai function's failure OpenInference records only in the next LLM call's input", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        Backfill("trace_summary", "spans", _GOOGLE_GENAI_FAILED_BACKFILL))),
 ]

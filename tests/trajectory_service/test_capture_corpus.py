@@ -67,11 +67,6 @@ KNOWN_GAPS: dict[str, str] = {
         "records a raised one only as {\"error\": …} in the next call's gen_ai.input.messages (trajectory/mappers/"
         "google_genai.py flags it); ingest's `failed` column does not read that attribute for OpenTelemetry's "
         "google-genai scope, so the list shows no error until a migration reads it there (proposed to join 220)",
-    "google-genai_openinference":
-        "the trajectory is right, the session list not yet: automatic function calling runs the tools in no span and "
-        "records a raised one only as {\"error\": …} in the next call's tool message (trajectory/mappers/"
-        "google_genai.py flags it); ingest's `failed` column does not read that message, so the list shows no error "
-        "until a migration reads it there (as migration 216 reads AgentChat's is_error in the next call's input)",
     "mlflow_openai":
         "MLflow 3.17's OTLP export drops the trace's session: update_current_trace(session_id=…) is trace metadata, "
         "which only its Databricks Unity Catalog processor copies onto the root span (session.id); so each turn's "

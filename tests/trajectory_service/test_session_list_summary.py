@@ -21,7 +21,7 @@ from evalkit.trajectory.session_index import RESOLVED
 from evalkit.trajectory.session_list import SessionQuery
 from evalkit.trajectory.session_page import page_by_time, rank
 from tests.captures import corpus
-from tests.trajectory_service.conftest import Service, chat, root, span
+from tests.trajectory_service.conftest import Service, ServiceFactory, chat, root, span
 from tests.trajectory_service.test_session_list_pages import _mixed_traces, _walk
 
 # The sessions a sort or filter lists, summed from `spans FINAL` for every session of the index (as the
@@ -176,6 +176,8 @@ def _failed_before(migration: int) -> str:
         return tables._FAILED.replace(f" OR ({tables._AUTOGEN_RESULT_FAILED})", "")
     if migration == 217:
         return tables._FAILED.replace(f" OR ({tables._LLAMAINDEX_STEP_FAILED})", "")
+    if migration == 220:
+        return tables._FAILED.replace(f" OR ({tables._GOOGLE_GENAI_RESULT_FAILED})", "")
     return tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
 
 
@@ -221,7 +223,11 @@ _ERRORS: _Listed = ("?errors=true", ("errors",), ((0,), (1,)), "failed", 1)
     ("ag2_openlit", 219, "rows-10", [], (
         "?model=unknown", ("llm_calls", "prompt_tokens", "completion_tokens", "models"),
         ((10, 3485, 203, ["gpt-4o-mini", "unknown"]), (5, 1976, 65, ["gpt-4o-mini"])), "is_llm_call", 5)),
-], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217", "ag2-219"])
+    # google-genai's automatic function calling runs the functions in no span; OpenInference records one that raised
+    # only as its `{"error": …}` response, a `tool` message of the next call's input: that call is flagged (Gemini
+    # gives no call ids: the first call's span id and the call's place).
+    ("google-genai_openinference", 220, "rows-11", ["e1a58756cd99aa38-0"], _ERRORS),
+], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217", "ag2-219", "google-genai-220"])
 async def test_a_session_stored_before_its_migration_is_listed_right_once_it_has_run(
         svc: Service, monkeypatch: pytest.MonkeyPatch, capture_name: str, migration: int, rows_before: str,
         flagged_calls: list[str], listed: _Listed) -> None:
@@ -287,6 +293,30 @@ async def test_a_session_stored_before_its_migration_is_listed_right_once_it_has
     rows = await asyncio.to_thread(
         store.query, f"SELECT countIf({column}) FROM spans FINAL WHERE agent_id = {{a:String}}", {"a": again})
     assert rows[0][0] == stored_after
+
+
+async def test_a_google_genai_function_failure_recorded_as_a_payload_is_an_error_in_the_list(
+        start_service: ServiceFactory) -> None:
+    """A long function response is stored as a payload (`payload_threshold_bytes`), not in `attributes`: migration 220
+    reads the `{"error": …}` tool message there too, and flags the call right after it only (the capture's second
+    call; the later ones re-send it after a `model` message)."""
+    svc = await start_service(payload_threshold_bytes=100)
+    capture = corpus.load("google-genai_openinference")
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    base = f"/api/agents/{agent}/sessions"
+    await svc.get(f"{base}/{session}/trajectory?wait=10")
+    rows = await asyncio.to_thread(
+        svc.running.store.query,
+        "SELECT span_id, failed, has(mapKeys(payloads), 'llm.input_messages.3.message.content') FROM spans FINAL "
+        "WHERE agent_id = {a:String} ORDER BY start_time", {"a": agent})
+    # The timed-out weather function's response is a payload of every call after it; only the first of those failed.
+    assert [(str(span), bool(failed), bool(payload)) for span, failed, payload in rows] == [
+        ("e1a58756cd99aa38", False, False), ("301afb42bd6f4a48", True, True), ("d42647ccdc10490c", False, True),
+        ("d39b75fb18a8a9d0", False, True), ("b54b18bb89a13bd6", False, True)]
+    assert [(r["session_id"], r["errors"]) for r in (await svc.get(base)).body["sessions"]] == [(session, 1)]
+    assert _ids((await svc.get(base + "?errors=true")).body["sessions"]) == [session]
 
 
 async def test_a_tool_failure_only_its_framework_records_is_an_error_in_the_list_before_and_after_migration_212(
