@@ -9,7 +9,13 @@ GenAI mapper; message content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESS
   `(merged tools)`, whose call id is the event's: the calls are its siblings, it is none itself;
 - `transfer_to_agent` (tool type `TransferToAgentTool`) hands the conversation to the agent named
   in its arguments: a handoff, the receiving `invoke_agent` span its sibling;
-- `gcp.vertex.agent.event_id` / `invocation_id` are ADK's bookkeeping ids;
+- `gcp.vertex.agent.event_id` / `invocation_id` are ADK's bookkeeping ids; `gen_ai.workflow.nested` marks the
+  `invoke_workflow` of a runner started inside another's run (an `AgentTool`'s: the wrapped agent in a session of
+  its own), which its span's place under the tool's span already says;
+- ADK's `ReflectAndRetryToolPlugin` answers the model in a failed tool's stead (an exception it caught, or an error a
+  subclass reads in a result) with reflection guidance, `response_type` `ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN`
+  beside the error's type and message (`ToolFailureResponse`); the tool's span ends OK, its result that answer:
+  a failure (`_reflected_failure`);
 - a streamed call (`RunConfig(streaming_mode=SSE)`) is reported as every response it got, one output message each
   (`set_operation_details_attributes_from_response`), the chunks with no finish reason, the last with one: the
   answer in pieces (`_streamed_answer`). A model that hands ADK the whole answer again at the end (LiteLlm's
@@ -36,7 +42,7 @@ from collections.abc import Sequence
 
 from evalkit.trajectory.mappers import otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
-from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
+from evalkit.trajectory.operations import AgentRun, ErrorInfo, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "google-adk"
@@ -44,6 +50,9 @@ SCOPE = "gcp.vertex.agent"
 OPENINFERENCE_SCOPE = "openinference.instrumentation.google_adk"
 _MERGED = "(merged tools)"
 _TRANSFER_TYPE = "TransferToAgentTool"
+# `ReflectAndRetryToolPlugin`'s answer for a failed tool (`google.adk.plugins._reflect_retry_utils.
+# REFLECT_AND_RETRY_RESPONSE_TYPE`): what the session list's `failed` would read too.
+REFLECTED_FAILURE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
 
 
 def detect(span: Span) -> bool:
@@ -55,7 +64,8 @@ def detect(span: Span) -> bool:
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
-    reader.consume("gcp.vertex.agent.event_id", "gcp.vertex.agent.invocation_id", "gen_ai.workflow.name")
+    reader.consume("gcp.vertex.agent.event_id", "gcp.vertex.agent.invocation_id", "gen_ai.workflow.name",
+                   "gen_ai.workflow.nested")
     if reader.span.scope_name == OPENINFERENCE_SCOPE:  # the `(merged)` span, made by the instrumentation's tracer
         consume_openinference(reader)
         reader.consume("user.id")  # OpenInference's context attributes, on every span of its tracer
@@ -65,6 +75,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation = otel_genai.map_span(reader, logs)
     if isinstance(operation, ToolExecution):
         _transfer(operation, reader)
+        _reflected_failure(operation)
     elif isinstance(operation, AgentRun) and reader.span.scope_name == SCOPE:
         operation.app_agent = True  # a workflow agent's run too (see above)
     elif isinstance(operation, LlmCall) and reader.span.scope_name == SCOPE:
@@ -104,6 +115,15 @@ def _restates(last: Message, chunks: list[Message]) -> bool:
         and all(part.kind in ("text", "reasoning") or (part.kind == "tool_call" and part.call_id in called)
                 for part in pieces)
     )
+
+
+def _reflected_failure(execution: ToolExecution) -> None:
+    """A tool whose result is `ReflectAndRetryToolPlugin`'s answer in its stead failed: the error it names."""
+    result = execution.result
+    if execution.error is None and isinstance(result, dict) and result.get("response_type") == REFLECTED_FAILURE:
+        error_type = result.get("error_type")
+        execution.error = ErrorInfo(status_message=str(result.get("error_details") or ""),
+                                    error_type=error_type if isinstance(error_type, str) and error_type else None)
 
 
 def _transfer(execution: ToolExecution, reader: SpanReader) -> None:
