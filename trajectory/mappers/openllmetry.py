@@ -11,8 +11,9 @@ processor of the SDK's own tracing: an `Agent Workflow` workflow span per run, `
 spans, `<tool>.tool` spans with GenAI tool attributes (no call id), `<from> → <to>.handoff` spans and
 one `openai.response` span per model call in the GenAI form.
 
-The LlamaIndex instrumentation's agent runs and `call_tool` steps are read in `openllmetry_llamaindex`; the Haystack
-instrumentation's generator spans, which record no answer, in `haystack.read_openllmetry_generator`.
+The LlamaIndex instrumentation's agent runs and `call_tool` steps are read in `openllmetry_llamaindex`, a ReActAgent's
+calls (any provider instrumentation's spans) in `llamaindex_react`; the Haystack instrumentation's generator spans,
+which record no answer, in `haystack.read_openllmetry_generator`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.mappers import ag2, crewai, haystack, openllmetry_llamaindex, otel_genai, otel_openai_agents
+from evalkit.trajectory.mappers import (
+    ag2,
+    crewai,
+    haystack,
+    llamaindex_react,
+    openllmetry_llamaindex,
+    otel_genai,
+    otel_openai_agents,
+)
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_arguments, parse_json, render
 from evalkit.trajectory.mappers.reader import SpanReader, dig, indexed, unflatten
@@ -96,6 +105,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if isinstance(operation, LlmCall) and reader.span.scope_name == OPENAI_AGENTS_SCOPE:
         operation.output_messages = _one_answer(operation.output_messages)
         operation.input_messages = _history_call_ids(operation.input_messages)
+    if isinstance(operation, LlmCall):
+        # A LlamaIndex ReActAgent's call is the provider instrumentation's span (`openai.chat`), nothing of LlamaIndex
+        # on it: the call's own system prompt, asking for ReAct's format, tells it (as under OpenInference).
+        llamaindex_react.read_call(operation)  # its actions in its text, its loop restated
     if operation is not None:
         operation.emitter = NAME
     return operation
