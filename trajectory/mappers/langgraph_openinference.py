@@ -16,33 +16,25 @@ the namespace of the node running it (`metadata.checkpoint_ns` is the node's own
 an agent's graph runs on a conversation (`{"messages": [...]}`). Its name is the agent's (`create_react_agent`'s
 `name`, `create_supervisor`'s `supervisor_name`).
 
-langgraph-supervisor hands over with a tool returning `Command(goto=<worker>, graph=PARENT)`: the worker runs as
-the next node of the outer graph, beside the supervisor's run, not under the tool. The tool's run names the
-worker (`metadata.__handoff_destination`, the tool's metadata; langgraph-swarm's handoff tools use the same key)
-and its output is the Command, whose update ends with the ToolMessage the model is shown. When the worker is
-done the library appends a made-up pair to the shared history (`create_handoff_back_messages`: an AIMessage
-calling `transfer_back_to_<supervisor>` and its ToolMessage, both `response_metadata.__is_handoff_back`): no
-model made that call and no tool ran it; the worker's run ending is its end.
-
-Any tool may return a `Command(update=…)` to change the graph's state as well as answer (LangGraph's "update state
-from tools"): the tracer records the Command (`{"graph", "update", "resume", "goto"}`) as the tool's output, and the
-model is shown the ToolMessage its update ends with. Deep Agents' `write_todos` (the todos) and `task` (the subagent's
-files, its last answer as the ToolMessage) answer so.
+A handoff (langgraph-supervisor's, langgraph-swarm's) is a tool returning `Command(goto=<agent>, graph=PARENT)`,
+read as any LangChain tracer records it in `langgraph_handoffs`: the tracer records the tool's metadata (the
+`metadata` attribute, where the handoff's destination is) and the Command (`{"graph", "update", "resume", "goto"}`)
+as the tool's output, the `ParentCommand` leaving the agent's graph as an exception of a run it still ends OK, and a
+call's messages serialised as LangChain's `dumpd` writes them (`input.value`), with langgraph-supervisor's
+transfer-back pair marked in their `response_metadata`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from evalkit.trajectory.mappers import langgraph_handoffs
 from evalkit.trajectory.mappers.langchain import serialized_kwargs, serialized_messages
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, LlmCall, ToolExecution
 from evalkit.trajectory.span import STATUS_ERROR
 
 OPENINFERENCE_SCOPE = "openinference.instrumentation.langchain"
-_HANDOFF_DESTINATION = "__handoff_destination"  # langgraph_supervisor.handoff.METADATA_KEY_HANDOFF_DESTINATION
-_HANDOFF_BACK = "__is_handoff_back"  # langgraph_supervisor.handoff.METADATA_KEY_IS_HANDOFF_BACK
-_PARENT_COMMAND = "langgraph.errors.ParentCommand"
 
 
 def _metadata(reader: SpanReader) -> dict[str, Any]:
@@ -87,37 +79,22 @@ def graph_run(run: AgentRun, reader: SpanReader) -> AgentRun:
     if run.name is None and _is_legacy_agent_graph(reader, _metadata(reader)):
         run.name = reader.span.name
     error = run.error
-    if error is not None and reader.span.status_code != STATUS_ERROR and error.exceptions and all(
-            exception.get("type") == _PARENT_COMMAND for exception in error.exceptions):
+    if error is not None and reader.span.status_code != STATUS_ERROR and langgraph_handoffs.left_for_parent(error):
         run.error = None
     return run
 
 
 def tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:
-    """A handoff tool's run (`__handoff_destination`) is a handoff to that agent. A tool returning a Command (a
-    handoff's, Deep Agents' `task` and `write_todos`) is shown to the model as its update's ToolMessage: that is the
-    result, for the call it names."""
-    destination = _metadata(reader).get(_HANDOFF_DESTINATION)
-    if isinstance(destination, str) and destination:
-        execution.handoff_to = destination
-    command = execution.result
-    update = command.get("update") if isinstance(command, dict) and "goto" in command else None
-    messages = update.get("messages") if isinstance(update, dict) else None
-    shown = messages[-1] if isinstance(messages, list) and messages else None
-    if isinstance(shown, dict) and shown.get("type") == "tool":
-        execution.result = shown
-        data = shown.get("data")
-        call_id = data.get("tool_call_id") if isinstance(data, dict) else None
-        if isinstance(call_id, str) and call_id:
-            execution.call_id = call_id
-    return execution
+    """A tool's run, read with the metadata the tracer recorded for it: a handoff tool's is a handoff, a Command's
+    result the ToolMessage its update ends with (`langgraph_handoffs.tool`)."""
+    return langgraph_handoffs.tool(execution, _metadata(reader))
 
 
 def drop_handoff_back(call: LlmCall, input_value: Any) -> None:
     """Take langgraph-supervisor's made-up transfer-back pair out of a call's input: the run it ends is the
     worker's, which the trajectory shows as the handoff call's subagent. Read from the call's serialised
     messages (`input.value`), the flattened ones having no `response_metadata`; only when both lists agree."""
-    if not isinstance(input_value, str) or _HANDOFF_BACK not in input_value:
+    if not isinstance(input_value, str) or langgraph_handoffs.HANDOFF_BACK not in input_value:
         return
     serialized = serialized_messages(input_value, "messages")
     if not isinstance(serialized, list) or len(serialized) != len(call.input_messages):
@@ -125,7 +102,6 @@ def drop_handoff_back(call: LlmCall, input_value: Any) -> None:
     kept = []
     for message, raw in zip(call.input_messages, serialized, strict=True):
         kwargs = serialized_kwargs(raw)
-        metadata = kwargs.get("response_metadata") if kwargs is not None else None
-        if not (isinstance(metadata, dict) and metadata.get(_HANDOFF_BACK) is True):
+        if not langgraph_handoffs.is_handoff_back(kwargs.get("response_metadata") if kwargs is not None else None):
             kept.append(message)
     call.input_messages = kept

@@ -13,7 +13,9 @@ one `openai.response` span per model call in the GenAI form.
 
 The LlamaIndex instrumentation's agent runs and `call_tool` steps are read in `openllmetry_llamaindex`, a ReActAgent's
 calls (any provider instrumentation's spans) in `llamaindex_react`; the Haystack instrumentation's generator spans,
-which record no answer, in `haystack.read_openllmetry_generator`.
+which record no answer, in `haystack.read_openllmetry_generator`. The LangChain instrumentation's record of a LangGraph
+handoff (the handoff tool's destination, its Command, the ParentCommand it leaves spans with) in
+`openllmetry_langgraph`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from evalkit.trajectory.mappers import (
     crewai,
     haystack,
     llamaindex_react,
+    openllmetry_langchain,
+    openllmetry_langgraph,
     openllmetry_llamaindex,
     otel_genai,
     otel_openai_agents,
@@ -77,8 +81,13 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         reader.consume_prefix("gen_ai.task.")
         reader.consume("gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.operation.name",
                        "gen_ai.provider.name", "gen_ai.tool.type", "gen_ai.tool.description")
+    langgraph = reader.span.scope_name == openllmetry_langgraph.LANGCHAIN_SCOPE
+    if langgraph:
+        openllmetry_langgraph.consume(reader)  # a Command's `goto` span, the ParentCommand it leaves spans with
+        openllmetry_langchain.consume_middleware_hook(reader)  # an agent middleware hook's task record
     if kind == "tool":
-        return _decorated_tool(reader)
+        # A LangGraph handoff tool's run is a handoff; a Command's result, the ToolMessage the model is shown.
+        return openllmetry_langgraph.tool(_decorated_tool(reader), reader) if langgraph else _decorated_tool(reader)
     if kind == "agent":
         return _decorated_agent(reader)
     if kind == "handoff":
@@ -102,6 +111,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         # The crewai instrumentation's `crewai.workflow`: an invoke_agent span with no kind, name or output
         # the GenAI reading sees, which the builder would take for a synthetic root; it is the crew.
         crewai.read_openllmetry_crew_run(reader, operation)
+    if isinstance(operation, AgentRun) and langgraph:
+        openllmetry_langgraph.agent_run(operation)  # a handoff's ParentCommand leaving the agent's graph: no failure
+    if isinstance(operation, LlmCall) and langgraph:
+        openllmetry_langchain.read_call(operation)  # Responses function call blocks restated as text, system parts
     if isinstance(operation, LlmCall) and reader.span.scope_name == OPENAI_AGENTS_SCOPE:
         operation.output_messages = _one_answer(operation.output_messages)
         operation.input_messages = _history_call_ids(operation.input_messages)
