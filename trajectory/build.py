@@ -6,7 +6,8 @@ run; this module assembles those into steps:
 - system instructions -> a system step (once per distinct text); new user input -> user steps;
 - each leaf LLM call -> one agent step. Calls re-send the history, so only the messages
   not seen before become steps; assistant messages found only in history (an earlier call
-  we never received) become agent steps flagged `is_copied_context`;
+  we never received) become agent steps flagged `is_copied_context`, and so do the user
+  messages re-sent before such history (what the call was asked comes after it);
 - each tool execution -> an observation result on the agent step whose tool call it answers
   (by call id, else by name and order); tool results found only in a later call's history
   fill the calls no tool span answered; a tool execution nobody asked for becomes an agent
@@ -242,6 +243,23 @@ _SYSTEM = -1  # never a fingerprint (those number from 0)
 _MANY_MESSAGES = 8
 
 
+def _last_answer_or_result(messages: list[Message]) -> int:
+    """The index of a call's input's last answer or tool result (-1: none). The user messages before it are history the
+    call re-sends; those after it, what the call was asked."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        role = _normal_role(message.role)
+        if role not in ("user", "system") or any(part.kind == "tool_result" for part in message.parts):
+            return index
+    return -1
+
+
+def _asked_last(messages: list[Message]) -> list[int]:
+    """The indices of the user messages after a call's input's last answer or tool result: what the call was asked."""
+    return [index for index in range(_last_answer_or_result(messages) + 1, len(messages))
+            if _normal_role(messages[index].role) == "user"]
+
+
 def _tool_arguments(value: Any) -> tuple[dict[str, Any], bool]:
     # Arguments may be an attribute's kvlist, bytes anywhere in it: JSON-safe before the document.
     if isinstance(value, dict):
@@ -274,6 +292,8 @@ class _Context:
         self.produced_ids: set[str] = set()
         self.produced_texts: set[str] = set()
         self.asked_texts: set[str] = set()  # what this trajectory's calls were asked (its user steps' texts)
+        # A question a call was asked last (after its input's last answer or result) -> that call's input.
+        self.asked_last: dict[int, list[Message]] = {}
         self.parent: _Context | None = None  # the trajectory that delegated to this one
         self.delegated: list[_Context] = []  # the trajectories this one delegated to, not handed off to
         # A handoff's receiving agent carries on the delegating agent's conversation: what that
@@ -339,6 +359,27 @@ class _Context:
         """Whether a message gives the result of a tool call this trajectory's calls made."""
         return any(part.kind == "tool_result" and part.call_id in self.produced_ids for part in message.parts)
 
+    def _asked_again(self, messages: list[Message]) -> set[int]:
+        """The indices of the questions a call was asked last (`_asked_last`) that an earlier call of this trajectory
+        was asked last too, when this call was sent what the latest such call was not: the question is asked again on
+        a context that changed before it, not re-sent. A chain re-sends each earlier asking where it was (the n-th
+        copy rule); a context rebuilt around the same question does not (Magentic's orchestrator starts each progress
+        ledger's call on a fresh session of the context it keeps, ending in the same prompt), nor a window that
+        dropped the earlier asking. Not asked again: a retry sent the same, nor a call whose emitter records the run's
+        input alone (OpenTelemetry's and OpenLIT's openai-agents: each call of the run recorded as sent the question
+        alone, the same each time)."""
+        again: set[int] = set()
+        sent: set[int] | None = None
+        for index in _asked_last(messages):
+            earlier = self.asked_last.get(self.fingerprint(messages[index]))
+            if earlier is None:
+                continue
+            if sent is None:
+                sent = set(map(self.fingerprint, messages))
+            if not sent <= set(map(self.fingerprint, earlier)):
+                again.add(index)
+        return again
+
     def _take_back(self, span: Span) -> None:
         """The conversation back from a handoff's receiving agent that ran in this call's trace and ended before it
         (langgraph-supervisor's worker, after which the supervisor's graph runs again on the shared history): what
@@ -395,22 +436,23 @@ class _Context:
         # every message of every call, i.e. over the whole re-sent history.
         known = self.known
         messages = call.input_messages
+        again = set() if fresh else self._asked_again(messages)
         keys = self.fingerprint.of_inputs(messages) if not fresh and len(messages) >= _MANY_MESSAGES else None
-        new: list[Message] = []
+        new: list[int] = []  # the indices of the messages new here
         if keys is not None and _SYSTEM not in keys and len(set(keys)) == len(keys):
             # Each message once in this call (the usual): new is never seen before, found in C for
             # the re-sent ones; what the loop below does, without a Python step per message.
             befores = list(map(known.get, keys))  # None: never seen (a count is at least 1)
-            if None in befores:
-                for message, key, before in zip(messages, keys, befores, strict=True):
-                    if before is None:
+            if None in befores or again:
+                for index, (message, key, before) in enumerate(zip(messages, keys, befores, strict=True)):
+                    if before is None or index in again:
                         if message.role != "user" and self._already_produced(key):
                             continue
-                        known[key] = 1
-                        new.append(message)
+                        known[key] = before or 1
+                        new.append(index)
         else:
             seen: dict[int, int] = {}
-            for message in messages:
+            for index, message in enumerate(messages):
                 role = message.role
                 if _ROLE_ALIASES.get(role, role) == "system":
                     if message.text:
@@ -419,15 +461,18 @@ class _Context:
                 fingerprint = self.fingerprint(message)
                 count = seen[fingerprint] = seen.get(fingerprint, 0) + 1
                 before = known.get(fingerprint, 0)
-                if fresh or count > before:
+                if fresh or count > before or index in again:
                     if role != "user" and self._already_produced(fingerprint):
                         continue
                     known[fingerprint] = max(count, before)
-                    new.append(message)
+                    new.append(index)
         if system:
             self.system(system, start)
-        for message in new:
-            self._new_input(message, start, span)
+        # A new user message before an answer or result the call re-sends is history, not asked by this call: an
+        # earlier run's (the same agent run again in a later turn) or another agent's, copied context as the answers.
+        history_end = _last_answer_or_result(messages)
+        for index in new:
+            self._new_input(messages[index], start, span, copied=index < history_end)
         for definition in call.tool_definitions:
             name = str(definition.get("function", {}).get("name", ""))
             self.tool_definitions.setdefault(name, definition)
@@ -466,6 +511,8 @@ class _Context:
         if call.error is not None:
             draft.extra["error"] = json_safe(call.error.as_extra())
         _apply_step_overrides(draft, overrides)
+        for index in _asked_last(messages):
+            self.asked_last[self.fingerprint(messages[index])] = messages
         for message in call.output_messages:
             fingerprint = self.fingerprint(message)
             self.known[fingerprint] = self.known.get(fingerprint, 0) + 1
@@ -473,7 +520,7 @@ class _Context:
             if text:
                 self.produced_texts.add(text)
 
-    def _new_input(self, message: Message, time_ns: int, span: Span) -> None:
+    def _new_input(self, message: Message, time_ns: int, span: Span, *, copied: bool = False) -> None:
         role = _normal_role(message.role)
         for part in message.parts:
             if part.kind == "tool_result":
@@ -496,11 +543,11 @@ class _Context:
         if media:
             # Images as ATIF image parts, a large data URL referenced (trajectory/media.py).
             content, referenced = user_content(text, media, span)
-            draft = self.draft(time_ns, "user", message=content)
+            draft = self.draft(time_ns, "user", message=content, is_copied_context=copied or None)
             if referenced:
                 draft.extra["media"] = referenced
         elif text:
-            self.draft(time_ns, "user", message=text)
+            self.draft(time_ns, "user", message=text, is_copied_context=copied or None)
             self.asked_texts.add(text)
 
     def _completes_answer(self, message: Message) -> bool:

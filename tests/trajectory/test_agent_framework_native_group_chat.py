@@ -98,3 +98,17 @@ def test_the_orchestrators_agent_runs_are_found_by_the_executor_that_ran_them() 
     assert sorted(by_key[key].name for key in found) == ["invoke_agent manager"] * 3
     participants = [s for s in spans if s.name in ("invoke_agent researcher", "invoke_agent writer")]
     assert len(participants) == 3 and not {(s.trace_id, s.span_id) for s in participants} & found
+
+
+def test_each_decision_prompt_is_one_user_step_as_the_managers_conversation_carries_on() -> None:
+    """Each round asks the manager the same "Decide what to do next" prompt at the end of its conversation, which
+    re-sends every earlier round's prompt and decision where they were: each asking is one user step before its
+    decision, none of the re-sent ones again (the n-th copy of a message in a call is new only when fewer than n
+    were seen; unlike Magentic's ledger calls, no context rebuilt around the prompt)."""
+    decisions = _decisions()
+    prompt = decisions[0]["request"]["messages"][-1]["content"]
+    assert [entry["request"]["messages"][-1]["content"] for entry in decisions] == [prompt] * 3
+    assert decisions[0]["response"]["text"] in [m.get("content") for m in decisions[1]["request"]["messages"]]
+    steps = _document()["steps"]
+    asked = [i for i, step in enumerate(steps) if step["source"] == "user" and step["message"] == prompt]
+    assert [steps[i + 1]["message"] for i in asked] == [entry["response"]["text"] for entry in decisions]

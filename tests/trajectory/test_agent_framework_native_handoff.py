@@ -17,6 +17,7 @@ from span_fixtures import capture_document, capture_spans
 from evalkit.trajectory.mappers import agent_framework
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import AgentRun
+from tests.captures import corpus, questions
 
 CAPTURE = "agent-framework_native_handoff"
 SESSION = "agent-framework-handoff-1"
@@ -97,3 +98,27 @@ def test_the_handoff_call_is_answered_by_what_the_middleware_returned() -> None:
     assert handoff["extra"]["from"] == "agent span"
     (agent_span,) = [s for s in capture_spans(CAPTURE) if s.name == "invoke_agent triage_agent"]
     assert handoff["extra"]["span_id"] == agent_span.span_id
+
+
+def test_the_weather_agent_run_again_shows_turn_ones_question_as_copied_context() -> None:
+    """Turn two's weather agent is re-sent turn one (its question, calls, results and answer) before the user's reply:
+    that question is history the run re-sends, copied context as the answers after it (ATIF's step "copied from a
+    previous trajectory for context", as Harbor's summarisation subagent marks the task it is re-sent), not asked
+    again; the reply is the one question the run was asked."""
+    log = corpus.load(CAPTURE).llm_log
+    (first_question,) = [m["content"] for m in log[1]["request"]["messages"] if m["role"] == "user"]
+    # The second run's first call: turn one's question, then its calls, results and answer, then the reply.
+    sent = log[4]["request"]["messages"]
+    assert [m["role"] for m in sent] == [
+        "system", "user", "assistant", "tool", "tool", "assistant", "tool", "assistant", "user"]
+    assert (sent[1]["content"], sent[-1]["content"]) == (first_question, "And in Lyon?")
+    document = _document()
+    _, weather, weather_again = document["subagent_trajectories"]
+    assert [(s["message"], s.get("is_copied_context")) for s in weather["steps"] if s["source"] == "user"] == [
+        (first_question, None)]
+    assert [(s["message"], s.get("is_copied_context")) for s in weather_again["steps"] if s["source"] == "user"] == [
+        (first_question, True), ("And in Lyon?", None)]
+    # Turn one re-shown whole, in order, each step copied: its question, its calls, its answer.
+    assert [s["message"] for s in weather_again["steps"] if s.get("is_copied_context")] == [
+        s["message"] for s in weather["steps"] if s["source"] != "system"]
+    assert questions.missing_questions(document, log) == []

@@ -15,12 +15,15 @@ not the workflow's steps again.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 from span_fixtures import capture_document, capture_spans
 
+from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import agent_framework
-from tests.captures import corpus
+from evalkit.trajectory.span import Span
+from tests.captures import corpus, questions
 
 CAPTURE = "agent-framework_native_magentic"
 SESSION = "agent-framework-magentic-1"
@@ -135,3 +138,64 @@ def test_the_magentic_orchestrators_agent_runs_are_found_by_the_executor_that_ra
         "MagenticOrchestrator"}
     participants = [s for s in spans if s.name in ("invoke_agent researcher", "invoke_agent writer")]
     assert len(participants) == 2 and not {(s.trace_id, s.span_id) for s in participants} & found
+
+
+def test_each_progress_ledger_is_asked_its_prompt_again_on_the_context_the_orchestrator_rebuilt() -> None:
+    """Each round's ledger call is a fresh session of the context the orchestrator keeps, ending in the same prompt
+    ("Recall we are working on the following request…"): the prompt is asked again each round, not re-sent history,
+    though an earlier call was sent the same text. What tells it: the call is sent what the ledger call before it was
+    not (the participant's work since), before the prompt, and not the ledger answered then (no chain re-sending it)."""
+    ledger_calls = [entry for entry in _manager_calls() if entry["response"]["text"].startswith("{")]
+    prompts = [entry["request"]["messages"][-1]["content"] for entry in ledger_calls]
+    assert len(ledger_calls) == 3 and len(set(prompts)) == 1
+    for before, after in pairwise(ledger_calls):
+        sent = [json.dumps(m, sort_keys=True) for m in after["request"]["messages"]]
+        assert before["response"]["text"] not in [m.get("content") for m in after["request"]["messages"]]
+        assert not set(sent) <= {json.dumps(m, sort_keys=True) for m in before["request"]["messages"]}
+    document = _document()
+    steps = document["steps"]
+    ledgers = [i for i, step in enumerate(steps)
+               if step.get("llm_call_count") == 1 and step["message"].startswith("{")]
+    assert [steps[i]["message"] for i in ledgers] == [entry["response"]["text"] for entry in ledger_calls]
+    assert [(steps[i - 1]["source"], steps[i - 1]["message"], steps[i - 1].get("is_copied_context"))
+            for i in ledgers] == [("user", prompts[0], None)] * 3
+    assert questions.missing_questions(document, _log()) == []
+
+
+def _chat(span_id: str, at: int, inputs: list[dict[str, Any]], answer: str) -> Span:
+    """An agent's LLM call under the latest GenAI conventions, in the agent's run."""
+    start = 1_800_000_000_000_000_000 + at * 1_000_000_000
+    return Span(trace_id="0af7651916cd43dd8448eb211c80319c", span_id=span_id, parent_span_id="a000000000000001",
+                name="chat gpt-4o", kind=3, start_time_unix_nano=start, end_time_unix_nano=start + 500_000_000,
+                status_code=0, attributes={
+                    "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
+                    "gen_ai.request.model": "gpt-4o", "gen_ai.conversation.id": "conv-1",
+                    "gen_ai.input.messages": json.dumps(inputs),
+                    "gen_ai.output.messages": json.dumps([_text("assistant", answer)])})
+
+
+def _text(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+
+def _askings(*calls: list[dict[str, Any]]) -> list[str]:
+    """The user steps of one agent run whose calls were sent `calls` in turn."""
+    start = 1_800_000_000_000_000_000
+    run = Span(trace_id="0af7651916cd43dd8448eb211c80319c", span_id="a000000000000001", parent_span_id="",
+               name="invoke_agent helper", kind=1, start_time_unix_nano=start,
+               end_time_unix_nano=start + 10_000_000_000, status_code=0,
+               attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper",
+                           "gen_ai.conversation.id": "conv-1"})
+    spans = [run, *(_chat(f"b00000000000000{i}", i, inputs, f"Answer {i}.") for i, inputs in enumerate(calls, 1))]
+    document = trajectory_from_spans(spans, session_id="conv-1").document()
+    return [step["message"] for step in document["steps"] if step["source"] == "user"]
+
+
+def test_a_question_asked_again_on_a_changed_context_is_asked_again_one_sent_the_same_is_not() -> None:
+    """The rule on its own: a question the call before was asked last, asked last again after what that call was
+    not sent (a window that dropped the first asking, here) is asked again; sent the same (a retry, or an emitter
+    recording the run's input alone for each call) it is not."""
+    question = _text("user", "Weather in Paris?")
+    assert _askings([question], [_text("assistant", "Answer 1."), question]) == [
+        "Weather in Paris?", "Weather in Paris?"]
+    assert _askings([question], [question]) == ["Weather in Paris?"]

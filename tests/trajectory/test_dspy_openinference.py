@@ -107,18 +107,20 @@ def test_the_raising_tool_is_flagged_on_its_step_with_the_error_react_showed_the
 
 def test_the_re_rendered_loop_is_those_steps_and_results_again() -> None:
     """The second call's `[[ ## trajectory ## ]]` field is the first call's answer (its thought and call, read the
-    same) and the tool's result: no copied step, and only each question's first rendering (and the extract call's, a
-    new instruction) a user step."""
+    same) and the tool's result: no copied agent step, and only each question's first rendering (and the extract
+    call's, a new instruction) a user step; the extract's is copied context, the question re-sent with the loop after
+    it (`questions.py`: the extract asks nothing anew)."""
     first, second = (_call(span) for span in _completions()[:2])
     assert [message.role for message in second.input_messages] == ["system", "user", "assistant", "tool"]
     assert second.input_messages[2].parts == first.output_messages[0].parts
     [result] = second.input_messages[3].tool_results
     assert (result.name, result.text, result.call_id) == ("get_weather", "sunny, 21°C", None)
     document = _document()
-    assert not [step for step in document["steps"] if step.get("is_copied_context")]
-    users = [step["message"] for step in document["steps"] if step["source"] == "user"]
-    assert ["[[ ## thought_0 ## ]]" in user for user in users] == [False] * 4
-    assert ["What is the weather in Paris?" in user for user in users] == [True, True, False, False]
+    assert not [step for step in document["steps"] if step["source"] == "agent" and step.get("is_copied_context")]
+    users = [step for step in document["steps"] if step["source"] == "user"]
+    assert ["[[ ## thought_0 ## ]]" in user["message"] for user in users] == [False] * 4
+    assert ["What is the weather in Paris?" in user["message"] for user in users] == [True, True, False, False]
+    assert [bool(user.get("is_copied_context")) for user in users] == [False, True, False, True]
 
 
 def test_the_session_is_the_conversation_the_log_shows() -> None:

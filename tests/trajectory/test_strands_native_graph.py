@@ -86,10 +86,10 @@ def test_a_node_agent_run_again_shows_the_earlier_run_as_copied_context() -> Non
     document = _document()
     for earlier, later in zip(document["subagent_trajectories"][:2], document["subagent_trajectories"][2:],
                               strict=True):
-        # Turn two's run re-sent turn one: those answers are copied context, its own answer the only call.
-        answered = [s["message"] for s in earlier["steps"] if s["source"] == "agent"]
+        # Turn two's run re-sent turn one: its question and answers are copied context, its own answer the only call.
+        resent = [s["message"] for s in earlier["steps"] if s["source"] in ("user", "agent")]
         copied = [s["message"] for s in later["steps"] if s.get("is_copied_context")]
-        assert copied == answered
+        assert copied == resent
         (own,) = [s for s in later["steps"] if s.get("llm_call_count") == 1]
         assert own == later["steps"][-1]
         assert own["message"] in _answers()[2:]

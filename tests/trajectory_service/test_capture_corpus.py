@@ -98,13 +98,7 @@ UNRECORDED_CACHE_READS: dict[str, str] = {
 # capture name -> why its trajectory does not show every question a call was asked anew (questions.py), where the
 # spans hold it: a real fault left for the builder. The check is strict: the day they are all shown, the test fails
 # until the entry is removed.
-QUESTIONS_NOT_SHOWN: dict[str, str] = {
-    "agent-framework_native_magentic":
-        "each progress ledger's call is a fresh session ending with the same 'Recall we are working on…' prompt; "
-        "the builder's re-sent-history rule (a message's n-th copy in a trace is new only when fewer than n were "
-        "seen) takes the 2nd and 3rd askings for copies, so ledgers 2 and 3 show no user step (trajectory/build.py: "
-        "a prompt re-sent after a rewritten history is asked again)",
-}
+QUESTIONS_NOT_SHOWN: dict[str, str] = {}
 
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic",
               "gemini.generate_content": "google"}
