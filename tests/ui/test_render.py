@@ -107,6 +107,24 @@ def test_a_closed_subagent_says_it_holds_a_failure() -> None:
     assert "error" not in re.findall(r'<details class="subagent[^"]*"><summary>(.*?)</summary>', html)[0]
 
 
+def test_copied_context_is_marked_as_such() -> None:
+    """A real Strands Graph: turn two's node agents are re-sent turn one (copied context). Each such step says so on
+    the page, and no step the run itself made does."""
+    from tests.captures import corpus
+
+    name = "strands_native_graph"
+    document = capture_document(name, str(corpus.load(name).session_id))
+    steps = [step for sub in document["subagent_trajectories"] for step in sub["steps"]]
+    copied = [step for step in steps if step.get("is_copied_context")]
+    assert copied and len(copied) < len(steps)
+    env = _environment()
+    for step in steps:
+        html = env.from_string('{% from "_macros.html" import step %}{{ step(view, {}) }}').render(
+            view=step_view(step))
+        assert ("copied context</span>" in html) == bool(step.get("is_copied_context")), step
+        assert (" copied" in html.split(">", 1)[0]) == bool(step.get("is_copied_context"))
+
+
 def test_a_summary_counts_a_step_as_erring_exactly_when_its_view_shows_an_error() -> None:
     failed = {"extra": {"is_error": True}, "content": "boom"}
     steps = [
