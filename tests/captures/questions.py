@@ -108,7 +108,8 @@ def _responses_items(request: dict[str, Any]) -> list[Item]:
         kind, role = item.get("type"), item.get("role")
         if role == "user" and kind in (None, "message"):
             items.extend(_user_text(_text(item.get("content"))))
-        elif role == "assistant" or kind in ("function_call", "reasoning"):
+        elif role == "assistant" or kind in ("function_call", "reasoning", "item_reference"):
+            # An `item_reference` re-sends an earlier response's output item (an answer) by its id (the AI SDK's).
             items.append((ANSWER, ""))
         elif kind == "function_call_output":
             items.append((RESULT, ""))

@@ -14,19 +14,35 @@ finish reason). What is Mastra's own:
   the builder to tell them reports of one call (trajectory/same_call.py): the step's answer is kept, the
   `chat` span's model, usage and finish reasons fill it in. A `chat` span that asked for tools is given no
   answer of its own (its text without the calls is not the answer); one that did not keeps its text.
-  (`mastra.model_step.input` is a preview, tool calls and results written as `[tool: <name>]`: not read.)
+  (`mastra.model_step.input` is a preview, tool calls and results written as `[tool: <name>]`: not read, but
+  for a delegated agent's context, below.)
 - a tool's result is `JSON.stringify`'s text of what it returned, as the model was sent it (compact): kept as
   it is, not decoded and written again. A tool that throws: its span records no result; the model is sent
   the error's message (`errorText: reifiedError.message`), which the span records as `error.message`.
 - an `invoke_agent` span's prompt is `mastra.agent_run.input` (the text, or the messages, `generate` was
-  given), its answer `mastra.agent_run.output` (`{text, …}`); `gen_ai.conversation.id` is the memory
-  thread's id. Its `gen_ai.tool.definitions` are the tools' names only.
-- Mastra's other spans (`model_generation`, `model_chunk`, `processor_run`, `memory_operation`) restate
-  what the calls and tools record, or are its own bookkeeping: no operation, their attributes read.
+  given: model messages, or Mastra's stored ones, `{role, content: {format: 2, parts}}`), its answer
+  `mastra.agent_run.output` (`{text, …}`); `gen_ai.conversation.id` is the memory thread's id. Its
+  `gen_ai.tool.definitions` are the tools' names only.
+- an agent with `agents: {…}` (Mastra's subagents, or "supervisor agents") is offered each as a tool
+  `agent-<key>` whose execution runs that agent inside the tool's span (its `invoke_agent` span a child of
+  it). The tool returns `{text, subAgentThreadId, subAgentResourceId, subAgentToolResults, …}`, recorded
+  whole as its result; the model is sent its `text` alone (the tool's `toModelOutput`, with `\n\n[ref: …]`
+  when it holds a result reference; a `mapping` span under the call's generation records the two): the
+  result is that text. (Unless the run set `delegation.includeSubAgentToolResultsInModelContext`, which
+  sends the object whole: the tool's span does not say so.) The delegated agent is given the prompt as its
+  `messages` (its span's input) and the parent's conversation, its system prompt and questions and text
+  answers, as `context`, sent before the prompt and recorded only in the model steps' input preview, whose
+  system, user and text-only assistant messages are whole. So a run's first step whose input holds more
+  questions after the last answer than the prompt alone is read from that preview (system, user and
+  assistant texts; the tool placeholders left out): what its agent was asked, and the conversation it was
+  shown.
+- Mastra's other spans (`model_generation`, `model_chunk`, `processor_run`, `memory_operation`, `mapping`)
+  restate what the calls and tools record, or are its own bookkeeping: no operation, their attributes read.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,10 +57,14 @@ NAME = "mastra"
 SCOPE = "@mastra/otel-exporter"
 SPAN_TYPE = "mastra.span.type"
 # The span types whose every attribute restates a call's, a tool's or the run's, or is Mastra's bookkeeping.
-_RESTATING = ("model_generation", "model_chunk", "processor_run", "memory_operation")
+_RESTATING = ("model_generation", "model_chunk", "processor_run", "memory_operation", "mapping")
 _BOOKKEEPING_PREFIXES = ("mastra.metadata.", "mastra.model_step.", "mastra.agent_run.")
 _BOOKKEEPING = (SPAN_TYPE, "gen_ai.operation.name", "mastra.completion_start_time", "mastra.tags", "error.message")
 TOOL_CALLS_FINISH = "tool-calls"  # the AI SDK's finish reason for an answer asking for tools
+DELEGATION_TOOL_PREFIX = "agent-"  # `Agent.listAgentTools`: the tool running subagent <key> is `agent-<key>`
+# What the step input preview writes for a part it does not give whole (@mastra/observability's `summarizePart`):
+# a tool call, a tool result not mapped to text, reasoning, media.
+_PREVIEW_PLACEHOLDER = re.compile(r"\[(?:tool: [^\]]*|tool-result: [^\]]*|reasoning|image|file|object)\]")
 
 
 def detect(span: Span) -> bool:
@@ -79,12 +99,16 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             operation.output_messages = []
     elif isinstance(operation, ToolExecution):
         raw = reader.attributes.get("gen_ai.tool.call.result")
-        if isinstance(raw, str) and isinstance(operation.result, dict | list):
+        delegated = _delegation_answer(operation)
+        if delegated is not None:
+            operation.result = delegated
+        elif isinstance(raw, str) and isinstance(operation.result, dict | list):
             operation.result = raw
         if operation.result is None and operation.error is not None:
             operation.result = error_message or operation.error.status_message or None
     elif isinstance(operation, AgentRun):
-        operation.input_text = operation.input_text or prompt_text(reader.attributes.get("mastra.agent_run.input"))
+        operation.input_text = operation.input_text or prompt_text(
+            _model_messages(parse_json(reader.attributes.get("mastra.agent_run.input"))))
         answer = parse_json(reader.attributes.get("mastra.agent_run.output"))
         if isinstance(answer, dict) and isinstance(answer.get("text"), str) and answer["text"]:
             operation.output_text = answer["text"]
@@ -113,5 +137,61 @@ def _model_step(reader: SpanReader) -> LlmCall:
                                   name=as_text(raw.get("toolName")),
                                   arguments=parse_arguments(raw.get("args", raw.get("input")))))
         call.output_messages = [Message("assistant", parts)]
+    if reader.integer("mastra.model_step.step_index") == 0:
+        call.input_messages = _context_given(parse_json(reader.attributes.get("mastra.model_step.input")))
     call.error = span_error(reader)
     return call
+
+
+def _delegation_answer(execution: ToolExecution) -> str | None:
+    """What the model was sent for a subagent's delegation tool (`agent-<key>`): the text of its `{text, …}`."""
+    result = execution.result
+    if not (execution.name or "").startswith(DELEGATION_TOOL_PREFIX) or not isinstance(result, dict):
+        return None
+    text, ref = result.get("text"), result.get("ref")
+    if not isinstance(text, str):
+        return None
+    return f"{text}\n\n[ref: {ref}]" if isinstance(ref, str) and ref else text
+
+
+def _model_messages(value: Any) -> Any:
+    """Mastra's stored messages (`{role, content: {format: 2, parts}}`) as GenAI messages (`{role, parts}`); any
+    other value as it is."""
+    if not isinstance(value, list):
+        return value
+    messages: list[Any] = []
+    for item in value:
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, dict) and isinstance(content.get("parts"), list):
+            messages.append({"role": item.get("role", "user"), "parts": content["parts"]})
+        else:
+            messages.append(item)
+    return messages
+
+
+def _context_given(preview: Any) -> list[Message]:
+    """A run's first step's input, when it was asked more after the last answer than its prompt alone (a delegated
+    agent, sent its parent's conversation before the prompt): the preview's system, user and assistant texts, the
+    placeholders of what it does not give whole left out. Else none: the run's span says what it was asked; so too
+    for a preview cut short (past 50 messages Mastra's serialiser writes the rest as one `[…N more items]` text)."""
+    if not isinstance(preview, list) or not all(isinstance(m, dict) for m in preview):
+        return []
+    roles = [str(m.get("role")) for m in preview]
+    asked = 0
+    for role in reversed(roles):
+        if role == "system":
+            continue
+        if role != "user":
+            break
+        asked += 1
+    if asked < 2:
+        return []
+    messages: list[Message] = []
+    for message, role in zip(preview, roles, strict=True):
+        content = message.get("content")
+        if role not in ("system", "user", "assistant") or not isinstance(content, str):
+            continue
+        text = _PREVIEW_PLACEHOLDER.sub("", content).strip() if role == "assistant" else content
+        if text:
+            messages.append(Message(role, [Part("text", text=text)]))
+    return messages

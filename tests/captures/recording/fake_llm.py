@@ -208,8 +208,16 @@ def _responses_stream(model: str, r: dict[str, Any], request: dict[str, Any]) ->
 
     yield event("response.created", response=started)
     for index, item in enumerate(done["output"]):
-        empty = {**item, "content": []} if item["type"] == "message" else item
+        # As the API streams them: a function call's item added with no arguments yet, then its arguments as
+        # deltas (clients that build the call from the deltas, as Mastra's stream does, see none otherwise).
+        empty = ({**item, "content": []} if item["type"] == "message"
+                 else {**item, "arguments": "", "status": "in_progress"} if item["type"] == "function_call" else item)
         yield event("response.output_item.added", output_index=index, item=empty)
+        if item["type"] == "function_call":
+            yield event("response.function_call_arguments.delta", item_id=item["id"], output_index=index,
+                        delta=item["arguments"])
+            yield event("response.function_call_arguments.done", item_id=item["id"], output_index=index,
+                        arguments=item["arguments"])
         if item["type"] == "message":
             part = item["content"][0]
             yield event("response.content_part.added", item_id=item["id"], output_index=index, content_index=0,
