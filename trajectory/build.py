@@ -254,10 +254,10 @@ def _last_answer_or_result(messages: list[Message]) -> int:
     return -1
 
 
-def _asked_last(messages: list[Message]) -> list[int]:
-    """The indices of the user messages after a call's input's last answer or tool result: what the call was asked."""
-    return [index for index in range(_last_answer_or_result(messages) + 1, len(messages))
-            if _normal_role(messages[index].role) == "user"]
+def _asked_last(messages: list[Message], history_end: int) -> list[int]:
+    """The indices of the user messages after a call's input's last answer or tool result (`history_end`, from
+    `_last_answer_or_result`): what the call was asked."""
+    return [index for index in range(history_end + 1, len(messages)) if _normal_role(messages[index].role) == "user"]
 
 
 def _tool_arguments(value: Any) -> tuple[dict[str, Any], bool]:
@@ -359,7 +359,7 @@ class _Context:
         """Whether a message gives the result of a tool call this trajectory's calls made."""
         return any(part.kind == "tool_result" and part.call_id in self.produced_ids for part in message.parts)
 
-    def _asked_again(self, messages: list[Message]) -> set[int]:
+    def _asked_again(self, messages: list[Message], asked: list[tuple[int, int]]) -> set[int]:
         """The indices of the questions a call was asked last (`_asked_last`) that an earlier call of this trajectory
         was asked last too, when this call was sent what the latest such call was not: the question is asked again on
         a context that changed before it, not re-sent. A chain re-sends each earlier asking where it was (the n-th
@@ -370,8 +370,8 @@ class _Context:
         alone, the same each time)."""
         again: set[int] = set()
         sent: set[int] | None = None
-        for index in _asked_last(messages):
-            earlier = self.asked_last.get(self.fingerprint(messages[index]))
+        for index, key in asked:
+            earlier = self.asked_last.get(key)
             if earlier is None:
                 continue
             if sent is None:
@@ -436,7 +436,10 @@ class _Context:
         # every message of every call, i.e. over the whole re-sent history.
         known = self.known
         messages = call.input_messages
-        again = set() if fresh else self._asked_again(messages)
+        # What the call was asked last (the user messages after its input's last answer or result), by fingerprint.
+        history_end = _last_answer_or_result(messages)
+        asked = [(index, self.fingerprint(messages[index])) for index in _asked_last(messages, history_end)]
+        again = self._asked_again(messages, asked) if asked and self.asked_last and not fresh else set()
         keys = self.fingerprint.of_inputs(messages) if not fresh and len(messages) >= _MANY_MESSAGES else None
         new: list[int] = []  # the indices of the messages new here
         if keys is not None and _SYSTEM not in keys and len(set(keys)) == len(keys):
@@ -470,7 +473,6 @@ class _Context:
             self.system(system, start)
         # A new user message before an answer or result the call re-sends is history, not asked by this call: an
         # earlier run's (the same agent run again in a later turn) or another agent's, copied context as the answers.
-        history_end = _last_answer_or_result(messages)
         for index in new:
             self._new_input(messages[index], start, span, copied=index < history_end)
         for definition in call.tool_definitions:
@@ -511,8 +513,8 @@ class _Context:
         if call.error is not None:
             draft.extra["error"] = json_safe(call.error.as_extra())
         _apply_step_overrides(draft, overrides)
-        for index in _asked_last(messages):
-            self.asked_last[self.fingerprint(messages[index])] = messages
+        for _index, key in asked:
+            self.asked_last[key] = messages
         for message in call.output_messages:
             fingerprint = self.fingerprint(message)
             self.known[fingerprint] = self.known.get(fingerprint, 0) + 1
