@@ -22,11 +22,14 @@ ignored. Spans whose parent never arrived are kept (their step just has no agent
 from __future__ import annotations
 
 import fnmatch
+import operator
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
+from itertools import compress
 from operator import attrgetter
 from typing import Any
 
@@ -238,6 +241,7 @@ class _Fingerprints:
 
 
 _SYSTEM = -1  # never a fingerprint (those number from 0)
+_is_none = partial(operator.is_, None)
 # From this many input messages a call's history is checked in bulk (`_Fingerprints.of_inputs`);
 # for the few of a call that re-sends nothing, the setting up costs more than it saves.
 _MANY_MESSAGES = 8
@@ -246,11 +250,15 @@ _MANY_MESSAGES = 8
 def _last_answer_or_result(messages: list[Message]) -> int:
     """The index of a call's input's last answer or tool result (-1: none). The user messages before it are history the
     call re-sends; those after it, what the call was asked."""
+    aliases = _ROLE_ALIASES
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        role = _normal_role(message.role)
-        if role not in ("user", "system") or any(part.kind == "tool_result" for part in message.parts):
+        role = message.role
+        if aliases.get(role, role) not in ("user", "system"):
             return index
+        for part in message.parts:  # no generator: this runs for every call
+            if part.kind == "tool_result":
+                return index
     return -1
 
 
@@ -447,12 +455,14 @@ class _Context:
             # the re-sent ones; what the loop below does, without a Python step per message.
             befores = list(map(known.get, keys))  # None: never seen (a count is at least 1)
             if None in befores or again:
-                for index, (message, key, before) in enumerate(zip(messages, keys, befores, strict=True)):
-                    if before is None or index in again:
-                        if message.role != "user" and self._already_produced(key):
-                            continue
-                        known[key] = before or 1
-                        new.append(index)
+                # The never-seen ones picked out in C (a re-sent history is all but a message or two of the call).
+                candidates = list(compress(range(len(befores)), map(_is_none, befores)))
+                for index in sorted(again.union(candidates)) if again else candidates:
+                    key, before = keys[index], befores[index]
+                    if messages[index].role != "user" and self._already_produced(key):
+                        continue
+                    known[key] = before or 1
+                    new.append(index)
         else:
             seen: dict[int, int] = {}
             for index, message in enumerate(messages):
@@ -464,7 +474,7 @@ class _Context:
                 fingerprint = self.fingerprint(message)
                 count = seen[fingerprint] = seen.get(fingerprint, 0) + 1
                 before = known.get(fingerprint, 0)
-                if fresh or count > before or index in again:
+                if fresh or count > before or (again and index in again):
                     if role != "user" and self._already_produced(fingerprint):
                         continue
                     known[fingerprint] = max(count, before)
