@@ -28,6 +28,7 @@ from evalkit.migrations import (
 )
 from evalkit.trajectory.mappers import (
     autogen,
+    google_adk,
     google_genai,
     haystack,
     openlit_ag2,
@@ -390,13 +391,25 @@ _GOOGLE_GENAI_RESULT_FAILED = (
     f"arrayConcat({_input_message_indices('attributes', _GOOGLE_GENAI_ERROR)}, "
     f"{_input_message_indices('payloads', _GOOGLE_GENAI_ERROR)})))) > "
     f"arrayMax(arrayConcat([toInt64(-1)], {_input_message_indices('attributes', _GOOGLE_GENAI_MODEL)}))")
+# Migration 221: Google ADK's ReflectAndRetryToolPlugin answers the model in a failed tool's stead (its
+# `ToolFailureResponse`: the exception's type and message, `response_type` ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN);
+# ADK's `execute_tool` span ends OK, its `gen_ai.tool.call.result` that answer (content capture on), in either map (the
+# answer, with its reflection guidance, is over 1 kB: usually a payload). trajectory/mappers/google_adk.py flags the
+# same result, by the same test. Each map is read by itself: the same test of `_stored`'s `coalesce(nullIf(...))`
+# cost +15-40 MB peak engine memory inserting 82k spans beside 216's and 220's rules (nothing alone, nor beside the
+# others), this form nothing measurable (session 50).
+_ADK_REFLECTED_FAILURE = (
+    f"scope_name = '{google_adk.SCOPE}' AND operation = 'execute_tool' AND ("
+    + " OR ".join(f"JSONExtractString({where}['gen_ai.tool.call.result'], 'response_type') = "
+                  f"'{google_adk.REFLECTED_FAILURE}'" for where in ("attributes", "payloads"))
+    + ")")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
     f"OR ((operation = 'execute_tool' OR attributes['traceloop.span.kind'] = 'tool') AND "
     f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}]))) "
     f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED}) OR ({_LLAMAINDEX_STEP_FAILED}) "
-    f"OR ({_GOOGLE_GENAI_RESULT_FAILED})")
+    f"OR ({_GOOGLE_GENAI_RESULT_FAILED}) OR ({_ADK_REFLECTED_FAILURE})")
 _TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
 TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
                                              target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
@@ -423,6 +436,9 @@ _LLAMAINDEX_FAILED_BACKFILL = _FAILED_BACKFILL.replace("WHERE failed AND status_
 # The traces stored before migration 220 with a google-genai LLM span whose input records a failed function.
 _GOOGLE_GENAI_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
     "WHERE failed AND status_code != 2", f"WHERE ({_GOOGLE_GENAI_RESULT_FAILED}) AND status_code != 2")
+# The traces stored before migration 221 with an ADK tool span ReflectAndRetryToolPlugin answered for.
+_ADK_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
+    "WHERE failed AND status_code != 2", f"WHERE ({_ADK_REFLECTED_FAILURE}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -541,4 +557,8 @@ MIGRATIONS: list[Migration] = [
     Migration(220, "a google-genai function's failure OpenInference records only in the next LLM call's input", (
         RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         Backfill("trace_summary", "spans", _GOOGLE_GENAI_FAILED_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's errors change).
+    Migration(221, "an ADK tool failure ReflectAndRetryToolPlugin answered, which only the tool's result records", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        Backfill("trace_summary", "spans", _ADK_FAILED_BACKFILL))),
 ]

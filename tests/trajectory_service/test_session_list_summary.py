@@ -178,6 +178,8 @@ def _failed_before(migration: int) -> str:
         return tables._FAILED.replace(f" OR ({tables._LLAMAINDEX_STEP_FAILED})", "")
     if migration == 220:
         return tables._FAILED.replace(f" OR ({tables._GOOGLE_GENAI_RESULT_FAILED})", "")
+    if migration == 221:
+        return tables._FAILED.replace(f" OR ({tables._ADK_REFLECTED_FAILURE})", "")
     return tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
 
 
@@ -227,7 +229,11 @@ _ERRORS: _Listed = ("?errors=true", ("errors",), ((0,), (1,)), "failed", 1)
     # only as its `{"error": …}` response, a `tool` message of the next call's input: that call is flagged (Gemini
     # gives no call ids: the first call's span id and the call's place).
     ("google-genai_openinference", 220, "rows-11", ["e1a58756cd99aa38-0"], _ERRORS),
-], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217", "ag2-219", "google-genai-220"])
+    # ADK's ReflectAndRetryToolPlugin answers the model in a raising tool's stead: the tool's span ends OK, its result
+    # (`gen_ai.tool.call.result`) the plugin's answer, the only record of the failure.
+    ("google-adk_native_agent-tool", 221, "rows-12", ["call_1_1"], _ERRORS),
+], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217", "ag2-219", "google-genai-220",
+        "google-adk-221"])
 async def test_a_session_stored_before_its_migration_is_listed_right_once_it_has_run(
         svc: Service, monkeypatch: pytest.MonkeyPatch, capture_name: str, migration: int, rows_before: str,
         flagged_calls: list[str], listed: _Listed) -> None:
@@ -247,7 +253,11 @@ async def test_a_session_stored_before_its_migration_is_listed_right_once_it_has
     session = str(capture.session_id)
     base = f"/api/agents/{agent}/sessions"
     document = (await svc.get(f"{base}/{session}/trajectory?wait=10")).body
-    flagged = [r for s in document["steps"] for r in (s.get("observation") or {}).get("results") or []
+    # The session's trajectory and those embedded in it (a subagent's: ADK's AgentTool runs its agent apart).
+    trajectories = [document]
+    for trajectory in trajectories:
+        trajectories.extend(trajectory.get("subagent_trajectories") or [])
+    flagged = [r for t in trajectories for s in t["steps"] for r in (s.get("observation") or {}).get("results") or []
                if (r.get("extra") or {}).get("is_error")]
     assert [r["source_call_id"] for r in flagged] == flagged_calls
 
@@ -315,6 +325,34 @@ async def test_a_google_genai_function_failure_recorded_as_a_payload_is_an_error
     assert [(str(span), bool(failed), bool(payload)) for span, failed, payload in rows] == [
         ("e1a58756cd99aa38", False, False), ("301afb42bd6f4a48", True, True), ("d42647ccdc10490c", False, True),
         ("d39b75fb18a8a9d0", False, True), ("b54b18bb89a13bd6", False, True)]
+    assert [(r["session_id"], r["errors"]) for r in (await svc.get(base)).body["sessions"]] == [(session, 1)]
+    assert _ids((await svc.get(base + "?errors=true")).body["sessions"]) == [session]
+
+
+@pytest.mark.parametrize("payload_threshold_bytes", [1024, 4096], ids=["payload", "attribute"])
+async def test_an_adk_tool_failure_answered_by_its_plugin_is_an_error_in_the_list_in_either_map(
+        start_service: ServiceFactory, payload_threshold_bytes: int) -> None:
+    """ReflectAndRetryToolPlugin's answer carries its reflection guidance (1.3 kB): above `payload_threshold_bytes`
+    (the default's 1 kB) it is stored as a payload, below in `attributes`; migration 221 reads the tool's result in
+    either. Only the span of the tool it answered for failed; the other tools' results, short, are attributes."""
+    svc = await start_service(payload_threshold_bytes=payload_threshold_bytes)
+    capture = corpus.load("google-adk_native_agent-tool")
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    base = f"/api/agents/{agent}/sessions"
+    await svc.get(f"{base}/{session}/trajectory?wait=10")
+    rows = await asyncio.to_thread(
+        svc.running.store.query,
+        "SELECT span_id, failed, has(mapKeys(payloads), 'gen_ai.tool.call.result') FROM spans FINAL "
+        "WHERE agent_id = {a:String} AND startsWith(name, 'execute_tool') ORDER BY start_time", {"a": agent})
+    # The AgentTool's own span, the specialist's tools (get_sea_temperature's first run the one the plugin answered
+    # for), ADK's `(merged)` span (no result), get_sea_temperature's retry and the transfer.
+    answer_a_payload = payload_threshold_bytes < 1335
+    assert [(str(span), bool(failed), bool(payload)) for span, failed, payload in rows] == [
+        ("40e6702a79d3bd31", False, False), ("33219ca607bb984b", False, False),
+        ("62c2caee26380210", True, answer_a_payload), ("7f16646d8981f43b", False, False),
+        ("1096350eb0d203aa", False, False), ("38cbcb3fe2a42736", False, False)]
     assert [(r["session_id"], r["errors"]) for r in (await svc.get(base)).body["sessions"]] == [(session, 1)]
     assert _ids((await svc.get(base + "?errors=true")).body["sessions"]) == [session]
 

@@ -51,7 +51,7 @@ OPENINFERENCE_SCOPE = "openinference.instrumentation.google_adk"
 _MERGED = "(merged tools)"
 _TRANSFER_TYPE = "TransferToAgentTool"
 # `ReflectAndRetryToolPlugin`'s answer for a failed tool (`google.adk.plugins._reflect_retry_utils.
-# REFLECT_AND_RETRY_RESPONSE_TYPE`): what the session list's `failed` would read too.
+# REFLECT_AND_RETRY_RESPONSE_TYPE`): what the session list's `failed` reads too (trajectory/tables.py, migration 221).
 REFLECTED_FAILURE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
 
 
