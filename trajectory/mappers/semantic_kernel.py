@@ -8,8 +8,12 @@ JSON for body; a tool span carries the call's arguments and result. What is SK's
 
 - the finish reason is `gen_ai.response.finish_reason`, one string, SK's enum members joined by commas
   (`FinishReason.TOOL_CALLS`): the reasons when no `gen_ai.choice` record gave them;
-- `server.address` is the service's base URL, `sk.available_functions` (on the
-  `AutoFunctionInvocationLoop` span) the functions the model may call: neither is a step's;
+- `server.address` is the service's base URL: no step's;
+- a chat call asked for functions runs in an `AutoFunctionInvocationLoop` span (const.py
+  `AUTO_FUNCTION_INVOCATION_SPAN_NAME`, around the calls and the functions they ask for): SK's own loop, no
+  call, its `sk.available_functions` the functions the model may call. Its log records are SK's debug lines
+  ("processing 2 tool calls in parallel.", no event name), which the GenAI reading would take for a call's
+  messages;
 - an `invoke_agent` span's `gen_ai.output.messages` restates its last call's answer (the same setting
   turns on the agent and the model spans: an agent span always has its calls under it);
 - a `HandoffOrchestration` gives each member agent a `Handoff` plugin, and the model's `Handoff-transfer_to_<agent>`
@@ -39,6 +43,7 @@ RUNTIME_SCOPE_PREFIX = "agent_runtime "
 # `HandoffAgentActor._add_handoff_functions`: plugin `Handoff` (HANDOFF_PLUGIN_NAME), a function
 # `transfer_to_<agent>` for each agent a member may hand off to, named `<plugin>-<function>` to the model.
 _HANDOFF_PREFIX = "Handoff-transfer_to_"
+_FUNCTION_INVOCATION_LOOP = "AutoFunctionInvocationLoop"
 _FINISH_REASON = "gen_ai.response.finish_reason"
 _ENUM_PREFIX = "FinishReason."
 
@@ -51,7 +56,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if reader.span.scope_name.startswith(RUNTIME_SCOPE_PREFIX):
         reader.consume_prefix("messaging.")
         return None
-    reader.consume("server.address", "sk.available_functions")
+    if reader.span.name == _FUNCTION_INVOCATION_LOOP:
+        reader.consume("sk.available_functions")
+        return None
+    reader.consume("server.address")
     finish = reader.text(_FINISH_REASON) if _FINISH_REASON in reader.attributes else None
     reader.consume(_FINISH_REASON)
     operation = otel_genai.map_span(reader, logs)

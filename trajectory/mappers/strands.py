@@ -6,7 +6,10 @@ which `otel_genai` and `messages` read. What is Strands' own: a tool span's argu
 content of its `gen_ai.tool.message` event and its result the `gen_ai.choice` event's message
 (result blocks, `[{"text": …}]`); `gen_ai.tool.status` says whether the tool failed. With
 `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` the current attributes carry all of it.
-Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation. Its older releases'
+Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation. `gen_ai.system` (`gen_ai.provider.name`
+under the latest conventions) is "strands-agents" on every span (tracer.py `_get_common_attributes`): the SDK, not
+the model's provider, and a chat span names no provider otherwise (only `gen_ai.request.model`, the model's
+`config["model_id"]`, whichever model class, OpenAI's or Anthropic's, sent it): its call has none. Its older releases'
 prompt-cache usage is read here (`_usage`). An agent's tool definitions are on its tool spans: each
 `execute_tool` span records its tool's spec (`gen_ai.tool.description`, `gen_ai.tool.json_schema`: tools/
 executors/_executor.py `_start_tool_telemetry`), which is what its model providers send (the OpenAI model
@@ -36,6 +39,8 @@ from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "strands"
 SCOPE = "strands.telemetry.tracer"
+# What the tracer writes as `gen_ai.system` / `gen_ai.provider.name` on every span: the SDK's name.
+SDK_NAME = "strands-agents"
 # "error" on a tool span whose tool failed; the session list reads it too (trajectory/tables.py).
 TOOL_STATUS = "gen_ai.tool.status"
 _DETAILS = "gen_ai.client.inference.operation.details"
@@ -89,6 +94,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if operation is None:
         return None
     operation.emitter = NAME
+    if isinstance(operation, LlmCall) and operation.provider == SDK_NAME:
+        operation.provider = None
     if isinstance(operation, LlmCall) and reader.has(*_CACHE_READ, *_CACHE_WRITE):
         operation.usage = _usage(reader, operation.usage)
     if isinstance(operation, AgentRun) and reader.has("gen_ai.tool.definitions"):
