@@ -39,7 +39,14 @@ from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
-from evalkit.trajectory.mappers.registry import Detector, orchestrator_runs, relink_logs, run_answers, step_agents
+from evalkit.trajectory.mappers.registry import (
+    Detector,
+    lone_agent,
+    orchestrator_runs,
+    relink_logs,
+    run_answers,
+    step_agents,
+)
 from evalkit.trajectory.mappers.resent_history import Resent
 from evalkit.trajectory.media import user_content
 from evalkit.trajectory.operations import (
@@ -1768,11 +1775,18 @@ def _agent_name(spans: Sequence[Span], runs: list[AgentRun], overrides: MappingO
     for run in runs:
         if run.name:
             return run.name
-    for key in AGENT_NAME_ATTRIBUTES:
-        for span in spans:
-            value = span.attributes.get(key)
-            if value not in (None, ""):
-                return str(value)
+    # Runs naming no agent (their mappers read their spans: a framework's default name is none) leave the service to
+    # name it: an agent-name attribute then is theirs again (OpenLLMetry's `LangGraph` on a graph's workflow span too)
+    # or a subagent's, or an agent's set up in a trace of its own (OpenLLMetry's `create_agent`).
+    if not runs:
+        for key in AGENT_NAME_ATTRIBUTES:
+            for span in spans:
+                value = span.attributes.get(key)
+                if value not in (None, ""):
+                    return str(value)
+    named = lone_agent(spans)  # a lone agent's run no span of which names it: its steps' spans do
+    if named:
+        return named
     for span in spans:
         service = span.resource_attributes.get("service.name")
         if service:

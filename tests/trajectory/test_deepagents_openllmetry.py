@@ -16,9 +16,10 @@ from typing import Any
 
 from span_fixtures import capture_document, capture_spans, capture_truth, results_by_call
 
+from evalkit.trajectory import from_spans
 from evalkit.trajectory.mappers import openllmetry
 from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import LlmCall, ToolExecution
+from evalkit.trajectory.operations import AgentRun, LlmCall, ToolExecution
 from evalkit.trajectory.span import Span
 from tests.captures import corpus
 
@@ -171,13 +172,39 @@ def _conversation(trajectory: dict[str, Any]) -> list[Any]:
 
 
 def test_it_is_the_conversation_openinference_records_of_the_same_run() -> None:
-    """The same scripted run under OpenInference reads the same, step for step (the main agent's name aside:
-    OpenInference names the unnamed graph no agent, so the service names it; OpenLLMetry records LangGraph's default
-    name, `LangGraph`)."""
+    """The same scripted run under OpenInference reads the same, step for step, the main agent named alike: the graph
+    was compiled unnamed, OpenInference names it no agent and OpenLLMetry records LangGraph's default name,
+    `LangGraph`, no agent's either (the two tests below), so the service names it."""
     ours = _document()
     theirs = capture_document(OPENINFERENCE_CAPTURE, OPENINFERENCE_SESSION)
     assert _conversation(ours) == _conversation(theirs)
-    assert ours["agent"]["name"] == "LangGraph"
+    assert ours["agent"]["name"] == theirs["agent"]["name"] == "travel-deep-agent"
+
+
+def test_an_unnamed_graphs_run_names_no_agent() -> None:
+    """OpenLLMetry names the `invoke_agent` span of a graph compiled without a name (the deep agent's: no `name=`)
+    after LangGraph's default, `LangGraph`: its run names no agent. The subagent's graph, named by Deep Agents, keeps
+    its name."""
+    names: dict[str, set[str | None]] = {}
+    for span in capture_spans(CAPTURE):
+        if span.name.startswith("invoke_agent "):
+            run = openllmetry.map_span(SpanReader(span), ())
+            assert isinstance(run, AgentRun)
+            names.setdefault(span.attributes["gen_ai.agent.name"], set()).add(run.name)
+    assert names == {"LangGraph": {None}, "travel-researcher": {"travel-researcher"}}
+
+
+def test_an_agent_name_the_sessions_spans_repeat_does_not_name_it() -> None:
+    """The session's own spans (its traces, as the service groups them: not the `create_agent` traces) still carry
+    the unnamed graph's `LangGraph` (on its workflow span too) and the subagent's name: neither names the session's
+    agent, which its runs leave unnamed, so the service names it as under OpenInference."""
+    spans = capture_spans(CAPTURE)
+    traces = {span.trace_id for span in spans
+              if span.attributes.get("traceloop.association.properties.session_id") == SESSION}
+    session = [span for span in spans if span.trace_id in traces]
+    assert {span.attributes.get("gen_ai.agent.name") for span in session} - {None} == {"LangGraph", "travel-researcher"}
+    document = from_spans.trajectory_from_spans(session, session_id=SESSION).document()
+    assert document["agent"]["name"] == session[0].resource_attributes["service.name"] == "travel-deep-agent"
 
 
 def test_a_middleware_hook_span_is_bookkeeping_read() -> None:

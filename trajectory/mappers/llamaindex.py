@@ -9,6 +9,11 @@ workflow's, the agent named only in the step's event: OpenInference writes the e
 of its bound arguments, `ev` the event's repr) and the one it returned (`output.value`, the repr, cut short when
 long), whose `current_agent_name='…'` is the agent then current. The builder makes a handoff's following steps the
 receiving agent's run (`registry.Emitter.step_agents`).
+
+A single workflow agent's run (`FunctionAgent.run`, `ReActAgent.run`: a CHAIN span, no AGENT one) is the same
+workflow with one agent, its steps (`BaseWorkflowAgent.setup_agent`, …) the spans under the run's, and names its agent
+nowhere else: the run's own output is its StopEvent's repr cut short before the AgentOutput's `current_agent_name`.
+The steps' events name it (`FunctionAgent(name=…)`), and the session's agent is named so (`lone_agent`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from evalkit.trajectory.span import Span
 OPENINFERENCE_SCOPE = "openinference.instrumentation.llama_index"
 HANDOFF_TOOL = "handoff"  # `llama_index.core.agent.workflow.multi_agent_workflow.handoff`
 _WORKFLOW_RUN = "AgentWorkflow.run"  # `{class name}.{method}`: the run, its steps the spans under it
+_RUN = ".run"  # any workflow's run (`Workflow.run`), a single agent's named for its class (`FunctionAgent.run`)
 # The field as a pydantic event's repr writes it (a name holding no quote); the last in a text is the event's own,
 # its messages before it.
 _CURRENT_AGENT = re.compile(r"current_agent_name='([^']+)'")
@@ -56,3 +62,16 @@ def step_agents(spans: Sequence[Span]) -> dict[tuple[str, str], str | None]:
 def _named(text: Any) -> str | None:
     found = _CURRENT_AGENT.findall(text) if isinstance(text, str) else None
     return found[-1] if found else None
+
+
+def lone_agent(spans: Sequence[Span]) -> str | None:
+    """The agent a single workflow agent's run names (any workflow's run but an AgentWorkflow's, whose agents take
+    turns): the first its steps' events name, None where no step of such a run names one (a workflow of no agent's,
+    whose events have no `current_agent_name`)."""
+    runs = {(span.trace_id, span.span_id) for span in spans
+            if span.scope_name == OPENINFERENCE_SCOPE and span.name.endswith(_RUN) and span.name != _WORKFLOW_RUN}
+    if not runs:
+        return None
+    return next((name for span in spans if (span.trace_id, span.parent_span_id) in runs
+                 and (name := _named(span.attributes.get("output.value"))
+                      or _named(span.attributes.get("input.value")))), None)

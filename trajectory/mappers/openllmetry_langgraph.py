@@ -11,6 +11,10 @@ end it in ERROR when the graph raises, a `ParentCommand` too: the status message
 node). They also open a `goto <node>` span for a Command going to another node (`langgraph.command.goto_node`,
 `langgraph.command.source_node`): the same Command's destination, whatever node it goes to, so not what makes a
 handoff.
+
+The `invoke_agent` span is named for the graph's run name or else the graph's own (`graph.get_name()`), which for a
+graph compiled without one (`StateGraph.compile()`, `create_agent` or Deep Agents' `create_deep_agent` given no
+`name`) is LangGraph's default, `LangGraph`: no agent's name, as OpenInference's record of the same run names none.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from evalkit.trajectory.operations import AgentRun, ToolExecution
 LANGCHAIN_SCOPE = "opentelemetry.instrumentation.langchain"
 _RUN_METADATA = "traceloop.association.properties."
 _EXCEPTION = "exception"
+DEFAULT_GRAPH_NAME = "LangGraph"  # `Pregel.name`'s default: the name of a graph compiled without one
 
 
 def consume(reader: SpanReader) -> None:
@@ -42,7 +47,9 @@ def tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:
 
 def agent_run(run: AgentRun) -> AgentRun:
     """An agent graph's run: one the handoff's Command left (its span ended in ERROR on the `ParentCommand`) did not
-    fail."""
+    fail; one of a graph compiled without a name (LangGraph's default) names no agent."""
     if run.error is not None and langgraph_handoffs.left_for_parent(run.error):
         run.error = None
+    if run.name == DEFAULT_GRAPH_NAME:
+        run.name = None
     return run

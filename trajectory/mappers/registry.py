@@ -50,6 +50,10 @@ class Emitter:
     # the agent it names, None where it names none. Asked only for a handoff to an agent no run is named for: the
     # builder makes the steps after it the receiving agent's run (`build._SessionTree`).
     step_agents: Callable[[Sequence[Span]], dict[tuple[str, str], str | None]] | None = None
+    # For an emitter whose run of a single agent makes no agent span, the agent named only in the events its steps'
+    # spans record (a LlamaIndex workflow agent's run): the agent the session's spans name so, None where none does.
+    # Asked only for a session no agent run names (`build._agent_name`).
+    lone_agent: Callable[[Sequence[Span]], str | None] | None = None
     # For an emitter whose agent spans record no answer where the agent's model wrote none (an AgentChat turn ending
     # on its tool calls), but another span of the session does (its team's TaskResult): each such agent span, by
     # (trace id, span id), and what it answered. Asked only for a nested run whose steps give no answer.
@@ -66,7 +70,7 @@ EMITTERS: tuple[Emitter, ...] = (
             frozenset({pydantic_ai.NAME, otel_genai.NAME})),
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME})),
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
-            run_answers=autogen.turn_answers),
+            lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # Before OpenLLMetry, which claims its call spans (`llm.request.type`, `gen_ai.completion.0.*`).
     Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME})),
@@ -148,6 +152,16 @@ def step_agents(spans: Sequence[Span]) -> dict[tuple[str, str], str | None]:
         if emitter.step_agents is not None:
             found.update(emitter.step_agents(spans))
     return found
+
+
+def lone_agent(spans: Sequence[Span]) -> str | None:
+    """The agent the session's spans name where no span is its run, by the emitters that record a lone agent's run
+    so."""
+    for emitter in EMITTERS:
+        name = emitter.lone_agent(spans) if emitter.lone_agent is not None else None
+        if name:
+            return name
+    return None
 
 
 def run_answers(spans: Sequence[Span]) -> dict[tuple[str, str], str]:
