@@ -250,9 +250,13 @@ def agent_framework_turns_are_one_session_and_the_timed_out_call_is_retried(docu
 def dspy_react_loop_is_no_user_step_and_each_tool_shows_what_the_model_saw(document: Json) -> None:
     # Two questions, a trace each, one session; each tool ReAct runs is the call of the step whose fields named it.
     assert document["extra"]["settlement"]["trace_count"] == 2
-    assert not [s for s in document["steps"] if s.get("is_copied_context")]
     # Each call re-renders the question and the loop so far in its user message: only the question's
-    # first rendering, and the extract call's (a new instruction: its own system prompt), are user steps.
+    # first rendering, and the extract call's (a new instruction: its own system prompt), are user steps; the
+    # extract call's re-sends the question and the whole loop before that instruction, history it re-sends
+    # (copied context, as the loop's steps it restates). Nothing else is copied.
+    copied = [s for s in document["steps"] if s.get("is_copied_context")]
+    assert [s["source"] for s in copied] == ["user", "user"], copied
+    assert all("[[ ## answer ## ]]" in s["message"] for s in copied), copied
     users = [s["message"] for s in document["steps"] if s["source"] == "user"]
     assert len(users) == 4, users
     assert ["What is the weather in Paris?" in u for u in users] == [True, True, False, False], users
