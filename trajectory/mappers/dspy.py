@@ -54,10 +54,12 @@ def tool_name(reader: SpanReader) -> str | None:
 
 
 def is_react(call: LlmCall) -> bool:
-    """Whether the call is a ReAct step's: its system prompt asks for a thought, a tool and its arguments."""
+    """Whether the call is a ReAct step's: its system prompt asks for a thought, a tool and its arguments. Only the
+    leading system messages are read (ChatAdapter sends its prompt first): asked of every OpenInference call, this
+    must not walk a re-sent history."""
     for message in call.input_messages:
         if message.role != "system":
-            continue
+            break
         text = message.text
         start = text.find(_OUTPUT_FIELDS)
         if start >= 0 and all(f"`{field}` (" in text[start:] for field in _ACTION_FIELDS):

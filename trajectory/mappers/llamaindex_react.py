@@ -37,8 +37,15 @@ _OBSERVATION = "Observation: "
 
 
 def is_react(call: LlmCall) -> bool:
-    """Whether the call is a ReActAgent's: its system prompt asks for the ReAct format."""
-    return any(message.role == "system" and _FORMAT in message.text for message in call.input_messages)
+    """Whether the call is a ReActAgent's: its system prompt asks for the ReAct format. Only the leading system messages
+    are read (`ReActChatFormatter` sends its header first): asked of every OpenLLMetry call, this must not walk a
+    re-sent history."""
+    for message in call.input_messages:
+        if message.role != "system":
+            return False
+        if _FORMAT in message.text:
+            return True
+    return False
 
 
 def read_call(call: LlmCall) -> None:
