@@ -14,6 +14,11 @@ OpenLLMetry's never does. Its own ways, as of 0.1.0:
   holding the part's dict repr (`{'annotations': [], 'text': '…', 'type': 'output_text'}`), read as its
   text. The input's `function_call` / `function_call_output` items and the agent's instructions are dropped
   (no span records them): calls meet their results through the tool spans;
+- a reasoning model's answer (`ModelSettings(reasoning=…)`): its reasoning item, before the function calls, is a
+  text part holding the item's repr (`ResponseReasoningItem(id='rs_…', summary=[Summary(text='…',
+  type='summary_text')], …)`), read as the reasoning its summary shows. An answer with text is written as its
+  `output_text` alone, its reasoning dropped; the reasoning items the SDK re-sends as input items are dropped (no
+  `role`, no `content`), and so are the reasoning tokens and effort (0.1.0 reads neither): no span records them;
 - `chat <model>` on the Chat Completions path (`OpenAIChatCompletionsModel`: the SDK's generation spans): the
   input is the Chat Completions messages sent, the instructions a system message, each tool message's content
   written twice (a text part, read as a result of no call, and the `tool_call_response` part): the copy is
@@ -48,6 +53,7 @@ _SPAN_KIND_SERVER = 2  # OTLP SpanKind: the processor starts the trace root as S
 # On every span: the provider twice (both spellings), where the calls go, and what the span's output is.
 _BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.system", "server.address", "server.port", "gen_ai.output.type")
 _FUNCTION_CALL_REPR = "ResponseFunctionToolCall("
+_REASONING_REPR = "ResponseReasoningItem("
 _CONTENT_PART_TYPES = frozenset({"output_text", "input_text"})
 
 
@@ -97,6 +103,9 @@ def _answer_parts(part: Part) -> list[Part]:
     call = _function_call(part)
     if call is not None:
         return [call]
+    reasoning = _reasoning(part)
+    if reasoning is not None:
+        return [reasoning]
     value = _dict_repr(part.text)
     if value is None:
         return [part]
@@ -161,6 +170,28 @@ def _function_call(part: Part) -> Part | None:
     call_id = fields.get("call_id")
     return Part("tool_call", call_id=call_id if isinstance(call_id, str) else None, name=name,
                 arguments=parse_arguments(fields.get("arguments")))
+
+
+def _reasoning(part: Part) -> Part | None:
+    """`ResponseReasoningItem(id='rs_1', summary=[Summary(text='…', type='summary_text')], type='reasoning', …)`:
+    the reasoning its summary shows (its `content`, the model's reasoning text, where it has no summary). An item
+    showing neither is a reasoning part with no text: the model reasoned, nothing of it to show."""
+    text = (part.text or "").strip()
+    if not text.startswith(_REASONING_REPR) or not text.endswith(")"):
+        return None
+    fields = python_repr.object_value(text)
+    if not isinstance(fields, dict):
+        return None
+    shown = _item_texts(fields.get("summary")) or _item_texts(fields.get("content"))
+    return Part("reasoning", text="\n\n".join(shown))
+
+
+def _item_texts(items: Any) -> list[str]:
+    """The texts of a reasoning item's `summary` or `content` (`[Summary(text='…', type='summary_text')]`)."""
+    if not isinstance(items, list):
+        return []
+    return [item["text"] for item in items if isinstance(item, dict) and isinstance(item.get("text"), str)
+            and item["text"]]
 
 
 def _with_content_text(message: Message) -> Message:

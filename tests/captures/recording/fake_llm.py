@@ -52,13 +52,17 @@ class Reply:
     # `_gemini_usage`); only Anthropic's reports writes.
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    # Of `output_tokens`, how many the model spent reasoning (Anthropic's `output_tokens_details.thinking_tokens`,
+    # the Responses API's `output_tokens_details.reasoning_tokens`); reported only when scripted.
+    reasoning_tokens: int = 0
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
         calls = [ToolCall(c["name"], c.get("arguments", {}), c.get("id", "")) for c in data.get("tool_calls", ())]
         return Reply(data.get("text", ""), calls, data.get("reasoning", ""), data.get("when", ""),
                      data.get("input_tokens"), data.get("output_tokens"),
-                     data.get("cache_read_tokens", 0), data.get("cache_write_tokens", 0))
+                     data.get("cache_read_tokens", 0), data.get("cache_write_tokens", 0),
+                     data.get("reasoning_tokens", 0))
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
@@ -112,6 +116,11 @@ class Script:
                                      f"the {cached} cached ones: script input_tokens for this reply")
                 usage["cache_read_tokens"] = reply.cache_read_tokens
                 usage["cache_write_tokens"] = reply.cache_write_tokens
+            if reply.reasoning_tokens:
+                if usage["output_tokens"] < reply.reasoning_tokens:
+                    raise ValueError(f"output_tokens {usage['output_tokens']} count the {reply.reasoning_tokens} "
+                                     "reasoning ones: script output_tokens for this reply")
+                usage["reasoning_tokens"] = reply.reasoning_tokens
             entry = {
                 "seq": seq, "api": api, "script_index": index,
                 "model": model if model is not None else body.get("model"),
@@ -181,9 +190,10 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
         output.append({"type": "function_call", "id": c["id"], "call_id": c["id"], "name": c["name"],
                        "arguments": json.dumps(c["arguments"]), "status": "completed"})
     usage = r["usage"]
-    # The real API echoes the request's instructions, tools, previous_response_id and conversation in the
-    # response (instrumentations read the system prompt from there; a conversation named by its id as an object).
-    echoed = {key: (request or {})[key] for key in ("instructions", "tools", "previous_response_id")
+    # The real API echoes the request's instructions, tools, previous_response_id, reasoning settings and
+    # conversation in the response (instrumentations read the system prompt, and OpenInference's openai-agents one
+    # every parameter, from there; a conversation named by its id as an object).
+    echoed = {key: (request or {})[key] for key in ("instructions", "tools", "previous_response_id", "reasoning")
               if (request or {}).get(key) is not None}
     conversation = (request or {}).get("conversation")
     if conversation is not None:
@@ -193,7 +203,7 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
             "usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
                       "total_tokens": usage["input_tokens"] + usage["output_tokens"],
                       "input_tokens_details": {"cached_tokens": _cache_read(r)},
-                      "output_tokens_details": {"reasoning_tokens": 0}}}
+                      "output_tokens_details": {"reasoning_tokens": int(usage.get("reasoning_tokens", 0))}}}
 
 
 def _responses_stream(model: str, r: dict[str, Any], request: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -211,8 +221,16 @@ def _responses_stream(model: str, r: dict[str, Any], request: dict[str, Any]) ->
         # As the API streams them: a function call's item added with no arguments yet, then its arguments as
         # deltas (clients that build the call from the deltas, as Mastra's stream does, see none otherwise).
         empty = ({**item, "content": []} if item["type"] == "message"
-                 else {**item, "arguments": "", "status": "in_progress"} if item["type"] == "function_call" else item)
+                 else {**item, "arguments": "", "status": "in_progress"} if item["type"] == "function_call"
+                 else {**item, "summary": []} if item["type"] == "reasoning" else item)
         yield event("response.output_item.added", output_index=index, item=empty)
+        if item["type"] == "reasoning":  # its summary's parts, each added, its text as deltas, then done
+            for k, summary in enumerate(item["summary"]):
+                ids = {"item_id": item["id"], "output_index": index, "summary_index": k}
+                yield event("response.reasoning_summary_part.added", **ids, part={**summary, "text": ""})
+                yield event("response.reasoning_summary_text.delta", **ids, delta=summary["text"])
+                yield event("response.reasoning_summary_text.done", **ids, text=summary["text"])
+                yield event("response.reasoning_summary_part.done", **ids, part=summary)
         if item["type"] == "function_call":
             yield event("response.function_call_arguments.delta", item_id=item["id"], output_index=index,
                         delta=item["arguments"])
@@ -248,18 +266,23 @@ def _anthropic_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
     # Anthropic's `input_tokens` are the prompt tokens after the last cache breakpoint: the ones
     # read from or written to the cache are reported beside them, not within.
     read, written = _cache_read(r), int(usage.get("cache_write_tokens", 0))
+    reported: dict[str, Any] = {"input_tokens": usage["input_tokens"] - read - written,
+                                "output_tokens": usage["output_tokens"],
+                                "cache_creation_input_tokens": written, "cache_read_input_tokens": read}
+    if "reasoning_tokens" in usage:  # only when scripted, so that captures recorded before re-record the same
+        reported["output_tokens_details"] = {"thinking_tokens": usage["reasoning_tokens"]}
     return {"id": r["id"], "type": "message", "role": "assistant", "model": model,
             "content": _anthropic_content(r), "stop_reason": "tool_use" if r["tool_calls"] else "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": usage["input_tokens"] - read - written, "output_tokens": usage["output_tokens"],
-                      "cache_creation_input_tokens": written, "cache_read_input_tokens": read}}
+            "stop_sequence": None, "usage": reported}
 
 
 def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     body = _anthropic_body(model, r)
     usage = body["usage"]
+    # The start reports the output begun (1 token), none of it reasoning yet: the breakdown comes with the total.
+    started = {key: value for key, value in usage.items() if key != "output_tokens_details"}
     yield "message_start", {"type": "message_start", "message": {
-        **body, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}}
+        **body, "content": [], "stop_reason": None, "usage": {**started, "output_tokens": 1}}}
     for index, block in enumerate(body["content"]):
         if block["type"] == "text":
             yield "content_block_start", {"type": "content_block_start", "index": index,
