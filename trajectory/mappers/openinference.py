@@ -13,6 +13,7 @@ from typing import Any
 
 from evalkit.trajectory.mappers import (
     agno,
+    anthropic_openinference,
     autogen,
     beeai,
     crewai,
@@ -297,6 +298,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     if finish:
         call.finish_reasons = [finish]
     call.error = span_error(reader)
+    if reader.span.scope_name == anthropic_openinference.SCOPE:
+        anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
     if openai_sdk.is_openinference_response(reader.span):
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id
     elif reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
