@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import google_genai
+from evalkit.trajectory.mappers import anthropic_sdk_tracing, google_genai
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     instruction_texts,
@@ -195,13 +195,16 @@ _TOOL_KEYS = frozenset((
     "gen_ai.tool.name", "gen_ai.tool.type", "gen_ai.tool.description", "gen_ai.tool.call.arguments", "input",
     "gen_ai.tool.call.result", "output", "gen_ai.tool.call.id",
 ))
+_REASONING_EFFORT = (
+    "gen_ai.request.reasoning_effort", "gen_ai.request.reasoning.level", "llm.request.reasoning_effort",
+)
 # Every attribute `llm_call` reads, whatever else the span holds (`gen_ai.request.*` aside).
 _LLM_CALL_KEYS = frozenset((
     "gen_ai.input.messages", "gen_ai.prompt", "gen_ai.output.messages", "gen_ai.completion",
     "gen_ai.system_instructions", "gen_ai.response.model", "gen_ai.request.model", "gen_ai.provider.name",
     "gen_ai.system", "gen_ai.usage.total_tokens", "llm.usage.total_tokens", "gen_ai.usage.cost",
     "gen_ai.tool.definitions", "gen_ai.response.finish_reasons", "gen_ai.request.reasoning_effort",
-    "llm.request.reasoning_effort", "gen_ai.response.id",
+    "gen_ai.request.reasoning.level", "llm.request.reasoning_effort", "gen_ai.response.id",
 ))
 
 
@@ -271,17 +274,20 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
         call.finish_reasons = [str(reason) for reason in finish]
     elif isinstance(finish, str):
         call.finish_reasons = [finish]
-    effort = (attributes["gen_ai.request.reasoning_effort"] if "gen_ai.request.reasoning_effort" in attributes
-              else attributes.get("llm.request.reasoning_effort"))
+    # `gen_ai.request.reasoning.level` is the conventions' name for the effort asked (the Anthropic SDK's own tracing
+    # writes `output_config.effort` so); the others, emitters' older spellings.
+    effort = next((attributes[key] for key in _REASONING_EFFORT if key in attributes), None)
     if isinstance(effort, str | float) and effort != "":
         call.reasoning_effort = effort
     request = {
         key: value
         for key, value in reader.prefixed("gen_ai.request.").items()
-        if key not in ("model", "reasoning_effort")
+        if key not in ("model", "reasoning_effort", "reasoning.level")
     }
     if request:
         call.extra["request"] = request
+    if reader.span.scope_name == anthropic_sdk_tracing.SCOPE:
+        anthropic_sdk_tracing.read_request(reader, call)  # its extended-thinking configuration
     response_id = as_text(attributes.get("gen_ai.response.id"))
     if response_id:
         call.extra["response_id"] = response_id
