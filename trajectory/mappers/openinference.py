@@ -22,6 +22,7 @@ from evalkit.trajectory.mappers import (
     google_genai,
     haystack,
     langchain,
+    langchain_openinference,
     langgraph_openinference,
     llamaindex,
     llamaindex_react,
@@ -267,6 +268,10 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         reasoning=reader.integer("llm.token_count.completion_details.reasoning"),
     )
     reader.consume_prefix("llm.token_count.")
+    if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
+        # The tracer's flattened attributes drop a reasoning model's thinking, and its reasoning tokens where it read
+        # the provider's raw usage: its serialised output (`output.value`) has both.
+        langchain_openinference.read_output(call, reader.span.attributes.get("output.value"))
     total = as_decimal(reader.get("llm.cost.total"))
     if total is None:
         prompt_cost = as_decimal(reader.get("llm.cost.prompt"))
