@@ -55,8 +55,9 @@ def test_an_answers_output_items_are_one_message_and_a_resent_answer_keeps_its_t
                                                                      ("fc_1", {"city": "Paris"})]
     assert [(m.role, m.text) for m in call.input_messages] == [
         ("system", "Be terse."), ("user", "Weather?"), ("assistant", "Which cities?"), ("user", "Oslo and Paris.")]
-    # Another instrumentation's output messages are its own convention: left as they are.
-    other = openinference.map_span(SpanReader(_response("openinference.instrumentation.openai_agents")), ())
+    # Another instrumentation's output messages are its own convention: left as they are (the openai one's, on a
+    # span not named for a Response, are a Chat Completion's choices).
+    other = openinference.map_span(SpanReader(_response("openinference.instrumentation.openai")), ())
     assert isinstance(other, LlmCall) and len(other.output_messages) == 2
 
 

@@ -18,17 +18,39 @@ OpenInference mapper into the call's `extra["request"]`. OpenInference's openai-
 the Response the API returned, which names the same state (the OpenInference mapper asks this module about those
 calls too).
 
-Seen in real captures: tests/captures/openai-sdk_openinference_responses (previous_response_id) and
-openai-agents_openinference_server-conversation (openai-agents: previous_response_id and conversation).
+OpenInference's openai-agents instrumentation writes a Response's output items much the same way: its function calls
+under one output message, but a `message` item and a reasoning model's `reasoning` item each as an output message of
+its own (`_get_attributes_from_response_output`; a reasoning item a `reasoning` content, before the message or
+function calls it thought out), so they too are one answer. The SDK's `response` span (its
+ResponseSpanData; a Chat Completions call's is a `generation` span) is read as the Responses call it is. The SDK
+re-sends a reasoning item as an input item of the next call (a reasoning model needs it there), which the
+instrumentation writes as an input message of its own as well (`_get_attributes_from_reasoning_item_param`): it is
+joined to the item after it, the rest of the answer it began, so that the re-sent answer is known as the one a call
+of the trajectory produced, not copied context of its own (`join_reasoning_items`).
+
+A reasoning model's request names its effort as `reasoning: {"effort": …, "summary": …}` (the Responses API's
+shape; Chat Completions' is `reasoning_effort`), recorded in the request parameters by the openai instrumentation and
+echoed in the Response the openai-agents one records: the call's `reasoning_effort`. The reasoning itself needs
+nothing here: its summary is a `reasoning` content of the answer, its tokens
+`llm.token_count.completion_details.reasoning` (`usage.output_tokens_details.reasoning_tokens`, within the output
+tokens).
+
+Seen in real captures: tests/captures/openai-sdk_openinference_responses (previous_response_id),
+openai-agents_openinference_server-conversation (openai-agents: previous_response_id and conversation) and
+openai-agents_openinference_reasoning (openai-agents on o4-mini: reasoning items and effort).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from evalkit.trajectory.operations import LlmCall, Message
 from evalkit.trajectory.span import Span
 
 OPENINFERENCE_SCOPE = "openinference.instrumentation.openai"
 _RESPONSES_SPAN = "Response"  # openai.types.responses.Response, the Responses API's answer
+OPENAI_AGENTS_SCOPE = "openinference.instrumentation.openai_agents"
+_OPENAI_AGENTS_RESPONSE_SPAN = "response"  # openai-agents' ResponseSpanData, named by its type
 
 
 def is_openinference_response(span: Span) -> bool:
@@ -36,11 +58,28 @@ def is_openinference_response(span: Span) -> bool:
     return span.scope_name == OPENINFERENCE_SCOPE and span.name == _RESPONSES_SPAN
 
 
+def is_openai_agents_response(span: Span) -> bool:
+    """A Responses API call's span under OpenInference's openai-agents instrumentation."""
+    return span.scope_name == OPENAI_AGENTS_SCOPE and span.name == _OPENAI_AGENTS_RESPONSE_SPAN
+
+
 def read_response(call: LlmCall) -> None:
     """A Responses API call's span read as the API means it: its output items, each an output message, the one
-    assistant answer they are; its input all new when the call continues the API's state."""
+    assistant answer they are; its input all new when the call continues the API's state; the effort it asked."""
     merge_output_items(call)
+    call.input_messages = join_reasoning_items(call.input_messages)
     call.input_all_new = continues_server_state(call.extra.get("request"))
+    effort = reasoning_effort(call.extra.get("request"))
+    if effort is not None and call.reasoning_effort is None:
+        call.reasoning_effort = effort
+
+
+def reasoning_effort(parameters: object) -> str | None:
+    """The effort a Responses request's parameters (or the Response echoing them) set (`reasoning.effort`), None
+    where they set none."""
+    reasoning = parameters.get("reasoning") if isinstance(parameters, dict) else None
+    effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
+    return effort if isinstance(effort, str) and effort else None
 
 
 def continues_server_state(parameters: object) -> bool:
@@ -55,3 +94,17 @@ def merge_output_items(call: LlmCall) -> None:
     outputs = call.output_messages
     if len(outputs) > 1 and all(message.role == "assistant" for message in outputs):
         call.output_messages = [Message("assistant", [part for message in outputs for part in message.parts])]
+
+
+def join_reasoning_items(messages: list[Message]) -> list[Message]:
+    """Input messages with each re-sent reasoning item (an assistant message of `reasoning` parts alone) joined to the
+    assistant message after it: a Response's reasoning item begins the output item that follows it."""
+    joined: list[Message] = []
+    for message in messages:
+        previous = joined[-1] if joined else None
+        if (previous is not None and message.role == "assistant" and previous.role == "assistant"
+                and previous.parts and all(part.kind == "reasoning" for part in previous.parts)):
+            joined[-1] = replace(message, parts=[*previous.parts, *message.parts])
+        else:
+            joined.append(message)
+    return joined

@@ -305,8 +305,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     call.error = span_error(reader)
     if reader.span.scope_name == anthropic_openinference.SCOPE:
         anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
-    if openai_sdk.is_openinference_response(reader.span):
-        openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id
+    if openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span):
+        openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id; the effort
     elif reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
         # Its `llm.invocation_parameters` is the Response as the API returned it, which names the server state the
         # call continued (previous_response_id, conversation): then the SDK sent only the new items.
