@@ -298,6 +298,7 @@ class _Context:
         self.calls_by_id: dict[str, tuple[_Draft, Json]] = {}
         self.answered: set[str] = set()
         self.history_results: list[tuple[int, Part]] = []
+        self.shown_results: dict[str, str] = {}  # call id -> what a call's input showed for it (`LlmCall`)
         self.tool_definitions: dict[str, dict[str, Any]] = {}
         self.models: Counter[str] = Counter()
         self.result_of_tool_span: dict[SpanKey, Json] = {}
@@ -420,6 +421,7 @@ class _Context:
         span = call.span
         start = span.start_time_unix_nano
         system = list(call.system_instructions)
+        self.shown_results.update(call.shown_tool_results)
         handed_over = self.inherits is not None
         if handed_over:
             self._inherit()
@@ -741,7 +743,8 @@ class _Context:
             self.answered.add(call["tool_call_id"])
 
     def settle_history_results(self) -> None:
-        """Tool results seen only in a later call's input answer the calls no tool span answered."""
+        """Tool results seen only in a later call's input answer the calls no tool span answered; what a call's
+        input showed the model (`LlmCall.shown_tool_results`) replaces what a tool span recorded."""
         for time_ns, part in self.history_results:
             if part.call_id is not None and part.call_id in self.answered:
                 self._fill_empty_result(part)
@@ -768,6 +771,12 @@ class _Context:
                 extra.update(_history_failure())
             draft.results.append({"source_call_id": call["tool_call_id"], "content": part.text or "", "extra": extra})
             self.answered.add(call["tool_call_id"])
+        for call_id, text in self.shown_results.items():
+            found = self.calls_by_id.get(call_id)
+            for result in found[0].results if found is not None else ():
+                if result.get("source_call_id") == call_id and result.get("content") != text:
+                    result["content"] = text
+                    result.setdefault("extra", {})["content_from"] = "input history"
 
     def _flag_history_failure(self, part: Part) -> None:
         """A result the next call's input says failed (`Part.error`) flags the call's result when its tool span

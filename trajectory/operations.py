@@ -110,6 +110,10 @@ class LlmCall:
     # The provider keeps the conversation (a Responses API call naming `previous_response_id`): the input holds only
     # what the model is shown anew, each message new however like an earlier one it is.
     input_all_new: bool = False
+    # What the call's input showed the model for tool calls whose tool spans recorded the tool's return otherwise, by
+    # call id: the emitter's adapter for this provider renders that return its own way (pydantic-ai on Anthropic: a
+    # list, one text block an item). The text replaces the recorded result on the call's step.
+    shown_tool_results: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

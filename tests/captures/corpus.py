@@ -125,12 +125,13 @@ class Call:
 
 
 def _text_of(content: Any) -> str:
-    """A tool result's content as the model was shown it, as text."""
+    """A tool result's content as the model was shown it, as text: its blocks one a line, as evalkit renders a
+    result of several text blocks (`messages._tool_result_text`)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(_text_of(part.get("text", part.get("content", ""))) if isinstance(part, dict) else str(part)
-                       for part in content)
+        return "\n".join(_text_of(part.get("text", part.get("content", ""))) if isinstance(part, dict) else str(part)
+                         for part in content)
     return json.dumps(content) if content is not None else ""
 
 

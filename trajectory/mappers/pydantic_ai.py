@@ -5,16 +5,24 @@ calls; never counted again), `pydantic_ai.all_messages`, `final_result`; chat sp
 carry `gen_ai.usage.details.*`, `model_request_parameters`, `pydantic_ai.cache.*` and
 Logfire's `logfire.*`. Thinking parts are `{"type": "thinking"}`; tool results come back
 in `role: "user"` messages (instrumentation version 5) or `role: "tool"` (version 6).
+
+Reasoning tokens are only in the provider's own usage details, under the provider's name for them
+(`gen_ai.usage.details.thinking_tokens` on Anthropic, `reasoning_tokens` on OpenAI, `thoughts_tokens`
+on Google: each a part of the output tokens). A tool's return is recorded as pydantic-ai's compact JSON
+(`gen_ai.tool.call.result`) and as the value itself in the next call's input; each model adapter shows it
+the model its own way, and the Anthropic one sends a list one text block an item.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai
 from evalkit.trajectory.mappers.messages import prompt_text
-from evalkit.trajectory.mappers.reader import SpanReader, parse_json
-from evalkit.trajectory.operations import AgentRun, Operation, ToolExecution
+from evalkit.trajectory.mappers.reader import SpanReader, as_int, parse_json
+from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "pydantic-ai"
@@ -25,6 +33,13 @@ _EXTRAS = (
     "gen_ai.usage.details.",
     "model_request_parameters",
     "gen_ai.agent.call.id",
+)
+# `RequestUsage.details` keys holding the reasoning part of the output tokens, as each of pydantic-ai's model
+# adapters names it (models/anthropic/_response.py says so of all three).
+_REASONING_DETAILS = (
+    "gen_ai.usage.details.thinking_tokens",
+    "gen_ai.usage.details.reasoning_tokens",
+    "gen_ai.usage.details.thoughts_tokens",
 )
 
 
@@ -38,10 +53,17 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation = otel_genai.map_span(reader, logs)
     if operation is not None:
         operation.emitter = NAME
+    if isinstance(operation, LlmCall):
+        if operation.usage.reasoning_tokens is None:
+            operation.usage.reasoning_tokens = next(
+                (as_int(reader.attributes[key]) for key in _REASONING_DETAILS if key in reader.attributes), None)
+        if operation.provider == "anthropic":
+            operation.shown_tool_results = _anthropic_list_results(reader, operation)
     if isinstance(operation, ToolExecution) and isinstance(operation.result, dict | list):
         # pydantic-ai records a tool's non-str return as `tool_return_ta.dump_json(...)` (compact JSON,
-        # capabilities/instrumentation.py), the text its chat adapters show the model
-        # (`model_response_str()`); decoded and re-rendered, it would gain spaces the model never saw.
+        # capabilities/instrumentation.py), the text OpenAI's chat adapter shows the model
+        # (`model_response_str()`); decoded and re-rendered, it would gain spaces the model never saw. (The
+        # Anthropic adapter shows a list otherwise: the next call says how, `_anthropic_list_results`.)
         recorded = reader.attributes.get("gen_ai.tool.call.result")
         if isinstance(recorded, str):
             operation.result = recorded
@@ -63,3 +85,28 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             operation.input_text = None if conversation is None else prompt_text(conversation)
         reader.consume("pydantic_ai.all_messages")
     return operation
+
+
+def _anthropic_list_results(reader: SpanReader, call: LlmCall) -> dict[str, str]:
+    """The results of the answer before an Anthropic call that were lists, as its adapter showed them: one
+    `tool_result` text block an item (`AnthropicModel._map_tool_return_part`, over `content_items(mode="str")`: a
+    string as it is, anything else as compact JSON), one a line. The tool span's compact JSON of the whole list
+    is what OpenAI's chat adapter shows. Only the input's last message is looked at: a result is new in the
+    call after its tool ran, and re-sent the same way after."""
+    last = call.input_messages[-1] if call.input_messages else None
+    if last is None or not any(part.kind == "tool_result" and (part.text or "").startswith("[") for part in last.parts):
+        return {}
+    # The recorded value, not the rendered text: a string that reads as a JSON array went out as one block.
+    messages = parse_json(reader.attributes.get("gen_ai.input.messages"))
+    parts = messages[-1].get("parts") if isinstance(messages, list) and messages and isinstance(
+        messages[-1], dict) else None
+    shown: dict[str, str] = {}
+    for part in parts if isinstance(parts, list) else ():
+        if isinstance(part, dict) and part.get("type") == "tool_call_response" and isinstance(
+                part.get("result"), list) and isinstance(part.get("id"), str):
+            shown[part["id"]] = "\n".join(_block_text(item) for item in part["result"])
+    return shown
+
+
+def _block_text(item: Any) -> str:
+    return item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, separators=(",", ":"))
