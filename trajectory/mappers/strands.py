@@ -5,7 +5,8 @@ With its default conventions the messages are span events (`gen_ai.user.message`
 which `otel_genai` and `messages` read. What is Strands' own: a tool span's arguments are the
 content of its `gen_ai.tool.message` event and its result the `gen_ai.choice` event's message
 (result blocks, `[{"text": …}]`); `gen_ai.tool.status` says whether the tool failed. With
-`OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` the current attributes carry all of it.
+`OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` the current attributes carry all of it, a block with no
+GenAI part (a thinking block's `reasoningContent`) as a part of Strands' own (`_bedrock_parts`).
 Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation. `gen_ai.system` (`gen_ai.provider.name`
 under the latest conventions) is "strands-agents" on every span (tracer.py `_get_common_attributes`): the SDK, not
 the model's provider, and a chat span names no provider otherwise (only `gen_ai.request.model`, the model's
@@ -31,10 +32,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai, strands_multiagent
-from evalkit.trajectory.mappers.messages import parse_arguments
+from evalkit.trajectory.mappers.messages import parse_arguments, parse_part
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
-from evalkit.trajectory.operations import AgentRun, ErrorInfo, LlmCall, Operation, ToolExecution, Usage
+from evalkit.trajectory.operations import (
+    AgentRun,
+    ErrorInfo,
+    LlmCall,
+    Message,
+    Operation,
+    Part,
+    ToolExecution,
+    Usage,
+)
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "strands"
@@ -96,6 +106,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation.emitter = NAME
     if isinstance(operation, LlmCall) and operation.provider == SDK_NAME:
         operation.provider = None
+    if isinstance(operation, LlmCall):
+        operation.input_messages = _bedrock_parts(operation.input_messages)
+        operation.output_messages = _bedrock_parts(operation.output_messages)
     if isinstance(operation, LlmCall) and reader.has(*_CACHE_READ, *_CACHE_WRITE):
         operation.usage = _usage(reader, operation.usage)
     if isinstance(operation, AgentRun) and reader.has("gen_ai.tool.definitions"):
@@ -107,6 +120,35 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if reader.text(TOOL_STATUS) == "error" and operation.error is None:
             operation.error = ErrorInfo(status_message="gen_ai.tool.status: error")
     return operation
+
+
+def _bedrock_parts(messages: list[Message]) -> list[Message]:
+    """Messages with Strands' own parts read as the Bedrock blocks they restate.
+
+    Under the latest conventions Strands writes a content block that has no GenAI part as `{"type": <the block's
+    key>, "content": <its body>}` (telemetry/tracer.py `_map_content_blocks_to_otel_parts`): a thinking block is
+    `{"type": "reasoningContent", "content": {"reasoningText": {"text": …, "signature": …}}}`, which the GenAI
+    reader keeps as an unknown part (its rendered JSON), so the step lost its reasoning. A message read from a memo
+    is shared with the calls that re-send it: one with such a part is replaced, never changed.
+    """
+    return [_with_bedrock_blocks(message) if any(part.kind == "other" for part in message.parts) else message
+            for message in messages]
+
+
+def _with_bedrock_blocks(message: Message) -> Message:
+    parts = [_bedrock_block(part) if part.kind == "other" else part for part in message.parts]
+    return message if parts == message.parts else Message(message.role, parts, name=message.name)
+
+
+def _bedrock_block(part: Part) -> Part:
+    restated = parse_json(part.text) if part.text else None
+    if not isinstance(restated, dict) or restated.keys() != {"type", "content"}:
+        return part
+    kind, body = restated["type"], restated["content"]
+    if not isinstance(kind, str):
+        return part
+    block = parse_part({kind: body})  # a Bedrock block: its kind is its one key
+    return block if block is not None and block.kind != "other" else part
 
 
 def _tool_definition(name: object, description: object, schema: object) -> dict[str, Any] | None:
