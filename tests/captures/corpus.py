@@ -15,6 +15,7 @@ import base64
 import gzip
 import json
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,8 @@ class Call:
     output_tokens: int
     cache_read_tokens: int = 0  # of input_tokens, read from the provider's prompt cache
     cache_write_tokens: int = 0  # of input_tokens, written to it
+    reasoning_tokens: int | None = None  # of output_tokens, spent reasoning (None: not reported, or not recorded)
+    reasoning_recorded: bool = True  # False: the emitter records no reasoning for this call (its step may show none)
 
 
 def _text_of(content: Any) -> str:
@@ -210,7 +213,8 @@ class GroundTruth:
             text, tool_calls = written.get(entry["seq"], (r["text"], r["tool_calls"]))
             calls.append(Call(entry["seq"], entry["api"], entry.get("model"), text, r.get("reasoning", ""),
                               tool_calls, usage["input_tokens"], usage["output_tokens"],
-                              usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0)))
+                              usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0),
+                              usage.get("reasoning_tokens") or None))
             shown = (_gemini_tool_results(entry["request"], log[:position]) if entry["api"] == "gemini.generate_content"
                      else _tool_results_of(entry["api"], entry["request"]))
             for call_id, text in shown.items():
@@ -236,6 +240,17 @@ class GroundTruth:
     def without_cache_reads(self) -> GroundTruth:
         """What an emitter that records no cache reads could report: the same prompt tokens, none cached."""
         return GroundTruth([replace(c, cache_read_tokens=0) for c in self.calls], self.tool_results)
+
+    def without_reasoning_tokens(self) -> GroundTruth:
+        """What an emitter that records no breakdown of the output tokens could report: no reasoning tokens."""
+        return GroundTruth([replace(c, reasoning_tokens=None) for c in self.calls], self.tool_results)
+
+    def without_reasoning_recorded(self, seqs: Iterable[int] | None = None) -> GroundTruth:
+        """What an emitter that drops the reasoning of these calls (None: of all) could report: steps with no
+        reasoning. What a step does show is still checked, and never as its message."""
+        dropped = None if seqs is None else set(seqs)
+        return GroundTruth([replace(c, reasoning_recorded=False) if dropped is None or c.seq in dropped else c
+                            for c in self.calls], self.tool_results)
 
 
 # --- reading a trajectory --------------------------------------------------------------------
@@ -268,7 +283,8 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
     the model was later shown, and no step of its own for a tool the model calls; a subagent a
     step's tool call started referenced from that call's result, not from a result of no call;
     token totals, prompt tokens counting cached ones, cache reads as `total_cached_tokens` and
-    cache writes as the steps' `metrics.extra.cache_creation_input_tokens`.
+    cache writes as the steps' `metrics.extra.cache_creation_input_tokens`; each step's `reasoning_content`
+    its own call's reasoning (never in its message), its `metrics.extra.reasoning_tokens` the model's count.
     """
     problems: list[str] = []
     steps = llm_steps(document)
@@ -286,6 +302,7 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
                             f"{[n for n, _ in wanted_tools]}")
             continue
         remaining.remove(match)
+        problems.extend(_reasoning_problems(call, match))
         observed = (match.get("observation") or {}).get("results") or ()
         unlinked = [r for r in observed if r.get("subagent_trajectory_ref") and not r.get("source_call_id")]
         if call.tool_calls and unlinked:
@@ -328,4 +345,20 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
     if written != truth.cache_write_tokens or total_written != written:
         problems.append(f"cache_creation_input_tokens {written} (total {total_written}) != "
                         f"{truth.cache_write_tokens} written to the cache")
+    return problems
+
+
+def _reasoning_problems(call: Call, step: dict[str, Any]) -> list[str]:
+    """How a step shows its call's reasoning wrongly: its text in the message, another call's (or none where the
+    emitter recorded it), reasoning tokens other than the model's."""
+    problems = []
+    reasoning = call.reasoning.strip()
+    shown = (step.get("reasoning_content") or "").strip()
+    if reasoning and reasoning in message_text(step.get("message")):
+        problems.append(f"call {call.seq}: its reasoning is in the step's message")
+    if shown != reasoning and (shown or call.reasoning_recorded):
+        problems.append(f"call {call.seq}: reasoning_content {shown[:60]!r}, the model reasoned {reasoning[:60]!r}")
+    counted = ((step.get("metrics") or {}).get("extra") or {}).get("reasoning_tokens")
+    if counted != call.reasoning_tokens and (counted or call.reasoning_tokens is not None):
+        problems.append(f"call {call.seq}: reasoning_tokens {counted}, the model reported {call.reasoning_tokens}")
     return problems

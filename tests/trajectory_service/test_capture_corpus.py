@@ -95,6 +95,27 @@ UNRECORDED_CACHE_READS: dict[str, str] = {
         "streamed or not, under either conventions (patch.py)",
 }
 
+# capture name -> why its emitter records no reasoning for some of its calls, and which (None: every call). Those
+# steps may show none; what a step shows is still compared (corpus.compare). Strict: a step showing the reasoning of
+# a listed call it could not see fails until the entry is corrected.
+UNRECORDED_REASONING: dict[str, tuple[str, tuple[int, ...] | None]] = {
+    "openai-agents_otel-genai_reasoning": (
+        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes an answer that has text as its output_text "
+        "alone, dropping the reasoning item before it (an answer of function calls keeps it, as a repr)", (2, 4)),
+}
+
+# capture name -> why its emitter records no reasoning tokens (the output tokens count them, as billed, with no
+# breakdown). Strict: the day a step shows them, the test fails until the entry is removed.
+UNRECORDED_REASONING_TOKENS: dict[str, str] = {
+    "openai-agents_otel-genai_reasoning":
+        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 reads no output_tokens_details (no reasoning attribute)",
+    "strands_native_anthropic-thinking":
+        "Strands 1.62's Usage has no reasoning field: models/anthropic.py keeps only the usage's top-level integers, "
+        "dropping output_tokens_details.thinking_tokens",
+    "strands_native_anthropic-thinking_latest-semconv":
+        "Strands 1.62's Usage has no reasoning field (as strands_native_anthropic-thinking)",
+}
+
 # capture name -> why its trajectory does not show every question a call was asked anew (questions.py), where the
 # spans hold it: a real fault left for the builder. The check is strict: the day they are all shown, the test fails
 # until the entry is removed.
@@ -156,7 +177,12 @@ async def test_capture_replays_to_the_conversation_that_happened(service: Servic
         assert listed.status == 200, listed.text
         assert len(listed.body["sessions"]) == 1, listed.body
         session = listed.body["sessions"][0]["session_id"]
-    reply = await service.trajectory(agent, str(session), "?wait=10")
+    # Asked with a wait, as a client does, though nothing is left to wait for: the replay returns once every
+    # export is acknowledged, a read waits until what was acknowledged is flattened, and the quiet period is 0
+    # (`running_service`), so the first check of the wait finds the session settled or it never is. A wait of
+    # 10 s only made each capture left partial or unknown (openai-agents_openlit, mlflow_openai) wait 10 s
+    # before failing.
+    reply = await service.trajectory(agent, str(session), "?wait=1")
     assert reply.status == 200, reply.text
     document = reply.body
     assert document["extra"]["status"] == "valid", document["extra"]
@@ -165,6 +191,18 @@ async def test_capture_replays_to_the_conversation_that_happened(service: Servic
     if name in UNRECORDED_CACHE_READS:
         assert truth.cache_read_tokens > 0, "the capture reads nothing from the cache: remove its entry"
         truth = truth.without_cache_reads()
+    if name in UNRECORDED_REASONING:
+        calls = UNRECORDED_REASONING[name][1]
+        steps_shown = {s.get("reasoning_content") for s in corpus.llm_steps(document)}
+        dropped = [c for c in truth.calls if calls is None or c.seq in calls]
+        assert all(c.reasoning and c.reasoning not in steps_shown for c in dropped), \
+            "a listed call's reasoning is shown: correct its UNRECORDED_REASONING entry"
+        truth = truth.without_reasoning_recorded(calls)
+    if name in UNRECORDED_REASONING_TOKENS:
+        assert not any(((s.get("metrics") or {}).get("extra") or {}).get("reasoning_tokens")
+                       for s in corpus.llm_steps(document)), "reasoning tokens are shown: remove the entry"
+        assert any(c.reasoning_tokens for c in truth.calls), "the model reported no reasoning tokens: remove the entry"
+        truth = truth.without_reasoning_tokens()
     assert corpus.compare(document, truth) == []
     # Every question a call was asked anew is a user step of that call's trajectory, before its step.
     missing = questions.missing_questions(document, capture.llm_log)
