@@ -295,6 +295,16 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
     return call
 
 
+def _finish_reasons(outputs: Any) -> list[str]:
+    """The finish reasons of the conventions' output messages (each carries its own)."""
+    if type(outputs) is str and '"finish_reason"' not in outputs:
+        return []
+    messages = parse_json(outputs)
+    if not isinstance(messages, list):
+        return []
+    return [str(m["finish_reason"]) for m in messages if isinstance(m, dict) and m.get("finish_reason")]
+
+
 def _event_payload(attributes: Mapping[str, Any], body: Any) -> dict[str, Any]:
     payload: dict[str, Any] = {}
     content = attributes.get("gen_ai.event.content")
@@ -390,4 +400,7 @@ def _messages_from_events(call: LlmCall, span: Span, logs: Sequence[LogRecord], 
                 outputs = _forget_made_up_ids(parse_json(outputs), names)
             call.input_messages.extend(parse_messages(inputs))
             call.output_messages.extend(parse_messages(outputs, "assistant"))
+            # Each output message carries its finish reason, and the event's emitter (Strands under
+            # `gen_ai_latest_experimental`) sets no `gen_ai.response.finish_reasons` beside.
+            call.finish_reasons.extend(_finish_reasons(outputs))
             call.system_instructions.extend(instruction_texts(source.get("gen_ai.system_instructions")))
