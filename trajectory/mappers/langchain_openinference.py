@@ -3,8 +3,10 @@ leave out of a reasoning model's answer, read back from the run's serialised out
 
 - The tracer flattens a message's content blocks keeping only `text` and `image_url` ones
   (`_get_attributes_from_message_content`): the thinking a reasoning model answers with (Anthropic's `thinking`
-  blocks, which langchain-anthropic keeps in the AIMessage's content, signature and all) is in no
-  `llm.output_messages.*` attribute, its block's index skipped (the text after it is `contents.1`).
+  blocks, which langchain-anthropic keeps in the AIMessage's content, signature and all; a Responses API `reasoning`
+  item, which langchain-openai keeps as it came, `{"type": "reasoning", "id": "rs_…", "summary": [{"type":
+  "summary_text", "text": …}]}`) is in no `llm.output_messages.*` attribute, its block's index skipped (the text
+  after it is `contents.1`).
 - It reads a call's token counts from the provider's raw usage (`llm_output.usage`) where there is one, as a
   non-streamed ChatAnthropic call has, and reads no reasoning count there (Anthropic's
   `output_tokens_details.thinking_tokens`); a streamed call has only LangChain's `usage_metadata`, whose
@@ -14,12 +16,17 @@ leave out of a reasoning model's answer, read back from the run's serialised out
 blocks and its `usage_metadata` (langchain-anthropic fills `output_token_details.reasoning` from the thinking tokens)
 included. The thinking re-sent in a later call's history needs nothing: a re-sent answer is known by its text and
 tool calls, never by its reasoning.
+
+The tracer records the chat model's invocation parameters as given (`llm.invocation_parameters`): ChatOpenAI's
+`reasoning={"effort": …, "summary": …}` (the Responses API's shape, sent as is) names the effort there, not as the
+`reasoning_effort` the OpenInference mapper reads.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from evalkit.trajectory.mappers import openai_sdk
 from evalkit.trajectory.mappers.langchain import serialized_kwargs, serialized_messages
 from evalkit.trajectory.mappers.messages import parse_part
 from evalkit.trajectory.mappers.reader import dig
@@ -28,11 +35,18 @@ from evalkit.trajectory.operations import LlmCall, Message, Part
 
 def _reasoning_parts(content: Any) -> list[Part]:
     """The reasoning blocks with text of a serialised message's content (a `thinking` block's text; a
-    `redacted_thinking` block has none to show)."""
+    `redacted_thinking` block has none to show; a Responses `reasoning` item's summary)."""
     if not isinstance(content, list):
         return []
-    parts = [parse_part(block) for block in content if isinstance(block, dict)]
+    parts = [_content_part(block) for block in content if isinstance(block, dict)]
     return [part for part in parts if part is not None and part.kind == "reasoning" and part.text]
+
+
+def _content_part(block: dict[str, Any]) -> Part | None:
+    if block.get("type") == "reasoning" and "summary" in block:
+        # langchain-openai's Responses `reasoning` item (a summary always, maybe empty): its text in its items.
+        return Part("reasoning", text=openai_sdk.reasoning_item_text(block))
+    return parse_part(block)
 
 
 def _reasoning_tokens(kwargs: dict[str, Any], output_tokens: int | None) -> int | None:
@@ -42,6 +56,13 @@ def _reasoning_tokens(kwargs: dict[str, Any], output_tokens: int | None) -> int 
     if type(reasoning) is not int or reasoning <= 0 or dig(usage, "output_tokens") != output_tokens:
         return None
     return reasoning
+
+
+def read_request(call: LlmCall) -> None:
+    """The effort the invocation parameters set the Responses API's way (`reasoning.effort`), where they set no
+    `reasoning_effort`."""
+    if call.reasoning_effort is None:
+        call.reasoning_effort = openai_sdk.reasoning_effort(call.extra.get("request"))
 
 
 def read_output(call: LlmCall, output_value: Any) -> None:

@@ -42,7 +42,9 @@ openai-agents_openinference_reasoning (openai-agents on o4-mini: reasoning items
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from evalkit.trajectory.operations import LlmCall, Message
 from evalkit.trajectory.span import Span
@@ -80,6 +82,20 @@ def reasoning_effort(parameters: object) -> str | None:
     reasoning = parameters.get("reasoning") if isinstance(parameters, dict) else None
     effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
     return effort if isinstance(effort, str) and effort else None
+
+
+def reasoning_item_text(item: Mapping[str, Any]) -> str:
+    """The text a Responses `reasoning` item shows: its summary's texts (`summary: [{"type": "summary_text", "text":
+    …}]`), else its `content`'s (the model's reasoning text), a blank line between two; "" where it shows neither
+    (the model reasoned, nothing of it to show)."""
+    return "\n\n".join(_item_texts(item.get("summary")) or _item_texts(item.get("content")))
+
+
+def _item_texts(items: Any) -> list[str]:
+    if not isinstance(items, list):
+        return []
+    return [item["text"] for item in items if isinstance(item, dict) and isinstance(item.get("text"), str)
+            and item["text"]]
 
 
 def continues_server_state(parameters: object) -> bool:

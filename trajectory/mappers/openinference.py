@@ -305,6 +305,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     call.error = span_error(reader)
     if reader.span.scope_name == anthropic_openinference.SCOPE:
         anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
+    if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
+        langchain_openinference.read_request(call)  # ChatOpenAI's `reasoning={"effort": …}`, recorded as given
     if openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span):
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id; the effort
     elif reader.span.scope_name == _OPENAI_AGENTS_SCOPE:

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai, python_repr
+from evalkit.trajectory.mappers import openai_sdk, otel_genai, python_repr
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader
@@ -182,16 +182,7 @@ def _reasoning(part: Part) -> Part | None:
     fields = python_repr.object_value(text)
     if not isinstance(fields, dict):
         return None
-    shown = _item_texts(fields.get("summary")) or _item_texts(fields.get("content"))
-    return Part("reasoning", text="\n\n".join(shown))
-
-
-def _item_texts(items: Any) -> list[str]:
-    """The texts of a reasoning item's `summary` or `content` (`[Summary(text='…', type='summary_text')]`)."""
-    if not isinstance(items, list):
-        return []
-    return [item["text"] for item in items if isinstance(item, dict) and isinstance(item.get("text"), str)
-            and item["text"]]
+    return Part("reasoning", text=openai_sdk.reasoning_item_text(fields))
 
 
 def _with_content_text(message: Message) -> Message:
