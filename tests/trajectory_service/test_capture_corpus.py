@@ -73,6 +73,14 @@ KNOWN_GAPS: dict[str, str] = {
         "(a rule parsing that JSON array, measured for migration 221, cost every flattening insert +70-85 MB "
         "peak engine memory and ~2 µs a span beside 216's and 220's rules, whatever scope check guards it: "
         "left out)",
+    "google-adk_native_thinking":
+        "ADK 2.13's GenAI-conventions converter (telemetry/_experimental_semconv.py, _to_part) writes a Gemini "
+        "thought part ({text, thought: true}) as a plain text part, in gen_ai.output.messages and in the next calls' "
+        "gen_ai.input.messages alike, and records no thinking configuration on the span (schema 2): no span says which "
+        "text the model thought, so each step's message starts with its thoughts and has no reasoning_content; the "
+        "streamed turn's thought and answer chunks are one text, so its re-sent answer (two text parts) is a copied "
+        "step after it. The rest is right (tests/trajectory/test_google_adk_native_thinking.py): each tool on its "
+        "call, the reflected failure flagged, reasoning tokens within the output tokens",
     "mlflow_openai":
         "MLflow 3.17's OTLP export drops the trace's session: update_current_trace(session_id=…) is trace metadata, "
         "which only its Databricks Unity Catalog processor copies onto the root span (session.id); so each turn's "

@@ -7,6 +7,12 @@ GenAI mapper; message content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESS
 
 - parallel tool calls answered in one event add an `execute_tool (merged)` span, tool name
   `(merged tools)`, whose call id is the event's: the calls are its siblings, it is none itself;
+- on a Gemini model, function calls and responses have no id; ADK's converter writes `<name>_<index of the part in
+  its content>` in their stead (`_experimental_semconv._to_part`), as the Google Gen AI SDK's instrumentation does, and
+  they are forgotten so (`otel_genai._forget_made_up_ids`): after a thought part, or in the next call's input, they
+  name the wrong calls. ADK runs each call under an id of its own (`adk-…`, on the tool's span; a streamed call's
+  output names it too), so calls and tools pair by name and order. The same converter writes a thought part
+  (`Part.thought`) as a text part, the flag lost: no span says which text the model thought;
 - `transfer_to_agent` (tool type `TransferToAgentTool`) hands the conversation to the agent named
   in its arguments: a handoff, the receiving `invoke_agent` span its sibling;
 - `gcp.vertex.agent.event_id` / `invocation_id` are ADK's bookkeeping ids; `gen_ai.workflow.nested` marks the

@@ -39,6 +39,9 @@ NAME = "otel-genai"
 # The OpenTelemetry project's instrumentation of the Google Gen AI SDK (Gemini), not OpenLLMetry's
 # (`opentelemetry.instrumentation.google_generativeai`).
 GOOGLE_GENAI_SCOPE = "opentelemetry.instrumentation.google_genai"
+# Google ADK's own tracing (`google_adk.SCOPE`, a module that reads through this one) makes up those ids the same way
+# (`_experimental_semconv._to_part`: `<name>_<index of the part in its content>`).
+_ADK_SCOPE = "gcp.vertex.agent"
 
 INFERENCE_OPERATIONS = {"chat", "text_completion", "generate_content", "completion", "responses"}
 AGENT_OPERATIONS = {"invoke_agent"}
@@ -245,7 +248,7 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
     outputs = (attributes["gen_ai.output.messages"] if "gen_ai.output.messages" in attributes
                else attributes.get("gen_ai.completion"))
     gemini = reader.span.scope_name == GOOGLE_GENAI_SCOPE
-    if gemini and (inputs is not None or outputs is not None):
+    if (gemini or reader.span.scope_name == _ADK_SCOPE) and (inputs is not None or outputs is not None):
         # Decoded here (the input list through the memo, as `parse_input_messages` would) for the ids.
         names = _tool_names(attributes.get("gen_ai.tool.definitions"))
         memo = reader.memo

@@ -53,7 +53,8 @@ class Reply:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     # Of `output_tokens`, how many the model spent reasoning (Anthropic's `output_tokens_details.thinking_tokens`,
-    # the Responses API's `output_tokens_details.reasoning_tokens`); reported only when scripted.
+    # the Responses API's `output_tokens_details.reasoning_tokens`, Gemini's `thoughtsTokenCount`); reported only
+    # when scripted.
     reasoning_tokens: int = 0
 
     @staticmethod
@@ -317,11 +318,15 @@ def _gemini_parts(r: dict[str, Any], calls_with_ids: set[str]) -> list[dict[str,
         parts.append({"text": r["reasoning"], "thought": True})
     if r["text"]:
         parts.append({"text": r["text"]})
-    for c in r["tool_calls"]:
+    for k, c in enumerate(r["tool_calls"]):
         call = {"name": c["name"], "args": c["arguments"]}
         if c["id"] in calls_with_ids:
             call = {"id": c["id"], **call}
-        parts.append({"functionCall": call})
+        # A thinking model signs its reasoning on the first function call part (opaque bytes, base64), which a
+        # client must send back with it; only when reasoning is scripted, so that captures recorded before re-record
+        # the same.
+        signed = {"thoughtSignature": "c2lnbmF0dXJl"} if r["reasoning"] and k == 0 else {}
+        parts.append({"functionCall": call, **signed})
     return parts
 
 
@@ -331,6 +336,11 @@ def _gemini_usage(r: dict[str, Any], final: bool = True) -> dict[str, Any]:
     cached = {"cachedContentTokenCount": _cache_read(r)} if _cache_read(r) else {}
     if not final:  # a stream's chunks before the last count the prompt only
         return {"promptTokenCount": usage["input_tokens"], "totalTokenCount": usage["input_tokens"], **cached}
+    if "reasoning_tokens" in usage:  # only when scripted: Gemini counts the thoughts beside the candidates, not within
+        return {"promptTokenCount": usage["input_tokens"],
+                "candidatesTokenCount": usage["output_tokens"] - usage["reasoning_tokens"],
+                "thoughtsTokenCount": usage["reasoning_tokens"],
+                "totalTokenCount": usage["input_tokens"] + usage["output_tokens"], **cached}
     return {"promptTokenCount": usage["input_tokens"], "candidatesTokenCount": usage["output_tokens"],
             "totalTokenCount": usage["input_tokens"] + usage["output_tokens"], **cached}
 
