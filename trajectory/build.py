@@ -605,6 +605,8 @@ class _Context:
                 extra["handoff_to"] = execution.handoff_to
         else:
             found = self._find_call(call_id, execution.name, span.start_time_unix_nano, execution.arguments)
+            if found is None and call_id is not None and call_id not in self.calls_by_id:
+                found = self._call_under_another_id(execution)
         if found is None and execution.asked_by_call_beside:
             found = self._unrecorded_call_beside(execution)
         if found is None and execution.only_if_called:
@@ -631,6 +633,21 @@ class _Context:
         draft.results.append(result)
         self.answered.add(call["tool_call_id"])
         self.result_of_tool_span[(span.trace_id, span.span_id)] = result
+
+    def _call_under_another_id(self, execution: ToolExecution) -> tuple[_Draft, Json] | None:
+        """The call a tool span naming an id no call of the trajectory has answers, its emitter having recorded the
+        call under another id (OpenLLMetry's openai instrumentation names a Responses function call by its item's
+        `id`, `fc_…`; the app's tool span by its `call_id`, `call_…`): the earliest unanswered call a received answer
+        made of the span's tool with the span's arguments; none where the span records no arguments."""
+        if execution.name is None or execution.arguments is None:
+            return None
+        wanted = _tool_arguments(execution.arguments)[0]
+        time_ns = execution.span.start_time_unix_nano
+        return min(((draft, call) for draft, call in self.calls_by_id.values()
+                    if call["tool_call_id"] not in self.answered and not draft.is_copied_context
+                    and draft.time_ns <= time_ns and call["function_name"] == execution.name
+                    and call["arguments"] == wanted),
+                   key=lambda item: (item[0].time_ns, item[0].seq), default=None)
 
     def _unrecorded_call_beside(self, execution: ToolExecution) -> tuple[_Draft, Json] | None:
         """The call a tool span answers (`ToolExecution.asked_by_call_beside`) of the answer under its parent,

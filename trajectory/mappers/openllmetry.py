@@ -15,7 +15,8 @@ The LlamaIndex instrumentation's agent runs and `call_tool` steps are read in `o
 calls (any provider instrumentation's spans) in `llamaindex_react`; the Haystack instrumentation's generator spans,
 which record no answer, in `haystack.read_openllmetry_generator`. The LangChain instrumentation's record of a LangGraph
 handoff (the handoff tool's destination, its Command, the ParentCommand it leaves spans with) in
-`openllmetry_langgraph`.
+`openllmetry_langgraph`. The openai instrumentation's Responses API calls (`openai.response` spans: reasoning summaries
+written as JSON, function calls named by their items' ids) in `openllmetry_openai`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from evalkit.trajectory.mappers import (
     openllmetry_langchain,
     openllmetry_langgraph,
     openllmetry_llamaindex,
+    openllmetry_openai,
     otel_genai,
     otel_openai_agents,
 )
@@ -105,6 +107,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         operation = otel_genai.llm_call(reader, logs)
     if isinstance(operation, LlmCall) and indexed_form:
         _read_indexed(reader, operation)
+    if isinstance(operation, LlmCall) and openllmetry_openai.is_responses_call(reader.span):
+        openllmetry_openai.read_response(operation)  # reasoning summaries as JSON, calls under their items' ids
     if isinstance(operation, LlmCall) and reader.span.scope_name == haystack.OPENLLMETRY_SCOPE:
         haystack.read_openllmetry_generator(operation)  # its indexed completion is the result's keys
     if isinstance(operation, AgentRun) and crewai.is_openllmetry_crew_run(reader):

@@ -35,6 +35,10 @@ class ToolCall:
     name: str
     arguments: dict[str, Any]
     id: str = ""
+    # The Responses API's function_call item has an id of its own (`fc_…`) beside the `call_id` (`call_…`) its
+    # function_call_output names; only when scripted (else both are `id`), so that captures recorded before re-record
+    # the same.
+    item_id: str = ""
 
 
 @dataclass
@@ -59,7 +63,8 @@ class Reply:
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
-        calls = [ToolCall(c["name"], c.get("arguments", {}), c.get("id", "")) for c in data.get("tool_calls", ())]
+        calls = [ToolCall(c["name"], c.get("arguments", {}), c.get("id", ""), c.get("item_id", ""))
+                 for c in data.get("tool_calls", ())]
         return Reply(data.get("text", ""), calls, data.get("reasoning", ""), data.get("when", ""),
                      data.get("input_tokens"), data.get("output_tokens"),
                      data.get("cache_read_tokens", 0), data.get("cache_write_tokens", 0),
@@ -102,7 +107,8 @@ class Script:
             seq = len(self.log)
             prefix = ("toolu" if api == "anthropic.messages" else "fc" if api == "openai.responses"
                       else "gemini" if api == "gemini.generate_content" else "call")
-            calls = [{"id": call.id or f"{prefix}_{seq}_{k}", "name": call.name, "arguments": call.arguments}
+            calls = [{"id": call.id or f"{prefix}_{seq}_{k}", "name": call.name, "arguments": call.arguments,
+                      **({"item_id": call.item_id} if call.item_id else {})}
                      for k, call in enumerate(reply.tool_calls)]
             answer_chars = len(reply.text) + len(reply.reasoning) + sum(len(json.dumps(c["arguments"])) for c in calls)
             usage = {"input_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, len(raw) // 4),
@@ -188,8 +194,8 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
         output.append({"type": "message", "id": f"msg_{r['id']}", "status": "completed", "role": "assistant",
                        "content": [{"type": "output_text", "text": r["text"], "annotations": []}]})
     for c in r["tool_calls"]:
-        output.append({"type": "function_call", "id": c["id"], "call_id": c["id"], "name": c["name"],
-                       "arguments": json.dumps(c["arguments"]), "status": "completed"})
+        output.append({"type": "function_call", "id": c.get("item_id") or c["id"], "call_id": c["id"],
+                       "name": c["name"], "arguments": json.dumps(c["arguments"]), "status": "completed"})
     usage = r["usage"]
     # The real API echoes the request's instructions, tools, previous_response_id, reasoning settings and
     # conversation in the response (instrumentations read the system prompt, and OpenInference's openai-agents one
