@@ -91,6 +91,15 @@ KNOWN_GAPS: dict[str, str] = {
         "and .parse(), which the wrapper hands the unwrapped stream: the streamed turn's three calls (text, tool "
         "calls, tokens) are in no span, never exported (only their httpx POST children, whose parents never "
         "arrive, so the session stays partial)",
+    "openai-sdk_openlit_reasoning":
+        "OpenLIT 1.45's OpenAI instrumentation on the Responses API: of a non-streamed answer's function calls it keeps"
+        " the last (process_response_response sets _response_tools to each function_call item in turn), so call 0's "
+        "get_weather is in no span but its @openlit.trace execution, which says nothing of a call; it records no input "
+        "item but a message with text (build_input_messages), so the error text the loop sent as the raising tool's "
+        "function_call_output is in no span; and an answer's output message re-sent as the SDK's object (input += "
+        "response.output, as OpenAI's docs show) makes its format_content raise once the call returned (AttributeError:"
+        " 'ResponseOutputText' object has no attribute 'get'): turn 2's two calls are failed spans with no input, "
+        "output or usage (its question, two parallel calls, answer and 1,004 / 157 tokens lost)",
 }
 
 # capture name -> why its emitter records no prompt-cache reads. The trajectory cannot show what no span says, so it
@@ -110,6 +119,10 @@ UNRECORDED_REASONING: dict[str, tuple[str, tuple[int, ...] | None]] = {
     "openai-agents_otel-genai_reasoning": (
         "opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes an answer that has text as its output_text "
         "alone, dropping the reasoning item before it (an answer of function calls keeps it, as a repr)", (2, 4)),
+    "openai-sdk_openlit_reasoning": (
+        "OpenLIT 1.45 records no reasoning of a Responses answer: process_response_response reads only its message "
+        "and function_call items, the stream's reasoning_summary_text events are ignored, and a re-sent reasoning "
+        "item (no text content) is left out of gen_ai.input.messages", None),
 }
 
 # capture name -> why its emitter records no reasoning tokens (the output tokens count them, as billed, with no

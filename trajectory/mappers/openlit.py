@@ -25,6 +25,11 @@ mapper. What is OpenLIT's own, read here:
   (`gen_ai.server.time_to_first_token`, `…time_per_output_token`), the SDK's version, input plus output
   tokens again (`gen_ai.client.token.usage`), `gen_ai.output.type`, `openai.api.type`,
   `openai.response.service_tier` and `openlit.agent.version_hash` (a fingerprint of the prompt and tools).
+- a placeholder for a request parameter the request did not set: an OpenAI Responses call's
+  `gen_ai.request.max_tokens` is -1 when no `max_output_tokens` was passed (openai/utils.py
+  `common_response_logic`: `handle_not_given(kwargs.get("max_output_tokens"), -1)`), a limit no API takes, so no
+  request parameter of the step (`_NOT_GIVEN`). Its `temperature` and `top_p` of 1.0 when not given are kept: the
+  same as a request that set the API's default 1.0, and the span cannot tell them apart.
 
 Its openai-agents instrumentation (a tracing processor of the SDK's: workflow, agent, handoff and tool spans; the
 model calls are the OpenAI instrumentation's spans) is read in `openlit_openai_agents`; its CrewAI instrumentation
@@ -113,6 +118,9 @@ _BOOKKEEPING = (
 )
 _RESTATED_TOOL_CALLS = ("gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.args")
 INFERENCE_EVENT = "gen_ai.client.inference.operation.details"
+# The value OpenLIT writes for a request parameter the request did not set (see above), by the parameter's name in
+# a step's `extra.request` (`gen_ai.request.<name>`).
+_NOT_GIVEN = {"max_tokens": -1}
 _RESPONSE_ID = "gen_ai.response.id"
 
 
@@ -185,6 +193,18 @@ def event_tool_definitions(span: Span, logs: Sequence[LogRecord]) -> list[dict[s
     return []
 
 
+def _drop_not_given(call: LlmCall) -> None:
+    """The call's request parameters without those OpenLIT wrote for a parameter the request did not set."""
+    request = call.extra.get("request")
+    if not isinstance(request, dict):
+        return
+    for name, placeholder in _NOT_GIVEN.items():
+        if name in request and request[name] == placeholder:
+            del request[name]
+    if not request:
+        del call.extra["request"]
+
+
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if reader.span.scope_name == MANUAL_SCOPE:
         return traced_function(reader)
@@ -218,6 +238,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     operation.emitter = NAME
     if isinstance(operation, LlmCall):
         reader.consume(*_RESTATED_TOOL_CALLS)
+        _drop_not_given(operation)
         if not operation.tool_definitions:  # on the span only for a few (OpenAI's Responses calls, LangChain's)
             operation.tool_definitions = event_tool_definitions(reader.span, logs)
         # A smolagents agent's memory as its client sent it (the call spans say nothing of smolagents but that).
