@@ -41,6 +41,7 @@ from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import (
     Detector,
+    complete_calls,
     lone_agent,
     orchestrator_runs,
     relink_logs,
@@ -1237,6 +1238,8 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
         mapped.append(item)
         if item.unused:
             unmapped.update(pattern_of(key) for key in item.unused)
+    # What an emitter records of a call on a span beside the call's (LiteLLM's raw provider response), read into it.
+    complete_calls(ordered, (m.operation for m in mapped if isinstance(m.operation, LlmCall)), emitters)
     # An agent an orchestrator runs to decide who acts next (an Agent Framework group chat's manager) is no subagent:
     # its calls are the steps of the run holding it.
     own_decisions = orchestrator_runs(ordered, emitters)

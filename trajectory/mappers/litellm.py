@@ -20,6 +20,10 @@ LiteLLM's own (1.110):
   they are in `metadata.usage_object`, LiteLLM's own `Usage` as a Python repr, whose `prompt_tokens`
   (`gen_ai.usage.input_tokens`) counts them (for Anthropic LiteLLM adds `cache_read_input_tokens` and
   `cache_creation_input_tokens` to `input_tokens`, `AnthropicConfig.calculate_usage`);
+- so are the reasoning tokens (`completion_tokens_details.reasoning_tokens`, of the output tokens; 0 for a model
+  that does not reason);
+- a reasoning model's thinking and the effort asked are on no attribute of the call's span, only on its
+  `raw_gen_ai_request` child, read into the call by `litellm_raw_request.py`;
 - `metadata.*` is LiteLLM's standard logging metadata (the proxy's key, team and spend fields,
   empty from the SDK), `hidden_params` its response bookkeeping: neither is part of the conversation.
 
@@ -54,13 +58,14 @@ _BOOKKEEPING = ("litellm.call_id", "litellm.cache_hit", "litellm.provider.model"
 
 def detect(span: Span) -> bool:
     attributes = span.attributes
-    return _CALL_MARK in attributes or (span.scope_name == SCOPE and _is_raw_request(attributes))
+    return _CALL_MARK in attributes or is_raw_request(span)
 
 
-def _is_raw_request(attributes: Mapping[str, Any]) -> bool:
+def is_raw_request(span: Span) -> bool:
     """`raw_gen_ai_request`: only the provider's `llm.<provider>.*` fields (and the proxy's team ids)."""
-    return bool(attributes) and all(key.startswith(("llm.", "metadata.")) for key in attributes) \
-        and "llm.request.type" not in attributes
+    attributes = span.attributes
+    return span.scope_name == SCOPE and bool(attributes) \
+        and all(key.startswith(("llm.", "metadata.")) for key in attributes) and "llm.request.type" not in attributes
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
@@ -75,7 +80,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         reader.consume_prefix("gen_ai.")  # an embedding or an image is no conversation step
         return None
     call = otel_genai.llm_call(reader, logs, emitter=NAME)
-    _add_cache_tokens(reader, call)
+    _add_usage_details(reader, call)
     _add_flat_tool_calls(reader, call)
     if not any(part.call_id for message in call.output_messages for part in message.tool_calls):
         call.input_messages = _without_resent_call_ids(call.input_messages)
@@ -91,19 +96,30 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
 USAGE_OBJECT_KEY = "metadata.usage_object"
 
 
-def _add_cache_tokens(reader: SpanReader, call: LlmCall) -> None:
-    """Cache reads and writes from `metadata.usage_object` when no `gen_ai.usage.cache_*` key gave them.
+def _add_usage_details(reader: SpanReader, call: LlmCall) -> None:
+    """Cache reads and writes, and reasoning tokens, from `metadata.usage_object` where no `gen_ai.usage.*` key gave
+    them (under the default conventions none does).
 
     LiteLLM's `Usage` counts every prompt token in `prompt_tokens` (the cached ones included, whatever the
     provider), the reads in `prompt_tokens_details.cached_tokens` (Anthropic's also as `cache_read_input_tokens`)
-    and the writes in `cache_creation_input_tokens` (`prompt_tokens_details.cache_creation_tokens`)."""
+    and the writes in `cache_creation_input_tokens` (`prompt_tokens_details.cache_creation_tokens`); the output
+    tokens spent reasoning, of `completion_tokens`, in `completion_tokens_details.reasoning_tokens` (0 for a model
+    that does not reason: no reasoning, as where it is not reported)."""
     usage = call.usage
-    if usage.cache_read_tokens is not None or usage.cache_write_tokens is not None:
+    cache_known = usage.cache_read_tokens is not None or usage.cache_write_tokens is not None
+    if cache_known and usage.reasoning_tokens is not None:
         return
     raw = reader.attributes.get(USAGE_OBJECT_KEY)
     # LiteLLM sets a dict attribute as its `str()`, a Python repr, not JSON.
     recorded = python_repr.literal(raw) if isinstance(raw, str) and raw.startswith("{") else None
     if not isinstance(recorded, Mapping):
+        return
+    if usage.reasoning_tokens is None:
+        output_details = recorded.get("completion_tokens_details")
+        reasoning = _count(output_details.get("reasoning_tokens")) if isinstance(output_details, Mapping) else None
+        if reasoning:
+            usage = call.usage = replace(usage, reasoning_tokens=reasoning)
+    if cache_known:
         return
     details = recorded.get("prompt_tokens_details")
     details = details if isinstance(details, Mapping) else {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from evalkit.trajectory.mappers import (
@@ -15,6 +15,7 @@ from evalkit.trajectory.mappers import (
     langfuse,
     langsmith,
     litellm,
+    litellm_raw_request,
     llamaindex,
     logfire_openai_agents,
     mastra,
@@ -31,7 +32,7 @@ from evalkit.trajectory.mappers import (
     vercel_ai,
 )
 from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import Operation
+from evalkit.trajectory.operations import LlmCall, Operation
 from evalkit.trajectory.span import LogRecord, Span
 
 
@@ -62,6 +63,12 @@ class Emitter:
     # chat's manager): each such agent span, by (trace id, span id). Its run is no subagent: its calls are the steps of
     # the run holding it (`build._map_session`).
     orchestrator_runs: Callable[[Sequence[Span]], set[tuple[str, str]]] | None = None
+    # For an emitter that records part of a call on another span than the call's (LiteLLM's `raw_gen_ai_request`
+    # child: the provider's raw request and response, the only record of a reasoning model's thinking and effort):
+    # given the session's spans and its calls, completes those calls in place (`build._map_session`, after mapping,
+    # for a session with a span it detects).
+    complete_calls: Callable[[Sequence[Span], Iterable[LlmCall]], None] | None = None
+
 
 
 EMITTERS: tuple[Emitter, ...] = (
@@ -73,7 +80,8 @@ EMITTERS: tuple[Emitter, ...] = (
             lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # Before OpenLLMetry, which claims its call spans (`llm.request.type`, `gen_ai.completion.0.*`).
-    Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME})),
+    Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME}),
+            complete_calls=litellm_raw_request.complete_calls),
     # OpenTelemetry's openai-agents instrumentation, under the scope OpenLLMetry's has too (which leaves it alone).
     Emitter(otel_openai_agents.NAME, otel_openai_agents.detect, otel_openai_agents.map_span,
             frozenset({otel_genai.NAME})),
@@ -182,6 +190,16 @@ def orchestrator_runs(spans: Sequence[Span], emitters: Collection[str]) -> set[t
         if emitter.orchestrator_runs is not None and emitter.name in emitters:
             found |= emitter.orchestrator_runs(spans)
     return found
+
+
+def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall], emitters: Collection[str]) -> None:
+    """The session's calls completed from the other spans recording part of them, by the emitters found (`emitters`,
+    by name) that record calls so."""
+    completing = [e.complete_calls for e in EMITTERS if e.complete_calls is not None and e.name in emitters]
+    if completing:
+        calls = list(calls)
+        for complete in completing:
+            complete(spans, calls)
 
 
 def relink_logs(spans: Sequence[Span], logs: Sequence[LogRecord]) -> Sequence[LogRecord]:

@@ -154,11 +154,15 @@ def _chat_usage(r: dict[str, Any]) -> dict[str, Any]:
                                 "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
     if "cache_read_tokens" in usage:  # only when scripted, so that captures recorded before re-record the same
         reported["prompt_tokens_details"] = {"cached_tokens": _cache_read(r)}
+    if "reasoning_tokens" in usage:  # of `completion_tokens`, as OpenAI and DeepSeek report them; only when scripted
+        reported["completion_tokens_details"] = {"reasoning_tokens": usage["reasoning_tokens"]}
     return reported
 
 
 def _chat_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": r["text"] or None}
+    if r["reasoning"]:  # DeepSeek-R1-style endpoints (deepseek-reasoner, vLLM's reasoning parsers): beside the content
+        message["reasoning_content"] = r["reasoning"]
     if r["tool_calls"]:
         message["tool_calls"] = [{"id": c["id"], "type": "function",
                                   "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
@@ -172,6 +176,10 @@ def _chat_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
 def _chat_stream(model: str, r: dict[str, Any], include_usage: bool) -> Iterator[dict[str, Any]]:
     base = {"id": r["id"], "object": "chat.completion.chunk", "created": CREATED, "model": model}
     yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    reasoning = r["reasoning"]  # DeepSeek-R1-style: `reasoning_content` deltas before the content's
+    for start in range(0, len(reasoning), 16):
+        yield {**base, "choices": [{"index": 0, "delta": {"reasoning_content": reasoning[start:start + 16]},
+                                    "finish_reason": None}]}
     text = r["text"]
     for start in range(0, len(text), 16):
         yield {**base, "choices": [{"index": 0, "delta": {"content": text[start:start + 16]}, "finish_reason": None}]}
