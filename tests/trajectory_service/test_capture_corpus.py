@@ -127,6 +127,10 @@ UNRECORDED_REASONING: dict[str, tuple[str, tuple[int, ...] | None]] = {
         "LiteLLM 1.110's otel callback writes no reasoning_content in gen_ai.output.messages, and a streamed call's "
         "raw_gen_ai_request holds no response ('first stream response received'): a streamed answer's reasoning is "
         "recorded only in the raw request of a later call re-sending it, and the last answer is re-sent by none", (4,)),
+    "autogen-agentchat_openinference_reasoning": (
+        "AutoGen 0.7.5's OpenAI client drops the reasoning_content of an answer with tool calls, streamed or not "
+        "(_openai_client.py: only a text answer's becomes the CreateResult's thought; beside tool calls the thought is "
+        "the content), and the instrumentor records the CreateResult, not the response", (0, 1, 3)),
 }
 
 # capture name -> why its emitter records no reasoning tokens (the output tokens count them, as billed, with no
@@ -139,6 +143,9 @@ UNRECORDED_REASONING_TOKENS: dict[str, str] = {
         "dropping output_tokens_details.thinking_tokens",
     "strands_native_anthropic-thinking_latest-semconv":
         "Strands 1.62's Usage has no reasoning field (as strands_native_anthropic-thinking)",
+    "autogen-agentchat_openinference_reasoning":
+        "AutoGen 0.7.5's RequestUsage has prompt and completion tokens only (its OpenAI client never reads "
+        "completion_tokens_details), the instrumentor's token counts are its",
 }
 
 # capture name -> why its trajectory does not show every question a call was asked anew (questions.py), where the
@@ -149,8 +156,10 @@ QUESTIONS_NOT_SHOWN: dict[str, str] = {}
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic",
               "gemini.generate_content": "google"}
 # capture name -> the provider whose OpenAI-compatible chat API its chat calls stand for (the fake LLM serves them all
-# alike): priced at that provider's rates, as the emitter names it (LiteLLM's `gen_ai.system`).
-OPENAI_COMPATIBLE: dict[str, str] = {"litellm_native_reasoning-content": "deepseek"}
+# alike): priced at that provider's rates, as the emitter names it (LiteLLM's `gen_ai.system`) or, naming none, the
+# model does (AutoGen's `deepseek-r1`).
+OPENAI_COMPATIBLE: dict[str, str] = {"litellm_native_reasoning-content": "deepseek",
+                                     "autogen-agentchat_openinference_reasoning": "deepseek"}
 
 
 def expected_cost(truth: corpus.GroundTruth, chat_provider: str | None = None) -> Decimal | None:
