@@ -57,6 +57,11 @@ KNOWN_GAPS: dict[str, str] = {
         "value}, and @ai-sdk/openai 4 sent the model {\"error\": value}, which no span records (the rest, the "
         "subagent under the research call and every call a step, is right: tests/trajectory/"
         "test_vercel_ai_native_subagent.py)",
+    "vercel-ai_otel-genai":
+        "the same gap under @ai-sdk/otel's GenAI-conventions integration: it writes a tool result's value alone, an "
+        "error-text output's as a text output's (convertToolResultOutputToResponse), and @ai-sdk/openai 4 sent the "
+        "model {\"error\": value}, which no span records (the rest, each step's reasoning and reasoning tokens among "
+        "it, is right: tests/trajectory/test_vercel_ai_otel_genai.py)",
     "google-genai_otel-genai":
         "the trajectory is right, the session list not yet: the loop answers a failed call with {\"error\": …} in its "
         "function response, recorded only in the next call's gen_ai.input.messages (trajectory/mappers/google_genai.py "

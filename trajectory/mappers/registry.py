@@ -30,6 +30,7 @@ from evalkit.trajectory.mappers import (
     semantic_kernel,
     strands,
     vercel_ai,
+    vercel_ai_otel_genai,
 )
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall, Operation
@@ -70,7 +71,6 @@ class Emitter:
     complete_calls: Callable[[Sequence[Span], Iterable[LlmCall]], None] | None = None
 
 
-
 EMITTERS: tuple[Emitter, ...] = (
     # Before pydantic-ai, which claims every logfire scope: this one is logfire's openai-agents bridge.
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
@@ -79,6 +79,10 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
             lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
+    # AI SDK 7's GenAI-conventions integration (`@ai-sdk/otel` `OpenTelemetry`): its spans, which hold no
+    # `ai.operationId`, and the `ai.*` supplemental keys beside the conventions'.
+    Emitter(vercel_ai_otel_genai.NAME, vercel_ai_otel_genai.detect, vercel_ai_otel_genai.map_span,
+            frozenset({otel_genai.NAME})),
     # Before OpenLLMetry, which claims its call spans (`llm.request.type`, `gen_ai.completion.0.*`).
     Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME}),
             complete_calls=litellm_raw_request.complete_calls),
