@@ -1,5 +1,6 @@
 """@openai/agents (JavaScript) traced by @arizeai/openinference-instrumentation-openai-agents: its conventions
-(trajectory/mappers/openinference.py, the `_openai_agents_js_*` functions)."""
+(its LLM calls' messages trajectory/mappers/openai_agents_js.py, the rest trajectory/mappers/openinference.py's
+`_openai_agents_js_*` functions)."""
 
 from __future__ import annotations
 

@@ -26,6 +26,7 @@ from evalkit.trajectory.mappers import (
     langgraph_openinference,
     llamaindex,
     llamaindex_react,
+    openai_agents_js,
     openai_sdk,
     smolagents,
     strands_openinference,
@@ -240,7 +241,7 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     else:
         reader.consume("output.value")
     if reader.span.scope_name == OPENAI_AGENTS_JS_SCOPE:
-        _openai_agents_js_messages(call, reader)
+        openai_agents_js.read_messages(call, reader)  # what its flattening drops: re-sent answers, reasoning
     if reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
         llamaindex_react.read_call(call)  # a ReActAgent's actions in its text, its loop restated
     # Any scope: DSPy's LM span and the LiteLLM span inside it hold the same messages.
@@ -307,7 +308,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
     if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
         langchain_openinference.read_request(call)  # ChatOpenAI's `reasoning={"effort": …}`, recorded as given
-    if openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span):
+    if (openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span)
+            or openai_agents_js.is_response(reader.span)):
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id; the effort
     elif reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
         # Its `llm.invocation_parameters` is the Response as the API returned it, which names the server state the
@@ -404,41 +406,13 @@ def _run_text(value: Any) -> str | None:
 
 # --- @openai/agents (JavaScript), @arizeai/openinference-instrumentation-openai-agents ------------------
 # The JS instrumentation is the SDK's TracingProcessor (processor.js), with conventions of its own:
-# - `extractResponseOutput` writes every item of a Responses API answer as an output message of its own
-#   (`llm.output_messages.<i>`, `messageIndex++` per `message` or `function_call` item): parallel tool calls
-#   and a text beside a call are one answer, not choices.
-# - `assignMessageContentAttributes` keeps only `text`/`input_text` parts of an input message, so an
-#   assistant answer re-sent as history (`output_text` parts) is an empty message; `input.value` holds it.
+# - its LLM calls' messages (each item of an answer an output message of its own, a re-sent answer's text and a
+#   reasoning model's reasoning only in `input.value`/`output.value`): trajectory/mappers/openai_agents_js.py.
 # - `onTraceEnd` lifts the first LLM input and the last answer onto the trace's root AGENT span (named
 #   after the workflow, no `graph.node.id`), which groups the agents' runs and runs nothing itself.
 # - `getHandoffAttributes` records a handoff as `tool.name` `handoff_to_<agent>`, `input.value`
 #   `{"from_agent": …}` and `output.value` `{"to_agent": …}`: the handoff span, not a tool of the model's.
-OPENAI_AGENTS_JS_SCOPE = "@arizeai/openinference-instrumentation-openai-agents"
-
-
-def _openai_agents_js_messages(call: LlmCall, reader: SpanReader) -> None:
-    openai_sdk.merge_output_items(call)
-    empty = [i for i, message in enumerate(call.input_messages) if message.role == "assistant" and not message.parts]
-    if not empty:
-        return
-    items = parse_json(reader.span.attributes.get("input.value"))
-    response = parse_json(reader.span.attributes.get("output.value"))
-    if not isinstance(items, list):
-        return
-    # Input message 0 is the response's instructions when it has any; the items follow (processor.js,
-    # `getResponseInputAttributes({startIndex: hasSystemInstruction ? 1 : 0})`). The flattened list drops
-    # no item, so the i-th message is the item at i - offset.
-    instructions = response.get("instructions") if isinstance(response, dict) else None
-    offset = 1 if isinstance(instructions, str) and instructions else 0
-    for index in empty:
-        item = items[index - offset] if 0 <= index - offset < len(items) else None
-        content = item.get("content") if isinstance(item, dict) and item.get("role") == "assistant" else None
-        texts = [part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
-                 and part.get("type") in ("output_text", "text")] if isinstance(content, list) else []
-        if isinstance(content, str):
-            texts = [content]
-        if texts:
-            call.input_messages[index].parts.append(Part("text", text="".join(texts)))
+OPENAI_AGENTS_JS_SCOPE = openai_agents_js.SCOPE
 
 
 def _openai_agents_js_workflow_root(reader: SpanReader) -> bool:
