@@ -322,6 +322,13 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
             if got != shown.strip():
                 problems.append(f"call {call.seq}: tool {wanted['name']} result {got[:80]!r}, "
                                 f"the model was shown {shown[:80]!r}")
+    # A model's reasoning is its step's reasoning_content, never the text of any step (a re-sent reasoning item read
+    # as a question, a thought shown as an answer's text).
+    reasoned = [call.reasoning.strip() for call in truth.calls if call.reasoning.strip()]
+    for step in (s for t in all_trajectories(document) for s in t["steps"]) if reasoned else ():
+        text = message_text(step.get("message"))
+        if any(reasoning in text for reasoning in reasoned):
+            problems.append(f"step {step['step_id']} ({step['source']}): a model's reasoning as its message")
     # A step no LLM call asked for, running a tool the model calls by name: an execution reported twice
     # (an MCP server's span inside the client's), not a call of its own. Tools a model runs by writing
     # code (smolagents' code agent) are steps of their own and named by no call.
@@ -354,8 +361,6 @@ def _reasoning_problems(call: Call, step: dict[str, Any]) -> list[str]:
     problems = []
     reasoning = call.reasoning.strip()
     shown = (step.get("reasoning_content") or "").strip()
-    if reasoning and reasoning in message_text(step.get("message")):
-        problems.append(f"call {call.seq}: its reasoning is in the step's message")
     if shown != reasoning and (shown or call.reasoning_recorded):
         problems.append(f"call {call.seq}: reasoning_content {shown[:60]!r}, the model reasoned {reasoning[:60]!r}")
     counted = ((step.get("metrics") or {}).get("extra") or {}).get("reasoning_tokens")
