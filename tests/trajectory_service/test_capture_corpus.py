@@ -151,6 +151,10 @@ UNRECORDED_REASONING_TOKENS: dict[str, str] = {
     "autogen-agentchat_openinference_reasoning":
         "AutoGen 0.7.5's RequestUsage has prompt and completion tokens only (its OpenAI client never reads "
         "completion_tokens_details), the instrumentor's token counts are its",
+    "agno_openinference_reasoning":
+        "Agno 3.1.10's Claude._get_metrics keeps the usage's input, output and cache counts only, dropping "
+        "output_tokens_details.thinking_tokens (its Metrics.reasoning_tokens stays 0), and "
+        "openinference-instrumentation-agno 1.0.15 writes no llm.token_count.completion_details.reasoning anyway",
 }
 
 # capture name -> why its trajectory does not show every question a call was asked anew (questions.py), where the

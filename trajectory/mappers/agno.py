@@ -12,6 +12,14 @@ answering from the step before: an agent run, each step's agent run a subagent (
 (`<step>.execute`, `.execute_stream`, …) and a Parallel group (`<name>.execute`) are CHAIN spans in
 between, their input and output copies of what their agent run was asked and answered (a function step's
 output is the next step's input): bookkeeping, read (`consume_step`).
+
+An Agno model call's `llm.invocation_parameters` is its model's `get_request_params()`: the provider API's own
+request parameters. Agno's Claude (and the Bedrock and Vertex Claudes built on it) sends its `output_config` as
+given, so a Claude agent's effort is `output_config.effort` there, read as in the Anthropic SDK's calls
+(`anthropic_openinference.read_request`: only the Messages API has an `output_config` of that shape); its `thinking`
+budget is no effort, kept in the request as recorded. Agno keeps the model's thinking as its
+messages' `reasoning_content`, which the instrumentation writes as a `reasoning` content of the output message:
+nothing to do here. Seen in a real capture: tests/captures/agno_openinference_reasoning.
 """
 
 from __future__ import annotations

@@ -304,8 +304,9 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     if finish:
         call.finish_reasons = [finish]
     call.error = span_error(reader)
-    if reader.span.scope_name == anthropic_openinference.SCOPE:
-        anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
+    if reader.span.scope_name in (anthropic_openinference.SCOPE, agno.SCOPE):
+        # The effort a Messages request sets (`output_config.effort`): Agno records its Claude's request so too.
+        anthropic_openinference.read_request(call)
     if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
         langchain_openinference.read_request(call)  # ChatOpenAI's `reasoning={"effort": …}`, recorded as given
     if (openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span)
