@@ -44,7 +44,8 @@ def test_a_tool_returning_a_command_is_its_tool_message() -> None:
     update ends with, for the call it names, and no handoff (no `__handoff_destination`)."""
     spans = {span.name: span for span in capture_spans(CAPTURE) if span.name in ("write_todos", "task")}
     assert set(spans) == {"write_todos", "task"}
-    for name, call_id in (("write_todos", "fc_0_0"), ("task", "fc_1_0")):
+    # Each the call's `call_id` (the model's `call_…`; its Responses item's own id is `fc_6801…`).
+    for name, call_id in (("write_todos", "call_Dp4todos0001"), ("task", "call_Dp4task00001")):
         reader = SpanReader(spans[name])
         assert '"goto"' in str(reader.span.attributes["output.value"])
         execution = openinference.map_span(reader, ())

@@ -82,3 +82,19 @@ def test_the_capture_is_the_conversation_that_happened() -> None:
     failed = first["observation"]["results"][0]
     assert failed["content"] == "weather service timed out" and failed["extra"]["is_error"] is True
     assert [r["content"] for r in document["steps"][3]["observation"]["results"]] == ["sunny, 21°C"]
+
+
+def test_each_call_is_named_by_its_call_id_not_its_items_id() -> None:
+    """The Responses API gives a function call two ids: its output item's (`fc_…`) and the `call_id` (`call_…`) the
+    model is sent its output under. Mastra records the item's beside the call (`providerMetadata.openai.itemId` of
+    `mastra.model_step.output`'s tool calls, `mastra.metadata.providerMetadata` of a tool-call chunk): every call and
+    result of the trajectory is on the `call_id`."""
+    capture = corpus.load(CAPTURE)
+    scripted = [(c["id"], c["item_id"]) for entry in capture.llm_log for c in entry["response"]["tool_calls"]]
+    assert scripted and all(call_id != item_id for call_id, item_id in scripted)  # the capture tells them apart
+    assert any(item_id in str(span.attributes.get("mastra.model_step.output")) for span in capture_spans(CAPTURE)
+               for _, item_id in scripted)
+    steps = corpus.llm_steps(trajectory_from_spans(capture_spans(CAPTURE)).document())
+    assert [c["tool_call_id"] for step in steps for c in step.get("tool_calls") or ()] == [c for c, _ in scripted]
+    assert sorted(r["source_call_id"] for step in steps for r in (step.get("observation") or {}).get("results") or ()) \
+        == sorted(c for c, _ in scripted)

@@ -41,8 +41,9 @@ def test_a_responses_answer_of_parallel_function_calls_is_one_answer() -> None:
         "llm.output_messages.1.message.tool_calls.0.tool_call.id"}
     call = _call(first)
     assert len(call.output_messages) == 1
+    # Each call by its `call_id` (what the function_call_output names), not its item's id (`fc_67f0…`).
     assert [(part.call_id, part.name) for part in call.output_messages[0].tool_calls] == [
-        ("fc_0_0", "book_hotel"), ("fc_0_1", "get_weather")]
+        ("call_Hk2bookOslo01", "book_hotel"), ("call_Hk2wthrOslo01", "get_weather")]
 
 
 def test_a_chat_completion_span_is_no_response() -> None:
@@ -64,9 +65,9 @@ def test_each_call_one_step_each_result_on_its_call_the_failure_flagged() -> Non
     assert "other_choices" not in parallel["extra"]
     booking, weather = parallel["observation"]["results"]
     assert (booking["source_call_id"], booking["content"]) == (
-        "fc_0_0", "TimeoutError: the booking service did not answer in time")
+        "call_Hk2bookOslo01", "TimeoutError: the booking service did not answer in time")
     assert booking["extra"]["is_error"] is True
-    assert (weather["source_call_id"], weather["content"]) == ("fc_0_1", "rainy, 9°C")
+    assert (weather["source_call_id"], weather["content"]) == ("call_Hk2wthrOslo01", "rainy, 9°C")
     assert "is_error" not in weather["extra"]
 
 

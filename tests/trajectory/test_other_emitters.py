@@ -198,11 +198,15 @@ def test_vercel_ai_sdk_7_capture_session_tool_error_and_json_result() -> None:
     parallel = document["steps"][2]
     results = {r["source_call_id"]: r for r in parallel["observation"]["results"]}
     assert [c["function_name"] for c in parallel["tool_calls"]] == ["get_weather", "get_weather", "get_time"]
-    assert results["fc_0_0"]["content"] == "sunny, 21°C"
-    assert results["fc_0_1"]["extra"]["is_error"] is True
-    assert results["fc_0_1"]["content"] == "Error: unknown city: Atlantis"
+    # Each result on its call's `call_id` (the model's `call_…`; its Responses item's own id is `fc_68b2…`).
+    assert [c["tool_call_id"] for c in parallel["tool_calls"]] == [
+        "call_Vx7wthrParis1", "call_Vx7wthrAtlnt1", "call_Vx7timeParis1"]
+    assert set(results) == {c["tool_call_id"] for c in parallel["tool_calls"]}
+    assert results["call_Vx7wthrParis1"]["content"] == "sunny, 21°C"
+    assert results["call_Vx7wthrAtlnt1"]["extra"]["is_error"] is True
+    assert results["call_Vx7wthrAtlnt1"]["content"] == "Error: unknown city: Atlantis"
     # JSON.stringify's text, as the provider sent it, not Python's `{"city": "Paris", ...}`.
-    assert results["fc_0_2"]["content"] == '{"city":"Paris","time":"14:05"}'
+    assert results["call_Vx7timeParis1"]["content"] == '{"city":"Paris","time":"14:05"}'
 
 
 def test_vercel_ai_sdk_v6_usage_details_and_anthropic_v5_exclusive_prompt() -> None:

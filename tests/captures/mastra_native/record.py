@@ -24,7 +24,8 @@ Scenario: turn 1, the model asks for the weather and the local time in Paris in 
 service times out once (the tool throws), the model retries that call alone, then answers. Turn 2, same
 thread (history from memory): both tools in parallel for Lyon, then the answer. Five LLM calls. `mastra.
 shutdown()` shuts the observability instances down (flushing the exporter's batch processor) before Node
-exits.
+exits. The function calls are scripted with the ids the real API gives, an item id (`fc_…`) beside the `call_id`
+(`call_…`) the output names (re-recorded with the same pins for the ids).
 """
 
 from __future__ import annotations
@@ -47,15 +48,22 @@ PINS = {
     # @mastra/otel-exporter 1.4.0's peer range for it: ^0.218.0.
     "@opentelemetry/exporter-trace-otlp-proto": "0.218.0",
 }
+# Each function call with the two ids the real Responses API gives it: its item's own id (`fc_…`) and the
+# `call_id` (`call_…`) that the `function_call_output` answering it names.
 REPLIES = [
-    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}},
-                    {"name": "get_local_time", "arguments": {"city": "Paris"}}],
+    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"},
+                     "id": "call_Ms3wthrParis1", "item_id": "fc_68c3wthrParis1"},
+                    {"name": "get_local_time", "arguments": {"city": "Paris"},
+                     "id": "call_Ms3timeParis1", "item_id": "fc_68c3timeParis1"}],
      "input_tokens": 182, "output_tokens": 46},
-    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"},
+                     "id": "call_Ms3wthrParis2", "item_id": "fc_68c3wthrParis2"}],
      "input_tokens": 251, "output_tokens": 17},
     {"text": "Paris is sunny at 21°C, and it is 14:05 there.", "input_tokens": 290, "output_tokens": 16},
-    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Lyon"}},
-                    {"name": "get_local_time", "arguments": {"city": "Lyon"}}],
+    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Lyon"},
+                     "id": "call_Ms3wthrLyon01", "item_id": "fc_68c3wthrLyon01"},
+                    {"name": "get_local_time", "arguments": {"city": "Lyon"},
+                     "id": "call_Ms3timeLyon01", "item_id": "fc_68c3timeLyon01"}],
      "input_tokens": 318, "output_tokens": 46},
     {"text": "Lyon is cloudy at 17°C; it is 14:06 there.", "input_tokens": 401, "output_tokens": 15},
 ]
@@ -136,7 +144,8 @@ def main() -> None:
     notes = ("turn 1: two parallel tool calls, get_weather throwing once (a timeout), the model retrying it, then "
              "the answer; turn 2 (same memory thread): two parallel tool calls, then the answer. Mastra's AI tracing "
              "through @mastra/otel-exporter (GenAI v1.38-style spans); the session is the memory thread "
-             "(gen_ai.conversation.id); model router openai/gpt-4o-mini (Responses API)")
+             "(gen_ai.conversation.id); model router openai/gpt-4o-mini (Responses API); function_call item ids (fc_) "
+             "distinct from their call_ids (call_)")
     with Recording(capture_dir, REPLIES, framework="mastra", instrumentation="@mastra/otel-exporter",
                    packages=list(PINS), session_id=SESSION, notes=notes) as rec:
         npm_install_and_run(rec, PINS, SCRIPT, env={"CAPTURE_SESSION_ID": SESSION})

@@ -18,8 +18,10 @@ whole input list (the question, the model's output items, the outputs). Its firs
 calls, of which `book_hotel` raises once: the loop sends the model the error text as that call's output, and the
 model calls it again. Turn 2 keeps it on the server: each call names the previous response (`previous_response_id`)
 and its input holds only the new items (the question, then the one function call's output), and is streamed
-(`stream=True`, iterated to `response.completed`). Five calls in all. The newest openai and
-openinference-instrumentation-openai at the time of recording; the versions recorded are in meta.json.
+(`stream=True`, iterated to `response.completed`). Five calls in all. The function calls are scripted with the
+ids the real API gives, an item id (`fc_…`) beside the `call_id` (`call_…`) the output names. The newest openai and
+openinference-instrumentation-openai at the time of first recording (re-recorded with the same pins for the ids);
+the versions recorded are in meta.json.
 """
 
 from __future__ import annotations
@@ -37,12 +39,18 @@ SESSION = "oi-openai-responses-trip-1"
 MODEL = "gpt-4o"
 INSTRUCTIONS = "You are a terse travel assistant. Use the tools; never guess."
 QUESTIONS = ["Book me a hotel in Oslo for 2 nights, and what's the weather there?", "Is Bergen warmer?"]
+# Each function call with the two ids the real API gives it: its item's own id (`fc_…`) and the `call_id`
+# (`call_…`) that the `function_call_output` answering it names.
 REPLIES = [
-    {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}},
-                    {"name": "get_weather", "arguments": {"city": "Oslo"}}]},
-    {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}}]},
+    {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2},
+                     "id": "call_Hk2bookOslo01", "item_id": "fc_67f0bookOslo01"},
+                    {"name": "get_weather", "arguments": {"city": "Oslo"},
+                     "id": "call_Hk2wthrOslo01", "item_id": "fc_67f0wthrOslo01"}]},
+    {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2},
+                     "id": "call_Hk2bookOslo02", "item_id": "fc_67f0bookOslo02"}]},
     {"text": "Booked Hotel Nord in Oslo for 2 nights (ref OSL-42). Expect rain, 9°C: pack an umbrella."},
-    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Bergen"}}]},
+    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Bergen"},
+                     "id": "call_Hk2wthrBrgn01", "item_id": "fc_67f0wthrBrgn01"}]},
     {"text": "No: Bergen is windy at 7°C, colder than Oslo's 9°C."},
 ]
 WEATHER = {"Oslo": "rainy, 9°C", "Bergen": "windy, 7°C"}
@@ -64,7 +72,8 @@ def main() -> None:
                    notes="Responses API; two turns of one session (two traces); turn 1 re-sends the whole input "
                          "list: two parallel function calls, book_hotel raising once (its error text sent as "
                          "the output) and called again; turn 2 chained by previous_response_id (input only the "
-                         "new items) and streamed; tools are OITracer.tool spans") as rec:
+                         "new items) and streamed; tools are OITracer.tool spans; function_call item ids (fc_) "
+                         "distinct from their call_ids (call_)") as rec:
         rec.env()
         import openai
         from openinference.instrumentation import OITracer, TraceConfig, using_session

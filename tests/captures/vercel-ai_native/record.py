@@ -20,7 +20,9 @@ LegacyOpenTelemetry writes as `ai.settings.context.sessionId`.
 The run: generateText with two tools (`get_weather`, which throws for an unknown city, and
 `get_time`); the model calls three tools in parallel in one step (one fails), then answers; then
 streamText in the same session, with the first call's messages as history, one tool call, then
-the answer. The tracer provider is shut down (flushed) before Node exits.
+the answer. The tracer provider is shut down (flushed) before Node exits. The function calls are scripted with the
+ids the real API gives, an item id (`fc_…`) beside the `call_id` (`call_…`) the output names (re-recorded with the
+same pins for the ids).
 """
 
 from __future__ import annotations
@@ -45,12 +47,18 @@ PINS = {
     "@opentelemetry/sdk-trace-node": "2.12.1",
     "@opentelemetry/exporter-trace-otlp-proto": "0.223.1",
 }
+# Each function call with the two ids the real Responses API gives it: its item's own id (`fc_…`) and the
+# `call_id` (`call_…`) that the `function_call_output` answering it names.
 REPLIES = [
-    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}},
-                    {"name": "get_weather", "arguments": {"city": "Atlantis"}},
-                    {"name": "get_time", "arguments": {"city": "Paris"}}]},
+    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"},
+                     "id": "call_Vx7wthrParis1", "item_id": "fc_68b2wthrParis1"},
+                    {"name": "get_weather", "arguments": {"city": "Atlantis"},
+                     "id": "call_Vx7wthrAtlnt1", "item_id": "fc_68b2wthrAtlnt1"},
+                    {"name": "get_time", "arguments": {"city": "Paris"},
+                     "id": "call_Vx7timeParis1", "item_id": "fc_68b2timeParis1"}]},
     {"text": "Paris is sunny at 21°C and it is 14:05 there; I could not find Atlantis."},
-    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Berlin"}}], "when": "Berlin"},
+    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Berlin"},
+                     "id": "call_Vx7wthrBerln1", "item_id": "fc_68b2wthrBerln1"}], "when": "Berlin"},
     {"text": "Berlin is cloudy at 17°C."},
 ]
 
@@ -120,7 +128,8 @@ def main() -> None:
     notes = ("generateText: three parallel tool calls in one step (get_weather x2, one throwing for an unknown "
              "city, get_time), then the answer; then streamText in the same session with that history, one tool "
              "call, then the answer. @ai-sdk/otel LegacyOpenTelemetry (ai.* spans); session id from runtime "
-             "context (ai.settings.context.sessionId)")
+             "context (ai.settings.context.sessionId); function_call item ids (fc_) distinct from their call_ids "
+             "(call_)")
     with Recording(capture_dir, REPLIES, framework="vercel-ai-sdk",
                    instrumentation="@ai-sdk/otel LegacyOpenTelemetry", packages=list(PINS),
                    session_id=SESSION, notes=notes) as rec:
