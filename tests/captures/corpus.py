@@ -275,7 +275,7 @@ def message_text(message: Any) -> str:
     return "".join(part.get("text") or "" for part in message or () if isinstance(part, dict))
 
 
-def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
+def compare(document: dict[str, Any], truth: GroundTruth, *, call_ids: bool = False) -> list[str]:
     """How the trajectory differs from what happened; empty when it is the conversation that happened.
 
     Checked: one agent step per LLM call with the model's text and tool calls (names and
@@ -285,6 +285,7 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
     token totals, prompt tokens counting cached ones, cache reads as `total_cached_tokens` and
     cache writes as the steps' `metrics.extra.cache_creation_input_tokens`; each step's `reasoning_content`
     its own call's reasoning (never in its message), its `metrics.extra.reasoning_tokens` the model's count.
+    With `call_ids`, also each tool call named by the id the model gave it (for emitters that record it).
     """
     problems: list[str] = []
     steps = llm_steps(document)
@@ -309,6 +310,9 @@ def compare(document: dict[str, Any], truth: GroundTruth) -> list[str]:
             problems.append(f"call {call.seq}: a subagent it started is not the result of the call that started it")
         results = {r.get("source_call_id"): r for r in observed}
         for tool_call, wanted in zip(match.get("tool_calls") or (), call.tool_calls, strict=False):
+            if call_ids and tool_call["tool_call_id"] != wanted["id"]:
+                problems.append(f"call {call.seq}: tool call {wanted['name']} named {tool_call['tool_call_id']!r}, "
+                                f"the model named it {wanted['id']!r}")
             shown = truth.tool_results.get(wanted["id"])
             if shown is None:
                 continue  # the model was never shown a result for it (the run ended, or a handoff)

@@ -162,6 +162,35 @@ UNRECORDED_REASONING_TOKENS: dict[str, str] = {
 # until the entry is removed.
 QUESTIONS_NOT_SHOWN: dict[str, str] = {}
 
+# capture name -> why its trajectory cannot name each tool call by the id the model gave it (every other capture's must:
+# corpus.compare's `call_ids`). Strict: the day they all are, the test fails until the entry is removed.
+_GEMINI_IDS = ("the Gemini API gives a function call no id (the fake LLM's are its own, answered only where a request "
+               "named one): evalkit names it by the span and position")
+_TEXT_FORMAT_IDS = ("a text-format agent: the model writes its actions in its text, with no id (the corpus makes them "
+                    "up)")
+_LITELLM_IDS = ("not yet: LiteLLM's callback writes an answer's tool calls with no id; the provider's ids are only on "
+                "the raw_gen_ai_request child and in later calls' re-sent history, which the mapper does not read for "
+                "them (trajectory/mappers/litellm.py names calls by span and position)")
+CALL_IDS_NOT_RECORDED: dict[str, str] = {
+    "dspy_openinference": _TEXT_FORMAT_IDS,
+    "google-adk_openinference": _GEMINI_IDS,
+    "google-adk_openlit": _GEMINI_IDS,
+    "google-genai_openinference": _GEMINI_IDS,
+    "google-genai_otel-genai": _GEMINI_IDS,
+    "google-genai_otel-genai_chat-afc": _GEMINI_IDS,
+    "google-genai_otel-genai_prompt-cache": _GEMINI_IDS,
+    "litellm_native": _LITELLM_IDS,
+    "litellm_native_anthropic-prompt-cache": _LITELLM_IDS,
+    "litellm_native_reasoning-content": _LITELLM_IDS,
+    "llamaindex_openinference_react": _TEXT_FORMAT_IDS,
+    "llamaindex_openllmetry_react": _TEXT_FORMAT_IDS,
+    "openai-agents_openlit": ("OpenLIT records one of an answer's parallel function calls only on its tool span, with "
+                              "no id: restored under an id of evalkit's"),
+    "openai-sdk_openlit_reasoning": "OpenLIT keeps only the last of an answer's function calls (KNOWN_GAPS)",
+    "openai-sdk_openllmetry_reasoning": "OpenLLMetry's openai instrumentation names a Responses function call by its "
+                                        "item's id (fc_…), never its call_id, on every span",
+}
+
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic",
               "gemini.generate_content": "google"}
 # capture name -> the provider whose OpenAI-compatible chat API its chat calls stand for (the fake LLM serves them all
@@ -250,7 +279,10 @@ async def test_capture_replays_to_the_conversation_that_happened(service: Servic
                        for s in corpus.llm_steps(document)), "reasoning tokens are shown: remove the entry"
         assert any(c.reasoning_tokens for c in truth.calls), "the model reported no reasoning tokens: remove the entry"
         truth = truth.without_reasoning_tokens()
-    assert corpus.compare(document, truth) == []
+    if name in CALL_IDS_NOT_RECORDED:
+        assert any(" named " in problem for problem in corpus.compare(document, truth, call_ids=True)), \
+            "every call is named by the model's id: remove its CALL_IDS_NOT_RECORDED entry"
+    assert corpus.compare(document, truth, call_ids=name not in CALL_IDS_NOT_RECORDED) == []
     # Every question a call was asked anew is a user step of that call's trajectory, before its step.
     missing = questions.missing_questions(document, capture.llm_log)
     if name in QUESTIONS_NOT_SHOWN:
