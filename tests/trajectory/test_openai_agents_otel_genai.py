@@ -35,6 +35,12 @@ def _llm_steps(document: Json) -> list[Json]:
     return corpus.llm_steps(document)
 
 
+def _call_ids(seq: int) -> list[str]:
+    """The call_ids (`call_…`) of the function calls the model answered call `seq` with; each call's item has an id of
+    its own too (`fc_…`), as the Responses API gives them."""
+    return [call["id"] for call in corpus.load(CAPTURE).llm_log[seq]["response"]["tool_calls"]]
+
+
 def test_its_spans_are_its_own_not_openllmetry_s() -> None:
     """The scope is OpenLLMetry's openai-agents one too: `server.address`, on every span, tells them apart."""
     spans = [s for s in capture_spans(CAPTURE) if s.scope_name == otel_openai_agents.SCOPE]
@@ -48,16 +54,19 @@ def test_its_spans_are_its_own_not_openllmetry_s() -> None:
 
 
 def test_a_function_call_s_repr_is_the_call_it_names() -> None:
-    """0.1.0 writes each function call of an answer as a text part holding the item's repr."""
+    """0.1.0 writes each function call of an answer as a text part holding the item's repr: the call is its `call_id`,
+    which its output names, not the item's `id` the repr holds too."""
     chat = next(s for s in capture_spans(CAPTURE) if s.name == "chat gpt-4o"
                 and "book_hotel" in s.attributes["gen_ai.output.messages"])
     assert "ResponseFunctionToolCall(arguments=" in chat.attributes["gen_ai.output.messages"]
+    booking, weather = corpus.load(CAPTURE).llm_log[1]["response"]["tool_calls"]
+    assert f"id='{booking['item_id']}'" in chat.attributes["gen_ai.output.messages"]
     call = otel_openai_agents.map_span(SpanReader(chat), ())
     assert isinstance(call, LlmCall) and call.emitter == otel_openai_agents.NAME
     (answer,) = call.output_messages
     assert answer.text == ""
     assert [(p.call_id, p.name, p.arguments) for p in answer.tool_calls] == [
-        ("fc_1_0", "book_hotel", {"city": "Oslo", "nights": 2}), ("fc_1_1", "get_weather", {"city": "Oslo"})]
+        (booking["id"], "book_hotel", {"city": "Oslo", "nights": 2}), (weather["id"], "get_weather", {"city": "Oslo"})]
 
 
 def test_every_call_is_one_step_with_its_tool_calls_and_each_result_on_its_call() -> None:
@@ -65,19 +74,21 @@ def test_every_call_is_one_step_with_its_tool_calls_and_each_result_on_its_call(
     truth = corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)
     assert corpus.compare(document, truth) == []
     steps = _llm_steps(document)
+    (transfer,), (transfer_again,) = _call_ids(0), _call_ids(4)
+    (booking, weather), (retried,), (bergen,) = _call_ids(1), _call_ids(2), _call_ids(5)
     assert [[(c["tool_call_id"], c["function_name"]) for c in s.get("tool_calls") or ()] for s in steps] == [
-        [("fc_0_0", "transfer_to_booking_agent")], [("fc_4_0", "transfer_to_booking_agent")],
-        [("fc_1_0", "book_hotel"), ("fc_1_1", "get_weather")], [("fc_2_0", "book_hotel")], [],
-        [("fc_5_0", "get_weather")], []]
+        [(transfer, "transfer_to_booking_agent")], [(transfer_again, "transfer_to_booking_agent")],
+        [(booking, "book_hotel"), (weather, "get_weather")], [(retried, "book_hotel")], [],
+        [(bergen, "get_weather")], []]
     # The tool spans (no call id) are no steps of their own: each answers its call, by name and arguments.
     for trajectory in corpus.all_trajectories(document):
         assert not [s for s in trajectory["steps"] if s.get("llm_call_count") == 0]
     results = {r["source_call_id"]: r for s in steps for r in (s.get("observation") or {}).get("results") or ()}
-    assert results["fc_1_1"]["content"] == "rainy, 9°C"
+    assert results[weather]["content"] == "rainy, 9°C"
     # The raising booking, then the same call again: the first flagged with the text the model was sent.
-    failed, booked = results["fc_1_0"], results["fc_2_0"]
+    failed, booked = results[booking], results[retried]
     sent = "An error occurred while running the tool. Please try again."
-    assert failed["content"] == truth.tool_results["fc_1_0"] == sent
+    assert failed["content"] == truth.tool_results[booking] == sent
     assert failed["extra"]["is_error"] is True
     assert booked["content"] == "Booked Hotel Nord in Oslo, 2 nights, ref OSL-42" and "is_error" not in booked["extra"]
 
@@ -92,8 +103,8 @@ def test_each_handoff_starts_the_booking_agent_and_the_workflow_root_is_no_agent
         (r["source_call_id"], r["extra"]["handoff_to"], [ref["trajectory_id"] for ref in r["subagent_trajectory_ref"]])
         for r in handoffs
     ]
-    assert started == [("fc_0_0", "Booking agent", [booking[0]["trajectory_id"]]),
-                       ("fc_4_0", "Booking agent", [booking[1]["trajectory_id"]])]
+    assert started == [(*_call_ids(0), "Booking agent", [booking[0]["trajectory_id"]]),
+                       (*_call_ids(4), "Booking agent", [booking[1]["trajectory_id"]])]
     # The travel desk's own steps: the questions and its two transfer calls (no `Agent workflow` agent, no
     # task or turn steps); the booking agent's answer to turn one is history the travel desk was re-sent.
     assert [(s["source"], bool(s.get("is_copied_context"))) for s in document["steps"]] == [

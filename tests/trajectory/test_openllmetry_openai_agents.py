@@ -1,17 +1,30 @@
-"""OpenLLMetry's openai-agents instrumentation, read from its capture (`openai-agents_openllmetry`)."""
+"""OpenLLMetry's openai-agents instrumentation, read from its capture (`openai-agents_openllmetry`), whose function
+calls carry the two ids the Responses API gives them: the `call_id` (`call_…`), which the `function_call_output`
+names, and the item's own `id` (`fc_…`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import openllmetry
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall, Message, Part, ToolExecution
 from evalkit.trajectory.span import Span
+from tests.captures import corpus
 from tests.trajectory.span_fixtures import capture_spans
+
+CAPTURE = "openai-agents_openllmetry"
 
 
 def _spans() -> list[Span]:
-    spans = capture_spans("openai-agents_openllmetry")
+    spans = capture_spans(CAPTURE)
     return sorted(spans, key=lambda span: span.start_time_unix_nano)
+
+
+def _model_calls() -> list[dict[str, Any]]:
+    """Every function call the model made, in order, as the fake LLM answered it (`id`: its call_id)."""
+    return [call for entry in corpus.load(CAPTURE).llm_log for call in entry["response"]["tool_calls"]]
 
 
 def test_parallel_calls_are_one_answer() -> None:
@@ -19,8 +32,33 @@ def test_parallel_calls_are_one_answer() -> None:
     call = openllmetry.map_span(SpanReader(first), [])
     assert isinstance(call, LlmCall)
     assert len(call.output_messages) == 1
+    paris, oslo = _model_calls()[:2]
+    # The answer's calls are named by their call_ids, as the model gave them.
     assert [(p.call_id, p.arguments) for p in call.output_messages[0].tool_calls] == [
-        ("fc_0_0", {"city": "Paris"}), ("fc_0_1", {"city": "Oslo"})]
+        (paris["id"], {"city": "Paris"}), (oslo["id"], {"city": "Oslo"})]
+
+
+def test_the_re_sent_history_s_calls_are_named_by_the_call_ids_their_results_name() -> None:
+    """The capture's history names each re-sent call by its item id (`fc_…`), its result by the call_id: read
+    back (`_history_call_ids`), every call of the last call's history is under the id its result and the answer
+    that made it name."""
+    last = [span for span in _spans() if span.name == "openai.response"][-1]
+    model_calls = _model_calls()
+    assert all(c["item_id"] in str(last.attributes["gen_ai.input.messages"]) for c in model_calls)
+    call = openllmetry.map_span(SpanReader(last), [])
+    assert isinstance(call, LlmCall)
+    asked = [p.call_id for m in call.input_messages for p in m.parts if p.kind == "tool_call"]
+    answered = [p.call_id for m in call.input_messages for p in m.parts if p.kind == "tool_result"]
+    assert asked == answered == [c["id"] for c in model_calls]
+    # So no re-sent call is a step of its own and each step's calls are the model's.
+    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=corpus.load(CAPTURE).session_id)
+    document = result.document()
+    assert corpus.compare(document, corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)) == []
+    steps = corpus.llm_steps(document)
+    assert [c["tool_call_id"] for s in steps for c in s.get("tool_calls") or ()] == [c["id"] for c in model_calls]
+    for trajectory in corpus.all_trajectories(document):
+        assert not [s for s in trajectory["steps"] if s.get("is_copied_context")]
+    assert not document["extra"].get("warnings")
 
 
 def test_tool_spans_carry_arguments_and_result() -> None:

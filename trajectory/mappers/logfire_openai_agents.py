@@ -6,7 +6,9 @@ Scope `logfire.openai_agents`; what a span is shows in its `logfire.msg_template
   request's input items are `raw_input` (Responses items: messages, `function_call`,
   `function_call_output`), the answer is `response` (its `output` items, `instructions`, `tools`);
   `events` repeats both as GenAI message events (read for chat completions, which have no
-  `raw_input`); token counts are `gen_ai.usage.*`.
+  `raw_input`); token counts are `gen_ai.usage.*`. The items are the API's: a `function_call` has
+  an item id of its own (`id`, `fc_…`) beside its `call_id` (`call_…`), which its
+  `function_call_output` names: the call is its `call_id`.
 - `Function: {name}`: a tool execution (`name`, `input`, `output`; no call id, so it meets its
   call by name and arguments); `error` when it failed.
 - `Handoff: {from_agent} → {to_agent}`: the handoff the model's `transfer_to_…` call made.
@@ -17,6 +19,7 @@ Scope `logfire.openai_agents`; what a span is shows in its `logfire.msg_template
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from evalkit.trajectory.mappers.errors import span_error
@@ -30,7 +33,7 @@ from evalkit.trajectory.mappers.messages import (
 )
 from evalkit.trajectory.mappers.reader import SpanReader, as_int, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
-from evalkit.trajectory.operations import AgentRun, ErrorInfo, LlmCall, Message, Operation, ToolExecution
+from evalkit.trajectory.operations import AgentRun, ErrorInfo, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "logfire-openai-agents"
@@ -87,7 +90,7 @@ def _items(value: Any) -> list[Message]:
             continue
         kind = item.get("type")
         if kind in ("function_call", "function_call_output"):
-            part = parse_part(item)
+            part = _function_call_item(item)
             if part is not None:
                 messages.append(Message("assistant" if kind == "function_call" else "tool", [part]))
         elif "role" in item:
@@ -95,6 +98,16 @@ def _items(value: Any) -> list[Message]:
             if message is not None:
                 messages.append(message)
     return messages
+
+
+def _function_call_item(item: dict[str, Any]) -> Part | None:
+    """A `function_call` or `function_call_output` item as the call or result it is, under the call's `call_id`: a
+    call's `id` is its item's (`fc_…`), which no result names."""
+    part = parse_part(item)
+    call_id = item.get("call_id")
+    if part is None or not isinstance(call_id, str) or not call_id:
+        return part
+    return replace(part, call_id=call_id)
 
 
 def _llm_call(reader: SpanReader) -> LlmCall:

@@ -1,7 +1,7 @@
 """Re-record: openai-agents with its own tracing switched on, bridged to OTLP by logfire, no session id.
 
     python3 -m venv /tmp/cap-oa-lf && /tmp/cap-oa-lf/bin/pip install \
-        openai-agents==0.24.0 logfire==5.4.0 \
+        openai-agents==0.24.0 openai==3.57.0 logfire==5.4.0 \
         opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
     /tmp/cap-oa-lf/bin/python tests/captures/openai-agents_logfire_no-session/record.py
 
@@ -9,7 +9,10 @@ openai-agents' tracing has no OTLP exporter; `logfire.instrument_openai_agents()
 into OTel spans, exported to OTEL_EXPORTER_OTLP_ENDPOINT (`send_to_logfire=False`). The scenario of
 openai-agents_openinference (two turns, parallel tool calls, a third call of the same tool, a
 handoff, a failing tool and its retry), both turns in one `agents.trace`, with no session id (as
-openai-agents users usually run it): the trace is the session. (Versions in meta.json.)
+openai-agents users usually run it): the trace is the session. Every function call is scripted with
+the two ids the real Responses API gives it (`with_api_call_ids`): its `call_id` (`call_…`, which
+the `function_call_output` the SDK sends back names) and its item's own `id` (`fc_…`). (Versions in
+meta.json.)
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}},
                     {"name": "get_weather", "arguments": {"city": "Oslo"}}]},
     {"text": "Paris is sunny at 21°C; Oslo is rainy at 9°C."},
@@ -31,7 +35,7 @@ REPLIES = [
     {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 1}}]},
     {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}}]},
     {"text": "Booked Hotel Nord in Oslo for 2 nights (ref OSL-42)."},
-]
+], "oa-lf-travel")
 WEATHER = {"Paris": "sunny, 21°C", "Oslo": "rainy, 9°C", "Bergen": "windy, 7°C"}
 
 
@@ -40,7 +44,8 @@ def main() -> None:
                    packages=["openai-agents", "openai", "logfire", "opentelemetry-sdk"], session_id=None,
                    notes="openai-agents' own tracing through logfire.instrument_openai_agents(); two turns "
                          "(run, run_streamed) in one trace; parallel tool calls; handoff; a failing tool "
-                         "call; no session id") as rec:
+                         "call; no session id"
+                         "; function_call item ids (fc_) distinct from their call_ids (call_)") as rec:
         rec.env()
         import logfire
         from agents import Agent, Runner, function_tool, trace

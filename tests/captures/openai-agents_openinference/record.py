@@ -1,7 +1,7 @@
 """Re-record: openai-agents (Responses API) with a handoff, traced by OpenInference.
 
     python3 -m venv /tmp/cap-oa-oi && /tmp/cap-oa-oi/bin/pip install \
-        openai-agents==0.24.0 openinference-instrumentation-openai-agents==2.6.0 \
+        openai-agents==0.24.0 openai==3.57.0 openinference-instrumentation-openai-agents==2.6.0 \
         opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
     /tmp/cap-oa-oi/bin/python tests/captures/openai-agents_openinference/record.py
 
@@ -9,7 +9,10 @@ Two turns of one session (one trace each, under OpenInference's synthetic AGENT 
 the workflow): `Runner.run` with two parallel tool calls, then `Runner.run_streamed` re-sending
 turn one's items, a third call of the same tool with other arguments, a handoff
 (`transfer_to_booking_agent`) and, in the receiving agent, a failing tool call, a retry and the
-answer. (The versions the capture was recorded with are in meta.json.)
+answer. Every function call is scripted with the two ids the real Responses API gives it
+(`with_api_call_ids`): its `call_id` (`call_…`, which the `function_call_output` the SDK sends
+back names) and its item's own `id` (`fc_…`). (The versions the capture was recorded with are in
+meta.json.)
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-oi-travel-1"
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}},
                     {"name": "get_weather", "arguments": {"city": "Oslo"}}]},
     {"text": "Paris is sunny at 21°C; Oslo is rainy at 9°C."},
@@ -32,7 +36,7 @@ REPLIES = [
     {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 1}}]},
     {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}}]},
     {"text": "Booked Hotel Nord in Oslo for 2 nights (ref OSL-42)."},
-]
+], SESSION)
 WEATHER = {"Paris": "sunny, 21°C", "Oslo": "rainy, 9°C", "Bergen": "windy, 7°C"}
 
 
@@ -42,7 +46,8 @@ def main() -> None:
                              "opentelemetry-sdk"],
                    session_id=SESSION,
                    notes="two turns (run, run_streamed); parallel tool calls; same tool again with other "
-                         "arguments; handoff to a second agent; a failing tool call and its retry") as rec:
+                         "arguments; handoff to a second agent; a failing tool call and its retry"
+                         "; function_call item ids (fc_) distinct from their call_ids (call_)") as rec:
         rec.env()
         from agents import Agent, Runner, function_tool
         from openinference.instrumentation import using_session

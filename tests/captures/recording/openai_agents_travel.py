@@ -19,6 +19,13 @@ session id), turn 1 `Runner.run`, turn 2 `Runner.run_streamed` iterated to the e
 `otel_genai_tracing` is the setup of the two captures traced by OpenTelemetry's own GenAI instrumentation
 (`opentelemetry-instrumentation-openai-agents-v2`); their record scripts' docstrings say why it is so.
 
+`with_api_call_ids(replies, seed)`: the replies with each tool call given the two ids the Responses API gives a
+function call, its `call_id` (`call_…`, which the `function_call_output` sent back names) and the item's own `id`
+(`fc_…`), as the real API does. Without it the fake LLM gives both one value, which cannot show an
+instrumentation recording one where the other belongs. `openai-agents_otel-genai`, `openai-agents_openinference`,
+`openai-agents_openllmetry` and `openai-agents_logfire_no-session` are recorded with it; the captures that do not
+ask for it keep the replies they were recorded with.
+
 Standard library only, like the rest of `recording/` (openai-agents and the instrumentation are imported inside the
 functions: they are installed only in each capture's throwaway venv). Call the functions after the instrumentation
 is set up: OpenLIT's makes a span of every `Agent(...)`.
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 from collections.abc import Callable
 from typing import Any
@@ -52,6 +60,20 @@ OTEL_GENAI_PACKAGES = ["openai-agents", "openai", "opentelemetry-instrumentation
                        "opentelemetry-util-genai", "opentelemetry-sdk"]
 
 Turn = Callable[[], contextlib.AbstractContextManager[Any]]
+
+
+def with_api_call_ids(replies: list[dict[str, Any]], seed: str) -> list[dict[str, Any]]:
+    """`replies` (unchanged) copied with every tool call scripted with a `call_id` and an item id of its own, made
+    up the API's way (`call_` and 24 letters and digits, `fc_` and 48 hex digits) from `seed`, the reply's position
+    and the call's: distinct, and the same at every recording."""
+    scripted: list[dict[str, Any]] = []
+    for index, reply in enumerate(replies):
+        calls = []
+        for position, call in enumerate(reply.get("tool_calls", ())):
+            digest = hashlib.sha256(f"{seed}/{index}/{position}".encode()).hexdigest()
+            calls.append({**call, "id": f"call_{digest[:24]}", "item_id": f"fc_{digest[16:64]}"})
+        scripted.append({**reply, "tool_calls": calls} if calls else dict(reply))
+    return scripted
 
 
 def travel_tools() -> list[Any]:
