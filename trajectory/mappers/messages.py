@@ -139,7 +139,8 @@ def parse_part(raw: Any) -> Part | None:
         arguments = raw.get("arguments", raw.get("args", raw.get("input", function.get("arguments"))))
         return Part(
             "tool_call",
-            call_id=_str_or_none(raw.get("id", raw.get("toolCallId", raw.get("call_id")))),
+            # A Responses `function_call` item has an id of its own (`fc_…`) beside the `call_id` its output names.
+            call_id=_str_or_none(raw["call_id"] if "call_id" in raw else raw.get("id", raw.get("toolCallId"))),
             name=_str_or_none(raw.get("name", raw.get("toolName", function.get("name")))),
             arguments=parse_arguments(arguments),
         )
@@ -147,9 +148,8 @@ def parse_part(raw: Any) -> Part | None:
         result = raw.get("response", raw.get("result", raw.get("output", raw.get("content"))))
         return Part(
             "tool_result",
-            call_id=_str_or_none(
-                raw.get("id", raw.get("toolCallId", raw.get("tool_use_id", raw.get("call_id"))))
-            ),
+            call_id=_str_or_none(raw["call_id"] if "call_id" in raw
+                                 else raw.get("id", raw.get("toolCallId", raw.get("tool_use_id")))),
             name=_str_or_none(raw.get("name", raw.get("toolName"))),
             text=_tool_result_text(result),
         )
