@@ -9,6 +9,7 @@ later test slower.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import sys
 import tempfile
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from evalkit.settings import Settings
 from evalkit.store import Store
@@ -169,3 +171,34 @@ async def serve(tmp_path: Path, **overrides: Any) -> AsyncIterator[Running]:
 async def running(tmp_path: Path) -> AsyncIterator[Running]:
     async with serve(tmp_path) as started:
         yield started
+
+
+@dataclass
+class OwnWorkspaces(Running):
+    """A service a module's tests share, as one test sees it: every workspace it names is its own (the name and the
+    test's number), so an agent two tests name alike is two agents, and no test reads another's spans (an agent
+    reads only its own). For tests that start nothing but agents of their own: ~1 s of each service start is its
+    database's migrations, most of such a module's time when every test started one."""
+
+    suffix: str = ""
+
+    def new_agent(self, name: str = "bot", workspace: str = "acme") -> tuple[str, str]:
+        return super().new_agent(name, f"{workspace}-{self.suffix}")
+
+
+_test_numbers = itertools.count(1)
+
+
+def own_workspaces(shared: Running) -> OwnWorkspaces:
+    """The shared service as one more test sees it (`OwnWorkspaces`)."""
+    return OwnWorkspaces(shared.service, shared.store, shared.settings, suffix=f"t{next(_test_numbers)}")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_running(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Running]:
+    """One service (`serve`) for a module's tests, given to each through `own_workspaces`; its database dropped once
+    the module is done. The module's tests run in the module's event loop (`pytest.mark.asyncio(loop_scope=
+    "module")`), the service's."""
+    with databases_dropped_after():
+        async with serve(tmp_path_factory.mktemp("module")) as started:
+            yield started

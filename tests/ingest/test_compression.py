@@ -15,8 +15,17 @@ import lz4.frame
 import pytest
 from google.rpc import status_pb2
 
-from tests.conftest import Running, serve
+from tests.conftest import Running, own_workspaces, serve
 from tests.ingest.test_otlp import count_spans, make_request_bytes, make_spans, post
+
+# One service for the module's tests that make nothing but agents of their own (`own_workspaces`): a service per
+# test was ~1 s of each.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def running(module_running: Running) -> Running:
+    return own_workspaces(module_running)
 
 # Encoding, and how a sender compresses for it (the Collector's "snappy" is the block format; it reads a
 # framed body under that name too, telling the two apart by the framing format's stream identifier).

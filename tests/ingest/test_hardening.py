@@ -19,8 +19,17 @@ import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 from evalkit.trajectory.read import read_trace_spans
-from tests.conftest import Running, serve
+from tests.conftest import Running, own_workspaces, serve
 from tests.ingest.test_otlp import count_spans, make_request_bytes, make_spans, post, post_get
+
+# One service for the module's tests that make nothing but agents of their own (`own_workspaces`): a service per
+# test was ~1 s of each. A test that needs other settings, or the whole service's figures, starts its own.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def running(module_running: Running) -> Running:
+    return own_workspaces(module_running)
 
 TRACE = bytes.fromhex("4bf92f3577b34da6a3ce929d0e0e4736")
 

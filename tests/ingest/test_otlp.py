@@ -27,9 +27,19 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from evalkit.trajectory.read import read_session_spans, read_trace_logs, read_trace_spans
-from tests.conftest import Running, serve
+from tests.conftest import Running, own_workspaces, serve
 
 DATA = Path(__file__).parent / "data"
+
+# One service for the module's tests that make nothing but agents of their own (`own_workspaces`): a service per
+# test was ~1 s of each. A test that counts what the whole service did (its metrics, its table's merges) starts its
+# own.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def running(module_running: Running) -> Running:
+    return own_workspaces(module_running)
 
 
 def make_spans(count: int = 3, session_id: str | None = "sess-1", **extra: Any) -> list[ReadableSpan]:
@@ -211,20 +221,23 @@ async def test_missing_unknown_and_revoked_keys_store_nothing(running: Running) 
     assert count_spans(running, agent_id) == 0
 
 
-async def test_a_resent_export_is_stored_once(running: Running) -> None:
-    agent_id, key = await asyncio.to_thread(running.new_agent)
-    spans = make_spans(5, session_id="sess-twice")
-    assert await export_grpc(running, spans, key) == SpanExportResult.SUCCESS
-    assert await export_grpc(running, spans, key) == SpanExportResult.SUCCESS
-    # Split differently the third time: the table dedups whatever the batches were.
-    assert await export_grpc(running, spans[:2], key) == SpanExportResult.SUCCESS
-    assert count_spans(running, agent_id) == 5
-    assert len(await asyncio.to_thread(read_session_spans, running.store, agent_id, "sess-twice")) == 5
-    # Each acknowledged export is staged as its own row, so the copies reach spans; they are one
-    # span to every read (FINAL) and one row once merged.
-    assert count_spans(running, agent_id, final=False) > 5
-    await asyncio.to_thread(running.store.command, "OPTIMIZE TABLE spans FINAL")
-    assert count_spans(running, agent_id, final=False) == 5
+async def test_a_resent_export_is_stored_once(tmp_path: Path) -> None:
+    # A service of its own: the copies must still be apart when counted, and other tests' parts in the table
+    # would give its background merges more to do meanwhile.
+    async with serve(tmp_path) as running:
+        agent_id, key = await asyncio.to_thread(running.new_agent)
+        spans = make_spans(5, session_id="sess-twice")
+        assert await export_grpc(running, spans, key) == SpanExportResult.SUCCESS
+        assert await export_grpc(running, spans, key) == SpanExportResult.SUCCESS
+        # Split differently the third time: the table dedups whatever the batches were.
+        assert await export_grpc(running, spans[:2], key) == SpanExportResult.SUCCESS
+        assert count_spans(running, agent_id) == 5
+        assert len(await asyncio.to_thread(read_session_spans, running.store, agent_id, "sess-twice")) == 5
+        # Each acknowledged export is staged as its own row, so the copies reach spans; they are one
+        # span to every read (FINAL) and one row once merged.
+        assert count_spans(running, agent_id, final=False) > 5
+        await asyncio.to_thread(running.store.command, "OPTIMIZE TABLE spans FINAL")
+        assert count_spans(running, agent_id, final=False) == 5
 
 
 async def test_session_whose_root_arrives_last_gets_every_span(running: Running) -> None:
@@ -393,12 +406,13 @@ def post_get(url: str) -> tuple[int, Any, dict[str, str]]:
         return exc.code, json.loads(exc.read()), dict(exc.headers)
 
 
-async def test_metrics_count_what_happened(running: Running) -> None:
-    _, key = await asyncio.to_thread(running.new_agent)
-    assert await export_grpc(running, make_spans(3), key) == SpanExportResult.SUCCESS
-    await asyncio.to_thread(post, f"{running.otlp_http}/v1/traces", bad_and_good_request().SerializeToString(),
-                            "application/x-protobuf", key)
-    text = await asyncio.to_thread(lambda: urllib.request.urlopen(f"{running.api}/metrics").read().decode())
+async def test_metrics_count_what_happened(tmp_path: Path) -> None:
+    async with serve(tmp_path) as running:  # its own: the counts are the service's, every test's
+        _, key = await asyncio.to_thread(running.new_agent)
+        assert await export_grpc(running, make_spans(3), key) == SpanExportResult.SUCCESS
+        await asyncio.to_thread(post, f"{running.otlp_http}/v1/traces", bad_and_good_request().SerializeToString(),
+                                "application/x-protobuf", key)
+        text = await asyncio.to_thread(lambda: urllib.request.urlopen(f"{running.api}/metrics").read().decode())
     assert 'evalkit_ingest_accepted_total{signal="spans"} 5.0' in text  # three, the good one, the clock slip
     assert 'evalkit_ingest_rejected_total{signal="spans"} 3.0' in text
     assert "evalkit_ingest_insert_seconds_bucket" in text

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.resource.v1 import resource_pb2
@@ -23,7 +24,17 @@ from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
 from evalkit.trajectory.read import read_trace_spans
 from evalkit.trajectory.span import Span
-from tests.conftest import Running, serve
+from tests.conftest import Running, own_workspaces, serve
+
+# One service for the module's tests that make nothing but agents of their own (`own_workspaces`): a service per
+# test was ~1 s of each. A test that needs other settings starts its own.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def running(module_running: Running) -> Running:
+    return own_workspaces(module_running)
+
 
 EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 TYPED = ("session_id", "operation", "provider", "model", "is_llm_call", "input_tokens", "output_tokens",

@@ -180,10 +180,13 @@ async def test_shutdown_marks_runs_in_flight_failed_and_resume_finishes(tmp_path
         await asyncio.wait_for(harness.hanging.wait(), 10)
         await asyncio.sleep(0.5)
         await s.service.stop()
-        harness.hang.set()
 
         s = await start_service(tmp_path, clickhouse_url=s.settings.clickhouse_url)
+        # The hung run goes on only now, exporting its session to the server as it runs now: let go while no
+        # server listened, it exported to a closed port, its exporter retrying for 10 s (the harness's cleanup
+        # waiting on it), a third of this test's time and nothing it checks.
         harness.scoring = s
+        harness.hang.set()
         status, got = await call(s, "GET", f"/api/experiments/{eid}")
         assert got["status"] == "failed" and got["status_reason"] == "interrupted: evalkit server shut down"
         assert got["can_resume"]

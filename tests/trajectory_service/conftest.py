@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.resource.v1 import resource_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from evalkit.trajectory.validate import errors_only, validate_trajectory
-from tests.conftest import ADMIN_TOKEN, Running, make_settings
+from tests.conftest import ADMIN_TOKEN, Running, databases_dropped_after, make_settings, own_workspaces
 
 # A price file every test service loads from its data directory: exact, round numbers.
 PRICES_YAML = """
@@ -199,3 +200,26 @@ async def start_service(tmp_path: Path) -> AsyncIterator[ServiceFactory]:
 @pytest.fixture
 async def svc(start_service: ServiceFactory) -> Service:
     return await start_service()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_service(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Service]:
+    """One service (`running_service`, these tests' settings) for a module's tests, each seeing it through
+    `shared_svc`; its database dropped once the module is done. The module's tests run in the module's event loop
+    (`pytest.mark.asyncio(loop_scope="module")`), the service's."""
+    with databases_dropped_after():
+        async with running_service(tmp_path_factory.mktemp("module") / "service") as started:
+            yield started
+
+
+def shared_svc(shared: Service) -> Service:
+    """The module's service as one more test sees it: the workspaces it names are its own (`OwnWorkspaces`)."""
+    return Service(own_workspaces(shared.running))
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def own_service(tmp_path: Path) -> AsyncIterator[Service]:
+    """A service of the test's own (`running_service`), for a test in a module whose others share `module_service`
+    (started in the module's event loop, which that module's tests run in)."""
+    async with running_service(tmp_path / "own") as started:
+        yield started

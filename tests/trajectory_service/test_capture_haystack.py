@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.trajectory_service.conftest import Service
+import pytest
+
+from tests.trajectory_service.conftest import Service, shared_svc
 from tests.trajectory_service.test_capture_sdks_and_sessions import _replayed
+
+# One service for the module's tests (each sends to agents of its own): a service per test was ~1 s of each.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def svc(module_service: Service) -> Service:
+    return shared_svc(module_service)
 
 
 def _shape(document: dict[str, Any]) -> list[tuple[str, str, list[str]]]:

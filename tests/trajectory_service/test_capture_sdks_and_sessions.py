@@ -8,8 +8,18 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+import pytest
+
 from tests.captures import corpus
-from tests.trajectory_service.conftest import Service
+from tests.trajectory_service.conftest import Service, shared_svc
+
+# One service for the module (each test replays into agents of its own): a service per test was ~1 s of each.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def svc(module_service: Service) -> Service:
+    return shared_svc(module_service)
 
 
 async def _replayed(svc: Service, name: str, encoding: str = "protobuf") -> tuple[str, dict[str, Any]]:

@@ -11,13 +11,22 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from aiohttp import web
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid
+from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid, shared_svc
+
+# One service for the module's tests (each sends to agents of its own): a service per test was ~1 s of each.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def svc(module_service: Service) -> Service:
+    return shared_svc(module_service)
 
 
 def _provider(svc: Service, key: str) -> TracerProvider:
@@ -117,7 +126,7 @@ async def _openai_endpoint(chat: Callable[[web.Request], Awaitable[web.Response]
         await runner.cleanup()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")  # served in the loop the module's tests run in
 async def fake_openai() -> AsyncIterator[str]:
     async with _openai_endpoint(_chat) as url:
         yield url
@@ -186,7 +195,7 @@ async def _capitals(request: web.Request) -> web.Response:
     return web.json_response(_completion({"role": "assistant", "content": "Tokyo."}, 30, 3, "stop"))
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")  # served in the loop the module's tests run in
 async def capitals_openai() -> AsyncIterator[str]:
     async with _openai_endpoint(_capitals) as url:
         yield url

@@ -6,6 +6,8 @@ import asyncio
 import json
 import time
 
+import pytest
+
 from evalkit.scoring.trajectories import from_session
 from tests.trajectory_service.conftest import (
     BASE_NS,
@@ -13,8 +15,17 @@ from tests.trajectory_service.conftest import (
     assert_schema_and_atif_valid,
     chat,
     root,
+    shared_svc,
     span,
 )
+
+# One service for the module's tests (each sends to agents of its own): a service per test was ~1 s of each.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def svc(module_service: Service) -> Service:
+    return shared_svc(module_service)
 
 
 async def _three_sessions(svc: Service, key: str) -> None:

@@ -5,13 +5,22 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.resource.v1 import resource_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from evalkit.trajectory.read import read_spans_to_map, read_spans_to_map_settling, read_trace_spans, session_window
-from tests.trajectory_service.conftest import BASE_NS, Service, chat, http, kv, root, span
+from tests.trajectory_service.conftest import BASE_NS, Service, chat, http, kv, root, shared_svc, span
+
+# One service for the module's tests (each sends to agents of its own): a service per test was ~1 s of each.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def svc(module_service: Service) -> Service:
+    return shared_svc(module_service)
 
 
 def _event(name: str, at_s: float, **attributes: object) -> trace_pb2.Span.Event:

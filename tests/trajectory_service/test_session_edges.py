@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+
+import pytest
 
 from tests.trajectory_service.conftest import (
     Service,
-    ServiceFactory,
     assert_schema_and_atif_valid,
     chat,
     root,
+    running_service,
+    shared_svc,
     span,
 )
+
+# One service for the module's tests (each sends to agents of its own; one that needs other settings starts its
+# own): a service per test was ~1 s of each.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def svc(module_service: Service) -> Service:
+    return shared_svc(module_service)
 
 
 async def test_session_split_across_traces_arriving_out_of_order(svc: Service) -> None:
@@ -108,24 +121,25 @@ async def test_unknown_session_is_a_helpful_404(svc: Service) -> None:
     assert (await svc.get(f"/api/agents/{agent}/sessions/nope")).status == 404
 
 
-async def test_past_the_span_limit_413_says_how_to_page(start_service: ServiceFactory) -> None:
-    svc = await start_service(session_span_limit=5)
-    agent, key = await svc.new_agent()
-    await svc.send(key, [root(1, 10, "s-long", 0.0, 20.0)] + [chat(1, 11 + i, 10, 1.0 + i) for i in range(6)])
-    reply = await svc.get(f"/api/agents/{agent}/sessions/s-long")
-    assert reply.status == 413
-    assert reply.body["error"]["span_count"] == 7 and reply.body["error"]["limit"] == 5
-    assert "?limit=" in reply.body["error"]["message"] and "offset=" in reply.body["error"]["message"]
-    first = await svc.get(f"/api/agents/{agent}/sessions/s-long?limit=4&offset=0")
-    assert first.status == 200 and len(first.body["spans"]) == 4
-    assert first.body["summary"]["span_count"] == 7 and first.body["summary"]["mapped_over"] == "page"
-    assert first.body["next"] == "?limit=4&offset=4"
-    second = await svc.get(f"/api/agents/{agent}/sessions/s-long?limit=4&offset=4")
-    assert len(second.body["spans"]) == 3 and "next" not in second.body
-    ids = {s["span_id"] for s in first.body["spans"]} | {s["span_id"] for s in second.body["spans"]}
-    assert len(ids) == 7
-    assert (await svc.get(f"/api/agents/{agent}/sessions/s-long?limit=6")).status == 400
-    assert (await svc.trajectory(agent, "s-long")).status == 413
+async def test_past_the_span_limit_413_says_how_to_page(tmp_path: Path) -> None:
+    # A service of its own, with that limit (started in this module's event loop, as the shared one is).
+    async with running_service(tmp_path / "svc", session_span_limit=5) as svc:
+        agent, key = await svc.new_agent()
+        await svc.send(key, [root(1, 10, "s-long", 0.0, 20.0)] + [chat(1, 11 + i, 10, 1.0 + i) for i in range(6)])
+        reply = await svc.get(f"/api/agents/{agent}/sessions/s-long")
+        assert reply.status == 413
+        assert reply.body["error"]["span_count"] == 7 and reply.body["error"]["limit"] == 5
+        assert "?limit=" in reply.body["error"]["message"] and "offset=" in reply.body["error"]["message"]
+        first = await svc.get(f"/api/agents/{agent}/sessions/s-long?limit=4&offset=0")
+        assert first.status == 200 and len(first.body["spans"]) == 4
+        assert first.body["summary"]["span_count"] == 7 and first.body["summary"]["mapped_over"] == "page"
+        assert first.body["next"] == "?limit=4&offset=4"
+        second = await svc.get(f"/api/agents/{agent}/sessions/s-long?limit=4&offset=4")
+        assert len(second.body["spans"]) == 3 and "next" not in second.body
+        ids = {s["span_id"] for s in first.body["spans"]} | {s["span_id"] for s in second.body["spans"]}
+        assert len(ids) == 7
+        assert (await svc.get(f"/api/agents/{agent}/sessions/s-long?limit=6")).status == 400
+        assert (await svc.trajectory(agent, "s-long")).status == 413
 
 
 async def test_session_detail_has_typed_attributes_and_a_summary(svc: Service) -> None:

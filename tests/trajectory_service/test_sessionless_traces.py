@@ -16,8 +16,17 @@ from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.session_list import SessionQuery, list_sessions
 from evalkit.trajectory.session_rows import page_of_kept_rows
 from tests.captures import corpus
-from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid, chat, root, span
+from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid, chat, root, shared_svc, span
 from tests.trajectory_service.test_session_rows import _keep_all
+
+# One service for the module's tests that send to agents of their own (a service per test was ~1 s of each); the
+# migration's test, which rewinds the database and keeps every agent's rows, has its own.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def svc(module_service: Service) -> Service:
+    return shared_svc(module_service)
 
 TRACE_7 = f"{7:032x}"
 TRACE_8 = f"{8:032x}"
@@ -154,9 +163,10 @@ async def test_openlit_pydantic_ai_graph_node_traces_are_no_sessions(svc: Servic
 
 
 async def test_migration_218_drops_the_graph_node_traces_stored_before_it_from_the_list(
-        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+        own_service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
     """Indexed by the view before migration 218, the node traces were listed as sessions; once it has run they are
     not, whether the page is read from the index or from rows kept before it (kept again first)."""
+    svc = own_service
     store = svc.running.store
     # The data directory as a service before migration 218 left it: 203's view.
     store.command(f"DROP VIEW {store.database}.{tables.SESSIONLESS_TRACES_FEED.name}")
