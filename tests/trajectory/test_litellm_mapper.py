@@ -52,12 +52,13 @@ def test_the_call_span_is_litellm_s_and_read_whole() -> None:
     assert reader.unused() == set()
 
 
-def test_a_resent_answer_loses_the_ids_its_answer_was_recorded_without_and_its_result_names_its_call() -> None:
+def test_a_resent_answer_keeps_the_ids_the_provider_gave_its_calls() -> None:
+    # The answer they re-send is given them where it was produced (`litellm_call_ids`, over the session's spans).
     call = litellm.map_span(SpanReader(_call()), [])
     assert isinstance(call, LlmCall)
     resent, result = call.input_messages[1], call.input_messages[2]
-    assert [(p.name, p.call_id) for p in resent.tool_calls] == [("get_weather", None)]
-    assert [(p.name, p.call_id, p.text) for p in result.tool_results] == [("get_weather", "call_1", "sunny")]
+    assert [(p.name, p.call_id) for p in resent.tool_calls] == [("get_weather", "call_1")]
+    assert [(p.call_id, p.text) for p in result.tool_results] == [("call_1", "sunny")]
 
 
 def test_the_raw_request_span_and_other_call_types_are_no_steps() -> None:

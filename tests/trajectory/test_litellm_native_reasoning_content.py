@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from span_fixtures import capture_document, capture_spans, capture_truth
+from span_fixtures import capture_document, capture_spans, capture_truth, results_by_call
 
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.span import Span
@@ -75,6 +75,24 @@ def test_a_resent_message_that_is_not_the_calls_answer_lends_it_no_reasoning() -
     shown = [s.get("reasoning_content") for s in _llm_steps(document)]
     assert shown[2] is None
     assert shown[3] == log[3]["response"]["reasoning"]
+
+
+def test_a_streamed_calls_tool_calls_are_named_by_the_ids_the_next_call_re_sends() -> None:
+    """Turn 2's streamed answers: their raw child holds no response, the next call's history re-sends each answer with
+    the ids the model gave (`trajectory/mappers/litellm_call_ids.py`); each result answers its call by that id."""
+    document = capture_document(CAPTURE, SESSION)
+    log = _log()
+    ids = [[c["id"] for c in entry["response"].get("tool_calls") or ()] for entry in log]
+    assert ids[2:4] == [["call_2_0"], ["call_3_0"]] and log[2]["stream"] and log[3]["stream"]
+    steps = _llm_steps(document)
+    assert [[c["tool_call_id"] for c in s.get("tool_calls") or ()] for s in steps] == ids
+    assert [sorted(results_by_call(s)) for s in steps] == [sorted(i) for i in ids]
+    assert corpus.compare(document, capture_truth(CAPTURE).without_reasoning_recorded([4]), call_ids=True) == []
+    # The premise: no raw child of a streamed call holds a response.
+    streamed = {s.span_id for s in capture_spans(CAPTURE) if s.attributes.get("llm.is_streaming") == "True"}
+    assert len(streamed) == 3
+    assert not any(key.endswith((".choices", ".content")) for span in capture_spans(CAPTURE)
+                   if span.parent_span_id in streamed for key in span.attributes)
 
 
 def test_the_reasoning_tokens_within_the_output_tokens() -> None:

@@ -168,9 +168,6 @@ _GEMINI_IDS = ("the Gemini API gives a function call no id (the fake LLM's are i
                "named one): evalkit names it by the span and position")
 _TEXT_FORMAT_IDS = ("a text-format agent: the model writes its actions in its text, with no id (the corpus makes them "
                     "up)")
-_LITELLM_IDS = ("not yet: LiteLLM's callback writes an answer's tool calls with no id; the provider's ids are only on "
-                "the raw_gen_ai_request child and in later calls' re-sent history, which the mapper does not read for "
-                "them (trajectory/mappers/litellm.py names calls by span and position)")
 CALL_IDS_NOT_RECORDED: dict[str, str] = {
     "dspy_openinference": _TEXT_FORMAT_IDS,
     "google-adk_openinference": _GEMINI_IDS,
@@ -179,9 +176,6 @@ CALL_IDS_NOT_RECORDED: dict[str, str] = {
     "google-genai_otel-genai": _GEMINI_IDS,
     "google-genai_otel-genai_chat-afc": _GEMINI_IDS,
     "google-genai_otel-genai_prompt-cache": _GEMINI_IDS,
-    "litellm_native": _LITELLM_IDS,
-    "litellm_native_anthropic-prompt-cache": _LITELLM_IDS,
-    "litellm_native_reasoning-content": _LITELLM_IDS,
     "llamaindex_openinference_react": _TEXT_FORMAT_IDS,
     "llamaindex_openllmetry_react": _TEXT_FORMAT_IDS,
     "openai-agents_openlit": ("OpenLIT records one of an answer's parallel function calls only on its tool span, with "

@@ -9,10 +9,10 @@ LiteLLM's own (1.110):
 - `gen_ai.operation.name` is LiteLLM's call type when it is not "completion": `acompletion`,
   `aresponses`, `anthropic_messages`, …;
 - the answer's tool calls are not in `gen_ai.output.messages` (its parts are empty for them) but
-  flat, `gen_ai.completion.<i>.function_call.{name,arguments}`, without their ids. The next call
-  re-sends that answer with the ids (an OpenAI `tool_calls` list beside the parts): there they are
-  dropped too, so that the re-sent answer is recognised as the one produced; each result keeps its
-  id and gets its call's name, which pairs it with the call (by name, in order);
+  flat, `gen_ai.completion.<i>.function_call.{name,arguments}`, without their ids. The provider's
+  response on the `raw_gen_ai_request` child has them, and the next call re-sends that answer with
+  them (an OpenAI `tool_calls` list beside the parts): `litellm_call_ids.py` gives them to the
+  answer, so that the re-sent answer is recognised as the one produced;
 - the tools offered are `llm.request.functions.<i>.{name,description,parameters}`;
 - the cost LiteLLM computed is `gen_ai.cost.total_cost` (with its breakdown beside it);
 - prompt-cache reads and writes are on no `gen_ai.usage.*` key under the default conventions (only
@@ -82,8 +82,6 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     call = otel_genai.llm_call(reader, logs, emitter=NAME)
     _add_usage_details(reader, call)
     _add_flat_tool_calls(reader, call)
-    if not any(part.call_id for message in call.output_messages for part in message.tool_calls):
-        call.input_messages = _without_resent_call_ids(call.input_messages)
     if not call.tool_definitions:
         call.tool_definitions = _tool_definitions(reader)
     cost = reader.prefixed("gen_ai.cost.")
@@ -150,31 +148,6 @@ def _add_flat_tool_calls(reader: SpanReader, call: LlmCall) -> None:
         call.output_messages.append(answers[0])
     if not answers[0].tool_calls:
         answers[0].parts.extend(parts)
-
-
-def _without_resent_call_ids(messages: list[Message]) -> list[Message]:
-    """Re-sent answers' tool calls without their ids, as LiteLLM recorded them when they were the answer;
-    each result named after its call, so that it still finds it. New messages, not changed ones: a
-    re-sent message may be the very object an earlier call's input holds (the message memo)."""
-    names: dict[str, str] = {}
-    changed: list[Message] = []
-    for message in messages:
-        parts = message.parts
-        if any(part.call_id and part.kind in ("tool_call", "tool_result") for part in parts):
-            parts = [_without_id(part, names) for part in parts]
-            message = replace(message, parts=parts)
-        changed.append(message)
-    return changed
-
-
-def _without_id(part: Part, names: dict[str, str]) -> Part:
-    if part.kind == "tool_call" and part.call_id:
-        if part.name:
-            names[part.call_id] = part.name
-        return replace(part, call_id=None)
-    if part.kind == "tool_result" and part.call_id and not part.name:
-        return replace(part, name=names.get(part.call_id))
-    return part
 
 
 def _tool_definitions(reader: SpanReader) -> list[dict[str, Any]]:

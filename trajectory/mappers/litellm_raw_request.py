@@ -36,7 +36,7 @@ from evalkit.trajectory.span import Span
 _REASONING_KEY = "reasoning"
 
 
-class _RawRequest:
+class RawRequest:
     """One `raw_gen_ai_request` span and the call it details."""
 
     def __init__(self, span: Span, call: LlmCall) -> None:
@@ -60,6 +60,19 @@ class _RawRequest:
         sent = python_repr.literal(self.text("messages"))
         return sent if isinstance(sent, list) else None
 
+    def answer(self) -> Message | None:
+        """The provider's response, where the span recorded it (a call not streamed): an OpenAI-compatible response's
+        first choice (`choices`), an Anthropic message's content blocks (`content`)."""
+        raw: Any = None
+        if "choices" in self.fields:
+            choices = python_repr.literal(self.text("choices"))
+            first = choices[0] if isinstance(choices, list) and choices else None
+            raw = first.get("message") if isinstance(first, Mapping) else None
+        elif "content" in self.fields:
+            content = python_repr.literal(self.text("content"))
+            raw = {"role": "assistant", "content": content} if isinstance(content, list) else None
+        return parse_message(raw, "assistant") if isinstance(raw, Mapping) else None
+
     def answer_reasoning(self) -> str:
         """The reasoning of the provider's response, where the span recorded the response (a call not streamed)."""
         choices = python_repr.literal(self.text("choices")) if _REASONING_KEY in self.text("choices") else None
@@ -68,13 +81,18 @@ class _RawRequest:
         return message.reasoning.strip() if message is not None else ""
 
 
-def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
-    """Each LiteLLM call whose span recorded no reasoning effort or no reasoning, given them from its raw request."""
+def raw_requests(spans: Sequence[Span], calls: Iterable[LlmCall]) -> list[RawRequest]:
+    """The raw requests of `calls` among `spans`, in the order they were sent."""
     by_span = {(call.span.trace_id, call.span.span_id): call for call in calls}
-    requests = sorted(
-        (_RawRequest(span, call) for span in spans
+    return sorted(
+        (RawRequest(span, call) for span in spans
          if (call := by_span.get((span.trace_id, span.parent_span_id))) is not None and is_raw_request(span)),
         key=lambda request: (request.span.start_time_unix_nano, request.span.span_id))
+
+
+def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
+    """Each LiteLLM call whose span recorded no reasoning effort or no reasoning, given them from its raw request."""
+    requests = raw_requests(spans, calls)
     resending = [index for index, request in enumerate(requests) if _REASONING_KEY in request.text("messages")]
     for index, request in enumerate(requests):
         call = request.call
@@ -92,7 +110,7 @@ def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
             _add_reasoning(call, reasoning)
 
 
-def _resent_reasoning(request: _RawRequest, later: Iterable[_RawRequest]) -> str:
+def _resent_reasoning(request: RawRequest, later: Iterable[RawRequest]) -> str:
     """The reasoning of `request`'s answer as the first later request re-sending its messages re-sends the answer
     after them ("": none does, or the message there is not the answer the call recorded)."""
     sent = request.messages

@@ -15,6 +15,7 @@ from evalkit.trajectory.mappers import (
     langfuse,
     langsmith,
     litellm,
+    litellm_call_ids,
     litellm_raw_request,
     llamaindex,
     logfire_openai_agents,
@@ -71,6 +72,14 @@ class Emitter:
     complete_calls: Callable[[Sequence[Span], Iterable[LlmCall]], None] | None = None
 
 
+def _complete_litellm_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
+    """LiteLLM's calls given what their raw provider requests record (reasoning, effort), then the provider's tool
+    call ids (from those requests' responses and later calls' histories)."""
+    calls = list(calls)
+    litellm_raw_request.complete_calls(spans, calls)
+    litellm_call_ids.complete_calls(spans, calls)
+
+
 EMITTERS: tuple[Emitter, ...] = (
     # Before pydantic-ai, which claims every logfire scope: this one is logfire's openai-agents bridge.
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
@@ -85,7 +94,7 @@ EMITTERS: tuple[Emitter, ...] = (
             frozenset({otel_genai.NAME})),
     # Before OpenLLMetry, which claims its call spans (`llm.request.type`, `gen_ai.completion.0.*`).
     Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME}),
-            complete_calls=litellm_raw_request.complete_calls),
+            complete_calls=_complete_litellm_calls),
     # OpenTelemetry's openai-agents instrumentation, under the scope OpenLLMetry's has too (which leaves it alone).
     Emitter(otel_openai_agents.NAME, otel_openai_agents.detect, otel_openai_agents.map_span,
             frozenset({otel_genai.NAME})),
