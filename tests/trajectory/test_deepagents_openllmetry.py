@@ -6,7 +6,9 @@ opentelemetry-instrumentation-langchain 0.62.4. What its spans record their own 
 (`trajectory/mappers/openllmetry_langchain.py`): each Responses function call block of a message also as a text part
 holding the block's JSON, a system prompt of content blocks as several system instruction parts, a span per agent
 middleware hook. `write_todos` and `task` return a LangGraph `Command(update=…)`, recorded as the tool's output
-(`langgraph_handoffs.tool`, shared with OpenInference's reading).
+(`langgraph_handoffs.tool`, shared with OpenInference's reading). Recorded with the two ids the Responses API gives a
+function call (the item's `fc_…`, the `call_id` `call_…`): the instrumentation names calls and results by the
+`call_id`, the item id only in the restated block's JSON.
 """
 
 from __future__ import annotations
@@ -42,6 +44,12 @@ def _chat_spans() -> list[Span]:
                   key=lambda span: span.start_time_unix_nano)
 
 
+def _call_ids(seq: int) -> list[str]:
+    """The call_ids (`call_…`) of the function calls the model answered call `seq` with; each call's item has an id of
+    its own too (`fc_…`), as the Responses API gives them."""
+    return [call["id"] for call in corpus.load(CAPTURE).llm_log[seq]["response"]["tool_calls"]]
+
+
 def _llm_call(span: Span) -> LlmCall:
     call = openllmetry.map_span(SpanReader(span), ())
     assert isinstance(call, LlmCall)
@@ -55,11 +63,16 @@ def test_the_session_is_the_conversation_that_happened() -> None:
 def test_a_function_call_block_restated_as_text_is_no_text_of_the_message() -> None:
     """The instrumentation writes each Responses `function_call` block of a message's content as a text part holding
     its JSON, beside the message's tool call: the answer is its tool calls alone, in the answer and in the history
-    re-sent after it."""
+    re-sent after it. The block holds the call's two ids, its item's `id` (`fc_…`) and its `call_id`: the call's."""
     truth = capture_truth(CAPTURE)
     spans = _chat_spans()
     assert [json.loads(span.attributes["gen_ai.output.messages"])[0]["parts"][0]["type"] for span in spans][:2] == [
         "text", "text"]  # as recorded: the block's JSON first
+    first = json.loads(spans[0].attributes["gen_ai.output.messages"])[0]["parts"]
+    block = json.loads(first[0]["content"])
+    (model_call,) = corpus.load(CAPTURE).llm_log[0]["response"]["tool_calls"]
+    assert (block["id"], block["call_id"]) == (model_call["item_id"], model_call["id"])
+    assert first[1]["id"] == model_call["id"] != model_call["item_id"]  # the tool_call part: the call_id
     for span, expected in zip(spans, truth.calls, strict=True):
         (answer,) = _llm_call(span).output_messages
         assert answer.text == expected.text
@@ -69,7 +82,7 @@ def test_a_function_call_block_restated_as_text_is_no_text_of_the_message() -> N
     assert [message.text for message in last_input if message.role == "assistant" and message.tool_calls] == [
         "", "", "", ""]  # write_todos, task, write_file, convert_currency: calls only
     assert [part.call_id for message in last_input for part in message.tool_calls] == [
-        "fc_0_0", "fc_1_0", "fc_5_0", "fc_7_0"]
+        *_call_ids(0), *_call_ids(1), *_call_ids(5), *_call_ids(7)]
 
 
 def test_the_system_prompt_of_content_blocks_is_one_system_step() -> None:
@@ -91,7 +104,7 @@ def test_a_tool_returning_a_command_is_its_tool_message() -> None:
     ToolMessage the update ends with, for the call it names, and no handoff."""
     spans = {span.attributes.get("gen_ai.tool.name"): span for span in capture_spans(CAPTURE)
              if span.attributes.get("gen_ai.tool.name") in ("write_todos", "task")}
-    for name, call_id in (("write_todos", "fc_0_0"), ("task", "fc_1_0")):
+    for name, (call_id,) in (("write_todos", _call_ids(0)), ("task", _call_ids(1))):
         reader = SpanReader(spans[name])
         assert '"goto"' in str(reader.span.attributes["traceloop.entity.output"])
         execution = openllmetry.map_span(reader, ())

@@ -11,7 +11,11 @@ mapper. What is OpenLIT's own, read here:
   price, as if no cost were reported.
 - a call span restates the model's tool calls as comma-joined `gen_ai.tool.name` / `gen_ai.tool.call.id` /
   `gen_ai.tool.args` (instrumentation/openai/utils.py, `common_chat_logic`): they are the output message's
-  tool calls, not a tool execution;
+  tool calls, not a tool execution. For a Responses call (`openai.api.type` `responses`) they are the one place
+  its calls' `call_id`s are: the output message names each `function_call` by its item's own id (`fc_…`,
+  `build_output_messages` reads `id`), which no result names, while the restated ids are the `call_id`s
+  (`common_response_logic`: "Use call_id for responses API"); the answer's calls are named by them
+  (`_name_calls_by_call_id`);
 - the tools a call was given are not on its span but only in its inference event, the
   `gen_ai.client.inference.operation.details` log record every client instrumentation emits (openai/utils.py and
   anthropic/utils.py `emit_inference_event(…, tool_definitions=…)`, in the GenAI shape); read for every call here
@@ -205,6 +209,23 @@ def _drop_not_given(call: LlmCall) -> None:
         del call.extra["request"]
 
 
+def _name_calls_by_call_id(reader: SpanReader, call: LlmCall) -> None:
+    """A Responses call's answer with each function call under the `call_id` the span restates for it (see above),
+    when the restated calls are the answer's, name for name in order; as recorded otherwise."""
+    if reader.attributes.get("openai.api.type") != "responses":
+        return  # a Chat Completions call's restated ids are its output message's
+    names, ids = (reader.attributes.get(key) for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"))
+    if not isinstance(names, str) or not isinstance(ids, str):
+        return
+    calls = [part for message in call.output_messages for part in message.tool_calls]
+    restated_names, call_ids = names.split(", "), ids.split(", ")
+    # Empty ids are left out of the joined list: then the two lists cannot be paired by position.
+    if len(call_ids) != len(restated_names) or [part.name for part in calls] != restated_names:
+        return
+    for part, call_id in zip(calls, call_ids, strict=True):
+        part.call_id = call_id
+
+
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if reader.span.scope_name == MANUAL_SCOPE:
         return traced_function(reader)
@@ -237,6 +258,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return None
     operation.emitter = NAME
     if isinstance(operation, LlmCall):
+        _name_calls_by_call_id(reader, operation)
         reader.consume(*_RESTATED_TOOL_CALLS)
         _drop_not_given(operation)
         if not operation.tool_definitions:  # on the span only for a few (OpenAI's Responses calls, LangChain's)

@@ -32,7 +32,9 @@ with `task`; the subagent calls search_hotels and get_weather in parallel, searc
 (the middleware's error text is its result), calls search_hotels again, answers; the main agent writes the notes
 to `/trip/oslo.md` with `write_file`, answers. Turn 2, same thread, streamed (`stream(…, stream_mode="messages")`):
 the main agent calls its own convert_currency tool, answers. Nine LLM calls (two over the usual handful, to keep
-the other capture's scenario call for call). (The versions the capture was recorded with are in meta.json.)
+the other capture's scenario call for call). The function calls are scripted with the ids the real API gives, an
+item id (`fc_…`) beside the `call_id` (`call_…`) the output names, the same as `deepagents_openinference`'s
+(re-recorded with the same pins for the ids). (The versions the capture was recorded with are in meta.json.)
 """
 
 from __future__ import annotations
@@ -49,24 +51,33 @@ SESSION = "deepagents-ll-1"
 NOTES_PATH = "/trip/oslo.md"
 RESEARCH = "Find a hotel in Oslo for 2 nights and check the weather there. Give the hotel's name and nightly price."
 FINDINGS = "Hotel Nord has a room for 2 nights at 1500 NOK a night. Oslo is rainy, 9°C."
+# Each function call with the two ids the real Responses API gives it: its item's own id (`fc_…`) and the
+# `call_id` (`call_…`) that the `function_call_output` answering it names.
 REPLIES = [
     # turn 1: the main agent plans, then delegates the research
     {"tool_calls": [{"name": "write_todos", "arguments": {"todos": [
         {"content": "Research a hotel and the weather in Oslo", "status": "in_progress"},
-        {"content": f"Save the trip notes to {NOTES_PATH}", "status": "pending"}]}}]},
-    {"tool_calls": [{"name": "task", "arguments": {"description": RESEARCH, "subagent_type": "travel-researcher"}}]},
+        {"content": f"Save the trip notes to {NOTES_PATH}", "status": "pending"}]},
+        "id": "call_Dp4todos0001", "item_id": "fc_6801todos0001"}]},
+    {"tool_calls": [{"name": "task", "arguments": {"description": RESEARCH, "subagent_type": "travel-researcher"},
+                     "id": "call_Dp4task00001", "item_id": "fc_6801task00001"}]},
     # the subagent: two tools in parallel, search_hotels raising once, then again, then its answer
-    {"tool_calls": [{"name": "search_hotels", "arguments": {"city": "Oslo", "nights": 2}},
-                    {"name": "get_weather", "arguments": {"city": "Oslo"}}]},
-    {"tool_calls": [{"name": "search_hotels", "arguments": {"city": "Oslo", "nights": 2}}]},
+    {"tool_calls": [{"name": "search_hotels", "arguments": {"city": "Oslo", "nights": 2},
+                     "id": "call_Dp4hotels001", "item_id": "fc_6801hotels001"},
+                    {"name": "get_weather", "arguments": {"city": "Oslo"},
+                     "id": "call_Dp4weather01", "item_id": "fc_6801weather01"}]},
+    {"tool_calls": [{"name": "search_hotels", "arguments": {"city": "Oslo", "nights": 2},
+                     "id": "call_Dp4hotels002", "item_id": "fc_6801hotels002"}]},
     {"text": FINDINGS},
     # back with the main agent: it saves the notes, then answers
     {"tool_calls": [{"name": "write_file", "arguments": {
-        "file_path": NOTES_PATH, "content": f"# Oslo, 2 nights\n\n{FINDINGS}\n"}}]},
+        "file_path": NOTES_PATH, "content": f"# Oslo, 2 nights\n\n{FINDINGS}\n"},
+        "id": "call_Dp4write0001", "item_id": "fc_6801write0001"}]},
     {"text": f"Hotel Nord has a room for your 2 nights at 1500 NOK a night; expect rain at 9°C. I saved the notes "
              f"to {NOTES_PATH}."},
     # turn 2 (streamed): the main agent converts with its own tool, then answers
-    {"tool_calls": [{"name": "convert_currency", "arguments": {"amount": 3000, "source": "NOK", "target": "EUR"}}]},
+    {"tool_calls": [{"name": "convert_currency", "arguments": {"amount": 3000, "source": "NOK", "target": "EUR"},
+                     "id": "call_Dp4convert01", "item_id": "fc_6801convert01"}]},
     {"text": "The 2 nights come to 3000 NOK, about 256 EUR."},
 ]
 QUESTIONS = ["Plan my weekend in Oslo: find a hotel for 2 nights, check the weather, and save the notes.",
@@ -82,7 +93,8 @@ NOTES = ("Deep Agents' create_deep_agent (model 'openai:gpt-4o': the Responses A
          "InMemorySaver, thread_id. Turn 1 invoke: write_todos, task (the subagent calls search_hotels and "
          "get_weather in parallel, search_hotels raising once, retried, answers), write_file, answer; turn 2 "
          "stream_mode='messages': convert_currency, answer. OpenLLMetry's LangchainInstrumentor; the run's metadata "
-         "session_id (traceloop.association.properties.session_id), the thread id")
+         "session_id (traceloop.association.properties.session_id), the thread id. function_call item ids (fc_) "
+         "distinct from their call_ids (call_)")
 
 
 def run() -> None:

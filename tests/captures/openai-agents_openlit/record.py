@@ -30,8 +30,10 @@ Turn 1 (`Runner.run`): the travel desk hands off to the booking agent (`transfer
 calls `book_hotel` and `get_weather` in parallel; `book_hotel` raises once (the SDK sends the model its default
 failure_error_function's text), is called again and the agent answers. Turn 2 (`Runner.run_streamed`, the same
 session, from the travel desk again): another handoff, one weather call and the answer. Seven LLM calls; as
-recorded, no span of OpenLIT's holds turn 2's three streamed calls (the corpus test's KNOWN_GAPS says why).
-(The versions the capture was recorded with are in meta.json.)
+recorded, no span of OpenLIT's holds turn 2's three streamed calls (the corpus test's KNOWN_GAPS says why). The
+function calls are scripted with the two ids the real API gives (`with_api_call_ids`): the item's own id (`fc_…`)
+beside the `call_id` (`call_…`) the output names (re-recorded with the same pins for the ids). (The versions the
+capture was recorded with are in meta.json.)
 The tools, agents, turns and replies are `recording/openai_agents_travel.py`'s, shared with the
 `openai-agents_otel-genai*` captures.
 """
@@ -43,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.captures.recording.openai_agents_travel import HANDOFF_REPLIES, run_turns, travel_desk
+from tests.captures.recording.openai_agents_travel import HANDOFF_REPLIES, run_turns, travel_desk, with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-openlit-travel-1"
@@ -56,9 +58,10 @@ def main() -> None:
              "span per responses.create, + an inference event log record, + httpx POST spans, + metrics); two turns "
              "(run, run_streamed) of one SQLiteSession with the RunConfig's group_id; a handoff to a booking agent "
              "each turn; two parallel tool calls, one raising once (the failure_error_function's text sent to the "
-             "model) and called again. Recorded offline: gen_ai.usage.cost is 0 on every call")
-    with Recording(Path(__file__).parent, HANDOFF_REPLIES, framework="openai-agents", instrumentation="openlit",
-                   packages=PACKAGES, session_id=SESSION, notes=notes) as rec:
+             "model) and called again. Recorded offline: gen_ai.usage.cost is 0 on every call; function_call item ids "
+             "(fc_) distinct from their call_ids (call_)")
+    with Recording(Path(__file__).parent, with_api_call_ids(HANDOFF_REPLIES, SESSION), framework="openai-agents",
+                   instrumentation="openlit", packages=PACKAGES, session_id=SESSION, notes=notes) as rec:
         rec.env()
         import openlit
         from opentelemetry import metrics, trace

@@ -23,8 +23,12 @@ session id), turn 1 `Runner.run`, turn 2 `Runner.run_streamed` iterated to the e
 function call, its `call_id` (`call_…`, which the `function_call_output` sent back names) and the item's own `id`
 (`fc_…`), as the real API does. Without it the fake LLM gives both one value, which cannot show an
 instrumentation recording one where the other belongs. `openai-agents_otel-genai`, `openai-agents_openinference`,
-`openai-agents_openllmetry` and `openai-agents_logfire_no-session` are recorded with it; the captures that do not
-ask for it keep the replies they were recorded with.
+`openai-agents_openllmetry`, `openai-agents_logfire_no-session` and `openai-agents_openlit` are recorded with it; the
+captures that do not ask for it keep the replies they were recorded with. Four Node captures' record scripts take it
+too (no framework of this module's): `openai-agents-js_openinference`, `openai-agents-js_openinference_reasoning`,
+`mastra_native_network` and `vercel-ai_native_subagent`. So do the openai-agents captures with replies of their own:
+`openai-agents_openinference_agents-as-tools`, `_mcp` and `_server-conversation`, and
+`openai-agents_otel-genai_server-conversation` and `_reasoning`.
 
 Standard library only, like the rest of `recording/` (openai-agents and the instrumentation are imported inside the
 functions: they are installed only in each capture's throwaway venv). Call the functions after the instrumentation
