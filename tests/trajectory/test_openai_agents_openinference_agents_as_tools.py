@@ -54,6 +54,10 @@ def test_each_specialist_is_a_subagent_answering_the_call_that_asked_it() -> Non
     document = _document()
     calls = _calls_by_agent()
     truth = corpus.GroundTruth.of(corpus.load(CAPTURE).llm_log)
+    # Each function call has two ids, as the Responses API gives them: its `call_id` (`call_…`, which its output
+    # names, the key of `truth.tool_results`) and its item's own `id` (`fc_…`); the calls below are the call_ids.
+    made = [c for calls in _calls_by_agent().values() for e in calls for c in e["response"]["tool_calls"]]
+    assert made and all(c["id"].startswith("call_") and c["item_id"].startswith("fc_") for c in made)
     assert document["agent"]["name"] == "Travel desk"
     # The desk's own trajectory holds its three calls only: the specialists' are in theirs.
     assert len(_llm_steps(document)) == len(calls["Travel desk"]) == 3

@@ -45,9 +45,15 @@ def test_capture_results_are_what_the_model_was_shown() -> None:
     assert len(steps) == len(truth.calls) == 6
     results = {r["source_call_id"]: r for s in steps for r in (s.get("observation") or {}).get("results") or ()}
     assert {call_id: results[call_id]["content"] for call_id in truth.tool_results} == truth.tool_results
-    assert results["fc_3_1"]["content"] == "Error executing tool read_file: No such document: policies/shipping.md"
+    # Call 3's second call, the read of a document that is not there: named by its `call_id` (`call_…`), which its
+    # function_call_output names, not by its item's own id (`fc_…`).
+    failing = capture.llm_log[3]["response"]["tool_calls"][1]
+    assert (failing["name"], failing["arguments"]) == ("read_file", {"path": "policies/shipping.md"})
+    assert failing["id"].startswith("call_") and failing["item_id"].startswith("fc_")
+    read = results[failing["id"]]
+    assert read["content"] == "Error executing tool read_file: No such document: policies/shipping.md"
     # The server's `tools/call read_file` span is that same execution: no step of its own, and its
     # `isError` result (no failure on the client's span) flags the model's call.
     assert [s for s in document["steps"] if s.get("llm_call_count") == 0] == []
-    assert results["fc_3_1"]["extra"]["is_error"] is True
-    assert [r["source_call_id"] for r in results.values() if (r.get("extra") or {}).get("is_error")] == ["fc_3_1"]
+    assert read["extra"]["is_error"] is True
+    assert [r["source_call_id"] for r in results.values() if (r.get("extra") or {}).get("is_error")] == [failing["id"]]

@@ -43,7 +43,12 @@ def test_a_reasoning_item_s_repr_is_the_reasoning_its_summary_shows() -> None:
     (answer,) = call.output_messages
     assert answer.reasoning == _log()[0]["response"]["reasoning"]
     assert answer.text == ""
-    assert [(p.call_id, p.name) for p in answer.tool_calls] == [("fc_0_0", "book_hotel"), ("fc_0_1", "get_weather")]
+    # Each function call under its `call_id` (`call_…`, which its output names), not the item's own `id` (`fc_…`)
+    # the repr holds too.
+    booking, weather = _log()[0]["response"]["tool_calls"]
+    assert f"id='{booking['item_id']}'" in chat.attributes["gen_ai.output.messages"]
+    assert [(p.call_id, p.name) for p in answer.tool_calls] == [(booking["id"], "book_hotel"),
+                                                                (weather["id"], "get_weather")]
 
 
 def test_a_reasoning_item_with_no_summary_shows_its_reasoning_text_or_nothing() -> None:

@@ -86,7 +86,10 @@ def test_each_call_one_step_each_question_as_often_as_asked_each_result_on_its_c
     assert not document["extra"].get("warnings")
     failed = [r for s in document["steps"] for r in (s.get("observation") or {}).get("results") or ()
               if (r.get("extra") or {}).get("is_error")]
-    assert [r["source_call_id"] for r in failed] == [_log()[0]["response"]["tool_calls"][0]["id"]]
+    # Named by its `call_id` (`call_…`, which its output names), not the item's own `id` (`fc_…`) the repr holds too.
+    booking = _log()[0]["response"]["tool_calls"][0]
+    assert booking["id"].startswith("call_") and booking["item_id"].startswith("fc_")
+    assert [r["source_call_id"] for r in failed] == [booking["id"]]
 
 
 def test_a_question_asked_again_on_a_conversation_is_shown_again() -> None:

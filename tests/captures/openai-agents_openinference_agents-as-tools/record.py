@@ -19,7 +19,9 @@ as in `openai-agents_openinference`). Turn 1 (`Runner.run`): the desk asks both 
 answer; the booking agent's `book_hotel` fails, it calls it again and answers; the weather agent calls
 `get_weather` and answers; the desk answers with both. Turn 2 (`Runner.run_streamed`): a follow-up the desk
 answers from the session's history. The two specialists run concurrently, so their model answers are scripted
-by what each request's last input item says (`when`). (The versions the capture was recorded with are in
+by what each request's last input item says (`when`). Every function call is scripted with the two ids the real
+Responses API gives it (`with_api_call_ids`): its `call_id` (`call_…`, which the `function_call_output` the SDK
+sends back names) and its item's own `id` (`fc_…`). (The versions the capture was recorded with are in
 meta.json.)
 """
 
@@ -31,12 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.captures.recording.openai_agents_travel import QUESTIONS, travel_tools
+from tests.captures.recording.openai_agents_travel import QUESTIONS, travel_tools, with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-oi-agents-as-tools-1"
 FOLLOW_UP = "Which hotel was it, and do I need an umbrella?"
-REPLIES = [
+REPLIES = with_api_call_ids([
     # Turn 1: the desk asks both specialists at once.
     {"when": "Book me a hotel in Oslo",
      "tool_calls": [{"name": "ask_booking_agent", "arguments": {"input": "Book a hotel in Oslo for 2 nights."}},
@@ -56,7 +58,7 @@ REPLIES = [
      "text": "Booked Hotel Nord in Oslo for 2 nights (ref OSL-42). Oslo is rainy at 9°C: pack an umbrella."},
     # Turn 2, streamed: answered from the session's history.
     {"when": FOLLOW_UP, "text": "Hotel Nord (ref OSL-42), and yes: Oslo is rainy, so bring an umbrella."},
-]
+], SESSION)
 
 
 def main() -> None:
@@ -67,7 +69,8 @@ def main() -> None:
                    notes="agents as tools: an orchestrator calling two specialists (Agent.as_tool) in parallel in "
                          "one answer, one specialist's tool raising once (the failure_error_function's text sent "
                          "to its model) and called again; two turns (run, run_streamed) of one SQLiteSession with "
-                         "the RunConfig's group_id, under using_session") as rec:
+                         "the RunConfig's group_id, under using_session"
+                         "; function_call item ids (fc_) distinct from their call_ids (call_)") as rec:
         rec.env()
         from agents import Agent, RunConfig, Runner, SQLiteSession
         from openinference.instrumentation import using_session

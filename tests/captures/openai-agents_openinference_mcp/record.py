@@ -1,7 +1,7 @@
 """Re-record: openai-agents (Responses API) using a local MCP server's tools, traced by OpenInference.
 
     python3 -m venv /tmp/cap-oa-mcp && /tmp/cap-oa-mcp/bin/pip install \
-        openai-agents==0.24.0 openinference-instrumentation-openai-agents==2.6.0 \
+        openai-agents==0.24.0 openai==3.63.0 openinference-instrumentation-openai-agents==2.6.0 \
         openinference-instrumentation-mcp==2.0.13 mcp==2.3.0 \
         opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
     /tmp/cap-oa-mcp/bin/python tests/captures/openai-agents_openinference_mcp/record.py
@@ -14,7 +14,9 @@ documents in parallel; turn two searches and reads in parallel, the read failing
 the server's tools before each turn (its `mcp_tools` span). Both processes trace to the same OTLP
 endpoint, with the tracer provider set globally (as `phoenix.otel.register` does) and
 `MCPInstrumentor` on both sides, so the MCP SDK's own client and server spans are exported too, in
-the agent's trace. (The versions the capture was recorded with are in meta.json.)
+the agent's trace. Every function call is scripted with the two ids the real Responses API gives it
+(`with_api_call_ids`): its `call_id` (`call_…`, which the `function_call_output` the SDK sends back
+names) and its item's own `id` (`fc_…`). (The versions the capture was recorded with are in meta.json.)
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-mcp-docs-1"
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"tool_calls": [{"name": "search_docs", "arguments": {"query": "refund"}}],
      "input_tokens": 412, "output_tokens": 18},
     {"tool_calls": [{"name": "read_file", "arguments": {"path": "policies/refunds.md"}},
@@ -44,7 +47,7 @@ REPLIES = [
      "input_tokens": 671, "output_tokens": 20},
     {"text": "Shipping is free over 50 EUR, otherwise a flat 4.90 EUR.",
      "input_tokens": 713, "output_tokens": 17},
-]
+], SESSION)
 
 
 def main() -> None:
@@ -54,7 +57,8 @@ def main() -> None:
                    session_id=SESSION,
                    notes="tools from a local MCP server over stdio (MCPServerStdio); SQLiteSession over two turns; "
                          "parallel MCP tool calls; an MCP tool returning an isError result; the MCP SDK's client "
-                         "and server spans in the same trace") as rec:
+                         "and server spans in the same trace"
+                         "; function_call item ids (fc_) distinct from their call_ids (call_)") as rec:
         rec.env()
         from agents import Agent, Runner, SQLiteSession
         from agents.mcp import MCPServerStdio

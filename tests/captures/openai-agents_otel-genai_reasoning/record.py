@@ -2,11 +2,12 @@
 
     python3 -m venv /tmp/cap-openai-agents_otel-genai_reasoning && \
         /tmp/cap-openai-agents_otel-genai_reasoning/bin/pip install \
-        openai-agents==0.24.0 opentelemetry-instrumentation-openai-agents-v2==0.1.0 \
+        openai-agents==0.24.0 openai==3.63.0 opentelemetry-instrumentation-openai-agents-v2==0.1.0 \
         opentelemetry-util-genai==1.3b0 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
     /tmp/cap-openai-agents_otel-genai_reasoning/bin/python tests/captures/openai-agents_otel-genai_reasoning/record.py
 
-(The newest of each on PyPI when recorded; openai 3.63.0 came with openai-agents. The versions are in meta.json.)
+(The newest of each on PyPI when first recorded; openai 3.63.0 came with openai-agents then, and is pinned for the
+re-recording. The versions are in meta.json.)
 
 The tracing is `openai-agents_otel-genai`'s (`recording/openai_agents_travel.otel_genai_tracing`, whose docstring
 there says why): `opentelemetry-instrumentation-openai-agents-v2`, a processor of the SDK's own tracing, records every
@@ -24,7 +25,9 @@ One travel desk holding the tools (no handoff), two turns of one session named b
 `run_turns` runs them. Turn 1 (`Runner.run`): `book_hotel` and `get_weather` in parallel; `book_hotel` raises once
 (the SDK sends the model its failure_error_function's text), is called again, and the desk answers. Turn 2
 (`Runner.run_streamed`): one weather call and the answer. Five calls, each answer's items: reasoning, then the
-function calls or the text.
+function calls or the text. Every function call is scripted with the two ids the real Responses API gives it
+(`with_api_call_ids`): its `call_id` (`call_…`, which the `function_call_output` the SDK sends back names) and its
+item's own `id` (`fc_…`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from tests.captures.recording.openai_agents_travel import (
     otel_genai_tracing,
     run_turns,
     travel_desk,
+    with_api_call_ids,
 )
 from tests.captures.recording.session import Recording
 
@@ -48,7 +52,7 @@ MODEL = "o4-mini"
 PACKAGES = [*OTEL_GENAI_PACKAGES, "opentelemetry-api", "opentelemetry-exporter-otlp-proto-http"]
 # Each answer's reasoning summary, reasoning tokens (of its output tokens) and output tokens, as o4-mini reports
 # them: far more tokens spent reasoning than the summary shows.
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"reasoning": "The guest wants a room and the forecast: both are independent, so book_hotel and get_weather "
                   "for Oslo can run at once.",
      "tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}},
@@ -68,7 +72,7 @@ REPLIES = [
     {"reasoning": "Bergen is windy at 7°C, two degrees under Oslo's 9°C: the answer is no.",
      "text": "No: Bergen is windy at 7°C, colder than Oslo's 9°C.",
      "reasoning_tokens": 80, "output_tokens": 95},
-]
+], SESSION)
 
 
 def main() -> None:
@@ -81,7 +85,8 @@ def main() -> None:
                          "turns (run, run_streamed) of one SQLiteSession with the RunConfig's group_id, neither "
                          "recorded by the instrumentation, so each turn under an application span carrying "
                          "gen_ai.conversation.id; two parallel tool calls, one raising once (the "
-                         "failure_error_function's text sent to the model) and called again") as rec:
+                         "failure_error_function's text sent to the model) and called again"
+                         "; function_call item ids (fc_) distinct from their call_ids (call_)") as rec:
         provider, turn = otel_genai_tracing(rec, SESSION)
         from agents import ModelSettings
         from openai.types.shared import Reasoning

@@ -34,6 +34,9 @@ carrying `gen_ai.conversation.id`, the GenAI conventions' session key, as in `op
 Why: with server-side state an LLM call's input is not the history but what the model is shown anew; the
 trajectory must still hold each question (the second "Yes, please." too), every step, each tool result on its
 call, nothing of an earlier turn twice; and this shows what the instrumentation records of that state.
+Every function call is scripted with the two ids the real Responses API gives it (`with_api_call_ids`): its
+`call_id` (`call_…`, which the `function_call_output` the SDK sends back names) and its item's own `id` (`fc_…`);
+with server state the output is sent without its call, so only the `call_id` ties the two.
 (The versions the capture was recorded with are in meta.json.)
 """
 
@@ -45,11 +48,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.captures.recording.openai_agents_travel import OTEL_GENAI_PACKAGES, otel_genai_tracing, travel_desk
+from tests.captures.recording.openai_agents_travel import (
+    OTEL_GENAI_PACKAGES,
+    otel_genai_tracing,
+    travel_desk,
+    with_api_call_ids,
+)
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-otel-genai-server-conversation-1"
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}},
                     {"name": "get_weather", "arguments": {"city": "Oslo"}}]},
     {"text": "The booking failed, so nothing is booked yet. Oslo is rainy, 9°C. "
@@ -59,7 +67,7 @@ REPLIES = [
     {"tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}}]},
     {"text": "Booked Hotel Nord in Oslo for 2 nights (ref OSL-42)."},
     {"text": "Pack layers: Paris in spring runs from 8°C to 20°C."},
-]
+], SESSION)
 QUESTIONS = ["Book me a hotel in Oslo for 2 nights, and what's the weather there?", "Yes, please.", "Yes, please.",
              "New trip: any tips for Paris in spring?"]
 
@@ -74,7 +82,7 @@ def main() -> None:
                          "please.' by Runner.run_streamed with previous_response_id=first.last_response_id; 'Yes, "
                          "please.' again chained the same way (book_hotel called again); Runner.run with "
                          "conversation_id from conversations.create(). With server state the SDK sends only the "
-                         "new items") as rec:
+                         "new items; function_call item ids (fc_) distinct from their call_ids (call_)") as rec:
         provider, conversation_span = otel_genai_tracing(rec, SESSION)
         from agents import Runner, trace
         from openai import AsyncOpenAI
