@@ -80,17 +80,49 @@ def test_the_workflow_root_does_not_repeat_its_calls_io() -> None:
     assert isinstance(agent, AgentRun) and agent.name == "Travel desk" and agent.output_text == "Sunny."
 
 
+def _model_calls() -> list[dict[str, Any]]:
+    """Every function call the model made, in order, as the fake LLM answered it: `id` its `call_id` (`call_…`),
+    `item_id` its item's own id (`fc_…`), the two ids the Responses API gives a function call."""
+    return [call for entry in corpus.load(CAPTURE).llm_log for call in entry["response"]["tool_calls"]]
+
+
 def test_capture_is_the_conversation_that_happened() -> None:
     capture = corpus.load(CAPTURE)
     built = trajectory_from_spans(capture_spans(CAPTURE))
     document = built.document()
-    assert corpus.compare(document, corpus.GroundTruth.of(capture.llm_log)) == []
+    assert corpus.compare(document, corpus.GroundTruth.of(capture.llm_log), call_ids=True) == []
     assert document["agent"]["name"] == "Travel desk"
     assert document["extra"]["unmapped_attributes"] == []
     # Turn one's answer, re-sent in turn two, is no step of its own; the handoff starts the booking agent.
     assert [s["source"] for s in document["steps"]] == ["system", "user", "agent", "agent", "agent", "user", "agent"]
+    weather, _, _, transfer, _ = _model_calls()
+    assert transfer["name"] == "transfer_to_Booking_agent" and weather["name"] == "get_weather"
     handoff = document["steps"][-1]["observation"]["results"][0]
-    assert handoff["source_call_id"] == "fc_3_0"
+    assert handoff["source_call_id"] == transfer["id"]
     assert handoff["subagent_trajectory_ref"][0]["trajectory_id"].startswith("Booking agent:")
     failed = document["steps"][2]["observation"]["results"][0]
-    assert failed["source_call_id"] == "fc_0_0" and failed["extra"]["is_error"] is True
+    assert failed["source_call_id"] == weather["id"] and failed["extra"]["is_error"] is True
+
+
+def test_every_call_and_result_is_under_the_call_id_its_output_names() -> None:
+    """The instrumentation writes a function call's `call_id` as its `tool_call.id`, in the answer and in the
+    re-sent history alike, and as the `function_call_output`'s `tool_call_id`; the item's `fc_…` is only in the
+    items' JSON (each answer's `output.value`; `input.value` where the SDK re-sends an item with its id, within a
+    run: the `MemorySession` keeps turn 1's items without it). Every call and result of the trajectory is under the
+    `call_id`."""
+    model_calls = _model_calls()
+    assert all(c["id"].startswith("call_") and c["item_id"].startswith("fc_") for c in model_calls)
+    responses = sorted((s for s in capture_spans(CAPTURE) if s.name == "response"),
+                       key=lambda s: s.start_time_unix_nano)
+    answers = " ".join(str(span.attributes["output.value"]) for span in responses)
+    assert all(c["item_id"] in answers for c in model_calls)
+    call = openinference.map_span(SpanReader(responses[-1]), ())
+    assert isinstance(call, LlmCall)
+    asked = [p.call_id for m in call.input_messages for p in m.parts if p.kind == "tool_call"]
+    answered = [p.call_id for m in call.input_messages for p in m.parts if p.kind == "tool_result"]
+    assert asked == answered == [c["id"] for c in model_calls]
+    document = trajectory_from_spans(capture_spans(CAPTURE)).document()
+    steps = corpus.llm_steps(document)
+    assert [c["tool_call_id"] for s in steps for c in s.get("tool_calls") or ()] == [c["id"] for c in model_calls]
+    results = [r["source_call_id"] for s in steps for r in (s.get("observation") or {}).get("results") or ()]
+    assert results == [c["id"] for c in model_calls]

@@ -74,7 +74,9 @@ def test_each_call_is_one_step_with_its_own_reasoning_beside_its_answer() -> Non
         for tool_call in call.tool_calls:
             assert results_by_call(step)[tool_call["id"]]["content"] == truth.tool_results[tool_call["id"]]
     assert len({step["reasoning_content"] for step in steps}) == 5
-    assert results_by_call(steps[0])["fc_0_0"]["extra"]["is_error"] is True
+    thrown = truth.calls[0].tool_calls[0]  # the first get_weather, named by its call_id (its item's id is fc_…)
+    assert thrown["name"] == "get_weather" and thrown["id"].startswith("call_")
+    assert results_by_call(steps[0])[thrown["id"]]["extra"]["is_error"] is True
 
 
 def test_re_sent_reasoning_is_no_question_and_no_step() -> None:

@@ -89,3 +89,21 @@ def test_the_subagents_parallel_tools_are_answered_on_their_calls_and_the_failur
     flagged = [call_id for call_id, r in results.items() if (r.get("extra") or {}).get("is_error")]
     assert flagged == [parallel["tool_calls"][0]["tool_call_id"]]
     assert "weather service timed out" in corpus.message_text(results[flagged[0]]["content"])
+
+
+def test_every_call_and_result_is_named_by_its_call_id_not_its_items_id() -> None:
+    """The Responses API gives a function call two ids: its `call_id` (`call_…`), which the result sent back names, and
+    its item's own `id` (`fc_…`). The SDK names a call by the first (`toolCallId`, `ai.toolCall.id`) and keeps the
+    second as provider metadata (`providerOptions.openai.itemId` of a re-sent call in `ai.prompt.messages`). Every
+    call of both agents and every result is under the `call_id`: the corpus cannot check it here, its comparison
+    failing on the capture's known gap (the thrown tool's `{"error": …}` wrapping) whatever the ids."""
+    model_calls = [call for entry in corpus.load(CAPTURE).llm_log for call in entry["response"]["tool_calls"]]
+    assert all(c["id"].startswith("call_") and c["item_id"].startswith("fc_") for c in model_calls)
+    resent = " ".join(str(span.attributes.get("ai.prompt.messages")) for span in capture_spans(CAPTURE))
+    assert all(c["item_id"] in resent for c in model_calls)  # each call is re-sent to its agent's next call
+    document, _warnings = _built()
+    steps = [step for trajectory in corpus.all_trajectories(document) for step in _llm_steps(trajectory)]
+    named = {c["tool_call_id"]: (c["function_name"], c["arguments"]) for s in steps for c in s.get("tool_calls") or ()}
+    assert named == {c["id"]: (c["name"], c["arguments"]) for c in model_calls}
+    answered = [r["source_call_id"] for s in steps for r in (s.get("observation") or {}).get("results") or ()]
+    assert sorted(answered) == sorted(named)

@@ -31,6 +31,10 @@ turns is the least that shows both the thrown tool and a streamed delegation). `
 exporter before Node exits. (Mastra's stream builds a function call's arguments from the Responses API's
 `response.function_call_arguments.delta` events, which the fake LLM sends as the API does; before it did, the
 streamed turn's tools ran with no arguments.)
+
+Every function call is scripted with the two ids the real Responses API gives it (`with_api_call_ids`): its
+`call_id` (`call_…`, which the `function_call_output` sent back names) and its item's own `id` (`fc_…`), so that an
+instrumentation writing one where the other belongs shows. (Re-recorded for them with the same pins.)
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from tests.captures.recording.node import npm_install_and_run
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "mastra-travel-desk-thread-1"
@@ -54,7 +59,7 @@ PINS = {
     "@opentelemetry/exporter-trace-otlp-proto": "0.218.0",
 }
 DELEGATE = "agent-weatherAgent"
-REPLIES = [
+REPLIES = with_api_call_ids([
     # Turn 1, generate: the supervisor delegates.
     {"tool_calls": [{"name": DELEGATE, "arguments": {"prompt": "Current weather and local time in Paris."}}],
      "input_tokens": 204, "output_tokens": 24},
@@ -71,7 +76,7 @@ REPLIES = [
     {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}], "input_tokens": 231, "output_tokens": 17},
     {"text": "Paris: sunny, 21°C.", "input_tokens": 262, "output_tokens": 8},
     {"text": "It worked this time: Paris is sunny at 21°C.", "input_tokens": 331, "output_tokens": 13},
-]
+], SESSION)
 
 SCRIPT = r"""
 import { Mastra } from '@mastra/core/mastra';
@@ -164,7 +169,7 @@ def main() -> None:
              "calls, get_weather throwing (a timeout), answered around; turn 2 (stream, same memory thread): "
              "delegated again, get_weather answering. Mastra's AI tracing through @mastra/otel-exporter; the "
              "session is the supervisor's memory thread (gen_ai.conversation.id); model router openai/gpt-4o-mini "
-             "(Responses API)")
+             "(Responses API); function_call item ids (fc_) distinct from their call_ids (call_)")
     with Recording(capture_dir, REPLIES, framework="mastra", instrumentation="@mastra/otel-exporter",
                    packages=list(PINS), session_id=SESSION, notes=notes) as rec:
         npm_install_and_run(rec, PINS, SCRIPT, env={"CAPTURE_SESSION_ID": SESSION})

@@ -6,7 +6,7 @@ Needs Node and npm (no Python packages); from the repository root:
     python3 tests/captures/openai-agents-js_openinference/record.py
 
 It writes a small Node script into a temporary directory and, there,
-`npm install @openai/agents@0.20.0 @arizeai/openinference-instrumentation-openai-agents@0.2.15
+`npm install @openai/agents@0.20.0 openai@7.60.0 @arizeai/openinference-instrumentation-openai-agents@0.2.15
 @arizeai/openinference-core@2.7.1 zod@4.6.7 @opentelemetry/api@1.9.1 @opentelemetry/sdk-trace-node@2.12.1
 @opentelemetry/exporter-trace-otlp-proto@0.223.1`, then runs it with the Recording's environment: the SDK's
 default OpenAI client reads OPENAI_BASE_URL (the fake LLM), the exporter posts to
@@ -23,6 +23,10 @@ The run: two turns of one conversation kept by the SDK's `MemorySession`. Turn o
 default error text), the model retries it, then answers. Turn two: the travel desk hands off to the booking
 agent (`transfer_to_Booking_agent`: the JS SDK keeps the agent name's case), which calls `book_hotel` and
 answers. The tracer provider is shut down (flushed) before Node exits.
+
+Every function call is scripted with the two ids the real Responses API gives it (`with_api_call_ids`): its
+`call_id` (`call_…`, which the `function_call_output` the SDK sends back names) and its item's own `id` (`fc_…`), so
+that an instrumentation writing one where the other belongs shows. (Re-recorded for them with the same pins.)
 """
 
 from __future__ import annotations
@@ -33,11 +37,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from tests.captures.recording.node import npm_install_and_run
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-js-oi-travel-1"
 PINS = {
     "@openai/agents": "0.20.0",
+    # The client @openai/agents takes (`^7.2.0`), unpinned at the first recording; pinned at the version npm resolved
+    # for the re-recording (the only one in npm's cache), so that meta.json says it.
+    "openai": "7.60.0",
     "@arizeai/openinference-instrumentation-openai-agents": "0.2.15",
     "@arizeai/openinference-core": "2.7.1",
     "zod": "4.6.7",
@@ -46,7 +54,7 @@ PINS = {
     "@opentelemetry/sdk-trace-node": "2.12.1",
     "@opentelemetry/exporter-trace-otlp-proto": "0.223.1",
 }
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}},
                     {"name": "get_local_time", "arguments": {"city": "Oslo"}}],
      "input_tokens": 212, "output_tokens": 38},
@@ -60,7 +68,7 @@ REPLIES = [
      "input_tokens": 402, "output_tokens": 24},
     {"text": "Booked Hotel Nord in Oslo for 2 nights (ref OSL-42).",
      "input_tokens": 451, "output_tokens": 19},
-]
+], SESSION)
 
 SCRIPT = r"""
 import * as agents from '@openai/agents';
@@ -140,7 +148,8 @@ def main() -> None:
     notes = ("two turns (runner.run twice) of one MemorySession; turn one: get_weather and get_local_time in parallel, "
              "get_weather throwing once (the SDK's default error text shown to the model), its retry, the "
              "answer; turn two: a handoff to the booking agent, book_hotel, the answer. Session id from "
-             "OpenInference's context (setSession), copied onto every span by its OITracer")
+             "OpenInference's context (setSession), copied onto every span by its OITracer; function_call item ids "
+             "(fc_) distinct from their call_ids (call_)")
     with Recording(capture_dir, REPLIES, framework="openai-agents-js",
                    instrumentation="@arizeai/openinference-instrumentation-openai-agents",
                    packages=list(PINS), session_id=SESSION, notes=notes) as rec:

@@ -35,6 +35,10 @@ the reasoning tokens within its output tokens (`usage.output_tokens_details.reas
 model's thinking belongs to its step (`reasoning_content`), never shown as the step's text nor as a step (or a
 question) of its own, nor repeated when the SDK re-sends it as history; the request's effort is the step's
 `reasoning_effort`. The tracer provider is shut down (flushed) before Node exits.
+
+Every function call is scripted with the two ids the real Responses API gives it (`with_api_call_ids`): its
+`call_id` (`call_…`, which the `function_call_output` the SDK sends back names) and its item's own `id` (`fc_…`), so
+that an instrumentation writing one where the other belongs shows. (Re-recorded for them with the same pins.)
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from tests.captures.recording.node import npm_install_and_run
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-js-oi-reasoning-1"
@@ -60,7 +65,7 @@ PINS = {
     "@opentelemetry/sdk-trace-node": "2.12.1",
     "@opentelemetry/exporter-trace-otlp-proto": "0.223.1",
 }
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"reasoning": "The user asks for Oslo's weather and local time. The two lookups are independent, so I will call "
                   "get_weather and get_local_time together.",
      "tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}},
@@ -79,7 +84,7 @@ REPLIES = [
     {"reasoning": "Bergen is windy at 7°C against Oslo's 9°C, so Bergen is colder: the answer is no.",
      "text": "No: Bergen is windy at 7°C, colder than Oslo's 9°C.",
      "input_tokens": 431, "output_tokens": 101, "reasoning_tokens": 80},
-]
+], SESSION)
 
 SCRIPT = r"""
 import * as agents from '@openai/agents';
@@ -150,7 +155,8 @@ def main() -> None:
              "reasoning item (summary_text) first and reports reasoning tokens; two turns of one MemorySession "
              "under OpenInference's setSession context (runner.run, then runner.run with stream: true, reasoning "
              "summary deltas), the second re-sending the first's reasoning items; get_weather and get_local_time in "
-             "parallel, get_weather throwing once (the SDK's default error text shown to the model) and called again")
+             "parallel, get_weather throwing once (the SDK's default error text shown to the model) and called again; "
+             "function_call item ids (fc_) distinct from their call_ids (call_)")
     with Recording(capture_dir, REPLIES, framework="openai-agents-js",
                    instrumentation="@arizeai/openinference-instrumentation-openai-agents",
                    packages=list(PINS), session_id=SESSION, notes=notes) as rec:

@@ -30,6 +30,10 @@ calls `get_weather` and `get_events` in parallel, `get_weather` throwing (its se
 then answers around the failure; the main agent answers. Turn two `mainAgent.stream({messages})` in the same
 session, with turn one's messages as history: the main agent calls `research` again, the subagent answers at once,
 the main agent's streamed answer. The tracer provider is shut down (flushed) before Node exits.
+
+Every function call is scripted with the two ids the real Responses API gives it (`with_api_call_ids`): its
+`call_id` (`call_…`, which the `function_call_output` sent back names) and its item's own `id` (`fc_…`), so that an
+instrumentation writing one where the other belongs shows. (Re-recorded for them with the same pins.)
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from tests.captures.recording.node import npm_install_and_run
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "vercel-subagent-1"
@@ -56,7 +61,7 @@ PINS = {
 }
 QUESTIONS = ["I'm in Lisbon tomorrow: what's the weather and what's on?",
              "Is there a good day trip from Lisbon?"]
-REPLIES = [
+REPLIES = with_api_call_ids([
     # Turn one. The main agent delegates.
     {"tool_calls": [{"name": "research", "arguments": {"task": "Tomorrow's weather and events in Lisbon"}}]},
     # The subagent: both its tools at once; get_weather throws.
@@ -73,7 +78,7 @@ REPLIES = [
     {"text": "Sintra: 40 minutes by train from Rossio; Pena Palace and the Moorish Castle.",
      "when": "A good day trip from Lisbon"},
     {"text": "Yes: Sintra, 40 minutes by train from Rossio, for Pena Palace and the Moorish Castle."},
-]
+], SESSION)
 
 SCRIPT = r"""
 import { ToolLoopAgent, tool, stepCountIs, registerTelemetry } from 'ai';
@@ -167,7 +172,8 @@ def main() -> None:
              "around it; the main answer. Turn two stream in the same session with that history: research, the "
              "subagent answering at once, the streamed main answer. @ai-sdk/otel LegacyOpenTelemetry (ai.* spans); "
              "session id from the main agent's runtime context (ai.settings.context.sessionId); the subagent's "
-             "spans carry none, in the main agent's trace")
+             "spans carry none, in the main agent's trace; function_call item ids (fc_) distinct from their "
+             "call_ids (call_)")
     with Recording(capture_dir, REPLIES, framework="vercel-ai-sdk",
                    instrumentation="@ai-sdk/otel LegacyOpenTelemetry", packages=list(PINS),
                    session_id=SESSION, notes=notes) as rec:
