@@ -64,7 +64,12 @@ def test_each_call_is_one_step_with_its_own_reasoning_beside_its_answer() -> Non
         for tool_call in call.tool_calls:
             assert results_by_call(step)[tool_call["id"]]["content"] == truth.tool_results[tool_call["id"]]
     assert len({step["reasoning_content"] for step in steps}) == 5
-    failed = results_by_call(steps[0])["fc_0_0"]
+    # Each call and result named by its `call_id` (`call_…`, which the function_call_output names): the Response JSON
+    # on the span gives each call its item's own id (`fc_…`) too, which names nothing else.
+    booking = truth.calls[0].tool_calls[0]
+    assert booking["item_id"].startswith("fc_") and booking["id"].startswith("call_")
+    assert any(booking["item_id"] in str(span.attributes.get("output.value")) for span in capture_spans(CAPTURE))
+    failed = results_by_call(steps[0])[booking["id"]]
     assert failed["extra"]["is_error"] is True
 
 

@@ -10,6 +10,7 @@ UNRECORDED_REASONING in the corpus test).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -19,6 +20,7 @@ from evalkit.trajectory.mappers import openlit
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
 from evalkit.trajectory.span import STATUS_ERROR, Span
+from tests.captures import corpus
 
 CAPTURE = "openai-sdk_openlit_reasoning"
 SESSION = "openlit-reasoning-trip-1"
@@ -91,3 +93,22 @@ def test_what_openlit_lost_is_missing_not_made_up() -> None:
         assert step["metrics"]["extra"]["unpriced_reason"] == "no token usage"
     assert [s["message"] for s in document["steps"] if s["source"] == "user"] == [
         "I'm in Tokyo with 200 EUR. What's the weather, and how much is that in yen?"]
+
+
+def test_each_call_openlit_kept_is_named_by_its_call_id_not_its_items_id() -> None:
+    """The Responses API gives a function call two ids: its item's own (`fc_…`) and the `call_id` (`call_…`) the
+    loop's `function_call_output` names. OpenLIT's output message names the call it kept by the item id and restates
+    the call_id as `gen_ai.tool.call.id`: the step's call is named by the call_id (`openlit._name_calls_by_call_id`),
+    and its result is on it."""
+    log = corpus.load(CAPTURE).llm_log
+    kept = [entry["response"]["tool_calls"][-1] for entry in log[:2]]  # call 0's last (the conversion), call 1's
+    spans = [span for span in _call_spans() if span.status_code != STATUS_ERROR][:2]
+    for span, call in zip(spans, kept, strict=True):  # the premise: both ids on the span, each where it is
+        (answer,) = json.loads(span.attributes["gen_ai.output.messages"])
+        assert [part["id"] for part in answer["parts"]] == [call["item_id"]]
+        assert span.attributes["gen_ai.tool.call.id"] == call["id"] != call["item_id"]
+    steps = _llm_steps(capture_document(CAPTURE, SESSION))
+    assert [[c["tool_call_id"] for c in step["tool_calls"]] for step in steps[:2]] == [[call["id"]] for call in kept]
+    assert [[r["source_call_id"] for r in step["observation"]["results"]] for step in steps[:2]] == [
+        [call["id"]] for call in kept]
+    assert steps[1]["observation"]["results"][0]["content"] == "200 EUR = 32,480 JPY"

@@ -27,6 +27,12 @@ def _document() -> dict[str, Any]:
     return capture_document(CAPTURE, SESSION)
 
 
+def _first_call_ids() -> list[str]:
+    """The call_ids (`call_…`) of turn one's three parallel calls, in order: get_weather Paris, get_time Paris,
+    get_weather Atlantis (each call's item has an id of its own too, `fc_…`, as the Responses API gives them)."""
+    return [call["id"] for call in corpus.load(CAPTURE).llm_log[0]["response"]["tool_calls"]]
+
+
 def _results(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every observation result of the session, by the tool call it answers."""
     return {result["source_call_id"]: result for step in document["steps"]
@@ -47,13 +53,14 @@ def test_completion_tokens_count_the_reasoning_and_break_it_out() -> None:
 def test_an_object_result_is_the_json_the_model_was_shown() -> None:
     truth = capture_truth(CAPTURE)
     results = _results(_document())
+    weather, time, _atlantis = _first_call_ids()
     # get_time returned {city, time}: the span's `gen_ai.tool.call.result` is JSON.stringify of it, and so is the
     # function_call_output the provider sent.
-    shown = truth.tool_results["fc_0_1"]
+    shown = truth.tool_results[time]
     assert json.loads(shown) == {"city": "Paris", "time": "14:05"}
-    assert results["fc_0_1"]["content"] == shown
+    assert results[time]["content"] == shown
     # A string result is the string itself, not its JSON.
-    assert results["fc_0_0"]["content"] == truth.tool_results["fc_0_0"] == "sunny, 21°C"
+    assert results[weather]["content"] == truth.tool_results[weather] == "sunny, 21°C"
 
 
 def test_each_step_reasons_as_its_own_call() -> None:
@@ -89,10 +96,11 @@ def test_the_failed_tools_wrapping_is_in_no_span() -> None:
     # whatever its type (`convertToolResultOutputToResponse`), so no span says it was wrapped, nor that it was an
     # error but the tool span's status (KNOWN_GAPS in the corpus test). The day a span records it, this fails.
     truth = capture_truth(CAPTURE)
-    failed = _results(_document())["fc_0_2"]
+    atlantis = _first_call_ids()[2]
+    failed = _results(_document())[atlantis]
     assert failed["extra"]["is_error"] is True
     assert failed["content"] == "Error: unknown city: Atlantis"
-    assert json.loads(truth.tool_results["fc_0_2"]) == {"error": failed["content"]}
+    assert json.loads(truth.tool_results[atlantis]) == {"error": failed["content"]}
     for span in capture_spans(CAPTURE):
         assert not [key for key, value in span.attributes.items() if _names_an_error_key(value)], span.name
 

@@ -180,7 +180,9 @@ CALL_IDS_NOT_RECORDED: dict[str, str] = {
     "llamaindex_openllmetry_react": _TEXT_FORMAT_IDS,
     "openai-agents_openlit": ("OpenLIT records one of an answer's parallel function calls only on its tool span, with "
                               "no id: restored under an id of evalkit's"),
-    "openai-sdk_openlit_reasoning": "OpenLIT keeps only the last of an answer's function calls (KNOWN_GAPS)",
+    "openai-sdk_openlit_reasoning": ("OpenLIT keeps only the last of an answer's function calls (KNOWN_GAPS): each "
+                                     "call it kept is named by its call_id (openlit.py), but call 1's retry is paired "
+                                     "with call 0's step (the same tool and arguments), named by call 0's"),
     "openai-sdk_openllmetry_reasoning": "OpenLLMetry's openai instrumentation names a Responses function call by its "
                                         "item's id (fc_…), never its call_id, on every span",
 }

@@ -31,7 +31,10 @@ Turn 1 (`invoke`): the model reasons, says it will look, and calls book_hotel an
 book_hotel raises once; the model reasons and calls book_hotel again; then reasons and answers. Turn 2, same thread,
 streamed (`stream(…, stream_mode="messages")`: LangGraph's message streaming makes ChatOpenAI stream, the reasoning
 summary's `response.reasoning_summary_text.delta` events included): the model reasons and calls convert_currency,
-then reasons and answers. Five LLM calls. (The versions the capture was recorded with are in meta.json.)
+then reasons and answers. Five LLM calls. Every function call is scripted with the two ids the real Responses API
+gives it (`with_api_call_ids`): its `call_id` (`call_…`, which the `function_call_output` sent back names) and its
+item's own `id` (`fc_…`); first recorded with one value for both, re-recorded with the same pins for the two. (The
+versions the capture was recorded with are in meta.json.)
 """
 
 from __future__ import annotations
@@ -42,11 +45,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "lg-oi-openai-reasoning-1"
 MODEL = "o4-mini"
-REPLIES = [
+REPLIES = with_api_call_ids([
     # turn 1: text and two function calls in parallel, after the model's reasoning
     {"reasoning": "**Planning the Oslo trip**\n\nThe user wants a hotel in Oslo for two nights and the weather "
                   "there. The two lookups do not depend on each other, so I can call book_hotel and get_weather "
@@ -72,7 +76,7 @@ REPLIES = [
     {"reasoning": "**Answering in euros**\n\nconvert_currency says 3000 NOK is 256 EUR. Give both figures.",
      "output_tokens": 79, "reasoning_tokens": 48,
      "text": "Two nights at 1500 NOK come to 3000 NOK, about 256 EUR."},
-]
+], SESSION)
 QUESTIONS = ["Book me a hotel in Oslo for 2 nights, and what's the weather there?",
              "How much is that in euros, at 1500 NOK a night?"]
 PACKAGES = ["langchain", "langchain-core", "langgraph", "langgraph-prebuilt", "langgraph-checkpoint",
@@ -84,7 +88,7 @@ NOTES = ("create_agent (name travel_agent) on ChatOpenAI(model='o4-mini', use_re
          "and re-sent as an input item of the next call; MemorySaver, thread_id the session (no using_session). "
          "Turn 1 invoke: text and book_hotel + get_weather in parallel, book_hotel raising a ToolException once "
          "(handle_tool_error=True sends its text), retried, answered; turn 2 stream_mode='messages' (the model "
-         "streams): convert_currency, answered")
+         "streams): convert_currency, answered; function_call item ids (fc_) distinct from their call_ids (call_)")
 
 
 def run() -> None:

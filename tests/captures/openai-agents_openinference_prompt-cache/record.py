@@ -20,6 +20,10 @@ The instrumentation records them on each response span (`_processor.py`, `_get_a
 `llm.token_count.prompt` = `input_tokens` (cached ones included) and
 `llm.token_count.prompt_details.cache_read` = `input_tokens_details.cached_tokens` (0 on the first
 call), so evalkit's OpenInference mapper prices the cached tokens at the cached rate with no change.
+
+The function call is scripted with the two ids the real Responses API gives it (`with_api_call_ids`): its `call_id`
+(`call_…`, which the `function_call_output` the SDK sends back names) and its item's own `id` (`fc_…`); first
+recorded with one value for both, re-recorded with the same pins for the two.
 """
 
 from __future__ import annotations
@@ -30,18 +34,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-oi-prompt-cache-1"
 MODEL = "gpt-4o-mini"
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
      "input_tokens": 1790, "output_tokens": 16},
     {"text": "Paris is sunny at 21°C today. Light layers will do.",
      "input_tokens": 1840, "cache_read_tokens": 1664, "output_tokens": 15},
     {"text": "Yes: at 21°C and sunny, an evening walk along the Seine is pleasant; bring a light jacket.",
      "input_tokens": 1900, "cache_read_tokens": 1792, "output_tokens": 22},
-]
+], SESSION)
 WEATHER = {"Paris": "sunny, 21°C", "Lisbon": "sunny, 24°C"}
 
 # Long, stable instructions: the prefix OpenAI caches (the repeated house rules stand in for the
@@ -63,7 +68,8 @@ INSTRUCTIONS = "You are Breeze, a terse travel-weather assistant for a booking s
 def main() -> None:
     notes = ("two turns (Runner.run twice, the second with the first's to_input_list()), three gpt-4o-mini "
              "calls (Responses API) sharing ~1.7k tokens of agent instructions: a tool call (no cache read), "
-             "the answer (1664 of 1840 prompt tokens cached), the follow-up's answer (1792 of 1900 cached)")
+             "the answer (1664 of 1840 prompt tokens cached), the follow-up's answer (1792 of 1900 cached); "
+             "function_call item ids (fc_) distinct from their call_ids (call_)")
     with Recording(Path(__file__).parent, REPLIES, framework="openai-agents", instrumentation="openinference",
                    packages=["openai-agents", "openai", "openinference-instrumentation-openai-agents",
                              "opentelemetry-sdk"],

@@ -24,7 +24,10 @@ SDK's `SQLiteSession` with the RunConfig's `group_id` (`run_turns`):
 Every call answers with a `reasoning` item (its own `summary_text`) before its text or function calls, and reports
 the reasoning tokens within its output tokens (`usage.output_tokens_details.reasoning_tokens`). Why: a reasoning
 model's thinking belongs to its step (`reasoning_content`), never shown as the step's text nor as a step of its own,
-nor repeated when the SDK re-sends it as history; the request's effort is the step's `reasoning_effort`.
+nor repeated when the SDK re-sends it as history; the request's effort is the step's `reasoning_effort`. Every
+function call is scripted with the two ids the real Responses API gives it (`with_api_call_ids`): its `call_id`
+(`call_…`, which the `function_call_output` the SDK sends back names) and its item's own `id` (`fc_…`); first
+recorded with one value for both, re-recorded with the same pins for the two.
 (The versions the capture was recorded with are in meta.json.)
 """
 
@@ -35,12 +38,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.captures.recording.openai_agents_travel import run_turns, travel_desk
+from tests.captures.recording.openai_agents_travel import run_turns, travel_desk, with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "oa-oi-reasoning-1"
 MODEL = "o4-mini"
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"reasoning": "The user wants a booking and the weather in Oslo. The two lookups do not depend on each other, "
                   "so I will call book_hotel and get_weather together.",
      "tool_calls": [{"name": "book_hotel", "arguments": {"city": "Oslo", "nights": 2}},
@@ -60,7 +63,7 @@ REPLIES = [
     {"reasoning": "Bergen is 7°C and windy against Oslo's 9°C, so Bergen is colder: the answer is no.",
      "text": "No: Bergen is windy at 7°C, colder than Oslo's 9°C.",
      "output_tokens": 93, "reasoning_tokens": 80},
-]
+], SESSION)
 PACKAGES = ["openai-agents", "openai", "openinference-instrumentation-openai-agents", "openinference-instrumentation",
             "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"]
 
@@ -73,7 +76,7 @@ def main() -> None:
                          "turns of one SQLiteSession under using_session (Runner.run, then Runner.run_streamed with "
                          "reasoning summary deltas), the second re-sending the first's reasoning items; two parallel "
                          "tool calls, book_hotel raising once (the failure_error_function's text sent) and called "
-                         "again") as rec:
+                         "again; function_call item ids (fc_) distinct from their call_ids (call_)") as rec:
         rec.env()
         from agents import ModelSettings
         from openai.types.shared import Reasoning

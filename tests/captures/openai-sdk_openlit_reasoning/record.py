@@ -23,7 +23,10 @@ Every call reasons first (a reasoning item with a summary, distinct for each cal
 parallel; the conversion times out (the tool raises, the loop sends the model the error text as its output), the
 model retries it, then answers. Turn 2, same session and the same input list (turn 1's items re-sent, its reasoning
 items too), streamed (`stream=True`, iterated to `response.completed`): two weather calls in parallel, then the
-answer. Five calls. The versions recorded are in meta.json.
+answer. Five calls. Every function call is scripted with the two ids the real Responses API gives it
+(`with_api_call_ids`): its `call_id` (`call_…`, which the loop's `function_call_output` names) and its item's own
+`id` (`fc_…`); first recorded with one value for both, re-recorded with the same pins for the two. The versions
+recorded are in meta.json.
 """
 
 from __future__ import annotations
@@ -35,13 +38,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "openlit-reasoning-trip-1"
 MODEL = "o4-mini"
 INSTRUCTIONS = "You are a terse travel assistant. Use the tools; never guess."
 REASONING = {"effort": "medium", "summary": "auto"}
-REPLIES = [
+REPLIES = with_api_call_ids([
     {"reasoning": "Two independent asks, weather and money: call get_weather and convert_currency together.",
      "tool_calls": [{"name": "get_weather", "arguments": {"city": "Tokyo"}},
                     {"name": "convert_currency", "arguments": {"amount": 200, "from_currency": "EUR",
@@ -61,7 +65,7 @@ REPLIES = [
     {"reasoning": "Kyoto is sunny and Osaka has showers, so Kyoto is the drier one.",
      "text": "Kyoto: sunny at 21°C, while Osaka has showers. Go to Kyoto.",
      "input_tokens": 536, "output_tokens": 60, "reasoning_tokens": 40},
-]
+], SESSION)
 WEATHER = {"Tokyo": "light rain, 18°C", "Kyoto": "sunny, 21°C", "Osaka": "showers, 19°C"}
 QUESTIONS = [("I'm in Tokyo with 200 EUR. What's the weather, and how much is that in yen?", False),
              ("Tomorrow, Kyoto or Osaka: which will be drier?", True)]
@@ -87,7 +91,8 @@ def main() -> None:
              "items. Turn 1 not streamed: get_weather and convert_currency in parallel, the conversion raising once "
              "(its error text sent as the output), retried, then the answer; turn 2 (the same input list) streamed: "
              "two get_weather calls in parallel, then the answer. Recorded offline: OpenLIT's pricing table "
-             "unreachable, so gen_ai.usage.cost is 0 on every call")
+             "unreachable, so gen_ai.usage.cost is 0 on every call; function_call item ids (fc_) distinct from "
+             "their call_ids (call_)")
     with Recording(Path(__file__).parent, REPLIES, framework="openai-sdk", instrumentation="openlit",
                    packages=PACKAGES, session_id=SESSION, notes=notes) as rec:
         rec.env()

@@ -28,7 +28,9 @@ captures that do not ask for it keep the replies they were recorded with. Four N
 too (no framework of this module's): `openai-agents-js_openinference`, `openai-agents-js_openinference_reasoning`,
 `mastra_native_network` and `vercel-ai_native_subagent`. So do the openai-agents captures with replies of their own:
 `openai-agents_openinference_agents-as-tools`, `_mcp` and `_server-conversation`, and
-`openai-agents_otel-genai_server-conversation` and `_reasoning`.
+`openai-agents_otel-genai_server-conversation` and `_reasoning`. So do the other Responses captures first recorded
+with one id for both, re-recorded with the same pins: `openai-agents_openinference_reasoning` and `_prompt-cache`,
+`langgraph_openinference_openai-reasoning`, `openai-sdk_openlit_reasoning` and `vercel-ai_otel-genai`.
 
 Standard library only, like the rest of `recording/` (openai-agents and the instrumentation are imported inside the
 functions: they are installed only in each capture's throwaway venv). Call the functions after the instrumentation

@@ -34,7 +34,10 @@ The run: turn one is generateText, `stopWhen: stepCountIs(5)`, two tools (`get_w
 city, and `get_time`): the model reasons, says a line and calls three tools in parallel (the last throws), reasons again
 and retries the failed city under another name, then answers. Turn two is streamText in the same session, with turn
 one's messages (its `responseMessages`: every step's, reasoning included) as history: one tool call, then the answer.
-Five LLM calls. The tracer provider is shut down (flushed) before Node exits.
+Five LLM calls. The tracer provider is shut down (flushed) before Node exits. Every function call is scripted with
+the two ids the real Responses API gives it (`with_api_call_ids`): its `call_id` (`call_…`, which the
+`function_call_output` the provider sends back names) and its item's own `id` (`fc_…`); first recorded with one value
+for both, re-recorded with the same pins for the two.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from tests.captures.recording.node import npm_install_and_run
+from tests.captures.recording.openai_agents_travel import with_api_call_ids
 from tests.captures.recording.session import Recording
 
 SESSION = "vercel-otel-genai-reasoning-1"
@@ -60,7 +64,7 @@ PINS = {
     "@opentelemetry/sdk-trace-node": "2.12.1",
     "@opentelemetry/exporter-trace-otlp-proto": "0.223.1",
 }
-REPLIES = [
+REPLIES = with_api_call_ids([
     # Turn one (generateText).
     {"reasoning": "Three lookups are needed: weather for Paris and Atlantis, time for Paris. They are "
                   "independent, so I can request all of them at once.",
@@ -85,7 +89,7 @@ REPLIES = [
     {"reasoning": "Berlin's weather came back cloudy and 17°C; answer briefly.",
      "text": "Berlin is cloudy at 17°C.",
      "output_tokens": 30, "reasoning_tokens": 18},
-]
+], SESSION)
 
 SCRIPT = r"""
 import { generateText, streamText, tool, stepCountIs, registerTelemetry } from 'ai';
@@ -166,7 +170,7 @@ def main() -> None:
              "(reasoning re-sent as item references) as history: one tool call, then the answer. @ai-sdk/otel "
              "OpenTelemetry (GenAI semantic conventions: invoke_agent / step / chat / execute_tool spans) with its "
              "runtimeContext and usage supplemental attributes; session id from runtime context "
-             "(ai.settings.context.sessionId)")
+             "(ai.settings.context.sessionId); function_call item ids (fc_) distinct from their call_ids (call_)")
     with Recording(capture_dir, REPLIES, framework="vercel-ai-sdk",
                    instrumentation="@ai-sdk/otel OpenTelemetry (GenAI semantic conventions)", packages=list(PINS),
                    session_id=SESSION, notes=notes) as rec:
