@@ -53,6 +53,7 @@ from evalkit.trajectory.media import user_content
 from evalkit.trajectory.operations import (
     AgentRun,
     ErrorInfo,
+    Interrupt,
     LlmCall,
     Message,
     Operation,
@@ -1453,6 +1454,8 @@ def build_trajectory(
             llm_owners.add(run_key)
             if run_key not in asked and _sends_more_than_instructions(operation):
                 asked.add(run_key)
+        elif isinstance(operation, Interrupt):
+            _interrupt_step(context_of(key), operation)
     for item in mapped:
         key = (item.span.trace_id, item.span.span_id)
         if isinstance(item.operation, ToolExecution):
@@ -1474,6 +1477,8 @@ def build_trajectory(
             _steps_from_run_alone(run_context, run, answer=run_context.key not in delegating)
         for definition in run.tool_definitions:  # after its calls': a call's own definitions come first
             run_context.tool_definitions.setdefault(str(definition.get("function", {}).get("name", "")), definition)
+        if run.resumed_with is not None:
+            _resume_step(run_context, run, run.resumed_with)
         if run.input_text and key in llm_owners and key not in asked:
             # None of its calls recorded their input (pydantic-ai writes a call's messages once the model
             # answers: a first call that raised, on a provider's 500 or a refused connection, has none).
@@ -1746,6 +1751,19 @@ def _run_error_step(context: _Context, run: AgentRun, error: ErrorInfo) -> None:
     context.draft(end, "agent", llm_call_count=0,
                   extra={"from": "agent span", "run_error": True, **_span_extra(run.span, run.emitter),
                          "error": json_safe(error.as_extra())})
+
+
+def _interrupt_step(context: _Context, interrupt: Interrupt) -> None:
+    """A run stopping to ask a person (a tool call to approve): what it asked, an agent step of no LLM call, when it
+    asked. Their answer is the user step of the run carrying it on (`_resume_step`)."""
+    context.draft(interrupt.time_ns, "agent", message=interrupt.asked, llm_call_count=0,
+                  extra={"interrupt": json_safe(interrupt.requests), **_span_extra(interrupt.span, interrupt.emitter)})
+
+
+def _resume_step(context: _Context, run: AgentRun, answer: str) -> None:
+    """The answer a person gave a run that stopped to ask them: a user step where the run carrying it on starts."""
+    context.draft(run.span.start_time_unix_nano, "user", message=answer,
+                  extra={"from": "resume", "span_id": run.span.span_id, "emitter": run.emitter})
 
 
 def _sends_more_than_instructions(call: LlmCall) -> bool:

@@ -172,6 +172,21 @@ class AgentRun:
     # agents (an ADK SequentialAgent's or ParallelAgent's run) is a trajectory of its own, their runs its subagents,
     # not a synthetic root grouping them (build.py).
     app_agent: bool = False
+    # The answer a person gave a run that stopped to ask them (`Interrupt`), which this run carries on with (LangGraph's
+    # `Command(resume=…)`): a user step at its start.
+    resumed_with: str | None = None
 
 
-Operation = LlmCall | ToolExecution | AgentRun
+@dataclass(slots=True)
+class Interrupt:
+    """A run stopping to ask a person and wait for their answer (LangGraph's `interrupt()`: a tool call to approve):
+    what it asked, when. The answer is the `resumed_with` of the run that carries it on."""
+
+    span: Span
+    emitter: str
+    time_ns: int
+    asked: str
+    requests: list[Any] = field(default_factory=list)  # as the emitter recorded them
+
+
+Operation = LlmCall | ToolExecution | AgentRun | Interrupt

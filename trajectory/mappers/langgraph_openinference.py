@@ -22,16 +22,20 @@ read as any LangChain tracer records it in `langgraph_handoffs`: the tracer reco
 as the tool's output, the `ParentCommand` leaving the agent's graph as an exception of a run it still ends OK, and a
 call's messages serialised as LangChain's `dumpd` writes them (`input.value`), with langgraph-supervisor's
 transfer-back pair marked in their `response_metadata`.
+
+Human in the loop (`langgraph_interrupts`): a node calling `interrupt()` (HumanInTheLoopMiddleware's `after_model`)
+ends its run OK with the `GraphInterrupt` recorded as an exception event, the request in its message; the application
+resumes the thread with `Command(resume=…)`, the input of the graph's next run.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from evalkit.trajectory.mappers import langgraph_handoffs
+from evalkit.trajectory.mappers import langgraph_handoffs, langgraph_interrupts
 from evalkit.trajectory.mappers.langchain import serialized_kwargs, serialized_messages
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
-from evalkit.trajectory.operations import AgentRun, LlmCall, ToolExecution
+from evalkit.trajectory.operations import AgentRun, Interrupt, LlmCall, ToolExecution
 from evalkit.trajectory.span import STATUS_ERROR
 
 OPENINFERENCE_SCOPE = "openinference.instrumentation.langchain"
@@ -78,10 +82,26 @@ def graph_run(run: AgentRun, reader: SpanReader) -> AgentRun:
     of a run it still ends OK: LangGraph's way of going to another node, no failure."""
     if run.name is None and _is_legacy_agent_graph(reader, _metadata(reader)):
         run.name = reader.span.name
+    answer = langgraph_interrupts.resume_answer(reader.span.attributes.get("input.value"))
+    if answer is not None:
+        # A Command resuming the thread: no question, the person's answer to what the run before it asked.
+        run.resumed_with, run.input_text = answer, None
     error = run.error
     if error is not None and reader.span.status_code != STATUS_ERROR and langgraph_handoffs.left_for_parent(error):
         run.error = None
     return run
+
+
+def interrupt(reader: SpanReader, emitter: str) -> Interrupt | None:
+    """A node's run that stopped the graph to ask a person (its recorded `GraphInterrupt`), if it did: asked when
+    the exception was recorded."""
+    asked = langgraph_interrupts.requests(reader.span.events)
+    if not asked:
+        return None
+    reader.read_events("exception")
+    time_ns = next(event.time_unix_nano for event in reader.span.events if event.name == "exception")
+    return Interrupt(span=reader.span, emitter=emitter, time_ns=time_ns,
+                     asked=langgraph_interrupts.asked_text(asked), requests=asked)
 
 
 def tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:

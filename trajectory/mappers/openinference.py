@@ -107,6 +107,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
             return langgraph_openinference.graph_run(agent_run(reader), reader)  # a legacy graph's name
         return agent_run(reader)
+    if kind == "CHAIN" and reader.span.events and reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
+        paused = langgraph_openinference.interrupt(reader, NAME)  # a node's `interrupt()`: the run asks a person
+        if paused is not None:
+            return paused
     if kind == "CHAIN" and autogen.is_team_run(reader):
         # An AutoGen team orchestrates its participants: an agent run, each participant's turn a subagent.
         return autogen.team_run(agent_run(reader), reader)
