@@ -42,6 +42,7 @@ from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import (
     Detector,
     complete_calls,
+    complete_runs,
     lone_agent,
     orchestrator_runs,
     relink_logs,
@@ -877,7 +878,9 @@ class _Context:
                 result["extra"] = extra
             return
         start = run.span.start_time_unix_nano
-        earlier = [d for d in self.drafts if d.source == "agent" and d.time_ns <= start]
+        # A run no call started (`AgentRun.started_by`: openai-agents' guardrail's agent) is no earlier step's result.
+        earlier = ([d for d in self.drafts if d.source == "agent" and d.time_ns <= start]
+                   if run.started_by is None else [])
         result = {"subagent_trajectory_ref": [ref]}
         if run.output_text is not None:
             result = {"content": run.output_text, **result}
@@ -900,8 +903,10 @@ class _Context:
                 if extra is not None:
                     shown["extra"] = extra
         else:
+            started_by = f" by {run.started_by}" if run.started_by else ""
             self.draft(
-                start, "system", message=f"Delegated to subagent {run.name or ''}".strip(), results=[result]
+                start, "system", message=f"Delegated to subagent {run.name or ''}".strip() + started_by,
+                results=[result],
             )
 
     def steps(self) -> list[Json]:
@@ -1241,6 +1246,8 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
             unmapped.update(pattern_of(key) for key in item.unused)
     # What an emitter records of a call on a span beside the call's (LiteLLM's raw provider response), read into it.
     complete_calls(ordered, (m.operation for m in mapped if isinstance(m.operation, LlmCall)), emitters)
+    # What an emitter records of a run on spans beside the run's (openai-agents' input guardrail's agent: its question).
+    complete_runs(ordered, (m.operation for m in mapped if isinstance(m.operation, AgentRun)), emitters)
     # An agent an orchestrator runs to decide who acts next (an Agent Framework group chat's manager) is no subagent:
     # its calls are the steps of the run holding it.
     own_decisions = orchestrator_runs(ordered, emitters)
@@ -1483,7 +1490,9 @@ def build_trajectory(
             # None of its calls recorded their input (pydantic-ai writes a call's messages once the model
             # answers: a first call that raised, on a provider's 500 or a refused connection, has none).
             _prompt_from_run(run_context, run)
-        if run.error is not None and key in llm_owners:
+        if run.asked:  # recorded by a check of its input before its model was called (openai-agents' guardrail)
+            _asked_at_start(run_context, run, stopped=key not in llm_owners)
+        if run.error is not None and (key in llm_owners or run.asked):  # asked, then stopped before its model
             _run_error_step(run_context, run, run.error)
     for run_key, context in contexts.items():
         if run_key not in resumed:  # an agent's turn it carries on is its trajectory, settled once
@@ -1777,6 +1786,30 @@ def _prompt_from_run(context: _Context, run: AgentRun) -> None:
     after a call's that starts in the same instant, which only a millisecond clock gives)."""
     context.draft(run.span.start_time_unix_nano, "user", message=run.input_text,
                   extra={"from": "agent span", "span_id": run.span.span_id, "emitter": run.emitter})
+
+
+def _asked_at_start(context: _Context, run: AgentRun, *, stopped: bool) -> None:
+    """What a run was asked, recorded by a check of its input before its model was called (`AgentRun.asked`), at the
+    run's start, before that check's subagent: the user step its first call drafted moved there, with the instructions
+    that call drafted before it. A run the check stopped (`stopped`: no call of its own) was asked it all the same: the
+    step a later run's call drafted where it re-sent the question (openai-agents keeps it in the session) moved back
+    to it, else drafted there. A question shown before the run is history its input re-sends: left where it is."""
+    start, end = run.span.start_time_unix_nano, run.span.end_time_unix_nano
+    for text in run.asked:
+        shown = sorted((d for d in context.drafts if d.source == "user" and d.message == text
+                        and not d.is_copied_context), key=_DRAFT_ORDER)
+        if any(d.time_ns < start for d in shown):
+            continue
+        step = next((d for d in shown if stopped or d.time_ns <= end), None)
+        if step is None:
+            if stopped:
+                context.draft(start, "user", message=text)
+            continue
+        if not stopped:
+            for draft in context.drafts:
+                if draft.source == "system" and draft.time_ns == step.time_ns and draft.seq < step.seq:
+                    draft.time_ns = start
+        step.time_ns = start
 
 
 def _steps_from_sdk_runs(context: _Context, spans: Sequence[Span], warnings: list[str]) -> None:

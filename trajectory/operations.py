@@ -172,6 +172,13 @@ class AgentRun:
     # agents (an ADK SequentialAgent's or ParallelAgent's run) is a trajectory of its own, their runs its subagents,
     # not a synthetic root grouping them (build.py).
     app_agent: bool = False
+    # What the run was asked, as recorded by a check its framework ran on the run's input before its model was called
+    # (openai-agents' input guardrail running an agent: that agent's first call): the steps showing it are the run's
+    # first, and a run the check stopped, its model never called, shows it all the same (build.py).
+    asked: list[str] = field(default_factory=list)
+    # What started the run where no call of the agent delegating to it did (openai-agents' guardrail running an agent
+    # of its own: "input guardrail <name>"): its delegation step says so, no call's result.
+    started_by: str | None = None
     # The answer a person gave a run that stopped to ask them (`Interrupt`), which this run carries on with (LangGraph's
     # `Command(resume=…)`): a user step at its start.
     resumed_with: str | None = None

@@ -21,6 +21,7 @@ from evalkit.trajectory.mappers import (
     logfire_openai_agents,
     mastra,
     mlflow,
+    openai_agents_guardrails,
     openinference,
     openlit,
     openllmetry,
@@ -34,7 +35,7 @@ from evalkit.trajectory.mappers import (
     vercel_ai_otel_genai,
 )
 from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import LlmCall, Operation
+from evalkit.trajectory.operations import AgentRun, LlmCall, Operation
 from evalkit.trajectory.span import LogRecord, Span
 
 
@@ -70,6 +71,10 @@ class Emitter:
     # given the session's spans and its calls, completes those calls in place (`build._map_session`, after mapping,
     # for a session with a span it detects).
     complete_calls: Callable[[Sequence[Span], Iterable[LlmCall]], None] | None = None
+    # For an emitter that records part of an agent run on other spans than the run's (openai-agents' guardrails under
+    # OpenInference: what the run was asked on its input guardrail's agent's call, the tripwire that stopped it on its
+    # turn span): given the session's spans and its runs, completes those runs in place (`build._map_session`).
+    complete_runs: Callable[[Sequence[Span], Iterable[AgentRun]], None] | None = None
 
 
 def _complete_litellm_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
@@ -86,7 +91,8 @@ EMITTERS: tuple[Emitter, ...] = (
             frozenset({pydantic_ai.NAME, otel_genai.NAME})),
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME})),
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
-            lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers),
+            lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers,
+            complete_runs=openai_agents_guardrails.complete_runs),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # AI SDK 7's GenAI-conventions integration (`@ai-sdk/otel` `OpenTelemetry`): its spans, which hold no
     # `ai.operationId`, and the `ai.*` supplemental keys beside the conventions'.
@@ -213,6 +219,16 @@ def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall], emitters: Co
         calls = list(calls)
         for complete in completing:
             complete(spans, calls)
+
+
+def complete_runs(spans: Sequence[Span], runs: Iterable[AgentRun], emitters: Collection[str]) -> None:
+    """The session's agent runs completed from the other spans recording part of them, by the emitters found
+    (`emitters`, by name) that record runs so."""
+    completing = [e.complete_runs for e in EMITTERS if e.complete_runs is not None and e.name in emitters]
+    if completing:
+        runs = list(runs)
+        for complete in completing:
+            complete(spans, runs)
 
 
 def relink_logs(spans: Sequence[Span], logs: Sequence[LogRecord]) -> Sequence[LogRecord]:
