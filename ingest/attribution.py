@@ -46,8 +46,17 @@ CACHE_WRITE_KEYS = ("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.ca
                     "ai.usage.inputTokenDetails.cacheWriteTokens", "gen_ai.usage.details.cache_write_tokens",
                     # Strands Agents' tracer's only name for them up to 1.53 (from 1.54 beside the first)
                     "gen_ai.usage.cache_write_input_tokens")
+# After the first five, the keys the mappers read only where those are missing, in their order (migration 222 set the
+# spans stored before): the GenAI conventions' other spelling (trajectory/mappers/otel_genai.py), AI SDK's usage
+# breakdown (vercel_ai.py; AI SDK 7's GenAI integration writes only it, vercel_ai_otel_genai.py), pydantic-ai's
+# provider-named usage details (Anthropic's, OpenAI's, Google's: pydantic_ai.py) and AG2's (ag2.py).
 REASONING_KEYS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning",
-                  "llm.usage.reasoning_tokens", "gen_ai.usage.reasoning_tokens", "ai.usage.reasoningTokens")
+                  "llm.usage.reasoning_tokens", "gen_ai.usage.reasoning_tokens", "ai.usage.reasoningTokens",
+                  "gen_ai.usage.output_tokens.reasoning", "ai.usage.outputTokenDetails.reasoningTokens",
+                  "gen_ai.usage.details.thinking_tokens", "gen_ai.usage.details.reasoning_tokens",
+                  "gen_ai.usage.details.thoughts_tokens", "gen_ai.usage.thinking_tokens")
+# The keys migration 222 added (trajectory/tables.py recomputes the column of the spans stored before that hold one).
+REASONING_KEYS_ADDED_222 = REASONING_KEYS[5:]
 # OpenLIT's instrumentations' scopes (`openlit.instrumentation.openai`, …): their cost of 0 is no price.
 OPENLIT_SCOPE_PREFIX = "openlit.instrumentation."
 COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost", "gen_ai.cost.total_cost")  # the last LiteLLM's

@@ -13,6 +13,8 @@ of them (`call_response_id`, `prepares_call`) and whether the span failed as its
 
 from __future__ import annotations
 
+from evalkit.attributes import DOUBLE, INT
+from evalkit.ingest.attribution import REASONING_KEYS, REASONING_KEYS_ADDED_222
 from evalkit.migrations import (
     AddColumn,
     Backfill,
@@ -477,6 +479,33 @@ def _summary_of_traces(select: str, spans_where: str) -> str:
 
 _OPENLIT_AG2_SUMMARY = _summary_of_traces(_TRACE_SUMMARY_FAILED_ROWS, _OPENLIT_AG2)
 
+# Migration 222: ingest's `reasoning_tokens` also reads the keys the mappers read after the others
+# (`attribution.REASONING_KEYS_ADDED_222`: AI SDK 7's GenAI integration's `ai.usage.outputTokenDetails.reasoningTokens`,
+# pydantic-ai's `gen_ai.usage.details.thinking_tokens` and its siblings, ...), so that the list counts the reasoning
+# tokens the trajectory does. Stored before, a span holding one reads 0 (or its usage JSON's count): it is set as ingest
+# sets it now (`UpdateRows`), only where none of the keys ranked before them is usable (then the new value is the
+# first usable added key's, as the flattening's `coalesce`), and only where that changes it (run again, nothing is
+# found). A count is read as ingest reads it (an int; a finite double, truncated; a string holding an integer, spaces
+# trimmed), from the stored text and its type (evalkit/attributes.py), in either map (a short value is an attribute,
+# but a payload threshold is a setting). `trace_summary` holds no reasoning tokens: nothing to summarise again.
+def _stored_count(key: str) -> str:
+    """A stored span's `key` as the flattening reads a token count (ingest/attribution.py, `wanted_maps`), or NULL."""
+    text = f"if(has(attributes.keys, '{key}'), attributes['{key}'], payloads['{key}'])"
+    kind = f"attribute_types['{key}']"
+    return (f"multiIf({kind} = {INT}, toInt64OrNull({text}), {kind} = {DOUBLE}, "
+            f"if(abs(toFloat64OrNull({text})) < 9e18, toInt64(trunc(toFloat64OrNull({text}))), NULL), "
+            f"{kind} = 0, toInt64OrNull(trimBoth({text})), NULL)")
+
+
+_REASONING_RANKED_BEFORE = tuple(k for k in REASONING_KEYS if k not in REASONING_KEYS_ADDED_222)
+_REASONING_ADDED = f"coalesce({', '.join(_stored_count(k) for k in REASONING_KEYS_ADDED_222)})"
+_REASONING_NOW = f"toUInt64(greatest(assumeNotNull({_REASONING_ADDED}), 0))"
+_REASONING_CHANGED = (
+    "(" + " OR ".join(f"has(attributes.keys, '{k}') OR has(payloads.keys, '{k}')" for k in REASONING_KEYS_ADDED_222)
+    + f") AND isNotNull({_REASONING_ADDED}) AND "
+    + " AND ".join(f"isNull({_stored_count(k)})" for k in _REASONING_RANKED_BEFORE)
+    + f" AND reasoning_tokens != {_REASONING_NOW}")
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -561,4 +590,7 @@ MIGRATIONS: list[Migration] = [
     Migration(221, "an ADK tool failure ReflectAndRetryToolPlugin answered, which only the tool's result records", (
         RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         Backfill("trace_summary", "spans", _ADK_FAILED_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's reasoning tokens change).
+    Migration(222, "reasoning tokens also from the keys the trajectory reads after the others (AI SDK, pydantic-ai)", (
+        UpdateRows("spans", f"reasoning_tokens = {_REASONING_NOW}", _REASONING_CHANGED),)),
 ]

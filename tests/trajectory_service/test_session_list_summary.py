@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from evalkit.ingest import attribution, flatten
-from evalkit.migrations import Backfill, all_migrations, migrate
+from evalkit.migrations import Backfill, UpdateRows, all_migrations, migrate
 from evalkit.trajectory import session_list, session_page, session_rows, tables
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.session_index import RESOLVED
@@ -186,10 +186,17 @@ def _failed_before(migration: int) -> str:
 def _stored_before(svc: Service, migration: int) -> None:
     """The data directory, and the service's ingest, as a service before `migration` left them."""
     store = svc.running.store
-    if migration == 219:
-        # Ingest marking OpenLIT's ag2 spans LLM calls: the flattener's statement without the rule.
+    if migration in (219, 222):
         flattener = svc.running.service.flattener
-        before = flatten.span_rows().replace(attribution.NOT_OPENLIT_AG2, "")
+        if migration == 219:
+            # Ingest marking OpenLIT's ag2 spans LLM calls: the flattener's statement without the rule.
+            before = flatten.span_rows().replace(attribution.NOT_OPENLIT_AG2, "")
+        else:
+            # Ingest's `reasoning_tokens` reading none of the keys 222 added: the flattener's statement without them.
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(attribution, "REASONING_KEYS", tuple(
+                    k for k in attribution.REASONING_KEYS if k not in attribution.REASONING_KEYS_ADDED_222))
+                before = flatten.span_rows()
         assert before != flattener._statement == flatten.span_rows()
         flattener._statement = before
     else:
@@ -303,6 +310,91 @@ async def test_a_session_stored_before_its_migration_is_listed_right_once_it_has
     rows = await asyncio.to_thread(
         store.query, f"SELECT countIf({column}) FROM spans FINAL WHERE agent_id = {{a:String}}", {"a": again})
     assert rows[0][0] == stored_after
+
+
+def _reasoning_counted(document: dict[str, Any]) -> int:
+    return sum(((s.get("metrics") or {}).get("extra") or {}).get("reasoning_tokens") or 0
+               for s in corpus.llm_steps(document))
+
+
+@pytest.mark.parametrize(("capture_name", "payload_threshold_bytes"), [
+    # pydantic-ai records an Anthropic call's reasoning tokens only as `gen_ai.usage.details.thinking_tokens`.
+    ("pydantic-ai_anthropic_thinking", 1024),
+    # AI SDK 7's GenAI integration only as `ai.usage.outputTokenDetails.reasoningTokens` (its step spans restate
+    # them: not LLM calls, not counted). A payload threshold below a count's length: the count is a payload.
+    ("vercel-ai_otel-genai", 1024), ("vercel-ai_otel-genai", 2),
+], ids=["pydantic-ai", "vercel-ai", "vercel-ai-payloads"])
+async def test_reasoning_tokens_stored_before_migration_222_are_listed_as_the_trajectory_counts_them(
+        start_service: ServiceFactory, monkeypatch: pytest.MonkeyPatch, capture_name: str,
+        payload_threshold_bytes: int) -> None:
+    """The trajectory counts each call's reasoning tokens; before migration 222 ingest's `reasoning_tokens` read none
+    of these keys, so the list (its row, the kept row) showed 0. Once it has run, the spans stored before hold the
+    count the trajectory shows; run again, it finds no span to change; spans stored after are right as stored."""
+    from tests.trajectory_service.test_session_rows import _keep_all  # it imports this module
+
+    svc = await start_service(payload_threshold_bytes=payload_threshold_bytes)
+    store = svc.running.store
+    _stored_before(svc, 222)
+    capture = corpus.load(capture_name)
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    base = f"/api/agents/{agent}/sessions"
+    counted = _reasoning_counted((await svc.get(f"{base}/{session}/trajectory?wait=10")).body)
+    assert counted > 0
+    in_payloads = store.query(
+        "SELECT countIf(hasAny(mapKeys(payloads), {k:Array(String)})) FROM spans FINAL WHERE agent_id = {a:String}",
+        {"a": agent, "k": list(attribution.REASONING_KEYS_ADDED_222)})[0][0]
+    assert (in_payloads > 0) == (payload_threshold_bytes < 3)
+
+    async def listed() -> int:
+        (row,) = (await svc.get(base)).body["sessions"]
+        return int(row["reasoning_tokens"])
+
+    prices = PriceBook.from_file(svc.running.settings.data_dir / "prices.yaml")
+
+    def kept() -> list[int] | None:
+        page = session_rows.page_of_kept_rows(store, agent, SessionQuery(), prices)
+        return None if page is None else [row.view(0, 0)["reasoning_tokens"] for row in page.rows]
+
+    def stored(agent_id: str) -> list[tuple[str, int]]:
+        return [(str(s), int(r)) for s, r in store.query(
+            "SELECT span_id, reasoning_tokens FROM spans FINAL WHERE agent_id = {a:String} ORDER BY span_id",
+            {"a": agent_id})]
+
+    assert await listed() == 0
+    # ... and its session row kept in the format before (`session_rows._ROW_FORMAT`).
+    monkeypatch.setattr(session_rows, "_ROW_FORMAT", "rows-13")
+    assert _keep_all(store, prices) == 1
+    assert kept() == [0]
+    monkeypatch.undo()
+    assert migrate(store) == [222]
+    assert await listed() == counted
+    # The rows kept before are not used until kept again, and then show it so.
+    assert kept() is None
+    _keep_all(store, prices)
+    assert kept() == [counted]
+
+    # Run again, it finds nothing to change.
+    (update,) = [step for m in tables.MIGRATIONS if m.version == 222 for step in m.tables]
+    assert isinstance(update, UpdateRows)
+    changed = "SELECT count() FROM spans WHERE agent_id = {a:String} AND " + update.where
+    assert store.query(changed, {"a": agent})[0][0] == 0
+    after = stored(agent)
+    for statement in update.statements(store.database, store.cluster):
+        store.command(statement)
+    assert stored(agent) == after
+    assert await listed() == counted
+
+    # The service as it is now: spans stored from now on are right as they are stored.
+    svc.running.service.flattener._statement = flatten.span_rows()
+    again, key = await svc.new_agent("again")
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    await svc.get(f"/api/agents/{again}/sessions/{session}/trajectory?wait=10")
+    (row,) = (await svc.get(f"/api/agents/{again}/sessions")).body["sessions"]
+    assert row["reasoning_tokens"] == counted
+    # Span by span, what the migration set (the replay keeps the capture's ids).
+    assert stored(again) == after
 
 
 async def test_a_google_genai_function_failure_recorded_as_a_payload_is_an_error_in_the_list(
