@@ -24,7 +24,8 @@ from typing import Any
 
 from evalkit.trajectory.mappers import python_repr
 from evalkit.trajectory.mappers.messages import render
-from evalkit.trajectory.mappers.reader import parse_json
+from evalkit.trajectory.mappers.reader import SpanReader, parse_json
+from evalkit.trajectory.operations import Interrupt
 from evalkit.trajectory.span import SpanEvent
 
 GRAPH_INTERRUPT = "langgraph.errors.GraphInterrupt"
@@ -44,6 +45,17 @@ def requests(events: Sequence[SpanEvent]) -> list[dict[str, Any]]:
             if isinstance(item, dict) and item.get("__class__") == _INTERRUPT and "value" in item:
                 found.append({"value": item["value"], "id": item.get("id")})
     return found
+
+
+def interrupt(reader: SpanReader, emitter: str) -> Interrupt | None:
+    """A node's run that stopped the graph to ask a person (its recorded `GraphInterrupt`), if it did: asked when
+    the exception was recorded."""
+    asked = requests(reader.span.events)
+    if not asked:
+        return None
+    reader.read_events("exception")
+    time_ns = next(event.time_unix_nano for event in reader.span.events if event.name == "exception")
+    return Interrupt(span=reader.span, emitter=emitter, time_ns=time_ns, asked=asked_text(asked), requests=asked)
 
 
 def asked_text(asked: Sequence[dict[str, Any]]) -> str:
@@ -76,7 +88,12 @@ def resume_answer(run_input: Any) -> str | None:
     # The tracer dumps a Command's fields in their order: a look at the text first, since most runs' input is a state.
     if not isinstance(run_input, str) or not run_input.startswith('{"graph"'):
         return None
-    command = parse_json(run_input)
+    return command_answer(parse_json(run_input))
+
+
+def command_answer(command: Any) -> str | None:
+    """The answer a run's input resumed an interrupt with (`resume_answer`), its input already decoded: the
+    `Command`'s fields as a dict."""
     if not isinstance(command, dict) or set(command) != {"graph", "update", "resume", "goto"}:
         return None
     answer = command["resume"]

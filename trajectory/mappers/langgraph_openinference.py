@@ -35,7 +35,7 @@ from typing import Any
 from evalkit.trajectory.mappers import langgraph_handoffs, langgraph_interrupts
 from evalkit.trajectory.mappers.langchain import serialized_kwargs, serialized_messages
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
-from evalkit.trajectory.operations import AgentRun, Interrupt, LlmCall, ToolExecution
+from evalkit.trajectory.operations import AgentRun, LlmCall, ToolExecution
 from evalkit.trajectory.span import STATUS_ERROR
 
 OPENINFERENCE_SCOPE = "openinference.instrumentation.langchain"
@@ -90,18 +90,6 @@ def graph_run(run: AgentRun, reader: SpanReader) -> AgentRun:
     if error is not None and reader.span.status_code != STATUS_ERROR and langgraph_handoffs.left_for_parent(error):
         run.error = None
     return run
-
-
-def interrupt(reader: SpanReader, emitter: str) -> Interrupt | None:
-    """A node's run that stopped the graph to ask a person (its recorded `GraphInterrupt`), if it did: asked when
-    the exception was recorded."""
-    asked = langgraph_interrupts.requests(reader.span.events)
-    if not asked:
-        return None
-    reader.read_events("exception")
-    time_ns = next(event.time_unix_nano for event in reader.span.events if event.name == "exception")
-    return Interrupt(span=reader.span, emitter=emitter, time_ns=time_ns,
-                     asked=langgraph_interrupts.asked_text(asked), requests=asked)
 
 
 def tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:

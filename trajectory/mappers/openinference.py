@@ -23,6 +23,7 @@ from evalkit.trajectory.mappers import (
     haystack,
     langchain,
     langchain_openinference,
+    langgraph_interrupts,
     langgraph_openinference,
     llamaindex,
     llamaindex_react,
@@ -108,7 +109,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             return langgraph_openinference.graph_run(agent_run(reader), reader)  # a legacy graph's name
         return agent_run(reader)
     if kind == "CHAIN" and reader.span.events and reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
-        paused = langgraph_openinference.interrupt(reader, NAME)  # a node's `interrupt()`: the run asks a person
+        paused = langgraph_interrupts.interrupt(reader, NAME)  # a node's `interrupt()`: the run asks a person
         if paused is not None:
             return paused
     if kind == "CHAIN" and autogen.is_team_run(reader):

@@ -15,6 +15,11 @@ Its callback handler writes a chat model run's messages in the GenAI form (`span
   is recorded as several parts. They are one system prompt, read as one text, its parts joined as a message's are
   (`Message.text`, as OpenInference's record of the same message reads).
 
+A tool span records the tool's return, and LangChain's agent middleware may change it before the model sees it
+(`wrap_tool_call`, around the tool's run: HumanInTheLoopMiddleware prepends a notice to the result of a call a
+reviewer edited). What the model was shown is the next chat call's input: its new results (after the last answer)
+are the calls' results as shown (`LlmCall.shown_tool_results`).
+
 Its wrappers of LangChain's agent middleware open an `execute_task <Middleware>.<hook>` span for each hook run
 (`gen_ai.task.kind`: the middleware's class, `gen_ai.task.name`, `gen_ai.task.status`): bookkeeping of the agent
 graph's nodes, no step of the agent's.
@@ -41,11 +46,20 @@ def consume_middleware_hook(reader: SpanReader) -> None:
 
 def read_call(call: LlmCall) -> None:
     """A chat model run's call: the function call blocks restated as text taken out of its messages, its system
-    prompt's parts one text."""
+    prompt's parts one text, the results new in its input what the model was shown for their calls."""
     call.input_messages = [_without_restated_calls(message) for message in call.input_messages]
     call.output_messages = [_without_restated_calls(message) for message in call.output_messages]
     if len(call.system_instructions) > 1:
         call.system_instructions = ["\n".join(call.system_instructions)]  # as `Message.text` joins a message's parts
+    call.shown_tool_results = _new_results(call.input_messages)
+
+
+def _new_results(messages: list[Message]) -> dict[str, str]:
+    """The tool results after the input's last answer, by call id: the ones this call shows the model first (those
+    before were shown to an earlier call)."""
+    last_answer = max((i for i, message in enumerate(messages) if message.role == "assistant"), default=-1)
+    return {part.call_id: part.text for message in messages[last_answer + 1:] for part in message.parts
+            if part.kind == "tool_result" and part.call_id and part.text is not None}
 
 
 def _restated_call_id(part: Part) -> str | None:

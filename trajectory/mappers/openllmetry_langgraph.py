@@ -15,18 +15,33 @@ handoff.
 The `invoke_agent` span is named for the graph's run name or else the graph's own (`graph.get_name()`), which for a
 graph compiled without one (`StateGraph.compile()`, `create_agent` or Deep Agents' `create_deep_agent` given no
 `name`) is LangGraph's default, `LangGraph`: no agent's name, as OpenInference's record of the same run names none.
+
+Human in the loop (`langgraph_interrupts`): the callback has no `on_interrupt` (LangChain calls it and logs the
+AttributeError), so a node calling `interrupt()` (HumanInTheLoopMiddleware's `after_model`) is recorded as a node run
+that failed: its `execute_task` span ends in ERROR (`error.type` `GraphInterrupt`, `gen_ai.task.status` `failure`) with
+the `GraphInterrupt` as its exception event, the request in its message, while the graph's runs end OK. The
+application resumes the thread with `Command(resume=…)`: the graph's `<graph>.workflow` span records it as its input
+(`traceloop.entity.input`'s `inputs`), a child of the `invoke_agent` span that is the agent's run. The tool node runs
+a tool call inside the agent middleware's `wrap_tool_call`, after the tool's own run (its `execute_tool` span, whose
+output is the tool's return) has ended: what the middleware makes of the return (HumanInTheLoopMiddleware prepends a
+notice to the result of a call a reviewer edited) is only in the next chat call's input
+(`openllmetry_langchain.read_call`).
 """
 
 from __future__ import annotations
 
-from evalkit.trajectory.mappers import langgraph_handoffs
-from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import AgentRun, ToolExecution
+from collections.abc import Iterable, Sequence
+
+from evalkit.trajectory.mappers import langgraph_handoffs, langgraph_interrupts
+from evalkit.trajectory.mappers.reader import SpanReader, parse_json
+from evalkit.trajectory.operations import AgentRun, Interrupt, ToolExecution
+from evalkit.trajectory.span import Span
 
 LANGCHAIN_SCOPE = "opentelemetry.instrumentation.langchain"
 _RUN_METADATA = "traceloop.association.properties."
 _EXCEPTION = "exception"
 DEFAULT_GRAPH_NAME = "LangGraph"  # `Pregel.name`'s default: the name of a graph compiled without one
+_RESUMING_INPUT = '{"inputs": {"graph"'  # a graph run's entity input that is a Command, as the callback dumps it
 
 
 def consume(reader: SpanReader) -> None:
@@ -53,3 +68,28 @@ def agent_run(run: AgentRun) -> AgentRun:
     if run.name == DEFAULT_GRAPH_NAME:
         run.name = None
     return run
+
+
+def interrupt(reader: SpanReader, emitter: str) -> Interrupt | None:
+    """A node's run that stopped the graph to ask a person (its `GraphInterrupt`), if it did; the ERROR it ended in is
+    that stop, no failure."""
+    paused = langgraph_interrupts.interrupt(reader, emitter)
+    if paused is not None:
+        reader.consume("error.type")
+    return paused
+
+
+def complete_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
+    """The session's agent runs resumed with a person's answer: the answer the graph's `workflow` span records as its
+    input (a `Command(resume=…)`) is that of the `invoke_agent` run holding it (or of the workflow's own run)."""
+    runs_by_key = {(run.span.trace_id, run.span.span_id): run for run in runs}
+    for span in spans:
+        raw = span.attributes.get("traceloop.entity.input")
+        if span.scope_name != LANGCHAIN_SCOPE or not isinstance(raw, str) or not raw.startswith(_RESUMING_INPUT):
+            continue
+        record = parse_json(raw)
+        answer = langgraph_interrupts.command_answer(record.get("inputs") if isinstance(record, dict) else None)
+        run = runs_by_key.get((span.trace_id, span.span_id)) or runs_by_key.get((span.trace_id, span.parent_span_id))
+        if answer is not None and run is not None and run.resumed_with is None:
+            # No question: the person's answer to what the run before it asked.
+            run.resumed_with, run.input_text = answer, None
