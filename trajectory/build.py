@@ -310,6 +310,9 @@ class _Context:
         # fingerprint of the whole answer matches.
         self.produced_ids: set[str] = set()
         self.produced_texts: set[str] = set()
+        # The reasoning the session's received calls answered with, in any trajectory (`build_trajectory`): shown on
+        # their steps, never again on a step copied from a later call's input.
+        self.received_reasoning: set[str] = set()
         self.asked_texts: set[str] = set()  # what this trajectory's calls were asked (its user steps' texts)
         # A question a call was asked last (after its input's last answer or result) -> that call's input.
         self.asked_last: dict[int, list[Message]] = {}
@@ -552,11 +555,14 @@ class _Context:
         if role == "assistant":
             if self._completes_answer(message):
                 return
-            # Produced by a call we never received: keep it, flagged as context.
+            # Produced by a call we never received: keep it, flagged as context. The reasoning re-sent with it is
+            # that call's thinking where no received call answered with it (openai-agents' run resumed after an
+            # approval, which OpenInference does not trace), else a copy of another step's.
             draft = self.draft(
                 time_ns,
                 "agent",
                 message=message.text,
+                reasoning=(message.reasoning or None) if message.reasoning not in self.received_reasoning else None,
                 is_copied_context=True,
                 extra={"reconstructed_from": "input history", "span_id": span.span_id},
             )
@@ -1428,6 +1434,10 @@ def build_trajectory(
     # trajectory, as the same context.
     resumed = _resumed_receivers(runs, handed_off, contexts)
     contexts.update((key, contexts[receiver]) for key, receiver in resumed.items())
+    received_reasoning = {message.reasoning for item in mapped if isinstance(item.operation, LlmCall)
+                          for message in item.operation.output_messages if message.reasoning}
+    for context in contexts.values():
+        context.received_reasoning = received_reasoning
 
     def context_of(key: SpanKey) -> _Context:
         run = owner(key)

@@ -105,6 +105,14 @@ KNOWN_GAPS: dict[str, str] = {
         "response.output, as OpenAI's docs show) makes its format_content raise once the call returned (AttributeError:"
         " 'ResponseOutputText' object has no attribute 'get'): turn 2's two calls are failed spans with no input, "
         "output or usage (its question, two parallel calls, answer and 1,004 / 157 tokens lost)",
+    "openai-agents_openinference_approval":
+        "openai-agents 0.24 resumes an approved run (Runner.run(agent, state), in the process that paused it) in the "
+        "paused run's trace, reattached without on_trace_start (tracing/context.py: ReattachedTrace), and "
+        "OpenInference's openai-agents processor 2.6.0 records only spans of traces it saw start (_processor.py "
+        "on_span_start): the resumed run's two calls (call 1's get_weather retry, call 2's answer, their 270 output "
+        "tokens and 1,223 prompt tokens), the approved booking's execution and the rejection are in no span. Turn 2's "
+        "history re-sends what they answered (copied steps with their reasoning, each booking's outcome on its call: "
+        "tests/trajectory/test_openai_agents_openinference_approval.py); what the person decided is in no span",
 }
 
 # capture name -> why its emitter records no prompt-cache reads. The trajectory cannot show what no span says, so it
