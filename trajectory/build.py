@@ -1496,6 +1496,8 @@ def build_trajectory(
             run_context.tool_definitions.setdefault(str(definition.get("function", {}).get("name", "")), definition)
         if run.resumed_with is not None:
             _resume_step(run_context, run, run.resumed_with)
+        if run.interrupt is not None:
+            _interrupt_step(run_context, run.interrupt)
         if run.input_text and key in llm_owners and key not in asked:
             # None of its calls recorded their input (pydantic-ai writes a call's messages once the model
             # answers: a first call that raised, on a provider's 500 or a refused connection, has none).

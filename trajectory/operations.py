@@ -182,6 +182,9 @@ class AgentRun:
     # The answer a person gave a run that stopped to ask them (`Interrupt`), which this run carries on with (LangGraph's
     # `Command(resume=…)`): a user step at its start.
     resumed_with: str | None = None
+    # The run ended asking a person, where its own span records what (pydantic-ai's `DeferredToolRequests` output):
+    # a step at its end, as another span's `Interrupt` is.
+    interrupt: Interrupt | None = None
 
 
 @dataclass(slots=True)

@@ -48,6 +48,12 @@ KNOWN_GAPS: dict[str, str] = {
         "the same gap under OpenInference's processor (pydantic-ai 2.78): the ModelRetry's tool span and the next "
         "call's input record the message; its OpenAI adapter sends the model {\"error\": …} around it (an errored "
         "return's wrapper where a provider has no error channel), which no span records",
+    "pydantic-ai_openai_deferred-approval":
+        "the same gap on the Responses API (pydantic-ai 2.78, OpenAIResponsesModel): get_forecast's ModelRetry message "
+        "is recorded as is on its tool span and in the next calls' input, and the model was sent it as the "
+        "function_call_output {\"error\": …}, which no span records (the rest is right, the approval asked, the "
+        "person's decisions and each step's reasoning and effort among it: "
+        "tests/trajectory/test_pydantic_ai_openai_deferred_approval.py)",
     "vercel-ai_native":
         "a throwing tool's result is recorded (the next call's ai.prompt.messages) as {type: \"error-text\", value}; "
         "@ai-sdk/openai 4 sends the model {\"error\": value}, which no span records (the wrapping is the "
@@ -96,6 +102,14 @@ KNOWN_GAPS: dict[str, str] = {
         "and .parse(), which the wrapper hands the unwrapped stream: the streamed turn's three calls (text, tool "
         "calls, tokens) are in no span, never exported (only their httpx POST children, whose parents never "
         "arrive, so the session stays partial)",
+    "openai-agents_openinference_approval":
+        "openai-agents 0.24 resumes an approved run (Runner.run(agent, state), in the process that paused it) in the "
+        "paused run's trace, reattached without on_trace_start (tracing/context.py: ReattachedTrace), and "
+        "OpenInference's openai-agents processor 2.6.0 records only spans of traces it saw start (_processor.py "
+        "on_span_start): the resumed run's two calls (call 1's get_weather retry, call 2's answer, their 270 output "
+        "tokens and 1,223 prompt tokens), the approved booking's execution and the rejection are in no span. Turn 2's "
+        "history re-sends what they answered (copied steps with their reasoning, each booking's outcome on its call: "
+        "tests/trajectory/test_openai_agents_openinference_approval.py); what the person decided is in no span",
     "openai-sdk_openlit_reasoning":
         "OpenLIT 1.45's OpenAI instrumentation on the Responses API: of a non-streamed answer's function calls it keeps"
         " the last (process_response_response sets _response_tools to each function_call item in turn), so call 0's "
@@ -105,14 +119,6 @@ KNOWN_GAPS: dict[str, str] = {
         "response.output, as OpenAI's docs show) makes its format_content raise once the call returned (AttributeError:"
         " 'ResponseOutputText' object has no attribute 'get'): turn 2's two calls are failed spans with no input, "
         "output or usage (its question, two parallel calls, answer and 1,004 / 157 tokens lost)",
-    "openai-agents_openinference_approval":
-        "openai-agents 0.24 resumes an approved run (Runner.run(agent, state), in the process that paused it) in the "
-        "paused run's trace, reattached without on_trace_start (tracing/context.py: ReattachedTrace), and "
-        "OpenInference's openai-agents processor 2.6.0 records only spans of traces it saw start (_processor.py "
-        "on_span_start): the resumed run's two calls (call 1's get_weather retry, call 2's answer, their 270 output "
-        "tokens and 1,223 prompt tokens), the approved booking's execution and the rejection are in no span. Turn 2's "
-        "history re-sends what they answered (copied steps with their reasoning, each booking's outcome on its call: "
-        "tests/trajectory/test_openai_agents_openinference_approval.py); what the person decided is in no span",
 }
 
 # capture name -> why its emitter records no prompt-cache reads. The trajectory cannot show what no span says, so it

@@ -19,10 +19,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import otel_genai, pydantic_ai_deferred
 from evalkit.trajectory.mappers.messages import prompt_text
-from evalkit.trajectory.mappers.reader import SpanReader, as_int, parse_json
-from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution
+from evalkit.trajectory.mappers.reader import SpanReader, as_int, dig, parse_json
+from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "pydantic-ai"
@@ -36,6 +36,8 @@ _EXTRAS = (
 )
 # `RequestUsage.details` keys holding the reasoning part of the output tokens, as each of pydantic-ai's model
 # adapters names it (models/anthropic/_response.py says so of all three).
+# How `ModelSettingsDeltaPart.otel_message_parts` opens its text (messages.py).
+_SETTINGS_CHANGED = "Model settings changed: "
 _REASONING_DETAILS = (
     "gen_ai.usage.details.thinking_tokens",
     "gen_ai.usage.details.reasoning_tokens",
@@ -57,6 +59,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if operation.usage.reasoning_tokens is None:
             operation.usage.reasoning_tokens = next(
                 (as_int(reader.attributes[key]) for key in _REASONING_DETAILS if key in reader.attributes), None)
+        if operation.reasoning_effort is None:
+            operation.reasoning_effort = _thinking_level(reader.attributes.get("model_request_parameters"))
+        if any(_is_settings_change(message) for message in operation.input_messages):
+            operation.input_messages = [m for m in operation.input_messages if not _is_settings_change(m)]
         if operation.provider == "anthropic":
             operation.shown_tool_results = _anthropic_list_results(reader, operation)
     if isinstance(operation, ToolExecution) and isinstance(operation.result, dict | list):
@@ -74,7 +80,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     reader.consume("model_request_parameters", "gen_ai.agent.call.id", "agent_name", "model_name")
     if isinstance(operation, AgentRun):
         final = reader.get("final_result")
-        if final is not None:
+        requests = pydantic_ai_deferred.deferred_requests(final)
+        if requests is not None:  # no answer: the run ended asking a person (its human in the loop)
+            operation.interrupt = pydantic_ai_deferred.interrupt(reader.span, NAME, requests)
+        elif final is not None:
             operation.output_text = final if isinstance(final, str) else str(parse_json(final))
         operation.model = operation.model or reader.text("model_name")
         # The run's whole conversation, what it was asked included: a call's span records its messages
@@ -83,8 +92,30 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if operation.input_text is None:
             conversation = reader.get("pydantic_ai.all_messages")
             operation.input_text = None if conversation is None else prompt_text(conversation)
-        reader.consume("pydantic_ai.all_messages")
+        # Where the run's new messages start: read with them where a run carries on one that asked a person
+        # (`pydantic_ai_deferred.complete_runs`).
+        reader.consume("pydantic_ai.all_messages", "pydantic_ai.new_message_index")
     return operation
+
+
+def _is_settings_change(message: Message) -> bool:
+    """pydantic-ai's record of a setting changing from there on in the conversation (`ModelSettingsDeltaPart`: today
+    the unified `thinking` setting's effort), which its OTel messages write as a system message of text
+    (`otel_message_parts`). No model is sent that text: its adapter sends the setting (request-level, or in place as
+    an OpenAI Responses `configuration_update` item or an Anthropic message's `output_config`), which the call's
+    `reasoning_effort` shows (`_thinking_level`)."""
+    return (message.role == "system" and len(message.parts) == 1 and message.parts[0].kind == "text"
+            and (message.parts[0].text or "").startswith(_SETTINGS_CHANGED))
+
+
+def _thinking_level(parameters: Any) -> str | None:
+    """The effort the request thought at, where the agent set it with pydantic-ai's unified `thinking` setting
+    (`ModelSettings(thinking="low")`): the level resolved for the request (`ModelRequestParameters.thinking`), which
+    each model adapter sends its provider's way (the OpenAI Responses one as `reasoning.effort`). `True` (the provider's
+    default effort) and `False` (none) name no level; a provider's own setting (`openai_reasoning_effort`,
+    `anthropic_thinking`), which wins over it, is recorded nowhere."""
+    thinking = dig(parse_json(parameters), "thinking")
+    return thinking if isinstance(thinking, str) and thinking else None
 
 
 def _anthropic_list_results(reader: SpanReader, call: LlmCall) -> dict[str, str]:
