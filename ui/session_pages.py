@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -82,8 +83,9 @@ async def sessions(request: web.Request) -> Page:
     return Page("sessions.html", context, data, api=_path(agent_id), title=f"Sessions of {agent_id}")
 
 
-def step_view(step: dict[str, Any]) -> dict[str, Any]:
-    """A step with its observation results paired to its tool calls (by call id, else in order)."""
+def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A step with its observation results paired to its tool calls (by call id, else in order); `asked`, for a
+    person's answer that resumed a run (`extra.from: "resume"`), the step that stopped to ask them."""
     calls = step.get("tool_calls") or []
     results = list((step.get("observation") or {}).get("results") or [])
     by_id = {r.get("source_call_id"): r for r in results if r.get("source_call_id")}
@@ -104,7 +106,83 @@ def step_view(step: dict[str, Any]) -> dict[str, Any]:
             "delegates": any(r.get("subagent_trajectory_ref") for r in results),
             "error": extra.get("error") or (metrics.get("extra") or {}).get("error"),
             "has_error": bool(extra.get("error") or extra.get("is_error") or any(p["error"] for p in paired)),
-            "duration_ms": extra.get("duration_ms"), "price_source": (metrics.get("extra") or {}).get("price_source")}
+            "duration_ms": extra.get("duration_ms"), "price_source": (metrics.get("extra") or {}).get("price_source"),
+            # Of the completion tokens, the model's reasoning (billed as output), and the effort the request asked.
+            "reasoning_tokens": (metrics.get("extra") or {}).get("reasoning_tokens"),
+            "effort": step.get("reasoning_effort"),
+            # A run that stopped to ask a person (LangGraph's interrupt(): what it asked in `extra.interrupt`), and
+            # the person's answer the run was carried on with.
+            "interrupt": extra.get("interrupt") if step.get("source") == "agent" else None,
+            "allowed": _allowed_answers(extra.get("interrupt")) if step.get("source") == "agent" else [],
+            "resume": step.get("source") == "user" and extra.get("from") == "resume",
+            "asked": asked, "decisions": _decisions(step, asked),
+            # A run that raised and so ended (a guardrail's tripwire, max turns): a step of no LLM call saying so.
+            "stopped": bool(extra.get("run_error"))}
+
+
+def _requests(interrupt: Any) -> list[dict[str, Any]]:
+    """The tool calls an interrupt asked a person to review (LangChain's HumanInTheLoopMiddleware's
+    `action_requests`, with each one's `review_configs`), in order; none for any other request."""
+    found = []
+    for request in interrupt if isinstance(interrupt, list) else []:
+        value = request.get("value") if isinstance(request, dict) else None
+        if not isinstance(value, dict) or not isinstance(value.get("action_requests"), list):
+            continue
+        configs = {c.get("action_name"): c for c in value.get("review_configs") or [] if isinstance(c, dict)}
+        for action in value["action_requests"]:
+            if isinstance(action, dict):
+                config = configs.get(action.get("name")) or {}
+                found.append({"name": action.get("name"), "args": action.get("args"),
+                              "allowed": [str(d) for d in config.get("allowed_decisions") or []]})
+    return found
+
+
+def _allowed_answers(interrupt: Any) -> list[str]:
+    """The answers a person may give an interrupt's reviews (approve, edit, reject), each once, in order."""
+    return list(dict.fromkeys(d for request in _requests(interrupt) for d in request["allowed"]))
+
+
+def _decisions(step: dict[str, Any], asked: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A resume answer's decisions (HumanInTheLoopMiddleware's `{"decisions": [...]}`), each with the tool call it
+    decides on when the step that asked is known (they are given in the order they were asked)."""
+    if step.get("source") != "user" or (step.get("extra") or {}).get("from") != "resume":
+        return []
+    message = step.get("message")
+    try:
+        answer = json.loads(message) if isinstance(message, str) else None
+    except ValueError:
+        return []
+    decisions = answer.get("decisions") if isinstance(answer, dict) else None
+    if not isinstance(decisions, list):
+        return []
+    requests = _requests(((asked or {}).get("extra") or {}).get("interrupt"))
+    found = []
+    for i, decision in enumerate(decisions):
+        if not isinstance(decision, dict):
+            continue
+        edited = decision.get("edited_action")
+        edited = edited if isinstance(edited, dict) else {}
+        args = edited.get("args")
+        found.append({"type": str(decision.get("type") or "answer"),
+                      "tool": edited.get("name") or (requests[i]["name"] if i < len(requests) else None),
+                      "args": None if args is None else json.dumps(args, ensure_ascii=False, default=str),
+                      "message": decision.get("message")})
+    return found
+
+
+def answered(steps: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    """Each person's answer (a user step `extra.from: "resume"`) by step id, with the step that asked: the last step
+    before it that stopped to ask (`extra.interrupt`)."""
+    found: dict[Any, dict[str, Any]] = {}
+    asking: dict[str, Any] | None = None
+    for s in steps:
+        extra = s.get("extra") or {}
+        if s.get("source") == "agent" and extra.get("interrupt"):
+            asking = s
+        elif s.get("source") == "user" and extra.get("from") == "resume" and asking is not None:
+            found[s.get("step_id")] = asking
+            asking = None
+    return found
 
 
 def has_error(step: dict[str, Any]) -> bool:
@@ -138,6 +216,10 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
                               for s in t.get("steps") or []),
             "prompt_tokens": prompt, "completion_tokens": completion,
             "cached_tokens": final.get("total_cached_tokens"),
+            # Of the completion tokens, the reasoning: every call's, the subagents' too (as the totals count them).
+            "reasoning_tokens": sum(_count(((s.get("metrics") or {}).get("extra") or {}).get("reasoning_tokens"))
+                                    for t in (document, *subagents) for s in t.get("steps") or []
+                                    if not s.get("is_copied_context")),
             "cache_write_tokens": (final.get("extra") or {}).get("total_cache_creation_input_tokens"),
             "cost_usd": final.get("total_cost_usd"), "status": extra.get("status"),
             "settled": extra.get("settled"), "mapping_version": extra.get("mapping_version"),
@@ -148,6 +230,11 @@ def trajectory_summary(document: dict[str, Any]) -> dict[str, Any]:
             "errors": errors_of(document),
             "issues": extra.get("validation_issues") or [], "reasons": (extra.get("settlement") or {}).get("reasons")
             or []}
+
+
+def _count(value: Any) -> int:
+    """A token count as a number: a missing (or unreadable) one adds nothing."""
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def errors_of(document: dict[str, Any]) -> int:
@@ -185,7 +272,14 @@ def steps_page(request: web.Request, document: dict[str, Any]) -> dict[str, Any]
     pages = max(1, -(-len(steps) // STEPS_PER_PAGE))
     number = query_int(request, "page", 1, low=1, high=pages)
     start = (number - 1) * STEPS_PER_PAGE
-    return {"views": [step_view(s) for s in steps[start:start + STEPS_PER_PAGE]], "page": number, "pages": pages,
+    asked = answered(steps)
+    views = [step_view(s, asked.get(s.get("step_id"))) for s in steps[start:start + STEPS_PER_PAGE]]
+    for view in views:
+        if view["asked"] is not None:  # a link to the step that asked, which may be on an earlier page
+            where = steps.index(view["asked"]) // STEPS_PER_PAGE + 1
+            view["asked_url"] = ("" if where == number else with_query(request, page=where)) + \
+                f"#step-{view['asked'].get('step_id')}"
+    return {"views": views, "page": number, "pages": pages,
             "first_step": start + 1,
             "page_urls": {n: with_query(request, page=n) for n in _page_numbers(number, pages)}}
 

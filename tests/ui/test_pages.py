@@ -926,6 +926,59 @@ def test_a_long_unbroken_error_or_answer_wraps_within_the_page(tab: Tab, world: 
     tab.shot("run-long-answer")
 
 
+
+def test_human_in_the_loop_reads_as_a_question_and_its_answer(tab: Tab, world: World) -> None:
+    """A real LangGraph capture (HumanInTheLoopMiddleware): before, the step that stopped to ask for approval read
+    as the agent's answer ("Tool execution requires approval Tool: book_hotel Args: …" run together) and the
+    person's answer as a user typing `{"decisions": …}`. Now the first waits for a person, saying what it asked,
+    the second is their answer, linked to the question, each decision with its tool call; the page's JSON holds
+    both as the ATIF says them."""
+    agent, capture, document = _replayed(world, "langgraph_openinference_interrupt", "hitl")
+    (asking,) = [s for s in document["steps"] if (s.get("extra") or {}).get("interrupt")]
+    (answer,) = [s for s in document["steps"] if (s.get("extra") or {}).get("from") == "resume"]
+    tab.login(world.token)
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    page = tab.page
+    asked = page.locator(f"article#step-{asking['step_id']}")
+    assert asked.locator(".badge.waiting").inner_text() == "waiting for a person"
+    assert asked.locator("pre.asked").inner_text() == asking["message"]  # its lines as the person saw them
+    assert "Answers allowed: approve, edit, reject" in asked.inner_text()
+    replied = page.locator(f"article#step-{answer['step_id']}")
+    assert replied.locator(".badge.answer").inner_text() == "a person's answer"
+    assert replied.locator("ul.decisions").inner_text() == "approve book_hotel"
+    replied.locator("a.answers").click()
+    assert page.url.endswith(f"#step-{asking['step_id']}")
+    tab.shot("trajectory-human-in-the-loop")
+    assert tab.console_errors == []
+    twin = tab.go(f"/agents/{agent}/sessions/{capture.session_id}?format=json").json()
+    by_id = {s["step_id"]: s for s in twin["steps"]}
+    assert by_id[asking["step_id"]]["extra"]["interrupt"] == asking["extra"]["interrupt"]
+    assert by_id[answer["step_id"]]["extra"]["from"] == "resume"
+
+
+def test_a_guardrails_trip_is_a_stop_and_reasoning_says_its_effort(tab: Tab, world: World) -> None:
+    """A real openai-agents capture on o4-mini with an input guardrail that trips on turn two: before, the tripped
+    turn was a red box of JSON (`"status": "error"`) and no step said its reasoning effort or tokens. Now the turn
+    reads "run stopped" with the tripwire's message; each reasoning says its effort and tokens, the bar the total."""
+    agent, capture, document = _replayed(world, "openai-agents_openinference_guardrails", "guarded")
+    (tripped,) = [s for s in document["steps"] if (s.get("extra") or {}).get("run_error")]
+    first = next(s for s in document["steps"] if s.get("reasoning_content"))
+    tab.login(world.token)
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    page = tab.page
+    stopped = page.locator(f"article#step-{tripped['step_id']}")
+    assert stopped.locator(".badge.stopped").inner_text() == "run stopped"
+    assert stopped.locator(".error-box").inner_text() == tripped["extra"]["error"]["message"]
+    reasoning = page.locator(f"article#step-{first['step_id']} details.reasoning")
+    tokens = first["metrics"]["extra"]["reasoning_tokens"]
+    assert reasoning.locator("summary").inner_text() == f"Reasoning · effort medium · {tokens} tokens"
+    reasoning.locator("summary").click()
+    assert first["reasoning_content"][:40] in reasoning.inner_text()
+    assert "(560 reasoning)" in page.inner_text("dl.summary-bar")
+    tab.shot("trajectory-guardrail-trip")
+    assert tab.console_errors == []
+
+
 # Values a hand-typed or mangled link can carry: empty, negative, not a number, out of every range, NaN,
 # a control character, SQL, non-ASCII, and too long.
 _ODD_VALUES = ("", "-1", "abc", "1e999", "nan", "\x00", "' OR 1=1 --", "é☃", "99999999999999999999999", "a" * 2000)

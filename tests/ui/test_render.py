@@ -248,3 +248,122 @@ def test_the_comparison_never_shows_an_unpriced_case_or_experiment_as_cheap() ->
     assert cost_per_run(run_metrics(records)["cost_usd"]) == "$0.3333 (3 of 4 priced)"
     assert cost_per_run(run_metrics(ExperimentRecords(records.runs[2:], []))["cost_usd"]) == "$0.5000"
     assert cost_per_run(run_metrics(ExperimentRecords(records.runs[:1], []))["cost_usd"]) == "unknown"
+
+
+def _capture(name: str) -> dict[str, Any]:
+    from tests.captures import corpus
+
+    return capture_document(name, str(corpus.load(name).session_id))
+
+
+def _session_html(document: dict[str, Any], query: dict[str, str] | None = None) -> str:
+    return _environment().get_template("session.html").render(
+        agent_id="a@w", session_id="s", document=document, summary=trajectory_summary(document),
+        subagents=subagents_of(document), path="/", csrf="", **steps_page(_Request(query or {}), document))
+
+
+def _text(html: str) -> str:
+    """What a reader sees of some HTML: its text, spaces collapsed."""
+    import html as entities
+
+    return " ".join(entities.unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def _article(html: str, step_id: int) -> str:
+    """A top-level step's article (one without a subagent opened in it), up to the next step's."""
+    start = html.index(f'id="step-{step_id}"')
+    end = html.find('<article class="step', start)
+    return html[html.rindex("<article", 0, start):end if end >= 0 else len(html)]
+
+
+def test_reasoning_says_its_effort_and_tokens() -> None:
+    """A real openai-agents capture on o4-mini (effort medium; its guardrail's agent low): each step's reasoning says
+    the effort its request asked and the tokens it spent, which its header counts within its output tokens; the
+    bar sums them, the guardrail's agents' too, as it sums the output tokens."""
+    document = _capture("openai-agents_openinference_guardrails")
+    html = _session_html(document)
+    reasoned = [s for s in document["steps"] if s.get("reasoning_content")]
+    assert len(reasoned) == 4
+    for step in reasoned:
+        tokens, out = step["metrics"]["extra"]["reasoning_tokens"], step["metrics"]["completion_tokens"]
+        text = _text(_article(html, step["step_id"]))
+        assert f"{out:,} out ({tokens:,} reasoning)" in text, text
+        assert f"Reasoning · effort {step['reasoning_effort']} · {tokens:,} tokens" in text, text
+    every = [s for t in (document, *document["subagent_trajectories"]) for s in t["steps"]]
+    total = sum((s.get("metrics") or {}).get("extra", {}).get("reasoning_tokens") or 0 for s in every)
+    assert total == 560 and any(s.get("reasoning_effort") == "low" for s in every)
+    bar = _text(html.split('<dl class="summary-bar">', 1)[1].split("</dl>", 1)[0])
+    assert f"{document['final_metrics']['total_completion_tokens']:,} out ({total:,} reasoning)" in bar, bar
+
+
+def test_reasoning_tokens_without_the_reasoning_say_it_was_not_recorded() -> None:
+    """A real Google ADK capture on gemini-2.5-flash: Gemini counts its thinking but answers no thought text. The
+    step says it reasoned, and that no text of it was recorded, rather than nothing."""
+    document = _capture("google-adk_native_thinking")
+    html = _session_html(document)
+    unwritten = [s for s in document["steps"] if not s.get("reasoning_content")
+                 and ((s.get("metrics") or {}).get("extra") or {}).get("reasoning_tokens")]
+    assert unwritten
+    for step in unwritten:
+        text = _text(_article(html, step["step_id"]))
+        assert f"Reasoning: no text recorded · {step['metrics']['extra']['reasoning_tokens']:,} tokens" in text, text
+
+
+def test_a_run_that_stops_to_ask_a_person_and_their_answer() -> None:
+    """A real LangGraph human-in-the-loop capture: the step that stopped to ask reads as waiting for a person, what
+    it asked with its line breaks and the answers allowed; the resume step is the person's answer to it (linked),
+    each decision with the tool call it decides on."""
+    document = _capture("langgraph_openinference_interrupt")
+    (asking,) = [s for s in document["steps"] if (s.get("extra") or {}).get("interrupt")]
+    (answer,) = [s for s in document["steps"] if (s.get("extra") or {}).get("from") == "resume"]
+    html = _session_html(document)
+    asked = _article(html, asking["step_id"])
+    assert "waiting for a person</span>" in asked and ' waiting"' in asked.split(">", 1)[0]
+    assert f'<pre class="message asked">{asking["message"].replace(chr(39), "&#39;")}</pre>' in asked, asked
+    assert "Answers allowed: approve, edit, reject" in _text(asked)
+    assert '<div class="markdown message">' not in asked  # its lines kept, not run together as Markdown
+    replied = _article(html, answer["step_id"])
+    assert "a person's answer</span>" in replied
+    assert f'href="#step-{asking["step_id"]}"' in replied and f"to #{asking['step_id']}" in _text(replied)
+    assert "approve book_hotel" in _text(replied), _text(replied)
+
+    # An edit names its new arguments as JSON text, a rejection its message; either is the person's text, escaped.
+    edited = {**answer, "message": json.dumps({"decisions": [
+        {"type": "edit", "edited_action": {"name": "book_hotel", "args": {"city": "<script>x</script>"}}}]})}
+    html = _session_html({**document, "steps": [edited if s is answer else s for s in document["steps"]]})
+    assert ('<li><strong>edit</strong> <code>book_hotel</code> <span class="muted">with the arguments</span> '
+            "<code>{&#34;city&#34;: &#34;&lt;script&gt;x&lt;/script&gt;&#34;}</code></li>") in html
+    rejected = {**answer, "message": json.dumps({"decisions": [{"type": "reject", "message": "not <b>now</b>"}]})}
+    html = _session_html({**document, "steps": [rejected if s is answer else s for s in document["steps"]]})
+    assert "<li><strong>reject</strong> <code>book_hotel</code>: not &lt;b&gt;now&lt;/b&gt;</li>" in html
+
+    # The answer on a later page than the question links to the step on its page.
+    steps = document["steps"]
+    at = steps.index(answer)
+    padded = {**document, "steps": [*steps[:at], *({"step_id": 0, "source": "user", "message": f"m{i}"}
+                                                   for i in range(120)), *steps[at:]]}
+    for i, step in enumerate(padded["steps"]):
+        step["step_id"] = i + 1
+    html = _session_html(padded, {"page": "2"})
+    assert f'href="/agents/a@w/sessions/s?page=1#step-{asking["step_id"]}"' in _article(html, answer["step_id"])
+
+
+def test_a_guardrails_trip_reads_as_the_run_stopping() -> None:
+    """A real openai-agents capture whose input guardrail trips on turn two: the turn's step of no LLM call says the
+    run stopped, with the tripwire's message as text, not a JSON object."""
+    document = _capture("openai-agents_openinference_guardrails")
+    (tripped,) = [s for s in document["steps"] if (s.get("extra") or {}).get("run_error")]
+    text = _text(_article(_session_html(document), tripped["step_id"]))
+    assert "run stopped" in text and tripped["extra"]["error"]["message"] in text, text
+    assert '"status"' not in text, text
+
+
+def test_a_failed_tool_that_answered_nothing_shows_its_error() -> None:
+    """A real OpenLIT capture: the exchange-rate tool timed out and the model was sent no text. Its result shows the
+    error its span recorded, with the exception folded, not an empty red box."""
+    document = _capture("openai-sdk_openlit_reasoning")
+    step = next(s for s in document["steps"] for r in (s.get("observation") or {}).get("results") or []
+                if (r.get("extra") or {}).get("is_error") and not r.get("content"))
+    article = _article(_session_html(document), step["step_id"])
+    assert "TimeoutError: exchange-rate service timed out" in _text(article), _text(article)
+    assert "1 exception recorded" in _text(article)
