@@ -169,6 +169,10 @@ UNRECORDED_REASONING_TOKENS: dict[str, str] = {
         "Agno 3.1.10's Claude._get_metrics keeps the usage's input, output and cache counts only, dropping "
         "output_tokens_details.thinking_tokens (its Metrics.reasoning_tokens stays 0), and "
         "openinference-instrumentation-agno 1.0.15 writes no llm.token_count.completion_details.reasoning anyway",
+    "agno_openinference_confirmation":
+        "openinference-instrumentation-agno 1.0.15 writes only llm.token_count.prompt / .completion (its model "
+        "wrapper reads Metrics.input_tokens and output_tokens), never the reasoning tokens the Responses usage "
+        "reported (output_tokens_details.reasoning_tokens): no span holds them",
 }
 
 # capture name -> why its trajectory does not show every question a call was asked anew (questions.py), where the

@@ -17,14 +17,18 @@ An Agno model call's `llm.invocation_parameters` is its model's `get_request_par
 request parameters. Agno's Claude (and the Bedrock and Vertex Claudes built on it) sends its `output_config` as
 given, so a Claude agent's effort is `output_config.effort` there, read as in the Anthropic SDK's calls
 (`anthropic_openinference.read_request`: only the Messages API has an `output_config` of that shape); its `thinking`
-budget is no effort, kept in the request as recorded. Agno keeps the model's thinking as its
+budget is no effort, kept in the request as recorded. Its OpenAIResponses sends `reasoning={"effort": …}` (from its
+`reasoning_effort`), read as in the OpenAI SDK's Responses calls (`openai_sdk.reasoning_effort`; seen in
+tests/captures/agno_openinference_confirmation). Agno keeps the model's thinking as its
 messages' `reasoning_content`, which the instrumentation writes as a `reasoning` content of the output message:
 nothing to do here. Seen in a real capture: tests/captures/agno_openinference_reasoning.
 """
 
 from __future__ import annotations
 
+from evalkit.trajectory.mappers import anthropic_openinference, openai_sdk
 from evalkit.trajectory.mappers.reader import SpanReader
+from evalkit.trajectory.operations import LlmCall
 
 SCOPE = "openinference.instrumentation.agno"
 _WORKFLOW = "agno.workflow."
@@ -45,3 +49,13 @@ def consume_step(reader: SpanReader) -> None:
     if reader.span.scope_name == SCOPE:
         reader.consume_prefix("graph.node.")
         reader.consume("input.value", "output.value")
+
+
+def read_request(call: LlmCall) -> None:
+    """The effort an Agno model's recorded request parameters set, in its provider API's own shape: a Messages
+    request's `output_config.effort` (its Claude), a Responses request's `reasoning.effort` (its OpenAIResponses)."""
+    if call.reasoning_effort is not None:
+        return
+    request = call.extra.get("request")
+    call.reasoning_effort = (anthropic_openinference.reasoning_effort(request)
+                             or openai_sdk.reasoning_effort(request))

@@ -309,9 +309,10 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     if finish:
         call.finish_reasons = [finish]
     call.error = span_error(reader)
-    if reader.span.scope_name in (anthropic_openinference.SCOPE, agno.SCOPE):
-        # The effort a Messages request sets (`output_config.effort`): Agno records its Claude's request so too.
-        anthropic_openinference.read_request(call)
+    if reader.span.scope_name == anthropic_openinference.SCOPE:
+        anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
+    elif reader.span.scope_name == agno.SCOPE:
+        agno.read_request(call)  # its model's request as its provider's API takes it: a Claude's or Responses' effort
     if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
         langchain_openinference.read_request(call)  # ChatOpenAI's `reasoning={"effort": …}`, recorded as given
     if (openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span)

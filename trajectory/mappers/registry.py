@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from evalkit.trajectory.mappers import (
     ag2,
     agent_framework,
+    agno_paused_runs,
     autogen,
     claude_code,
     google_adk,
@@ -87,6 +88,14 @@ def _complete_litellm_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> 
     litellm_call_ids.complete_calls(spans, calls)
 
 
+def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
+    """OpenInference's runs given what other spans record of them: openai-agents' guardrails, Agno's paused runs and
+    the runs carrying them on."""
+    runs = list(runs)
+    openai_agents_guardrails.complete_runs(spans, runs)
+    agno_paused_runs.complete_runs(spans, runs)
+
+
 EMITTERS: tuple[Emitter, ...] = (
     # Before pydantic-ai, which claims every logfire scope: this one is logfire's openai-agents bridge.
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
@@ -96,7 +105,7 @@ EMITTERS: tuple[Emitter, ...] = (
             complete_runs=pydantic_ai_deferred.complete_runs),
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
             lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers,
-            complete_runs=openai_agents_guardrails.complete_runs),
+            complete_runs=_complete_openinference_runs),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # AI SDK 7's GenAI-conventions integration (`@ai-sdk/otel` `OpenTelemetry`): its spans, which hold no
     # `ai.operationId`, and the `ai.*` supplemental keys beside the conventions'.
