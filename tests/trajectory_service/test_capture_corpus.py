@@ -92,6 +92,13 @@ KNOWN_GAPS: dict[str, str] = {
         "streamed turn's thought and answer chunks are one text, so its re-sent answer (two text parts) is a copied "
         "step after it. The rest is right (tests/trajectory/test_google_adk_native_thinking.py): each tool on its "
         "call, the reflected failure flagged, reasoning tokens within the output tokens",
+    "google-adk_native_confirmation":
+        "the same converter gap: each Gemini thought part is written as a plain text part (and no thinking "
+        "configuration recorded), so each step's message starts with its thoughts and has no reasoning_content, a "
+        "streamed answer's thought and text one text. The rest is right (tests/trajectory/"
+        "test_google_adk_native_confirmation.py): the confirmation asked for both calls, the person's answers, the "
+        "confirmed call's result and the rejection on their calls, each streamed call once, reasoning tokens within "
+        "the output tokens",
     "mlflow_openai":
         "MLflow 3.17's OTLP export drops the trace's session: update_current_trace(session_id=…) is trace metadata, "
         "which only its Databricks Unity Catalog processor copies onto the root span (session.id); so each turn's "

@@ -25,7 +25,11 @@ GenAI mapper; message content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESS
 - a streamed call (`RunConfig(streaming_mode=SSE)`) is reported as every response it got, one output message each
   (`set_operation_details_attributes_from_response`), the chunks with no finish reason, the last with one: the
   answer in pieces (`_streamed_answer`). A model that hands ADK the whole answer again at the end (LiteLlm's
-  aggregate: the text, and the calls whose arguments it streamed in pieces) ends it so: then the last is the answer;
+  aggregate: the text, and the calls whose arguments it streamed in pieces) ends it so: then the last is the answer.
+  Its function calls carry ADK's own ids (`adk-…`), which the next call's input re-sends made up: they are forgotten
+  too (`_forget_run_ids`), so that the re-sent answer is the call's, not a step of its own;
+- a tool needing a person's confirmation (`require_confirmation=True`) answers with ADK's stand-in, which the model is
+  never shown: no result; the run asks, the next run carries on with the answers (`google_adk_confirmation`);
 - a workflow agent (`SequentialAgent`, `ParallelAgent`, `LoopAgent`) calls no model and runs its sub-agents; its
   `invoke_agent` span has an `LlmAgent`'s attributes (nothing says its kind) and holds theirs. A run holding runs and
   doing nothing itself is what the builder takes for a synthetic root and looks through (the workflow's structure
@@ -46,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import google_adk_confirmation, otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, ErrorInfo, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
@@ -56,6 +60,8 @@ SCOPE = "gcp.vertex.agent"
 OPENINFERENCE_SCOPE = "openinference.instrumentation.google_adk"
 _MERGED = "(merged tools)"
 _TRANSFER_TYPE = "TransferToAgentTool"
+# The prefix of the id ADK gives a function call the model gave none (`AF_FUNCTION_CALL_ID_PREFIX`).
+_RUN_ID_PREFIX = "adk-"
 # `ReflectAndRetryToolPlugin`'s answer for a failed tool (`google.adk.plugins._reflect_retry_utils.
 # REFLECT_AND_RETRY_RESPONSE_TYPE`): what the session list's `failed` reads too (trajectory/tables.py, migration 221).
 REFLECTED_FAILURE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
@@ -78,6 +84,12 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if reader.text("gen_ai.tool.name") == _MERGED:
         reader.consume_prefix("gen_ai.")
         return None
+    if reader.span.scope_name == SCOPE and google_adk_confirmation.asks_confirmation(
+            reader.span.attributes.get("gen_ai.tool.call.result")):
+        # A call waiting for a person's confirmation: ADK's stand-in answer, never shown the model, is no result; the
+        # run asks (`google_adk_confirmation.complete_runs`), the call's result is its run once answered.
+        reader.consume_prefix("gen_ai.")
+        return None
     operation = otel_genai.map_span(reader, logs)
     if isinstance(operation, ToolExecution):
         _transfer(operation, reader)
@@ -86,7 +98,18 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         operation.app_agent = True  # a workflow agent's run too (see above)
     elif isinstance(operation, LlmCall) and reader.span.scope_name == SCOPE:
         _streamed_answer(operation, reader.span)
+        _forget_run_ids(operation)
     return operation
+
+
+def _forget_run_ids(call: LlmCall) -> None:
+    """A streamed Gemini answer's function calls under the ids ADK ran them with (`adk-…`), which the next call's
+    input re-sends with none (a made-up `<name>_<index>`, forgotten): id-less too, so that the re-sent answer is
+    the call's and not a step of its own; the tools' spans answer them by name and order, as a non-streamed call's."""
+    for message in call.output_messages:
+        for part in message.parts:
+            if part.kind == "tool_call" and part.call_id is not None and part.call_id.startswith(_RUN_ID_PREFIX):
+                part.call_id = None
 
 
 def _streamed_answer(call: LlmCall, span: Span) -> None:

@@ -12,6 +12,7 @@ from evalkit.trajectory.mappers import (
     autogen,
     claude_code,
     google_adk,
+    google_adk_confirmation,
     haystack,
     langfuse,
     langsmith,
@@ -122,7 +123,9 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
     Emitter(haystack.NAME, haystack.detect, haystack.map_span),
-    Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME})),
+    # Its tool confirmation: a run ending to ask a person to confirm calls, the run carrying on with their answers.
+    Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME}),
+            complete_runs=google_adk_confirmation.complete_runs),
     Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME})),
     Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),
     # AG2 1.x's TelemetryMiddleware (`ag2`, not AutoGen's autogen-core).
