@@ -157,6 +157,10 @@ UNRECORDED_REASONING: dict[str, tuple[str, tuple[int, ...] | None]] = {
         "AutoGen 0.7.5's OpenAI client drops the reasoning_content of an answer with tool calls, streamed or not "
         "(_openai_client.py: only a text answer's becomes the CreateResult's thought; beside tool calls the thought is "
         "the content), and the instrumentor records the CreateResult, not the response", (0, 1, 3)),
+    "openai-agents_otel-genai_guardrails": (
+        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes an answer that has text as its output_text "
+        "alone, dropping the reasoning item before it (as openai-agents_otel-genai_reasoning): every topic check's "
+        "verdict and the desk's two answers", (0, 3, 4, 5, 6)),
 }
 
 # capture name -> why its emitter records no reasoning tokens (the output tokens count them, as billed, with no
@@ -180,6 +184,8 @@ UNRECORDED_REASONING_TOKENS: dict[str, str] = {
         "openinference-instrumentation-agno 1.0.15 writes only llm.token_count.prompt / .completion (its model "
         "wrapper reads Metrics.input_tokens and output_tokens), never the reasoning tokens the Responses usage "
         "reported (output_tokens_details.reasoning_tokens): no span holds them",
+    "openai-agents_otel-genai_guardrails":
+        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 reads no output_tokens_details (no reasoning attribute)",
 }
 
 # capture name -> why its trajectory does not show every question a call was asked anew (questions.py), where the

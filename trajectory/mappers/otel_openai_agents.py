@@ -29,7 +29,13 @@ OpenLLMetry's never does. Its own ways, as of 0.1.0:
   Responses `Response` the SDK rebuilt from the chunks (`{'id': …, 'object': 'response', 'output': [items]}`).
   Both reprs are read back as the text and calls they hold;
 - `execute_tool <tool>`: no call id, so it meets its call by name and arguments;
-- `agent_handoff`: the handoff the model's `transfer_to_…` call made, naming both agents.
+- `agent_handoff`: the handoff the model's `transfer_to_…` call made, naming both agents;
+- `guardrail_check`: one of the SDK's guardrails (`gen_ai.guardrail.name`, `gen_ai.guardrail.triggered`), holding the
+  agent a guardrail runs (`invoke_agent` under it). No step of its own: the runs it guards and starts are completed
+  by `openai_agents_guardrails`' rules (`complete_runs`), as under OpenInference. It is written in the same tree
+  (inside the guarded agent's first turn span when the input guardrail blocks, the tripwire's error on that turn
+  span), the turn spans `unknown` like the task span above the agent, so a turn is a non-guardrail child of an agent
+  span; which kind a guardrail is, input or output, is not written here either.
 
 Every span but the root carries the instrumentor's defaults as agent identity (`gen_ai.agent.name`
 "OpenAI Agent", `gen_ai.agent.id` "agent", `gen_ai.agent.description`): only an agent span names its agent.
@@ -37,14 +43,14 @@ Every span but the root carries the instrumentor's defaults as agent identity (`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import openai_sdk, otel_genai, python_repr
+from evalkit.trajectory.mappers import openai_agents_guardrails, openai_sdk, otel_genai, python_repr
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import LlmCall, Message, Operation, Part, ToolExecution
+from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "otel-openai-agents"
@@ -55,6 +61,8 @@ _BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.system", "server.address", "serv
 _FUNCTION_CALL_REPR = "ResponseFunctionToolCall("
 _REASONING_REPR = "ResponseReasoningItem("
 _CONTENT_PART_TYPES = frozenset({"output_text", "input_text"})
+_GUARDRAIL = "guardrail_check"  # the operation of the SDK's GuardrailSpanData
+_GUARDRAIL_KEYS = ("gen_ai.guardrail.name", "gen_ai.guardrail.triggered")
 
 
 def detect(span: Span) -> bool:
@@ -78,7 +86,50 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         reader.consume("gen_ai.handoff.from_agent")
         return ToolExecution(span=reader.span, emitter=NAME, handoff_to=reader.text("gen_ai.handoff.to_agent") or "",
                              error=span_error(reader))
-    return None  # a task or turn span (`unknown`): it groups the calls and tools under it
+    if operation == _GUARDRAIL:
+        reader.consume(*_GUARDRAIL_KEYS)  # read by `complete_runs`: the runs it guards and starts
+    return None  # a task or turn span (`unknown`), a guardrail: it groups the calls and tools under it
+
+
+def complete_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
+    """The session's openai-agents runs as this instrumentation records their guardrails
+    (`openai_agents_guardrails.complete_guarded_runs`)."""
+    openai_agents_guardrails.complete_guarded_runs(spans, runs, GUARDRAIL_SPANS)
+
+
+def _attribute(span: Span, key: str) -> str:
+    value = span.attributes.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _guardrail_name(span: Span) -> str | None:
+    if detect(span) and _attribute(span, "gen_ai.operation.name") == _GUARDRAIL:
+        return _attribute(span, "gen_ai.guardrail.name") or None
+    return None
+
+
+def _is_agent(span: Span) -> bool:
+    """An agent run's span, not the trace's root (SERVER, named after the workflow)."""
+    return (detect(span) and _attribute(span, "gen_ai.operation.name") == "invoke_agent"
+            and span.kind != _SPAN_KIND_SERVER)
+
+
+def _is_turn(span: Span) -> bool:
+    """A turn of an agent's loop: the SDK's turn span, `unknown` (as its task span, which is above the agent)."""
+    return detect(span) and _attribute(span, "gen_ai.operation.name") == "unknown"
+
+
+def _sent(span: Span) -> list[Message]:
+    return _llm_call(SpanReader(span), ()).input_messages
+
+
+GUARDRAIL_SPANS = openai_agents_guardrails.GuardrailSpans(
+    guardrail_name=_guardrail_name,
+    is_agent=_is_agent,
+    is_turn=_is_turn,
+    is_call=lambda span: detect(span) and _attribute(span, "gen_ai.operation.name") == "chat",
+    input_messages=_sent,
+)
 
 
 def _llm_call(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
