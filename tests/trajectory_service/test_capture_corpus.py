@@ -41,19 +41,6 @@ KNOWN_GAPS: dict[str, str] = {
         "recorded), and no span for the subagent's closing answer (the SDK yields none); nor are the questions as the "
         "model was sent them: Claude Code's <system-reminder> blocks before the prompt are in no span, nor the "
         "subagent's prompt (its trajectory has no user step)",
-    "pydantic-ai_openai_history-retry-parallel":
-        "pydantic-ai records a ModelRetry's message on the tool span and in the next call's input; its OpenAI "
-        "adapter sends the model that message wrapped as {\"error\": …}, which no span records",
-    "pydantic-ai_openinference":
-        "the same gap under OpenInference's processor (pydantic-ai 2.78): the ModelRetry's tool span and the next "
-        "call's input record the message; its OpenAI adapter sends the model {\"error\": …} around it (an errored "
-        "return's wrapper where a provider has no error channel), which no span records",
-    "pydantic-ai_openai_deferred-approval":
-        "the same gap on the Responses API (pydantic-ai 2.78, OpenAIResponsesModel): get_forecast's ModelRetry message "
-        "is recorded as is on its tool span and in the next calls' input, and the model was sent it as the "
-        "function_call_output {\"error\": …}, which no span records (the rest is right, the approval asked, the "
-        "person's decisions and each step's reasoning and effort among it: "
-        "tests/trajectory/test_pydantic_ai_openai_deferred_approval.py)",
     "vercel-ai_native":
         "a throwing tool's result is recorded (the next call's ai.prompt.messages) as {type: \"error-text\", value}; "
         "@ai-sdk/openai 4 sends the model {\"error\": value}, which no span records (the wrapping is the "
@@ -145,6 +132,10 @@ UNRECORDED_REASONING: dict[str, tuple[str, tuple[int, ...] | None]] = {
     "openai-agents_otel-genai_reasoning": (
         "opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes an answer that has text as its output_text "
         "alone, dropping the reasoning item before it (an answer of function calls keeps it, as a repr)", (2, 4)),
+    "openai-agents_otel-genai_guardrails": (
+        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes an answer that has text as its output_text "
+        "alone, dropping the reasoning item before it (as openai-agents_otel-genai_reasoning): every topic check's "
+        "verdict and the desk's two answers", (0, 3, 4, 5, 6)),
     "openai-sdk_openlit_reasoning": (
         "OpenLIT 1.45 records no reasoning of a Responses answer: process_response_response reads only its message "
         "and function_call items, the stream's reasoning_summary_text events are ignored, and a re-sent reasoning "
@@ -157,16 +148,14 @@ UNRECORDED_REASONING: dict[str, tuple[str, tuple[int, ...] | None]] = {
         "AutoGen 0.7.5's OpenAI client drops the reasoning_content of an answer with tool calls, streamed or not "
         "(_openai_client.py: only a text answer's becomes the CreateResult's thought; beside tool calls the thought is "
         "the content), and the instrumentor records the CreateResult, not the response", (0, 1, 3)),
-    "openai-agents_otel-genai_guardrails": (
-        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes an answer that has text as its output_text "
-        "alone, dropping the reasoning item before it (as openai-agents_otel-genai_reasoning): every topic check's "
-        "verdict and the desk's two answers", (0, 3, 4, 5, 6)),
 }
 
 # capture name -> why its emitter records no reasoning tokens (the output tokens count them, as billed, with no
 # breakdown). Strict: the day a step shows them, the test fails until the entry is removed.
 UNRECORDED_REASONING_TOKENS: dict[str, str] = {
     "openai-agents_otel-genai_reasoning":
+        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 reads no output_tokens_details (no reasoning attribute)",
+    "openai-agents_otel-genai_guardrails":
         "opentelemetry-instrumentation-openai-agents-v2 0.1.0 reads no output_tokens_details (no reasoning attribute)",
     "strands_native_anthropic-thinking":
         "Strands 1.62's Usage has no reasoning field: models/anthropic.py keeps only the usage's top-level integers, "
@@ -184,8 +173,6 @@ UNRECORDED_REASONING_TOKENS: dict[str, str] = {
         "openinference-instrumentation-agno 1.0.15 writes only llm.token_count.prompt / .completion (its model "
         "wrapper reads Metrics.input_tokens and output_tokens), never the reasoning tokens the Responses usage "
         "reported (output_tokens_details.reasoning_tokens): no span holds them",
-    "openai-agents_otel-genai_guardrails":
-        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 reads no output_tokens_details (no reasoning attribute)",
 }
 
 # capture name -> why its trajectory does not show every question a call was asked anew (questions.py), where the

@@ -10,7 +10,9 @@ Reasoning tokens are only in the provider's own usage details, under the provide
 (`gen_ai.usage.details.thinking_tokens` on Anthropic, `reasoning_tokens` on OpenAI, `thoughts_tokens`
 on Google: each a part of the output tokens). A tool's return is recorded as pydantic-ai's compact JSON
 (`gen_ai.tool.call.result`) and as the value itself in the next call's input; each model adapter shows it
-the model its own way, and the Anthropic one sends a list one text block an item.
+the model its own way, and the Anthropic one sends a list one text block an item; an errored return (a retry, a
+`ToolFailed`) goes to OpenAI wrapped as `{"error": …}`, rebuilt from the tool spans' outcomes
+(`pydantic_ai_tool_errors`).
 """
 
 from __future__ import annotations

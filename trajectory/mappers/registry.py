@@ -33,6 +33,7 @@ from evalkit.trajectory.mappers import (
     otel_openai_agents,
     pydantic_ai,
     pydantic_ai_deferred,
+    pydantic_ai_tool_errors,
     semantic_kernel,
     strands,
     vercel_ai,
@@ -101,9 +102,10 @@ EMITTERS: tuple[Emitter, ...] = (
     # Before pydantic-ai, which claims every logfire scope: this one is logfire's openai-agents bridge.
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
             frozenset({pydantic_ai.NAME, otel_genai.NAME})),
-    # Its deferred tools: a run carrying on one that ended asking a person, given their decisions.
+    # Its deferred tools: a run carrying on one that ended asking a person, given their decisions; its errored tool
+    # returns as the OpenAI adapters sent them ({"error": …}), from the tool spans' outcomes.
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME}),
-            complete_runs=pydantic_ai_deferred.complete_runs),
+            complete_calls=pydantic_ai_tool_errors.complete_calls, complete_runs=pydantic_ai_deferred.complete_runs),
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
             lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers,
             complete_runs=_complete_openinference_runs),
