@@ -15,9 +15,10 @@ two parallel tool calls, a tool returning a list (sent to the model as compact J
 structured answer given through pydantic-ai's `final_result` output tool (which no tool span
 records: the model is shown its "Final result processed." only in turn three's history). Turn
 three is `agent.run_stream_events`, answered from the history. No tool fails: a pydantic-ai tool's
-recoverable failure (`ModelRetry`) reaches the OpenAI model wrapped as `{"error": …}`, which no
-span records (the gap pydantic-ai_openai_history-retry-parallel already shows). (The versions the
-capture was recorded with are in meta.json.)
+recoverable failure (`ModelRetry`) reaches the OpenAI model wrapped as `{"error": …}`, which
+pydantic-ai_openai_history-retry-parallel shows (the wrapper is rebuilt from the tool span's retry
+cause: trajectory/mappers/pydantic_ai_tool_errors.py). (The versions the capture was recorded with are
+in meta.json.)
 """
 
 from __future__ import annotations
