@@ -14,13 +14,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import agno, openinference
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
 from evalkit.trajectory.span import Span
 from tests.captures import corpus
-from tests.trajectory.span_fixtures import capture_spans
+from tests.trajectory.span_fixtures import capture_document, capture_spans
 
 CAPTURE = "agno_openinference_reasoning"
 SESSION = "agno-oi-thinking-1"
@@ -28,9 +27,7 @@ Json = dict[str, Any]
 
 
 def _document() -> Json:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _log() -> list[Json]:

@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from span_fixtures import capture_spans
+from span_fixtures import capture_document, capture_spans
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import anthropic_sdk_tracing, otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
@@ -29,9 +28,7 @@ Json = dict[str, Any]
 
 
 def _document() -> Json:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _log() -> list[Json]:

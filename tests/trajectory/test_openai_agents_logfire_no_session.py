@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import logfire_openai_agents
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
 from tests.captures import corpus
-from tests.trajectory.span_fixtures import capture_spans
+from tests.trajectory.span_fixtures import capture_document, capture_spans
 
 CAPTURE = "openai-agents_logfire_no-session"
 Json = dict[str, Any]
@@ -34,9 +33,7 @@ def _model_calls() -> list[Json]:
 
 
 def _document() -> Json:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=None)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, None)
 
 
 def test_the_capture_s_calls_have_an_item_id_of_their_own() -> None:

@@ -13,12 +13,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import otel_openai_agents
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
 from tests.captures import corpus
-from tests.trajectory.span_fixtures import capture_spans
+from tests.trajectory.span_fixtures import capture_document, capture_spans
 
 CAPTURE = "openai-agents_otel-genai_reasoning"
 SESSION = "oa-otel-genai-reasoning-1"
@@ -26,9 +25,7 @@ Json = dict[str, Any]
 
 
 def _document() -> Json:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _log() -> list[Json]:

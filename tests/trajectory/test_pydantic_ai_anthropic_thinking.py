@@ -16,13 +16,12 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import pydantic_ai
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
 from evalkit.trajectory.span import Span
 from tests.captures import corpus
-from tests.trajectory.span_fixtures import capture_spans
+from tests.trajectory.span_fixtures import capture_document, capture_spans
 
 CAPTURE = "pydantic-ai_anthropic_thinking"
 SESSION = "pai-anthropic-thinking-1"
@@ -30,9 +29,7 @@ Json = dict[str, Any]
 
 
 def _document() -> Json:
-    result = trajectory_from_spans(capture_spans(CAPTURE), session_id=SESSION)
-    assert result.valid, [str(issue) for issue in result.issues]
-    return result.document()
+    return capture_document(CAPTURE, SESSION)
 
 
 def _log() -> list[Json]:
