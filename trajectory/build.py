@@ -50,7 +50,7 @@ from evalkit.trajectory.mappers.registry import (
     step_agents,
 )
 from evalkit.trajectory.mappers.resent_history import Resent
-from evalkit.trajectory.media import user_content
+from evalkit.trajectory.media import tool_result_content, user_content
 from evalkit.trajectory.operations import (
     AgentRun,
     ErrorInfo,
@@ -637,6 +637,11 @@ class _Context:
             found = (draft, draft.tool_calls[-1])
         draft, call = found
         result: Json = {"source_call_id": call["tool_call_id"], "content": content}
+        if execution.result_parts is not None:
+            # Media the tool returned (a screenshot): content parts, the images referenced (trajectory/media.py).
+            result["content"], referenced = tool_result_content(execution.result_parts, span)
+            if referenced:
+                extra["media"] = referenced
         if extra:
             result["extra"] = extra
         draft.results.append(result)

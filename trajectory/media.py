@@ -1,4 +1,5 @@
-"""Images in a user's message as ATIF image content parts, a large payload referenced, not inlined.
+"""Images in a user's message (and a tool's result) as ATIF image content parts, a large payload referenced, not
+inlined.
 
 Emitters record an image as a URL, a file path or a whole base64 data URL (OpenAI's `image_url`,
 GenAI `uri` / `blob` parts). Pasted into the message as text, a data URL makes a screenshot a
@@ -47,9 +48,11 @@ def _marker(part: Part, media_type: str | None) -> str:
     return f"[{label}: {uri}]" if uri else f"[{label}]"
 
 
-def user_content(text: str, parts: list[Part], span: Span) -> tuple[str | list[Json], list[Json]]:
+def user_content(text: str, parts: list[Part], span: Span,
+                 where: str = "input") -> tuple[str | list[Json], list[Json]]:
     """A user message with media `parts`: the ATIF message (content parts when an image is among
-    them, else text) and the step's `extra.media` entries for images referenced rather than inlined."""
+    them, else text) and the step's `extra.media` entries for images referenced rather than inlined
+    (`where` in `span` holds them: its input, or a tool span's result)."""
     content: list[Json] = [{"type": "text", "text": text}] if text else []
     markers: list[str] = []
     referenced: list[Json] = []
@@ -63,7 +66,7 @@ def user_content(text: str, parts: list[Part], span: Span) -> tuple[str | list[J
         if uri and (not uri.startswith("data:") or len(uri) <= INLINE_LIMIT):
             path = uri
         else:
-            path = f"evalkit-span://{span.trace_id}/{span.span_id}/input/{index}"
+            path = f"evalkit-span://{span.trace_id}/{span.span_id}/{where}/{index}"
             entry: Json = {"path": path, "media_type": media_type}
             if uri:
                 payload = uri.split(",", 1)[1] if "," in uri else ""
@@ -76,3 +79,12 @@ def user_content(text: str, parts: list[Part], span: Span) -> tuple[str | list[J
     if markers:
         content.append({"type": "text", "text": "\n".join(markers)})
     return content, referenced
+
+
+def tool_result_content(parts: list[Part], span: Span) -> tuple[str | list[Json], list[Json]]:
+    """A tool's result holding media (`ToolExecution.result_parts`: a screenshot tool's image) as a user message's
+    is: ATIF lets an observation result be content parts too. Its text first, then the images, a large one (or one
+    recorded as base64 alone, no data URL) referenced at the tool span's result
+    (`evalkit-span://<trace id>/<span id>/result/<n>`); the result's `extra.media` entries beside."""
+    text = "\n".join(part.text for part in parts if part.kind != "media" and part.text)
+    return user_content(text, [part for part in parts if part.kind == "media"], span, where="result")

@@ -147,6 +147,10 @@ class ToolExecution:
     # The tool's definition as its span recorded it (Strands' `execute_tool`: its description and JSON schema), in
     # the OpenAI function-calling shape: one of the tools of the agent whose call it answers.
     definition: dict[str, Any] | None = None
+    # The result as parts, where it holds media (a screenshot tool's image, shown the model as an image): its call's
+    # result is then ATIF content parts, the media referenced (trajectory/media.py), never their base64 as text.
+    # None: the result is `result`, shown as text.
+    result_parts: list[Part] | None = None
 
 
 @dataclass(slots=True)

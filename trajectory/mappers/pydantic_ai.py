@@ -12,7 +12,9 @@ on Google: each a part of the output tokens). A tool's return is recorded as pyd
 (`gen_ai.tool.call.result`) and as the value itself in the next call's input; each model adapter shows it
 the model its own way, and the Anthropic one sends a list one text block an item; an errored return (a retry, a
 `ToolFailed`) goes to OpenAI wrapped as `{"error": …}`, rebuilt from the tool spans' outcomes
-(`pydantic_ai_tool_errors`).
+(`pydantic_ai_tool_errors`). A file a tool returns (a screenshot's `BinaryContent`, an `ImageUrl`) is recorded as a
+media part (`blob` / `uri` from instrumentation version 4, `binary` / `image-url` before), alone or among the return's
+items: the call's result is its content parts (`_file_result`), the image never its base64 as text.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai, pydantic_ai_deferred
-from evalkit.trajectory.mappers.messages import prompt_text
+from evalkit.trajectory.mappers.messages import parse_part, prompt_text
 from evalkit.trajectory.mappers.reader import SpanReader, as_int, dig, parse_json
-from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, ToolExecution
+from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "pydantic-ai"
@@ -45,6 +47,10 @@ _REASONING_DETAILS = (
     "gen_ai.usage.details.reasoning_tokens",
     "gen_ai.usage.details.thoughts_tokens",
 )
+# The part types pydantic-ai records a file as (`_otel_messages`: `BlobPart`, `UriPart`, `FilePart` from instrumentation
+# version 4; `BinaryDataPart`, `MediaUrlPart` before), each naming its media type or where the file is.
+_FILE_PARTS = frozenset(("blob", "uri", "file", "binary", "image-url", "audio-url", "video-url", "document-url"))
+_FILE_KEYS = ("mime_type", "media_type", "uri", "url", "file_id")
 
 
 def detect(span: Span) -> bool:
@@ -67,6 +73,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             operation.input_messages = [m for m in operation.input_messages if not _is_settings_change(m)]
         if operation.provider == "anthropic":
             operation.shown_tool_results = _anthropic_list_results(reader, operation)
+    if isinstance(operation, ToolExecution):
+        operation.result_parts = _file_result(operation.result)
     if isinstance(operation, ToolExecution) and isinstance(operation.result, dict | list):
         # pydantic-ai records a tool's non-str return as `tool_return_ta.dump_json(...)` (compact JSON,
         # capabilities/instrumentation.py), the text OpenAI's chat adapter shows the model
@@ -137,9 +145,26 @@ def _anthropic_list_results(reader: SpanReader, call: LlmCall) -> dict[str, str]
     for part in parts if isinstance(parts, list) else ():
         if isinstance(part, dict) and part.get("type") == "tool_call_response" and isinstance(
                 part.get("result"), list) and isinstance(part.get("id"), str):
+            if _file_result(part["result"]) is not None:
+                continue  # files among the items: its tool span's content parts are what the model was shown
             shown[part["id"]] = "\n".join(_block_text(item) for item in part["result"])
     return shown
 
 
 def _block_text(item: Any) -> str:
     return item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
+def _is_file(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") in _FILE_PARTS and any(key in item for key in _FILE_KEYS)
+
+
+def _file_result(result: Any) -> list[Part] | None:
+    """A tool's return holding files, as parts: each file a media part, each other item its text as the Anthropic
+    adapter shows it (a string as it is, anything else compact JSON: `_block_text`); None when it holds no file. A
+    `blob` is recorded with its base64 alone, no data URL: the image is referenced at the tool span, never inlined."""
+    items = result if isinstance(result, list) else [result]
+    if not any(_is_file(item) for item in items):
+        return None
+    return [(parse_part(item) or Part("other")) if _is_file(item) else Part("text", text=_block_text(item))
+            for item in items]
