@@ -45,7 +45,10 @@ def _marker(part: Part, media_type: str | None) -> str:
     label = media_type or part.media_type or "media"
     if uri.startswith("data:"):
         return f"[{label}: {len(uri)} characters of data, omitted]"
-    return f"[{label}: {uri}]" if uri else f"[{label}]"
+    if uri:
+        return f"[{label}: {uri}]"
+    # Media whose payload no span holds: what the emitter says of it (`Part.text`: redacted), not a broken image.
+    return f"[{label}: {part.text}]" if part.text else f"[{label}]"
 
 
 def user_content(text: str, parts: list[Part], span: Span,

@@ -18,7 +18,7 @@ PartKind = Literal["text", "reasoning", "tool_call", "tool_result", "media", "ot
 @dataclass(slots=True)
 class Part:
     kind: PartKind
-    text: str | None = None  # text, reasoning, or the rendered result of a tool
+    text: str | None = None  # text, reasoning, the rendered result of a tool, or why media has no uri (redacted)
     call_id: str | None = None  # tool_call / tool_result
     name: str | None = None  # tool name
     arguments: Any = None  # tool_call: parsed when it was JSON

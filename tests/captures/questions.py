@@ -21,8 +21,10 @@ Text-format agents restate their loop in user text, read so:
 
 `missing_questions` checks that every asking is a user step, not copied context, in the trajectory that holds the
 step of the call it was sent to, before that step: one step for each asking (a question asked twice is two steps),
-in the order of the calls. A trajectory may show more user steps than were asked anew (a multi-agent run's own
-input, before it hands it to an agent): those are not checked here.
+in the order of the calls. A question's words are its text parts (its images have none), and so are a step's: the
+markers evalkit writes after the text for media it shows no image of (an image the emitter redacted) are no words.
+A trajectory may show more user steps than were asked anew (a multi-agent run's own input, before it hands it to an
+agent): those are not checked here.
 """
 
 from __future__ import annotations
@@ -64,6 +66,17 @@ def _words(text: str) -> str:
     """A question's text to compare: without whitespace, since how a message's text parts are joined is the
     emitter's (Claude Code's spans join its blocks with newlines, the request sends them apart)."""
     return "".join(text.split())
+
+
+# What evalkit shows after a question's text for media it cannot show as an ATIF image (trajectory/media.py `_marker`:
+# `[<media type>: <url, or why none>]`, one a line): no words of the question, as an image part has none.
+_MEDIA_MARKERS = re.compile(r"(?:\n?\[[^\[\]\n]+\])+$")
+
+
+def _shows(message: Any, asked: str) -> bool:
+    """Whether a user step's message is the question `asked`: its text, or its text but the media markers after it."""
+    text = message_text(message)
+    return _words(asked) in (_words(text), _words(_MEDIA_MARKERS.sub("", text.rstrip())))
 
 
 def _user_text(text: str) -> list[Item]:
@@ -184,7 +197,7 @@ def missing_questions(document: dict[str, Any], log: list[dict[str, Any]]) -> li
     for asking in asked_anew(log):
         where = steps.get(asking.seq)
         candidates = [(t, i) for t, i in shown
-                      if _words(message_text(trajectories[t]["steps"][i].get("message"))) == _words(asking.text)
+                      if _shows(trajectories[t]["steps"][i].get("message"), asking.text)
                       and (where is None or (t == where[0] and i < where[1]))]
         if not candidates:
             place = (f"in {trajectories[where[0]]['agent']['name']!r} before step "

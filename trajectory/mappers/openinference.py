@@ -29,6 +29,7 @@ from evalkit.trajectory.mappers import (
     llamaindex_react,
     openai_agents_js,
     openai_sdk,
+    openinference_media,
     smolagents,
     strands_openinference,
 )
@@ -165,7 +166,7 @@ def _content_part(node: Any) -> Part | None:
                 or dig(content, kind, kind, "url")
                 or dig(content, "url")
             )
-            return Part("media", media_type=kind, uri=url if isinstance(url, str) else None)
+            return openinference_media.media_part(kind, url)  # `__REDACTED__` no URL: an image it kept out
         if kind == "tool_use":
             return None  # the same call is listed under message.tool_calls
         text = dig(content, "text")
