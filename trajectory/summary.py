@@ -19,7 +19,7 @@ class TrajectorySummary:
     llm_calls: int
     tool_calls: int
     tool_errors: int
-    errors: int  # steps or tool results that carry an error
+    errors: int  # steps or tool results that carry an error, and failed attempts at a step's request
     subagents: int
     prompt_tokens: int
     completion_tokens: int
@@ -56,7 +56,11 @@ def summarise(trajectory: Mapping[str, Any]) -> TrajectorySummary:
             agent_steps += source == "agent"
             user_steps += source == "user"
             tool_calls += len(step.get("tool_calls") or ())
-            errors += bool((step.get("extra") or {}).get("error"))
+            extra = step.get("extra") or {}
+            errors += bool(extra.get("error"))
+            # The failed attempts at its request before the one that answered (a fallback model's): each a failure,
+            # as the session list counts their spans (trajectory/mappers/pydantic_ai_attempts.py).
+            errors += len(extra.get("failed_attempts") or ())
             for result in (step.get("observation") or {}).get("results") or ():
                 failed = bool((result.get("extra") or {}).get("is_error"))
                 tool_errors += failed

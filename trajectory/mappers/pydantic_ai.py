@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai, pydantic_ai_deferred
+from evalkit.trajectory.mappers import otel_genai, pydantic_ai_attempts, pydantic_ai_deferred
 from evalkit.trajectory.mappers.messages import parse_part, prompt_text
 from evalkit.trajectory.mappers.reader import SpanReader, as_int, dig, parse_json
 from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
@@ -60,6 +60,10 @@ def detect(span: Span) -> bool:
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
+    if pydantic_ai_attempts.is_attempt(reader.span):
+        # A failed attempt at a request (a `FallbackModel`'s): listed on its call's step, no call of its own.
+        pydantic_ai_attempts.read(reader)
+        return None
     operation = otel_genai.map_span(reader, logs)
     if operation is not None:
         operation.emitter = NAME

@@ -32,6 +32,7 @@ from evalkit.trajectory.mappers import (
     otel_genai,
     otel_openai_agents,
     pydantic_ai,
+    pydantic_ai_attempts,
     pydantic_ai_deferred,
     pydantic_ai_tool_errors,
     semantic_kernel,
@@ -90,6 +91,14 @@ def _complete_litellm_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> 
     litellm_call_ids.complete_calls(spans, calls)
 
 
+def _complete_pydantic_ai_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
+    """pydantic-ai's calls given their errored tool returns as the OpenAI adapters sent them, then the failed attempts
+    made before each answered (a `FallbackModel`'s)."""
+    calls = list(calls)
+    pydantic_ai_tool_errors.complete_calls(spans, calls)
+    pydantic_ai_attempts.complete_calls(spans, calls)
+
+
 def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
     """OpenInference's runs given what other spans record of them: openai-agents' guardrails, Agno's paused runs and
     the runs carrying them on."""
@@ -103,9 +112,10 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
             frozenset({pydantic_ai.NAME, otel_genai.NAME})),
     # Its deferred tools: a run carrying on one that ended asking a person, given their decisions; its errored tool
-    # returns as the OpenAI adapters sent them ({"error": …}), from the tool spans' outcomes.
+    # returns as the OpenAI adapters sent them ({"error": …}), from the tool spans' outcomes; a request's failed
+    # attempts (a FallbackModel's) on the step of the call that answered.
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME}),
-            complete_calls=pydantic_ai_tool_errors.complete_calls, complete_runs=pydantic_ai_deferred.complete_runs),
+            complete_calls=_complete_pydantic_ai_calls, complete_runs=pydantic_ai_deferred.complete_runs),
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
             lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers,
             complete_runs=_complete_openinference_runs),

@@ -60,6 +60,10 @@ class Reply:
     # the Responses API's `output_tokens_details.reasoning_tokens`, Gemini's `thoughtsTokenCount`); reported only
     # when scripted.
     reasoning_tokens: int = 0
+    # A failed request instead of an answer (OpenAI's APIs only): `{"status": 500 | 429 | …, "message": …}`, optionally
+    # `type` and `code`, answered with that status and an OpenAI-shaped error body. The model answered nothing, so it
+    # is no call of the log: it goes to `Script.failures`, with where it came among the calls.
+    error: dict[str, Any] | None = None
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
@@ -68,7 +72,7 @@ class Reply:
         return Reply(data.get("text", ""), calls, data.get("reasoning", ""), data.get("when", ""),
                      data.get("input_tokens"), data.get("output_tokens"),
                      data.get("cache_read_tokens", 0), data.get("cache_write_tokens", 0),
-                     data.get("reasoning_tokens", 0))
+                     data.get("reasoning_tokens", 0), error=data.get("error"))
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
@@ -90,6 +94,7 @@ class Script:
     def __init__(self, replies: list[Reply]) -> None:
         self.replies = list(enumerate(replies))
         self.log: list[dict[str, Any]] = []
+        self.failures: list[dict[str, Any]] = []  # the requests answered with a scripted error (`Reply.error`)
         self.lock = threading.Lock()
         self.conversations = 0  # created by `POST /v1/conversations`
 
@@ -104,6 +109,15 @@ class Script:
                     break
             else:
                 raise LookupError(f"the script has no reply left for this request (last message: {last[:300]})")
+            if reply.error is not None:
+                if not api.startswith("openai."):
+                    raise ValueError(f"{api} answers no scripted error: script errors for OpenAI's APIs only")
+                # `before_seq`: the log's call that came next (a fallback's, a retry's), or its length if none did.
+                self.failures.append({"before_seq": len(self.log), "api": api, "script_index": index,
+                                      "model": model if model is not None else body.get("model"),
+                                      "stream": stream if stream is not None else bool(body.get("stream")),
+                                      "request": body, "error": reply.error})
+                return -1, reply, {}
             seq = len(self.log)
             prefix = ("toolu" if api == "anthropic.messages" else "fc" if api == "openai.responses"
                       else "gemini" if api == "gemini.generate_content" else "call")
@@ -432,9 +446,15 @@ class FakeLLM:
                     return
                 body = json.loads(raw or b"{}")
                 try:
-                    _seq, _reply, r = script.take(api, body, raw)
+                    _seq, reply, r = script.take(api, body, raw)
                 except LookupError as exc:
                     self._json(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
+                    return
+                if reply.error is not None:  # as OpenAI answers a failure, streamed or not: a JSON error body
+                    failure = reply.error
+                    self._json(int(failure["status"]), {"error": {
+                        "message": failure["message"], "type": failure.get("type", "server_error"), "param": None,
+                        "code": failure.get("code")}})
                     return
                 model = str(body.get("model") or "gpt-4o")
                 if not body.get("stream"):

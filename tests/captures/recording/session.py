@@ -8,6 +8,7 @@
 On exit it writes, into `capture_dir`:
 - `exports.jsonl`: one OTLP/HTTP request a line (signal, content type, encoding, body in base64);
 - `llm_log.jsonl`: the fake LLM's log, one request and its answer a line (the ground truth);
+- `llm_errors.jsonl`: only when a reply scripted an error, each request answered with it (`Script.failures`);
 - `meta.json`: framework, instrumentation, the versions installed, the session id, notes.
 
 Standard library only.
@@ -84,10 +85,15 @@ class Recording:
         self.meta["python"] = sys.version.split()[0]
         self.meta["llm_calls"] = len(self.llm.log)
         self.meta["unused_replies"] = self.llm.unused
+        failures = self.llm.script.failures
+        if failures:  # only when scripted, so that captures recorded before re-record the same
+            self.meta["failed_llm_requests"] = len(failures)
         self.meta["exports"] = len(self.recorder.exports)
         self.capture_dir.mkdir(parents=True, exist_ok=True)
         (self.capture_dir / "exports.jsonl").write_text(self.recorder.dumps())
         (self.capture_dir / "llm_log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in self.llm.log))
+        if failures:  # the requests answered with a scripted error: no calls of the log, the ground truth of failures
+            (self.capture_dir / "llm_errors.jsonl").write_text("".join(json.dumps(e) + "\n" for e in failures))
         (self.capture_dir / "meta.json").write_text(json.dumps(self.meta, indent=1) + "\n")
         if self.llm.unused:
             print(f"warning: {self.llm.unused} scripted replies were never asked for", file=sys.stderr)
