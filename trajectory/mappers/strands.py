@@ -14,8 +14,9 @@ the model's provider, and a chat span names no provider otherwise (only `gen_ai.
 prompt-cache usage is read here (`_usage`). An agent's tool definitions are on its tool spans: each
 `execute_tool` span records its tool's spec (`gen_ai.tool.description`, `gen_ai.tool.json_schema`: tools/
 executors/_executor.py `_start_tool_telemetry`), which is what its model providers send (the OpenAI model
-`{"type": "function", "function": {name, description, "parameters": inputSchema["json"]}}`). The agent span
-names all its tools (`gen_ai.agent.tools`) but defines them only under the `gen_ai_tool_definitions` opt-in
+`{"type": "function", "function": {name, description, "parameters": inputSchema["json"]}}`) once its registry has
+normalized the schema (`_schema_as_sent`: an MCP tool's properties are sent a description the span lacks). The
+agent span names all its tools (`gen_ai.agent.tools`) but defines them only under the `gen_ai_tool_definitions` opt-in
 (`gen_ai.tool.definitions`, not part of `gen_ai_latest_experimental`; no chat span records them): without it a
 tool the agent never ran is known by name only, and given no definition. A Swarm's or Graph's run
 (`invoke_swarm`, `invoke_graph`) is read in `strands_multiagent`. An agent a tool runs (the docs' "agents as
@@ -153,14 +154,65 @@ def _bedrock_block(part: Part) -> Part:
 
 def _tool_definition(name: object, description: object, schema: object) -> dict[str, Any] | None:
     """A Strands tool's spec as its model providers send it, in the OpenAI function-calling shape; None without its
-    JSON schema (a tool the model named that the agent has not: `_start_tool_telemetry` records no spec)."""
+    JSON schema (a tool the model named that the agent has not: `_start_tool_telemetry` records no spec), or with one
+    Strands would not send (nested too deeply)."""
     if not name or not isinstance(schema, dict):
+        return None
+    parameters = _schema_as_sent(schema)
+    if parameters is None:
         return None
     function: dict[str, Any] = {"name": str(name)}
     if isinstance(description, str):
         function["description"] = description
-    function["parameters"] = schema
+    function["parameters"] = parameters
     return {"type": "function", "function": function}
+
+
+# Strands' tool registry normalizes a tool's input schema before its model is sent it (tools/registry.py
+# `get_all_tools_config` -> tools/tools.py `normalize_tool_spec`, the same from 1.53 to 1.65), but an `execute_tool`
+# span records the spec as the tool holds it (`ctx.tool.tool_spec`). A `@tool` function's schema is complete already;
+# an MCP tool's is the server's (`MCPAgentTool.tool_spec`), whose properties often have no description: the model was
+# sent "Property <name>" for each. A schema nested deeper than this fails the registry's validation: the tool is left
+# out of what the model is sent.
+_MAX_SCHEMA_DEPTH = 64
+_COMPOSITION_KEYWORDS = ("anyOf", "oneOf", "allOf", "not")  # a property typed by these gets no default type
+
+
+def _schema_as_sent(schema: dict[str, Any], depth: int = 0) -> dict[str, Any] | None:
+    """An object schema as Strands' `normalize_schema` sends it: `type`, `properties` and `required` defaulted, each
+    property normalized (`_property_as_sent`); None past the registry's depth limit."""
+    if depth > _MAX_SCHEMA_DEPTH:
+        return None
+    normalized = {**schema}
+    normalized.setdefault("type", "object")
+    normalized.setdefault("properties", {})
+    normalized.setdefault("required", [])
+    properties = normalized["properties"]
+    if isinstance(properties, dict):
+        as_sent = {}
+        for name, definition in properties.items():
+            prop = _property_as_sent(str(name), definition, depth)
+            if prop is None:
+                return None
+            as_sent[name] = prop
+        normalized["properties"] = as_sent
+    return normalized
+
+
+def _property_as_sent(name: str, definition: object, depth: int) -> dict[str, Any] | None:
+    """One property as Strands' `_normalize_property` sends it: an object with properties normalized as a schema, a
+    `$ref` as it is, any other given a string type (unless composed) and the description "Property <name>"."""
+    if not isinstance(definition, dict):
+        return {"type": "string", "description": f"Property {name}"}
+    if definition.get("type") == "object" and "properties" in definition:
+        return _schema_as_sent(definition, depth + 1)
+    normalized = {**definition}
+    if "$ref" in normalized:
+        return normalized
+    if not any(keyword in normalized for keyword in _COMPOSITION_KEYWORDS):
+        normalized.setdefault("type", "string")
+    normalized.setdefault("description", f"Property {name}")
+    return normalized
 
 
 def _agent_tool_definitions(value: object) -> list[dict[str, Any]]:
