@@ -19,6 +19,10 @@ Text-format agents restate their loop in user text, read so:
   the run's first call asked it (the trajectory emptied, as trajectory/mappers/dspy.py reads it) followed by an
   answer and a result for each step re-rendered.
 
+smolagents' planning calls (sent its stop sequence `<end_plan>`) are asked in templates of its own (the defaults of
+its prompts/*.yaml), which are no question: an initial plan's wraps the run's task, which is what it was asked (as the
+memory states it to every later call, `New task:\n…`); an update's closing template asks nothing.
+
 `missing_questions` checks that every asking is a user step, not copied context, in the trajectory that holds the
 step of the call it was sent to, before that step: one step for each asking (a question asked twice is two steps),
 in the order of the calls. A question's words are its text parts (its images have none), and so are a step's: the
@@ -46,6 +50,11 @@ Item = tuple[str, str]  # the kind, a question's text
 _OTHER_AGENT = "For context:"
 # smolagents' step messages, as its message cleaning merges them: a task, a tool's observation, a step's error.
 _SMOLAGENTS_STEP = re.compile(r"^(?=New task:\n|Observation:|Error:\n)", re.MULTILINE)
+# smolagents' planning calls: their stop sequence, where its initial plan template states the task, how its update
+# template starts (`initial_plan`, `update_plan_post_messages`).
+_SMOLAGENTS_PLAN_END = "<end_plan>"
+_SMOLAGENTS_PLAN_TASK = re.compile(r"Here is your task:\n```\n(.*?)\n```\n", re.DOTALL)
+_SMOLAGENTS_PLAN_UPDATE = "Now write your updated facts below"
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,20 @@ def _chat_items(request: dict[str, Any]) -> list[Item]:
     return items
 
 
+def _planning_items(items: list[Item]) -> list[Item]:
+    """A smolagents planning request's items: the task its initial plan template wraps, as the memory states it; no
+    update template."""
+    read: list[Item] = []
+    for kind, text in items:
+        if kind == QUESTION:
+            task = _SMOLAGENTS_PLAN_TASK.search(text)
+            text = "New task:\n" + task.group(1) if task else text.split(_SMOLAGENTS_PLAN_UPDATE, 1)[0]
+            if not text.strip():
+                continue
+        read.append((kind, text))
+    return read
+
+
 def _responses_items(request: dict[str, Any]) -> list[Item]:
     given = request.get("input")
     if isinstance(given, str):
@@ -158,6 +181,8 @@ def asked_anew(log: list[dict[str, Any]]) -> list[Asking]:
     for entry in log:
         request = entry["request"]
         items = _items(entry["api"], request)
+        if _SMOLAGENTS_PLAN_END in (request.get("stop") or ()):
+            items = _planning_items(items)
         held = entry["api"] == "openai.responses" and (request.get("previous_response_id")
                                                        or request.get("conversation"))
         start = 0 if held else next((i + 1 for i in range(len(items) - 1, -1, -1) if items[i][0] != QUESTION), 0)

@@ -31,6 +31,7 @@ from evalkit.trajectory.mappers import (
     openai_sdk,
     openinference_media,
     smolagents,
+    smolagents_planning,
     strands_openinference,
 )
 from evalkit.trajectory.mappers.errors import span_error
@@ -250,6 +251,9 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         openai_agents_js.read_messages(call, reader)  # what its flattening drops: re-sent answers, reasoning
     if reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
         llamaindex_react.read_call(call)  # a ReActAgent's actions in its text, its loop restated
+    if reader.span.scope_name == smolagents_planning.SCOPE:
+        # A planning call's templates instructions, its step marked; a plan the memory re-sends, the plan it is.
+        smolagents_planning.read_call(call, reader.span.attributes.get("input.value"))
     # Any scope: DSPy's LM span and the LiteLLM span inside it hold the same messages.
     dspy.read_call(call)  # a ReAct step's tool named in its answer's fields
     if reader.span.scope_name == autogen.OPENINFERENCE_SCOPE:

@@ -36,6 +36,7 @@ from evalkit.trajectory.mappers import (
     pydantic_ai_deferred,
     pydantic_ai_tool_errors,
     semantic_kernel,
+    smolagents_planning,
     strands,
     vercel_ai,
     vercel_ai_otel_genai,
@@ -116,9 +117,10 @@ EMITTERS: tuple[Emitter, ...] = (
     # attempts (a FallbackModel's) on the step of the call that answered.
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME}),
             complete_calls=_complete_pydantic_ai_calls, complete_runs=pydantic_ai_deferred.complete_runs),
+    # smolagents' initial plans: the run's task the question its planning template wraps.
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
             lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers,
-            complete_runs=_complete_openinference_runs),
+            complete_calls=smolagents_planning.complete_calls, complete_runs=_complete_openinference_runs),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # AI SDK 7's GenAI-conventions integration (`@ai-sdk/otel` `OpenTelemetry`): its spans, which hold no
     # `ai.operationId`, and the `ai.*` supplemental keys beside the conventions'.
