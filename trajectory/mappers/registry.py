@@ -38,6 +38,7 @@ from evalkit.trajectory.mappers import (
     semantic_kernel,
     smolagents_planning,
     strands,
+    strands_interrupts,
     vercel_ai,
     vercel_ai_otel_genai,
 )
@@ -141,7 +142,9 @@ EMITTERS: tuple[Emitter, ...] = (
     # Its tool confirmation: a run ending to ask a person to confirm calls, the run carrying on with their answers.
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME}),
             complete_runs=google_adk_confirmation.complete_runs),
-    Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME})),
+    # Its interrupts: a run stopping to ask a person, the run carrying it on with what they decided.
+    Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME}),
+            complete_runs=strands_interrupts.complete_runs),
     Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),
     # AG2 1.x's TelemetryMiddleware (`ag2`, not AutoGen's autogen-core).
     Emitter(ag2.NAME, ag2.detect, ag2.map_span, frozenset({otel_genai.NAME})),

@@ -114,6 +114,12 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         operation.usage = _usage(reader, operation.usage)
     if isinstance(operation, AgentRun) and reader.has("gen_ai.tool.definitions"):
         operation.tool_definitions = _agent_tool_definitions(reader.get("gen_ai.tool.definitions"))
+    if isinstance(operation, ToolExecution) and not reader.has(TOOL_STATUS):
+        # Strands ends a tool span with no status only when the tool never returned (`_end_tool_telemetry`: "an
+        # interrupt or an abandoned stream leaves no result event"): no execution the model was shown. A tool that
+        # asked a person (`tool_context.interrupt`) runs again under the same call id once answered, a span of its own
+        # (`strands_interrupts`).
+        return None
     if isinstance(operation, ToolExecution):
         _tool_from_events(reader, operation)
         operation.definition = _tool_definition(operation.name, reader.get("gen_ai.tool.description"),
