@@ -1027,12 +1027,17 @@ class _SessionTree:
     def __init__(self, mapped: list[_Mapped]) -> None:
         self.by_key: dict[SpanKey, _Mapped] = {(m.span.trace_id, m.span.span_id): m for m in mapped}
         self.adopted: dict[SpanKey, SpanKey] = {}  # span -> the empty agent or tool span whose work it is
-        # Both rules below start from the agent runs under another span: one pass over every span of every
+        # The rules below start from the agent runs under another span: one pass over every span of every
         # build finds them, and most sessions have none.
         nested_runs = [key for key, m in self.by_key.items() if m.span.parent_span_id and type(m.operation) is AgentRun]
         if nested_runs:
             self._adopt_for_empty_agents(nested_runs)
             self._adopt_runs_of_empty_tools(nested_runs)
+            # A run its emitter put beside the run it is part of (`AgentRun.inside_run`): that run's.
+            for key in nested_runs:
+                run = self.by_key[key].operation
+                if isinstance(run, AgentRun) and (inside := run.inside_run) is not None and inside in self.by_key:
+                    self.adopted[key] = inside
         # The rules below start from tool spans (one more pass): handoffs naming their agent, delegations running
         # their agent inside the tool. Most sessions have neither.
         tools = [(key, operation) for key, m in self.by_key.items() if type(operation := m.operation) is ToolExecution]

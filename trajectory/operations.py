@@ -183,6 +183,10 @@ class AgentRun:
     # What started the run where no call of the agent delegating to it did (openai-agents' guardrail running an agent
     # of its own: "input guardrail <name>"): its delegation step says so, no call's result.
     started_by: str | None = None
+    # The run (its span's trace id and span id) this run is part of where the emitter put its span beside that run's,
+    # not under it (OpenLLMetry's openai-agents processor starts every agent span under the trace's workflow span: a
+    # guardrail's agent beside the agent it guards): the builder nests it there, a subagent of that run.
+    inside_run: tuple[str, str] | None = None
     # The answer a person gave a run that stopped to ask them (`Interrupt`), which this run carries on with (LangGraph's
     # `Command(resume=…)`): a user step at its start.
     resumed_with: str | None = None

@@ -9,7 +9,8 @@ Legacy (instrumentations up to ~0.54): `gen_ai.prompt.<i>.{role,content,tool_cal
 The openai-agents instrumentation (scope `opentelemetry.instrumentation.openai_agents`) is a tracing
 processor of the SDK's own tracing: an `Agent Workflow` workflow span per run, `<agent>.agent`
 spans, `<tool>.tool` spans with GenAI tool attributes (no call id), `<from> → <to>.handoff` spans and
-one `openai.response` span per model call in the GenAI form.
+one `openai.response` span per model call in the GenAI form; no guardrail span (a guardrail's agent's span is beside
+the agent it guards: `openllmetry_openai_agents`).
 
 The LlamaIndex instrumentation's agent runs and `call_tool` steps are read in `openllmetry_llamaindex`, a ReActAgent's
 calls (any provider instrumentation's spans) in `llamaindex_react`; the Haystack instrumentation's generator spans,

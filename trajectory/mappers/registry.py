@@ -29,6 +29,7 @@ from evalkit.trajectory.mappers import (
     openllmetry,
     openllmetry_langgraph,
     openllmetry_llamaindex,
+    openllmetry_openai_agents,
     otel_genai,
     otel_openai_agents,
     pydantic_ai,
@@ -101,6 +102,14 @@ def _complete_pydantic_ai_calls(spans: Sequence[Span], calls: Iterable[LlmCall])
     pydantic_ai_attempts.complete_calls(spans, calls)
 
 
+def _complete_openllmetry_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
+    """OpenLLMetry's runs given what other spans record of them: a LangGraph run resumed with a person's answer,
+    openai-agents' guardrails (their agents' spans beside the agents they guard)."""
+    runs = list(runs)
+    openllmetry_langgraph.complete_runs(spans, runs)
+    openllmetry_openai_agents.complete_runs(spans, runs)
+
+
 def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
     """OpenInference's runs given what other spans record of them: openai-agents' guardrails, Agno's paused runs and
     the runs carrying them on."""
@@ -135,7 +144,7 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(otel_openai_agents.NAME, otel_openai_agents.detect, otel_openai_agents.map_span,
             frozenset({otel_genai.NAME}), complete_runs=otel_openai_agents.complete_runs),
     Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME}),
-            step_agents=openllmetry_llamaindex.step_agents, complete_runs=openllmetry_langgraph.complete_runs),
+            step_agents=openllmetry_llamaindex.step_agents, complete_runs=_complete_openllmetry_runs),
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
     Emitter(haystack.NAME, haystack.detect, haystack.map_span),
