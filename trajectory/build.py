@@ -350,6 +350,8 @@ class _Context:
                 extra["synthesized_id"] = True
             if not is_object:
                 extra["arguments_not_object"] = True
+            if part.extra:
+                extra.update(part.extra)  # what the emitter records of the call itself
             # Unvalidated, as the step holding it: `_tool_arguments` makes the arguments an object.
             call: Json = {"tool_call_id": call_id, "function_name": part.name or "unknown", "arguments": arguments}
             if extra:

@@ -21,6 +21,9 @@ class Part:
     text: str | None = None  # text, reasoning, the rendered result of a tool, or why media has no uri (redacted)
     call_id: str | None = None  # tool_call / tool_result
     name: str | None = None  # tool name
+    # tool_call: what the emitter records of the call beyond its name and arguments, kept as its ATIF `extra` (a tool
+    # the provider ran itself, the Responses API's web search: `{"run_by": "provider", "status": …}`).
+    extra: dict[str, Any] | None = None
     arguments: Any = None  # tool_call: parsed when it was JSON
     media_type: str | None = None  # media: MIME type or modality
     uri: str | None = None  # media: URL or data URL

@@ -197,6 +197,15 @@ def _gemini_tool_results(request: dict[str, Any], before: list[dict[str, Any]]) 
     return found
 
 
+def _hosted_tool_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tools the API ran itself in a call's answer (the Responses API's web searches: the log's
+    `web_search_calls`), the model's tool calls all the same: named as the request's tool (`{"type": "web_search"}`),
+    their action (`{"type": "search", "query": …}`) their arguments, by their item's id, before the answer's function
+    calls as its items come. The model is sent no result of them, so none is expected."""
+    return [{"id": search["id"], "name": "web_search", "arguments": search["action"]}
+            for search in response.get("web_search_calls") or ()]
+
+
 @dataclass
 class GroundTruth:
     calls: list[Call]
@@ -211,6 +220,7 @@ class GroundTruth:
             r = entry["response"]
             usage = r["usage"]
             text, tool_calls = written.get(entry["seq"], (r["text"], r["tool_calls"]))
+            tool_calls = [*_hosted_tool_calls(r), *tool_calls]
             calls.append(Call(entry["seq"], entry["api"], entry.get("model"), text, r.get("reasoning", ""),
                               tool_calls, usage["input_tokens"], usage["output_tokens"],
                               usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0),

@@ -27,6 +27,7 @@ from evalkit.trajectory.mappers import (
     langgraph_openinference,
     llamaindex,
     llamaindex_react,
+    openai_agents_hosted_tools,
     openai_agents_js,
     openai_sdk,
     openinference_media,
@@ -323,6 +324,10 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
     if (openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span)
             or openai_agents_js.is_response(reader.span)):
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id; the effort
+        if openai_sdk.is_openai_agents_response(reader.span):
+            # A hosted tool (web search) the API ran: a call of the tool, run by the provider; the answer's citations.
+            openai_agents_hosted_tools.read_call(call, reader.span.attributes.get("output.value"),
+                                                 reader.span.attributes.get("input.value"))
     elif reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
         # Its `llm.invocation_parameters` is the Response as the API returned it, which names the server state the
         # call continued (previous_response_id, conversation): then the SDK sent only the new items.

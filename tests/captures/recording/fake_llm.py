@@ -64,6 +64,14 @@ class Reply:
     # `type` and `code`, answered with that status and an OpenAI-shaped error body. The model answered nothing, so it
     # is no call of the log: it goes to `Script.failures`, with where it came among the calls.
     error: dict[str, Any] | None = None
+    # The Responses API's hosted web search (`tools=[{"type": "web_search"}]`), which the API runs itself: each
+    # `{"query": …}` (optionally `id`, `status`) a `web_search_call` item of the answer, before its message and function
+    # calls, with `action: {"type": "search", "query": …}`; no result of it is ever sent back. `citations`: the
+    # answer's `url_citation` annotations, each `{"url", "title", "cited"}` (`cited`: the text of the answer it cites,
+    # which gives its indices). Responses API only; only when scripted, so that captures recorded before re-record
+    # the same.
+    web_searches: list[dict[str, Any]] = field(default_factory=list)
+    citations: list[dict[str, Any]] = field(default_factory=list)
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
@@ -72,7 +80,8 @@ class Reply:
         return Reply(data.get("text", ""), calls, data.get("reasoning", ""), data.get("when", ""),
                      data.get("input_tokens"), data.get("output_tokens"),
                      data.get("cache_read_tokens", 0), data.get("cache_write_tokens", 0),
-                     data.get("reasoning_tokens", 0), error=data.get("error"))
+                     data.get("reasoning_tokens", 0), error=data.get("error"),
+                     web_searches=list(data.get("web_search", ())), citations=list(data.get("citations", ())))
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
@@ -124,7 +133,9 @@ class Script:
             calls = [{"id": call.id or f"{prefix}_{seq}_{k}", "name": call.name, "arguments": call.arguments,
                       **({"item_id": call.item_id} if call.item_id else {})}
                      for k, call in enumerate(reply.tool_calls)]
+            hosted = _hosted_output(api, seq, reply)
             answer_chars = len(reply.text) + len(reply.reasoning) + sum(len(json.dumps(c["arguments"])) for c in calls)
+            answer_chars += sum(len(search["action"]["query"]) for search in hosted.get("web_search_calls", ()))
             usage = {"input_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, len(raw) // 4),
                      "output_tokens": reply.output_tokens if reply.output_tokens is not None
                      else max(1, answer_chars // 4)}
@@ -148,11 +159,38 @@ class Script:
                 "stream": stream if stream is not None else bool(body.get("stream")), "request": body,
                 "response": {
                     "id": f"{api.split('.')[0]}-resp-{seq}", "text": reply.text, "reasoning": reply.reasoning,
-                    "tool_calls": calls, "usage": usage,
+                    "tool_calls": calls, "usage": usage, **hosted,
                 },
             }
             self.log.append(entry)
             return seq, reply, entry["response"]
+
+
+def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
+    """What the API adds to an answer of its own (`Reply.web_searches`, `Reply.citations`), as the log keeps it:
+    `web_search_calls` (each `{"id", "status", "action"}`) and the answer text's `annotations`; nothing when neither
+    is scripted."""
+    if not (reply.web_searches or reply.citations):
+        return {}
+    if api != "openai.responses":
+        raise ValueError(f"{api} runs no hosted tool: script web_search and citations for the Responses API only")
+    hosted: dict[str, Any] = {}
+    if reply.web_searches:
+        hosted["web_search_calls"] = [{"id": search.get("id") or f"ws_{seq}_{k}",
+                                       "status": search.get("status", "completed"),
+                                       "action": {"type": "search", "query": search["query"]}}
+                                      for k, search in enumerate(reply.web_searches)]
+    if reply.citations:
+        annotations = []
+        for citation in reply.citations:
+            start = reply.text.find(citation["cited"])
+            if start < 0:
+                raise ValueError(f"a citation cites {citation['cited']!r}, which the answer's text does not hold")
+            annotations.append({"type": "url_citation", "start_index": start,
+                                "end_index": start + len(citation["cited"]), "url": citation["url"],
+                                "title": citation["title"]})
+        hosted["annotations"] = annotations
+    return hosted
 
 
 # --- the wire formats -------------------------------------------------------------------------
@@ -212,9 +250,12 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
     if r["reasoning"]:
         output.append({"type": "reasoning", "id": f"rs_{r['id']}",
                        "summary": [{"type": "summary_text", "text": r["reasoning"]}]})
+    # The searches the API ran, before the answer they inform (as the API orders them).
+    output.extend({"type": "web_search_call", **search} for search in r.get("web_search_calls", ()))
     if r["text"]:
+        text = {"type": "output_text", "text": r["text"], "annotations": r.get("annotations", [])}
         output.append({"type": "message", "id": f"msg_{r['id']}", "status": "completed", "role": "assistant",
-                       "content": [{"type": "output_text", "text": r["text"], "annotations": []}]})
+                       "content": [text]})
     for c in r["tool_calls"]:
         output.append({"type": "function_call", "id": c.get("item_id") or c["id"], "call_id": c["id"],
                        "name": c["name"], "arguments": json.dumps(c["arguments"]), "status": "completed"})
@@ -251,8 +292,12 @@ def _responses_stream(model: str, r: dict[str, Any], request: dict[str, Any]) ->
         # deltas (clients that build the call from the deltas, as Mastra's stream does, see none otherwise).
         empty = ({**item, "content": []} if item["type"] == "message"
                  else {**item, "arguments": "", "status": "in_progress"} if item["type"] == "function_call"
-                 else {**item, "summary": []} if item["type"] == "reasoning" else item)
+                 else {**item, "summary": []} if item["type"] == "reasoning"
+                 else {**item, "status": "in_progress"} if item["type"] == "web_search_call" else item)
         yield event("response.output_item.added", output_index=index, item=empty)
+        if item["type"] == "web_search_call":  # the API's search, run while the answer streams
+            for stage in ("in_progress", "searching", "completed"):
+                yield event(f"response.web_search_call.{stage}", item_id=item["id"], output_index=index)
         if item["type"] == "reasoning":  # its summary's parts, each added, its text as deltas, then done
             for k, summary in enumerate(item["summary"]):
                 ids = {"item_id": item["id"], "output_index": index, "summary_index": k}
@@ -268,9 +313,12 @@ def _responses_stream(model: str, r: dict[str, Any], request: dict[str, Any]) ->
         if item["type"] == "message":
             part = item["content"][0]
             yield event("response.content_part.added", item_id=item["id"], output_index=index, content_index=0,
-                        part={**part, "text": ""})
+                        part={**part, "text": "", "annotations": []})
             yield event("response.output_text.delta", item_id=item["id"], output_index=index, content_index=0,
                         delta=part["text"])
+            for k, annotation in enumerate(part["annotations"]):  # a citation once the text it cites has streamed
+                yield event("response.output_text.annotation.added", item_id=item["id"], output_index=index,
+                            content_index=0, annotation_index=k, annotation=annotation)
             yield event("response.output_text.done", item_id=item["id"], output_index=index, content_index=0,
                         text=part["text"])
             yield event("response.content_part.done", item_id=item["id"], output_index=index, content_index=0,
