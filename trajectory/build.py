@@ -501,7 +501,7 @@ class _Context:
         # A new user message before an answer or result the call re-sends is history, not asked by this call: an
         # earlier run's (the same agent run again in a later turn) or another agent's, copied context as the answers.
         for index in new:
-            self._new_input(messages[index], start, span, copied=index < history_end)
+            self._new_input(messages[index], start, span, copied=index < history_end, inputs=messages, at=index)
         for definition in call.tool_definitions:
             name = str(definition.get("function", {}).get("name", ""))
             self.tool_definitions.setdefault(name, definition)
@@ -549,7 +549,9 @@ class _Context:
             if text:
                 self.produced_texts.add(text)
 
-    def _new_input(self, message: Message, time_ns: int, span: Span, *, copied: bool = False) -> None:
+    def _new_input(self, message: Message, time_ns: int, span: Span, *, copied: bool = False,
+                   inputs: Sequence[Message] = (), at: int = 0) -> None:
+        """`message`, `inputs[at]` of the call of `span`, new in this trajectory."""
         role = _normal_role(message.role)
         for part in message.parts:
             if part.kind == "tool_result":
@@ -574,7 +576,9 @@ class _Context:
         media = [part for part in message.parts if part.kind == "media"]
         if media:
             # Images as ATIF image parts, a large data URL referenced (trajectory/media.py).
-            content, referenced = user_content(text, media, span)
+            # A referenced image is named by its place among all the media of the span's input (media.py).
+            earlier = sum(part.kind == "media" for before in inputs[:at] for part in before.parts)
+            content, referenced = user_content(text, media, span, first=earlier)
             draft = self.draft(time_ns, "user", message=content, is_copied_context=copied or None)
             if referenced:
                 draft.extra["media"] = referenced
@@ -1341,6 +1345,13 @@ def summarise_mapping(
 
 def _mapping_version(overrides: MappingOverrides) -> str:
     return overrides.label if overrides != MappingOverrides() else BUILT_IN_VERSION
+
+
+def map_one_span(span: Span, logs: Sequence[LogRecord] = ()) -> Operation | None:
+    """What the mappers make of `span` alone (its own log records given), as a session's build maps it before other
+    spans complete it: where a trajectory's reference into that span is read back (`media.referenced_image`)."""
+    own = [log for log in logs if log.span_id == span.span_id]
+    return _map_span(span, own, MappingOverrides(), {}, Detector(), MessageMemo()).operation
 
 
 def build_trajectory(

@@ -1,21 +1,27 @@
 """Images in a user's message (and a tool's result) as ATIF image content parts, a large payload referenced, not
-inlined.
+inlined; and the payload a reference names, read back from its span.
 
 Emitters record an image as a URL, a file path or a whole base64 data URL (OpenAI's `image_url`,
 GenAI `uri` / `blob` parts). Pasted into the message as text, a data URL makes a screenshot a
 megabyte of base64 in every step. So an image becomes an ATIF `{"type": "image", "source":
 {"media_type", "path"}}` part: a URL or path as it is; a small data URL (up to `INLINE_LIMIT`
-characters) as itself, being a URL; a larger one by reference to the span whose input holds it
-(`evalkit-span://<trace id>/<span id>/input/<n>`: read it from that span's attributes,
-`GET /api/agents/{agent}/sessions/{id}`), its media type and size in the step's `extra.media`.
+characters) as itself, being a URL; a larger one by reference to the span that holds it:
+`evalkit-span://<trace id>/<span id>/input/<n>` (the n-th media part of the span's input, all its
+messages in order) or `…/result/<n>` (of a tool span's result), its media type and size in the
+step's `extra.media`. `GET /api/agents/{agent}/sessions/{id}/media?ref=<the reference>` answers its bytes
+(`referenced_image`), read back from the span; the session page shows it (ui/images.py).
 Media ATIF has no part for (audio, documents, an image of no known type) stays a text marker.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
-from evalkit.trajectory.operations import Part
+from evalkit.trajectory.operations import LlmCall, Operation, Part, ToolExecution
 from evalkit.trajectory.span import Span
 
 Json = dict[str, Any]
@@ -51,11 +57,12 @@ def _marker(part: Part, media_type: str | None) -> str:
     return f"[{label}: {part.text}]" if part.text else f"[{label}]"
 
 
-def user_content(text: str, parts: list[Part], span: Span,
-                 where: str = "input") -> tuple[str | list[Json], list[Json]]:
+def user_content(text: str, parts: list[Part], span: Span, where: str = "input",
+                 first: int = 0) -> tuple[str | list[Json], list[Json]]:
     """A user message with media `parts`: the ATIF message (content parts when an image is among
     them, else text) and the step's `extra.media` entries for images referenced rather than inlined
-    (`where` in `span` holds them: its input, or a tool span's result)."""
+    (`where` in `span` holds them: its input, or a tool span's result; `first`: how many media parts
+    come before these there, so that a reference names one part of the span)."""
     content: list[Json] = [{"type": "text", "text": text}] if text else []
     markers: list[str] = []
     referenced: list[Json] = []
@@ -69,7 +76,7 @@ def user_content(text: str, parts: list[Part], span: Span,
         if uri and (not uri.startswith("data:") or len(uri) <= INLINE_LIMIT):
             path = uri
         else:
-            path = f"evalkit-span://{span.trace_id}/{span.span_id}/{where}/{index}"
+            path = f"evalkit-span://{span.trace_id}/{span.span_id}/{where}/{first + index}"
             entry: Json = {"path": path, "media_type": media_type}
             if uri:
                 payload = uri.split(",", 1)[1] if "," in uri else ""
@@ -91,3 +98,68 @@ def tool_result_content(parts: list[Part], span: Span) -> tuple[str | list[Json]
     (`evalkit-span://<trace id>/<span id>/result/<n>`); the result's `extra.media` entries beside."""
     text = "\n".join(part.text for part in parts if part.kind != "media" and part.text)
     return user_content(text, [part for part in parts if part.kind == "media"], span, where="result")
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """The bytes of an image a trajectory references, and their media type."""
+
+    media_type: str
+    data: bytes
+
+
+class NoImage(LookupError):
+    """A reference that names no image its span holds; the message says what it does hold."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """Where `evalkit-span://<trace id>/<span id>/<input|result>/<n>` points."""
+
+    trace_id: str
+    span_id: str
+    where: str
+    n: int
+
+
+def parse_reference(ref: str) -> Reference:
+    """The reference a trajectory's image part names; ValueError saying what is wrong with any other string."""
+    prefix = "evalkit-span://"
+    pieces = ref[len(prefix):].split("/") if ref.startswith(prefix) else []
+    if len(pieces) != 4 or not all(pieces) or pieces[2] not in ("input", "result") or not pieces[3].isdigit():
+        raise ValueError(f"{ref[:120]!r} is not an image reference of a trajectory: those read "
+                         f"{prefix}<trace id>/<span id>/<input or result>/<n>, as an image part's source.path holds it")
+    return Reference(pieces[0], pieces[1], pieces[2], int(pieces[3]))
+
+
+def media_parts(operation: Operation | None, where: str) -> list[Part]:
+    """The media parts a mapped span holds where a reference points: an LLM call's input (every message, in order),
+    a tool's result."""
+    if where == "input" and isinstance(operation, LlmCall):
+        return [part for message in operation.input_messages for part in message.parts if part.kind == "media"]
+    if where == "result" and isinstance(operation, ToolExecution):
+        return [part for part in operation.result_parts or () if part.kind == "media"]
+    return []
+
+
+def referenced_image(operation: Operation | None, where: str, n: int) -> Image:
+    """The image `evalkit-span://…/<where>/<n>` names in the span mapped to `operation`: its data URL decoded."""
+    parts = media_parts(operation, where)
+    if not 0 <= n < len(parts):
+        raise NoImage(f"the span's {where} holds {len(parts)} media part(s), so none numbered {n}")
+    part = parts[n]
+    media_type = _media_type(part)
+    uri = part.uri or ""
+    if media_type not in IMAGE_TYPES:
+        raise NoImage(f"media part {n} of the span's {where} is {media_type or 'of no known type'}, not an image "
+                      f"({', '.join(IMAGE_TYPES)})")
+    if not uri.startswith("data:") or "," not in uri:
+        why = f": {part.text}" if part.text else ""
+        raise NoImage(f"media part {n} of the span's {where} holds no data{why}"
+                      + (f" (it names {uri})" if uri else ""))
+    header, payload = uri[5:].split(",", 1)
+    try:
+        data = base64.b64decode(payload, validate=False) if header.endswith(";base64") else unquote_to_bytes(payload)
+    except (binascii.Error, ValueError) as exc:
+        raise NoImage(f"media part {n} of the span's {where} is a data URL that does not decode ({exc})") from exc
+    return Image(media_type, data)

@@ -29,7 +29,7 @@ from evalkit.trajectory.assemble import (
     cyclic_gc_paused,
     span_view,
 )
-from evalkit.trajectory.build import summarise_mapping
+from evalkit.trajectory.build import map_one_span, summarise_mapping
 from evalkit.trajectory.mapping_store import (
     CurrentMappings,
     current_mapping,
@@ -37,11 +37,13 @@ from evalkit.trajectory.mapping_store import (
     overrides_json,
     save_mapping,
 )
+from evalkit.trajectory.media import Image, NoImage, parse_reference, referenced_image
 from evalkit.trajectory.overrides import MappingOverrides
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.read import (
     SessionWindow,
     count_trace_spans,
+    read_spans_to_map,
     read_trace_logs,
     read_trace_spans_typed,
     session_window,
@@ -460,6 +462,42 @@ async def _export(request: web.Request) -> web.StreamResponse:
 
 
 # -- mapping overrides ------------------------------------------------------------------------------------------
+async def _media(request: web.Request) -> web.Response:
+    """The bytes of an image a trajectory of the session references (`?ref=evalkit-span://…`, trajectory/media.py),
+    read back from the span that holds it."""
+    agent = await agent_of(request)
+    context = _ctx(request)
+    session_id = request.match_info["session_id"]
+    try:
+        ref = parse_reference(request.query.get("ref", ""))
+    except ValueError as exc:
+        raise ApiError(400, f"?ref= {exc}") from None
+    window = await asyncio.to_thread(session_window, context.store, agent.agent_id, session_id)
+    if window is None:
+        raise ApiError(404, _unknown_session(agent, session_id))
+    if ref.trace_id not in window.trace_ids:
+        raise ApiError(404, f"trace {ref.trace_id} is not one of session {session_id}'s: take the reference from this "
+                            f"session's trajectory (GET /api/agents/{agent.agent_id}/sessions/{session_id}/trajectory)")
+
+    def read() -> Image:
+        spans = read_spans_to_map(context.store, agent.agent_id, [ref.trace_id])
+        span = next((s for s in spans if s.span_id == ref.span_id), None)
+        if span is None:
+            raise NoImage(f"trace {ref.trace_id} holds no span {ref.span_id}")
+        logs = read_trace_logs(context.store, agent.agent_id, [ref.trace_id])
+        return referenced_image(map_one_span(span, logs), ref.where, ref.n)
+
+    try:
+        image = await asyncio.to_thread(read)
+    except NoImage as exc:
+        raise ApiError(404, f"{exc}; the reference {request.query['ref']} names no image this service can read "
+                            "back") from None
+    # A span never changes once stored: the image may be kept, by this browser only.
+    return web.Response(body=image.data, content_type=image.media_type, headers={
+        "Cache-Control": "private, max-age=86400, immutable", "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'"})
+
+
 async def _get_mapping(request: web.Request) -> web.Response:
     agent = await agent_of(request)
     context = _ctx(request)
@@ -562,6 +600,7 @@ def add_routes(app: web.Application, context: Context) -> None:
     app.router.add_get(base + "/sessions", _list_sessions)
     app.router.add_get(base + "/sessions/{session_id}", _session_detail)
     app.router.add_get(base + "/sessions/{session_id}/trajectory", _trajectory)
+    app.router.add_get(base + "/sessions/{session_id}/media", _media)
     app.router.add_get(base + "/trajectories.jsonl", _export)
     app.router.add_get(base + "/mapping", _get_mapping)
     app.router.add_put(base + "/mapping", _put_mapping)

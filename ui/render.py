@@ -18,6 +18,8 @@ from jinja2 import Environment, FileSystemLoader, Undefined, select_autoescape
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from evalkit.ui.images import images, without_images
+
 TEMPLATES = Path(__file__).parent / "templates"
 
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
@@ -57,8 +59,11 @@ def content_text(content: Any) -> str:
                 if part.get("type") == "text":
                     parts.append(str(part.get("text") or ""))
                 else:
+                    # A URL names the image; a data URL or a reference is no text (images.py shows them).
                     source = part.get("source") or {}
-                    parts.append(f"[{part.get('type')}: {source.get('path', '')}]")
+                    path = str(source.get("path", ""))
+                    named = path if path.lower().startswith(("http://", "https://")) else source.get("media_type")
+                    parts.append(f"[{part.get('type')}: {named}]" if named else f"[{part.get('type')}]")
             else:
                 parts.append(str(part))
         return "\n\n".join(parts)
@@ -164,5 +169,6 @@ def environment() -> Environment:
     env.filters.update(markdown=markdown, pretty_json=pretty_json, money=money, priced_share=priced_share,
                        number=number, seconds=seconds, percent=percent, score=score, score_delta=score_delta,
                        evaluator_version=evaluator_version, when=when, content_text=content_text,
-                       pathpart=path_part)
+                       pathpart=path_part, images=images,
+                       without_images=without_images)
     return env

@@ -309,6 +309,8 @@ def _subagents_within(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
 @page
 async def session(request: web.Request) -> Page | web.StreamResponse:
     agent_id, session_id = request.match_info["agent"], request.match_info["session_id"]
+    if "media" in request.query:
+        return await _image(request, agent_id, session_id)
     tab = request.query.get("tab", "steps")
     if tab == "spans":
         return await _spans_tab(request, agent_id, session_id)
@@ -331,6 +333,16 @@ async def session(request: web.Request) -> Page | web.StreamResponse:
                "subagents": subagents_of(document), "live": not summary["settled"], **steps_page(request, document)}
     return Page("session.html", context, document, api=_path(agent_id, session_id) + "/trajectory",
                 title=f"Session {session_id}")
+
+
+async def _image(request: web.Request, agent_id: str, session_id: str) -> web.StreamResponse:
+    """An image the trajectory references (`?media=evalkit-span://…`, ui/images.py): the API's bytes, for an `<img>`
+    of this page (which loads images from this site only)."""
+    response = await call_route(request, _path(agent_id, session_id) + "/media", {"ref": request.query["media"]})
+    if response.status >= 400:
+        raise ApiError(response.status, str(parse_body(response).get("error", {}).get("message")))
+    headers = {k: v for k, v in response.headers.items() if k.lower() in ("cache-control", "x-content-type-options")}
+    return web.Response(body=response.body, content_type=response.content_type, headers=headers)
 
 
 def span_rows(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,17 +6,20 @@ an image block; a parallel `page_status` raising `ModelRetry` once; a second run
 pydantic-ai records a file as a GenAI media part, in the prompt and in a tool's return alike (`blob` with the
 base64 as its `content`, `uri`). Before `pydantic_ai.map_span` read a return holding one as parts
 (`ToolExecution.result_parts`), each screenshot's result was the tool span's compact JSON of the part: its base64 as
-the result's text, where the model was shown an image.
+the result's text, where the model was shown an image. A `blob` is read as the data URL of its base64, so it is shown
+as any image sent whole is (trajectory/media.py): these small PNGs inline, a large one referenced at its span.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import replace
 from typing import Any
 
 import atif
 
+from evalkit.trajectory import media
 from evalkit.trajectory.from_spans import trajectory_from_spans
 from evalkit.trajectory.mappers import pydantic_ai
 from evalkit.trajectory.mappers.reader import SpanReader
@@ -48,6 +51,23 @@ def _sent_images(log: list[Json]) -> dict[str, str]:
     return found
 
 
+def _png(data: str) -> str:
+    return f"data:image/png;base64,{data}"
+
+
+def _text_but_images(document: Json) -> str:
+    """The document as JSON, every image part's path left out: where base64 must not be."""
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            if value.get("type") == "image":
+                return {**value, "source": {**value["source"], "path": "<image>"}}
+            return {key: strip(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [strip(item) for item in value]
+        return value
+    return json.dumps(strip(document))
+
+
 def _tool_spans(name: str) -> list[Span]:
     spans = [span for span in capture_spans(CAPTURE) if span.attributes.get("gen_ai.tool.name") == name]
     return sorted(spans, key=lambda span: span.start_time_unix_nano)
@@ -62,13 +82,14 @@ def test_each_screenshot_is_its_calls_result_as_an_image_never_its_base64() -> N
     steps = {call["tool_call_id"]: step for step in corpus.llm_steps(document) for call in step.get("tool_calls") or ()}
     for call_id, span in shots.items():
         result = results_by_call(steps[call_id])[call_id]
-        # Referenced at the tool span whose result holds it: the image the model was sent in the tool_result.
-        path = f"evalkit-span://{span.trace_id}/{span.span_id}/result/0"
-        assert result["content"] == [{"type": "image", "source": {"media_type": "image/png", "path": path}}]
-        assert result["extra"]["media"] == [{"path": path, "media_type": "image/png"}]
+        # The image the model was sent in the tool_result, whole: a small data URL is a URL (media.INLINE_LIMIT).
+        assert result["content"] == [{"type": "image", "source": {"media_type": "image/png",
+                                                                  "path": _png(sent[call_id])}}]
+        assert "media" not in result.get("extra", {})
         assert json.loads(span.attributes["gen_ai.tool.call.result"])["content"] == sent[call_id]
-    # No image the model was sent is anywhere in the document as its base64, the user's nor a tool's.
-    text = json.dumps(document)
+    # No image the model was sent is anywhere in the document as its base64 but as an image: not the user's, nor a
+    # tool's as text.
+    text = _text_but_images(document)
     assert sent and not any(data[:64] in text for data in sent.values())
     assert corpus.compare(document, capture_truth(CAPTURE), call_ids=True) == []
     atif.Trajectory.model_validate(document)
@@ -79,8 +100,9 @@ def test_the_tool_span_reads_the_screenshot_as_a_media_part() -> None:
     execution = pydantic_ai.map_span(SpanReader(span), ())
     assert isinstance(execution, ToolExecution)
     assert execution.result_parts is not None
+    sent = _sent_images(_log())[span.attributes["gen_ai.tool.call.id"]]
     assert [(part.kind, part.media_type, part.uri) for part in execution.result_parts] == [
-        ("media", "image/png", None)]
+        ("media", "image/png", _png(sent))]
     # A tool returning text is read as before: no parts.
     status = pydantic_ai.map_span(SpanReader(_tool_spans("page_status")[-1]), ())
     assert isinstance(status, ToolExecution) and status.result_parts is None
@@ -89,9 +111,7 @@ def test_the_tool_span_reads_the_screenshot_as_a_media_part() -> None:
 def test_the_users_images_are_its_question_and_no_screenshot_is_a_user_step() -> None:
     document = capture_document(CAPTURE, SESSION)
     users = [step for step in document["steps"] if step["source"] == "user"]
-    calls = [span for span in capture_spans(CAPTURE) if span.attributes.get("gen_ai.operation.name") == "chat"]
-    first_call = min(calls, key=lambda span: span.start_time_unix_nano)
-    mockup = f"evalkit-span://{first_call.trace_id}/{first_call.span_id}/input/0"
+    mockup = _png(_sent_images(_log())["prompt"])
     assert [step["message"] for step in users] == [
         [{"type": "text", "text": "Here is my mockup of the dashboard and our logo. Does the live dashboard match?"},
          {"type": "image", "source": {"media_type": "image/png", "path": mockup}},
@@ -128,10 +148,28 @@ def test_a_returned_list_holding_an_image_is_its_text_then_the_image() -> None:
     step = next(step for step in corpus.llm_steps(document)
                 if any(call["tool_call_id"] == "toolu_0_0" for call in step.get("tool_calls") or ()))
     result = results_by_call(step)["toolu_0_0"]
-    shot = _tool_spans("take_screenshot")[0]
+    sent = _sent_images(_log())["toolu_0_0"]
     assert result["content"] == [
         {"type": "text", "text": "Screenshot of toolu_0_0"},
-        {"type": "image", "source": {"media_type": "image/png",
-                                     "path": f"evalkit-span://{shot.trace_id}/{shot.span_id}/result/0"}}]
-    assert "content_from" not in result["extra"]
-    assert _sent_images(_log())["toolu_0_0"][:64] not in json.dumps(document)
+        {"type": "image", "source": {"media_type": "image/png", "path": _png(sent)}}]
+    assert "content_from" not in result.get("extra", {})
+    assert sent[:64] not in _text_but_images(document)
+
+
+def test_a_screenshot_over_the_inline_limit_is_referenced_and_read_back_from_its_span(monkeypatch: Any) -> None:
+    # These PNGs are small; a real screenshot is not. Over the limit, the result names the tool span's result, and
+    # what the reference names read back from that span is the very image the model was sent.
+    monkeypatch.setattr(media, "INLINE_LIMIT", 100)
+    document = capture_document(CAPTURE, SESSION)
+    sent = _sent_images(_log())
+    steps = {call["tool_call_id"]: step for step in corpus.llm_steps(document) for call in step.get("tool_calls") or ()}
+    for span in _tool_spans("take_screenshot"):
+        call_id = span.attributes["gen_ai.tool.call.id"]
+        result = results_by_call(steps[call_id])[call_id]
+        path = f"evalkit-span://{span.trace_id}/{span.span_id}/result/0"
+        assert result["content"] == [{"type": "image", "source": {"media_type": "image/png", "path": path}}]
+        assert result["extra"]["media"] == [{"path": path, "media_type": "image/png",
+                                             "bytes": len(base64.b64decode(sent[call_id]))}]
+        image = media.referenced_image(pydantic_ai.map_span(SpanReader(span), ()), "result", 0)
+        assert (image.media_type, image.data) == ("image/png", base64.b64decode(sent[call_id]))
+    assert not any(data[:64] in json.dumps(document) for data in sent.values())

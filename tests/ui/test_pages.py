@@ -1023,3 +1023,38 @@ def test_no_page_answers_500_whatever_a_query_parameter_holds(world: World) -> N
                     assert reason, (path, name, value[:20], status, text[:500])
     # The sweep reached the pages' code, not only the login or a lookup that failed first.
     assert answered.get(200, 0) > 100 and answered.get(400, 0) > 20, answered
+
+
+def test_the_images_a_model_was_shown_are_shown_from_this_site_only(tab: Tab, world: World) -> None:
+    """A real capture of images sent to a model (`openai-sdk_openinference_image`): before, a user step read
+    `[image: evalkit-span://…]` (or a whole data URL as text) and no image was seen. Now the PNG the trajectory
+    references is shown, read back from its span through the page itself; the photo at another site is a link, not
+    loaded (the page loads nothing from other sites); the image the instrumentation redacted says so."""
+    agent, capture, document = _replayed(world, "openai-sdk_openinference_image", "images")
+    first, second = [s for s in document["steps"] if s["source"] == "user"]
+    tab.login(world.token)
+    requested: list[str] = []
+    tab.page.on("request", lambda request: requested.append(request.url))
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    asked = tab.page.locator(f"article#step-{first['step_id']}")
+    assert asked.locator("pre.message").inner_text() == first["message"][0]["text"]
+    shown = asked.locator("figure.image img")
+    assert shown.count() == 1
+    shown.scroll_into_view_if_needed()
+    tab.page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=shown.element_handle())
+    assert shown.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [40, 40]  # record.py's PNG
+    photo = first["message"][2]["source"]["path"]
+    assert asked.locator("p.image.external a").get_attribute("href") == photo
+    assert not any(url.startswith(photo) for url in requested)  # linked, never fetched
+    later = tab.page.locator(f"article#step-{second['step_id']}")
+    assert "[image: not recorded (redacted by OpenInference" in later.inner_text()
+    assert later.locator("figure.image").count() == 0
+    tab.shot("trajectory-images")
+    assert tab.console_errors == []
+    # The image's own URL answers the PNG to the logged-in browser, and nothing to a browser logged out.
+    source = shown.get_attribute("src")
+    assert source is not None and source.startswith("?media=evalkit-span")
+    reply = tab.page.request.get(f"{world.served.api}/agents/{agent}/sessions/{capture.session_id}{source}")
+    assert reply.status == 200 and reply.headers["content-type"] == "image/png" and reply.body()[:4] == b"\x89PNG"
+    anonymous = urllib.request.urlopen(f"{world.served.api}/agents/{agent}/sessions/{capture.session_id}{source}")
+    assert "/login" in anonymous.url and not anonymous.read().startswith(b"\x89PNG")

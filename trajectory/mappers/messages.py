@@ -30,6 +30,8 @@ _REASONING_TYPES = {"reasoning", "thinking", "redacted_thinking"}
 _TEXT_TYPES = {"text", "input_text", "output_text"}
 _TOOL_CALL_TYPES = {"tool_call", "tool-call", "tool_use", "function_call"}
 _TOOL_RESULT_TYPES = {"tool_call_response", "tool-result", "tool_result", "function_call_output"}
+# Media parts recorded with their base64 payload in `content`, no URL.
+_INLINE_MEDIA_TYPES = frozenset(("blob", "binary"))
 _MEDIA_TYPES = {
     "blob",
     "file",
@@ -158,6 +160,11 @@ def parse_part(raw: Any) -> Part | None:
         if _is_mapping(uri):
             uri = uri.get("url")
         media = raw.get("mime_type", raw.get("media_type", raw.get("mimeType", raw.get("modality", kind))))
+        payload = raw.get("content")
+        if uri is None and kind in _INLINE_MEDIA_TYPES and isinstance(payload, str) and isinstance(media, str):
+            # The GenAI `blob` part (pydantic-ai's `binary` before it) holds the base64 alone: as a data URL, it is
+            # shown, inlined or referenced, as any other image sent whole (trajectory/media.py).
+            uri = f"data:{media};base64,{payload}"
         return Part("media", media_type=_str_or_none(media), uri=uri if isinstance(uri, str) else None)
     return Part("other", text=render(raw))
 
