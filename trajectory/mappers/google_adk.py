@@ -18,6 +18,10 @@ GenAI mapper; message content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESS
 - `gcp.vertex.agent.event_id` / `invocation_id` are ADK's bookkeeping ids; `gen_ai.workflow.nested` marks the
   `invoke_workflow` of a runner started inside another's run (an `AgentTool`'s: the wrapped agent in a session of
   its own), which its span's place under the tool's span already says;
+- an MCP tool (`McpToolset`'s `McpTool`) answers the model the whole `CallToolResult` it got (`content`,
+  `structuredContent`, `isError`): that is its result. An `isError` one ends its span ERROR with `error.type`
+  `MCP_TOOL_ERROR` and that type again as the status description (no tool content in an attribute the content toggle
+  cannot gate): the error's message is the result's text (`_mcp_error_text`);
 - ADK's `ReflectAndRetryToolPlugin` answers the model in a failed tool's stead (an exception it caught, or an error a
   subclass reads in a result) with reflection guidance, `response_type` `ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN`
   beside the error's type and message (`ToolFailureResponse`); the tool's span ends OK, its result that answer:
@@ -65,6 +69,8 @@ _RUN_ID_PREFIX = "adk-"
 # `ReflectAndRetryToolPlugin`'s answer for a failed tool (`google.adk.plugins._reflect_retry_utils.
 # REFLECT_AND_RETRY_RESPONSE_TYPE`): what the session list's `failed` reads too (trajectory/tables.py, migration 221).
 REFLECTED_FAILURE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
+# The `error.type` ADK gives an MCP tool's `isError` result (`McpTool._detect_error_in_response`).
+_MCP_TOOL_ERROR = "MCP_TOOL_ERROR"
 
 
 def detect(span: Span) -> bool:
@@ -94,6 +100,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if isinstance(operation, ToolExecution):
         _transfer(operation, reader)
         _reflected_failure(operation)
+        _mcp_error_text(operation)
     elif isinstance(operation, AgentRun) and reader.span.scope_name == SCOPE:
         operation.app_agent = True  # a workflow agent's run too (see above)
     elif isinstance(operation, LlmCall) and reader.span.scope_name == SCOPE:
@@ -153,6 +160,22 @@ def _reflected_failure(execution: ToolExecution) -> None:
         error_type = result.get("error_type")
         execution.error = ErrorInfo(status_message=str(result.get("error_details") or ""),
                                     error_type=error_type if isinstance(error_type, str) and error_type else None)
+
+
+def _mcp_error_text(execution: ToolExecution) -> None:
+    """An MCP tool's `isError` result: ADK's span says only the error's type (`MCP_TOOL_ERROR`, as its status
+    description too); what went wrong is the result's text content, as the server wrote it and the model read it."""
+    error, result = execution.error, execution.result
+    if error is None or error.error_type != _MCP_TOOL_ERROR or error.status_message not in ("", _MCP_TOOL_ERROR):
+        return
+    # ADK dumps the result with MCP 1.x's key names on either major (`_dump_mcp_model`); a dump made elsewhere keeps
+    # its SDK's, as ADK's own check allows for.
+    if not isinstance(result, dict) or not (result.get("isError") or result.get("is_error")):
+        return
+    texts = [block["text"] for block in result.get("content") or ()
+             if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)]
+    if texts:
+        error.status_message = "\n".join(texts)
 
 
 def _transfer(execution: ToolExecution, reader: SpanReader) -> None:
