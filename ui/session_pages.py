@@ -117,7 +117,23 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
             "resume": step.get("source") == "user" and extra.get("from") == "resume",
             "asked": asked, "decisions": _decisions(step, asked),
             # A run that raised and so ended (a guardrail's tripwire, max turns): a step of no LLM call saying so.
-            "stopped": bool(extra.get("run_error"))}
+            "stopped": bool(extra.get("run_error")),
+            # A plan the agent wrote before acting (smolagents' planning steps), not an action.
+            "planning": extra.get("planning") if step.get("source") == "agent" else None,
+            # The requests that failed before the one that answered (a fallback model's), each its model and error.
+            "failed_attempts": [a for a in extra.get("failed_attempts") or () if isinstance(a, dict)],
+            # The sources the answer cites (the Responses API's `url_citation` annotations of a web search).
+            "citations": _citations(extra.get("annotations"))}
+
+
+def _citations(annotations: Any) -> list[dict[str, str]]:
+    """The web pages an answer cites, each once, in the order cited: its URL (a web link only) and title."""
+    cited: dict[str, dict[str, str]] = {}
+    for note in annotations if isinstance(annotations, list) else ():
+        url = note.get("url") if isinstance(note, dict) and note.get("type") == "url_citation" else None
+        if isinstance(url, str) and url.lower().startswith(("http://", "https://")) and url not in cited:
+            cited[url] = {"url": url, "title": str(note.get("title") or url)}
+    return list(cited.values())
 
 
 def _requests(interrupt: Any) -> list[dict[str, Any]]:

@@ -1058,3 +1058,48 @@ def test_the_images_a_model_was_shown_are_shown_from_this_site_only(tab: Tab, wo
     assert reply.status == 200 and reply.headers["content-type"] == "image/png" and reply.body()[:4] == b"\x89PNG"
     anonymous = urllib.request.urlopen(f"{world.served.api}/agents/{agent}/sessions/{capture.session_id}{source}")
     assert "/login" in anonymous.url and not anonymous.read().startswith(b"\x89PNG")
+
+
+def test_plans_failed_attempts_and_the_providers_searches_read_as_what_they_are(tab: Tab, world: World) -> None:
+    """Three real captures of steps that are more than a message and tool calls. Before, a smolagents plan read like
+    any answer; a fallback model's failed requests were nowhere on the page (the step's `extra` only); a web search
+    the Responses API ran itself read "no result recorded", as if lost, and the answer's cited pages were not shown.
+    Now the plan says it is one, the step that answered after failures lists each with its model and error, the
+    search says the provider ran it, and the answer lists the pages it cites."""
+    tab.login(world.token)
+    agent, capture, document = _replayed(world, "smolagents_openinference_planning", "planner")
+    plans = [s for s in document["steps"] if (s.get("extra") or {}).get("planning")]
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    for plan in plans:
+        badge = tab.page.locator(f"article#step-{plan['step_id']} .badge.planning")
+        assert badge.inner_text() == plan["extra"]["planning"]
+    assert tab.page.locator(".badge.planning").count() == len(plans) == 3
+    tab.shot("trajectory-planning")
+
+    agent, capture, document = _replayed(world, "pydantic-ai_openai_fallback-model", "fallback")
+    answered = [s for s in document["steps"] if (s.get("extra") or {}).get("failed_attempts")]
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    assert tab.page.locator("details.failed-attempts").count() == len(answered) == 2
+    for step in answered:
+        (attempt,) = step["extra"]["failed_attempts"]
+        shown = tab.page.locator(f"article#step-{step['step_id']} details.failed-attempts")
+        assert shown.locator("> summary").inner_text() == "1 failed attempt before this answer"
+        shown.locator("> summary").click()
+        assert shown.locator(".attempt .model").inner_text() == attempt["model"] != step["model_name"]
+        assert shown.locator(".error-box").first.inner_text().endswith(attempt["error"]["message"])
+    tab.shot("trajectory-fallback")
+
+    agent, capture, document = _replayed(world, "openai-agents_openinference_hosted-tools", "searcher")
+    searches = [(s, c) for s in document["steps"] for c in s.get("tool_calls") or ()
+                if (c.get("extra") or {}).get("run_by") == "provider"]
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    assert tab.page.locator("p.provider-run").count() == len(searches) == 2
+    assert tab.page.locator("p.provider-run").first.inner_text().startswith("run by the provider (completed)")
+    cited = [s for s in document["steps"] if (s.get("extra") or {}).get("annotations")]
+    for step in cited:
+        links = tab.page.locator(f"article#step-{step['step_id']} .citations a")
+        assert [links.nth(i).get_attribute("href") for i in range(links.count())] == \
+            list(dict.fromkeys(a["url"] for a in step["extra"]["annotations"]))
+    assert cited
+    tab.shot("trajectory-hosted-search")
+    assert tab.console_errors == []
