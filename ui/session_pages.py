@@ -254,8 +254,10 @@ def _count(value: Any) -> int:
 
 
 def errors_of(document: dict[str, Any]) -> int:
-    """Failed steps, a subagent's (at any depth) too: the sessions list counts their spans as the session's."""
-    return sum(1 for s in document.get("steps") or [] if has_error(s)) + sum(
+    """Failed steps, a subagent's (at any depth) too, and the failed requests before a step's answer (a fallback
+    model's): the sessions list counts their spans as the session's."""
+    return sum(has_error(s) + len((s.get("extra") or {}).get("failed_attempts") or ())
+               for s in document.get("steps") or []) + sum(
         errors_of(sub) for sub in document.get("subagent_trajectories") or [])
 
 

@@ -1087,6 +1087,8 @@ def test_plans_failed_attempts_and_the_providers_searches_read_as_what_they_are(
         shown.locator("> summary").click()
         assert shown.locator(".attempt .model").inner_text() == attempt["model"] != step["model_name"]
         assert shown.locator(".error-box").first.inner_text().endswith(attempt["error"]["message"])
+    # The bar's errors count them, as the session list counts their spans: the retried tool and the two attempts.
+    assert tab.page.locator(".summary-bar .errors dd").inner_text() == "3"
     tab.shot("trajectory-fallback")
 
     agent, capture, document = _replayed(world, "openai-agents_openinference_hosted-tools", "searcher")
