@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai, strands_multiagent
@@ -108,8 +109,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if isinstance(operation, LlmCall) and operation.provider == SDK_NAME:
         operation.provider = None
     if isinstance(operation, LlmCall):
-        operation.input_messages = _bedrock_parts(operation.input_messages)
-        operation.output_messages = _bedrock_parts(operation.output_messages)
+        results_as_blocks = _genai_messages(reader.span)
+        operation.input_messages = _bedrock_parts(operation.input_messages, results_as_blocks)
+        operation.output_messages = _bedrock_parts(operation.output_messages, results_as_blocks)
     if isinstance(operation, LlmCall) and reader.has(*_CACHE_READ, *_CACHE_WRITE):
         operation.usage = _usage(reader, operation.usage)
     if isinstance(operation, AgentRun) and reader.has("gen_ai.tool.definitions"):
@@ -129,22 +131,46 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     return operation
 
 
-def _bedrock_parts(messages: list[Message]) -> list[Message]:
+def _genai_messages(span: Span) -> bool:
+    """Whether a span's messages are GenAI messages (the latest conventions: `gen_ai.input.messages`, on the span or
+    its details event), not the default conventions' span events of Bedrock blocks."""
+    return "gen_ai.input.messages" in span.attributes or any(
+        event.name == _DETAILS and "gen_ai.input.messages" in event.attributes for event in span.events)
+
+
+def _bedrock_parts(messages: list[Message], results_as_blocks: bool) -> list[Message]:
     """Messages with Strands' own parts read as the Bedrock blocks they restate.
 
     Under the latest conventions Strands writes a content block that has no GenAI part as `{"type": <the block's
     key>, "content": <its body>}` (telemetry/tracer.py `_map_content_blocks_to_otel_parts`): a thinking block is
     `{"type": "reasoningContent", "content": {"reasoningText": {"text": …, "signature": …}}}`, which the GenAI
-    reader keeps as an unknown part (its rendered JSON), so the step lost its reasoning. A message read from a memo
-    is shared with the calls that re-send it: one with such a part is replaced, never changed.
+    reader keeps as an unknown part (its rendered JSON), so the step lost its reasoning. A tool result there
+    (`results_as_blocks`) is a `tool_call_response` whose `response` is the toolResult's content blocks as they are,
+    `[{"text": …}]`, which the GenAI reader renders as JSON where the model was sent the text (`_result_blocks`). A
+    message read from a memo is shared with the calls that re-send it: one with such a part is replaced, never
+    changed.
     """
-    return [_with_bedrock_blocks(message) if any(part.kind == "other" for part in message.parts) else message
-            for message in messages]
+    return [_with_bedrock_blocks(message, results_as_blocks)
+            if any(part.kind == "other" or (results_as_blocks and part.kind == "tool_result") for part in message.parts)
+            else message for message in messages]
 
 
-def _with_bedrock_blocks(message: Message) -> Message:
-    parts = [_bedrock_block(part) if part.kind == "other" else part for part in message.parts]
+def _with_bedrock_blocks(message: Message, results_as_blocks: bool) -> Message:
+    parts = [_bedrock_block(part) if part.kind == "other"
+             else _result_blocks(part) if results_as_blocks and part.kind == "tool_result" else part
+             for part in message.parts]
     return message if parts == message.parts else Message(message.role, parts, name=message.name)
+
+
+def _result_blocks(part: Part) -> Part:
+    """A tool result whose text is the JSON of a toolResult's content blocks (each one key: `text`, `json`, `image`,
+    …), read as the toolResult they are, as the default conventions' are (`messages.parse_part`). Strands writes every
+    result's `response` as that list, never a tool's text alone: the one JSON layer taken off is always its own."""
+    blocks = parse_json(part.text) if part.text else None
+    if not isinstance(blocks, list) or not all(isinstance(block, dict) and len(block) == 1 for block in blocks):
+        return part
+    result = parse_part({"toolResult": {"toolUseId": part.call_id, "content": blocks}})
+    return part if result is None or result.text is None else replace(part, text=result.text)
 
 
 def _bedrock_block(part: Part) -> Part:

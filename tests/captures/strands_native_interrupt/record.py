@@ -35,6 +35,7 @@ The model answers. Turn two (two calls, `stream_async`, its events streamed as t
 # No `from __future__ import annotations`: Strands reads a tool's type hints (`get_type_hints`) against the module's
 # globals, and `book_table`'s `ToolContext` is imported inside the Recording, so its annotation must be the class.
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,16 +69,22 @@ PACKAGES = ["strands-agents", "openai", "opentelemetry-sdk", "opentelemetry-expo
             "opentelemetry-api", "opentelemetry-instrumentation-threading", "opentelemetry-semantic-conventions"]
 
 
-def main() -> None:
-    with Recording(Path(__file__).parent, REPLIES, framework="strands-agents", instrumentation="strands (native)",
-                   packages=PACKAGES, session_id=SESSION,
-                   notes="human in the loop with Strands' interrupts, trace_attributes session.id, every call "
-                         "streamed: turn one the model calls get_weather (raises once: timed out) and book_hotel in "
-                         "parallel, a BeforeToolCallEvent hook interrupts for the booking, the app approves; the model "
-                         "calls get_weather again and rent_car, the hook interrupts, the app denies (cancel_tool's "
-                         "message sent to the model); the model answers. Turn two (stream_async): book_table asks "
-                         "the person itself (tool_context.interrupt) about a deposit, answered yes, then the "
-                         "answer") as rec:
+NOTES = ("human in the loop with Strands' interrupts, trace_attributes session.id, every call streamed: turn one "
+         "the model calls get_weather (raises once: timed out) and book_hotel in parallel, a BeforeToolCallEvent hook "
+         "interrupts for the booking, the app approves; the model calls get_weather again and rent_car, the hook "
+         "interrupts, the app denies (cancel_tool's message sent to the model); the model answers. Turn two "
+         "(stream_async): book_table asks the person itself (tool_context.interrupt) about a deposit, answered yes, "
+         "then the answer")
+
+
+def run(capture_dir: Path, latest_semconv: bool) -> None:
+    """The run, into `capture_dir`; with `latest_semconv`, under the current GenAI conventions
+    (`strands_native_interrupt_latest-semconv`)."""
+    if latest_semconv:
+        os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+    notes = NOTES + ("; conventions: gen_ai_latest_experimental" if latest_semconv else "")
+    with Recording(capture_dir, REPLIES, framework="strands-agents", instrumentation="strands (native)",
+                   packages=PACKAGES, session_id=SESSION, notes=notes) as rec:
         rec.env()
         from strands import Agent, ToolContext, tool
         from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
@@ -160,6 +167,10 @@ def main() -> None:
             result = asyncio.run(streamed(answers(result.interrupts)))
         print(result)
         rec.flush(telemetry.tracer_provider)
+
+
+def main() -> None:
+    run(Path(__file__).parent, latest_semconv=False)
 
 
 if __name__ == "__main__":
