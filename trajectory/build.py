@@ -811,8 +811,9 @@ class _Context:
         for call_id, text in self.shown_results.items():
             found = self.calls_by_id.get(call_id)
             for result in found[0].results if found is not None else ():
-                if result.get("source_call_id") == call_id and result.get("content") != text:
-                    result["content"] = text
+                shown = _shown_result(result.get("content"), text)
+                if result.get("source_call_id") == call_id and result.get("content") != shown:
+                    result["content"] = shown
                     result.setdefault("extra", {})["content_from"] = "input history"
 
     def _flag_history_failure(self, part: Part) -> None:
@@ -984,6 +985,14 @@ def _metrics(call: LlmCall) -> Json | None:
     if extra:
         metrics["extra"] = extra
     return metrics
+
+
+def _shown_result(content: Any, text: str) -> str | list[Json]:
+    """A tool result's content given the text its call's input showed the model for it: that text, and the result's
+    images after it where it is content parts holding any (a tool's file sent beside its text on a text-only tool
+    channel: pydantic-ai's "See file <id>." on OpenAI's Chat Completions); the text alone otherwise."""
+    media = [part for part in content if part.get("type") != "text"] if isinstance(content, list) else []
+    return [{"type": "text", "text": text}, *media] if media else text
 
 
 def _history_failure() -> dict[str, Any]:

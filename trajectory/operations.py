@@ -115,7 +115,8 @@ class LlmCall:
     input_all_new: bool = False
     # What the call's input showed the model for tool calls whose tool spans recorded the tool's return otherwise, by
     # call id: the emitter's adapter for this provider renders that return its own way (pydantic-ai on Anthropic: a
-    # list, one text block an item). The text replaces the recorded result on the call's step.
+    # list, one text block an item). The text replaces the recorded result on the call's step, the images of a result
+    # holding some kept after it (pydantic-ai's "See file <id>." beside a tool's file on OpenAI's Chat Completions).
     shown_tool_results: dict[str, str] = field(default_factory=dict)
 
 

@@ -15,6 +15,9 @@ Text-format agents restate their loop in user text, read so:
   from each line opening `New task:` (a question), `Observation:` or `Error:` (a result) to the next;
 - ADK sends the agent that runs next each event of another agent in the session (what it said, a tool it called and
   the result) as a user message opening `For context:`: that is re-sent history, an answer or a result restated;
+- pydantic-ai sends the files a tool returned, where the tool channel is text only (Chat Completions), in a user
+  message after the call's tool messages, each framed `<pyai:tool_result tool_name=… tool_call_id=… file_id=…>`: that
+  is a tool's result as the framework packages it, no question;
 - a DSPy ReAct request's one user message re-renders its loop (`dspy_react.first_asked`): it is the question as
   the run's first call asked it (the trajectory emptied, as trajectory/mappers/dspy.py reads it) followed by an
   answer and a result for each step re-rendered.
@@ -48,6 +51,9 @@ Item = tuple[str, str]  # the kind, a question's text
 # ADK's rewrite of another agent's event in the session (what it said, a tool it called, the result), sent to the
 # agent that runs next as a user message (google/adk/flows/llm_flows/contents.py, `_present_other_agent_message`).
 _OTHER_AGENT = "For context:"
+# pydantic-ai's frame around each file a tool returned, sent on the user channel (messages.py
+# `_tool_result_provenance_tags`).
+_TOOL_FILES = "<pyai:tool_result "
 # smolagents' step messages, as its message cleaning merges them: a task, a tool's observation, a step's error.
 _SMOLAGENTS_STEP = re.compile(r"^(?=New task:\n|Observation:|Error:\n)", re.MULTILINE)
 # smolagents' planning calls: their stop sequence, where its initial plan template states the task, how its update
@@ -91,6 +97,8 @@ def _shows(message: Any, asked: str) -> bool:
 def _user_text(text: str) -> list[Item]:
     if text.startswith(_OTHER_AGENT):
         return [(ANSWER, "")]
+    if text.startswith(_TOOL_FILES):
+        return [(RESULT, "")]
     if not text.startswith(("New task:\n", "Observation:")):
         return [(QUESTION, text)]
     chunks = [chunk for chunk in _SMOLAGENTS_STEP.split(text) if chunk]

@@ -14,7 +14,9 @@ the model its own way, and the Anthropic one sends a list one text block an item
 `ToolFailed`) goes to OpenAI wrapped as `{"error": …}`, rebuilt from the tool spans' outcomes
 (`pydantic_ai_tool_errors`). A file a tool returns (a screenshot's `BinaryContent`, an `ImageUrl`) is recorded as a
 media part (`blob` / `uri` from instrumentation version 4, `binary` / `image-url` before), alone or among the return's
-items: the call's result is its content parts (`_file_result`), the image never its base64 as text.
+items: the call's result is its content parts (`_file_result`), the image never its base64 as text; on OpenAI's Chat
+Completions, whose tool messages are text only, after the text the tool message showed the model ("See file <id>.",
+`pydantic_ai_tool_files`).
 """
 
 from __future__ import annotations
@@ -159,7 +161,8 @@ def _block_text(item: Any) -> str:
     return item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, separators=(",", ":"))
 
 
-def _is_file(item: Any) -> bool:
+def is_file(item: Any) -> bool:
+    """Whether a recorded item of a tool's return is a file pydantic-ai recorded as a media part."""
     return isinstance(item, dict) and item.get("type") in _FILE_PARTS and any(key in item for key in _FILE_KEYS)
 
 
@@ -168,7 +171,7 @@ def _file_result(result: Any) -> list[Part] | None:
     adapter shows it (a string as it is, anything else compact JSON: `_block_text`); None when it holds no file. A
     `blob` is recorded with its base64 alone, no data URL: the image is referenced at the tool span, never inlined."""
     items = result if isinstance(result, list) else [result]
-    if not any(_is_file(item) for item in items):
+    if not any(is_file(item) for item in items):
         return None
-    return [(parse_part(item) or Part("other")) if _is_file(item) else Part("text", text=_block_text(item))
+    return [(parse_part(item) or Part("other")) if is_file(item) else Part("text", text=_block_text(item))
             for item in items]
