@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.trajectory.mappers import langgraph_handoffs, langgraph_interrupts
+from evalkit.trajectory.mappers import langchain_media, langgraph_handoffs, langgraph_interrupts
 from evalkit.trajectory.mappers.langchain import serialized_kwargs, serialized_messages
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, LlmCall, ToolExecution
@@ -94,8 +94,11 @@ def graph_run(run: AgentRun, reader: SpanReader) -> AgentRun:
 
 def tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:
     """A tool's run, read with the metadata the tracer recorded for it: a handoff tool's is a handoff, a Command's
-    result the ToolMessage its update ends with (`langgraph_handoffs.tool`)."""
-    return langgraph_handoffs.tool(execution, _metadata(reader))
+    result the ToolMessage its update ends with (`langgraph_handoffs.tool`); a ToolMessage of content blocks holding
+    an image, its parts (`langchain_media`)."""
+    execution = langgraph_handoffs.tool(execution, _metadata(reader))
+    execution.result_parts = langchain_media.tool_result_parts(execution.result)
+    return execution
 
 
 def drop_handoff_back(call: LlmCall, input_value: Any) -> None:
