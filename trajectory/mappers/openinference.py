@@ -28,6 +28,7 @@ from evalkit.trajectory.mappers import (
     llamaindex,
     llamaindex_react,
     openai_agents_hosted_tools,
+    openai_agents_images,
     openai_agents_js,
     openai_sdk,
     openinference_media,
@@ -100,6 +101,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             return crewai.openinference_tool(tool_execution(reader), reader)
         if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
             return langgraph_openinference.tool(tool_execution(reader), reader)  # a handoff tool's Command
+        if reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
+            return openai_agents_images.tool_execution(tool_execution(reader))  # a ToolOutputImage: the image
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)
@@ -328,6 +331,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
             # A hosted tool (web search) the API ran: a call of the tool, run by the provider; the answer's citations.
             openai_agents_hosted_tools.read_call(call, reader.span.attributes.get("output.value"),
                                                  reader.span.attributes.get("input.value"))
+            # An image its attributes redact (`__REDACTED__`) is whole in `input.value`, the items as sent.
+            openai_agents_images.read_input_images(call, reader.span.attributes.get("input.value"))
     elif reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
         # Its `llm.invocation_parameters` is the Response as the API returned it, which names the server state the
         # call continued (previous_response_id, conversation): then the SDK sent only the new items.
