@@ -316,6 +316,10 @@ class _Context:
         self.asked_texts: set[str] = set()  # what this trajectory's calls were asked (its user steps' texts)
         # A question a call was asked last (after its input's last answer or result) -> that call's input.
         self.asked_last: dict[int, list[Message]] = {}
+        # The agent run of that call, and the session's runs that raised: a later run sent a question the run asked it
+        # last raised on is the turn run again (`_asked_again`).
+        self.asked_last_by: dict[int, SpanKey | None] = {}
+        self.raised_runs: set[SpanKey] = set()
         self.parent: _Context | None = None  # the trajectory that delegated to this one
         self.delegated: list[_Context] = []  # the trajectories this one delegated to, not handed off to
         # A handoff's receiving agent carries on the delegating agent's conversation: what that
@@ -383,7 +387,7 @@ class _Context:
         """Whether a message gives the result of a tool call this trajectory's calls made."""
         return any(part.kind == "tool_result" and part.call_id in self.produced_ids for part in message.parts)
 
-    def _asked_again(self, messages: list[Message], asked: list[tuple[int, int]]) -> set[int]:
+    def _asked_again(self, messages: list[Message], asked: list[tuple[int, int]], run: SpanKey | None) -> set[int]:
         """The indices of the questions a call was asked last (`_asked_last`) that an earlier call of this trajectory
         was asked last too, when this call was sent what the latest such call was not: the question is asked again on
         a context that changed before it, not re-sent. A chain re-sends each earlier asking where it was (the n-th
@@ -391,12 +395,17 @@ class _Context:
         ledger's call on a fresh session of the context it keeps, ending in the same prompt), nor a window that
         dropped the earlier asking. Not asked again: a retry sent the same, nor a call whose emitter records the run's
         input alone (OpenTelemetry's and OpenLIT's openai-agents: each call of the run recorded as sent the question
-        alone, the same each time)."""
+        alone, the same each time). Asked again though sent the same: by another agent run (`run`) than the one asked
+        it last, which raised (the app ran the turn again after openai-agents' run raised on the model's HTTP 500)."""
         again: set[int] = set()
         sent: set[int] | None = None
         for index, key in asked:
             earlier = self.asked_last.get(key)
             if earlier is None:
+                continue
+            asked_by = self.asked_last_by.get(key)
+            if run is not None and run != asked_by and asked_by in self.raised_runs:
+                again.add(index)
                 continue
             if sent is None:
                 sent = set(map(self.fingerprint, messages))
@@ -464,7 +473,7 @@ class _Context:
         # What the call was asked last (the user messages after its input's last answer or result), by fingerprint.
         history_end = _last_answer_or_result(messages)
         asked = [(index, self.fingerprint(messages[index])) for index in _asked_last(messages, history_end)]
-        again = self._asked_again(messages, asked) if asked and self.asked_last and not fresh else set()
+        again = self._asked_again(messages, asked, run) if asked and self.asked_last and not fresh else set()
         keys = self.fingerprint.of_inputs(messages) if not fresh and len(messages) >= _MANY_MESSAGES else None
         new: list[int] = []  # the indices of the messages new here
         if keys is not None and _SYSTEM not in keys and len(set(keys)) == len(keys):
@@ -518,7 +527,7 @@ class _Context:
             reasoning=output.reasoning or None,
             model_name=call.model,
             reasoning_effort=call.reasoning_effort,
-            llm_call_count=1,
+            llm_call_count=1 if call.answered else 0,  # a request the model answered nothing to: no call billed
             metrics=_metrics(call),
             extra=_span_extra(span, call.emitter),
         )
@@ -542,6 +551,7 @@ class _Context:
         _apply_step_overrides(draft, overrides)
         for _index, key in asked:
             self.asked_last[key] = messages
+            self.asked_last_by[key] = run
         for message in call.output_messages:
             fingerprint = self.fingerprint(message)
             self.known[fingerprint] = self.known.get(fingerprint, 0) + 1
@@ -1468,8 +1478,10 @@ def build_trajectory(
     contexts.update((key, contexts[receiver]) for key, receiver in resumed.items())
     received_reasoning = {message.reasoning for item in mapped if isinstance(item.operation, LlmCall)
                           for message in item.operation.output_messages if message.reasoning}
+    raised_runs = {key for key, run in runs if run.error is not None}
     for context in contexts.values():
         context.received_reasoning = received_reasoning
+        context.raised_runs = raised_runs
 
     def context_of(key: SpanKey) -> _Context:
         run = owner(key)

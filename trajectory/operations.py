@@ -118,6 +118,9 @@ class LlmCall:
     # list, one text block an item). The text replaces the recorded result on the call's step, the images of a result
     # holding some kept after it (pydantic-ai's "See file <id>." beside a tool's file on OpenAI's Chat Completions).
     shown_tool_results: dict[str, str] = field(default_factory=dict)
+    # False: the request failed before the model answered, and the emitter recorded nothing of it but its error
+    # (openai-agents' response span under OpenInference): its step shows the failure and counts no LLM call.
+    answered: bool = True
 
 
 @dataclass(slots=True)

@@ -27,6 +27,7 @@ from evalkit.trajectory.mappers import (
     langgraph_openinference,
     llamaindex,
     llamaindex_react,
+    openai_agents_failed_calls,
     openai_agents_hosted_tools,
     openai_agents_images,
     openai_agents_js,
@@ -83,6 +84,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return None  # BeeAI's record of an event as a child span (a tool's `error`, an agent's `final_answer`)
     if kind == "LLM":
         if is_preprocessing(reader):
+            if openai_agents_failed_calls.is_failed_call(reader):  # a model call that raised: its error alone
+                return openai_agents_failed_calls.failed_call(reader, NAME)
             # Read on purpose: a step before the call (LlamaIndex's `_prepare_chat_with_tools`).
             reader.consume_prefix("llm.", "input.", "output.")
             return None
