@@ -50,7 +50,7 @@ from evalkit.trajectory.mappers.registry import (
     step_agents,
 )
 from evalkit.trajectory.mappers.resent_history import Resent
-from evalkit.trajectory.media import tool_result_content, user_content
+from evalkit.trajectory.media import input_media, tool_result_content, user_content
 from evalkit.trajectory.operations import (
     AgentRun,
     ErrorInfo,
@@ -300,7 +300,9 @@ class _Context:
         self.system_texts: set[str] = set()
         self.calls_by_id: dict[str, tuple[_Draft, Json]] = {}
         self.answered: set[str] = set()
-        self.history_results: list[tuple[int, Part]] = []
+        # Tool results seen in a call's input: when, the result, and for one holding media (`Part.result_parts`) the
+        # span whose input holds them and the place of its first there (a reference's `input/<n>`, media.py).
+        self.history_results: list[tuple[int, Part, tuple[Span, int] | None]] = []
         self.shown_results: dict[str, str] = {}  # call id -> what a call's input showed for it (`LlmCall`)
         self.tool_definitions: dict[str, dict[str, Any]] = {}
         self.models: Counter[str] = Counter()
@@ -510,7 +512,8 @@ class _Context:
         # A new user message before an answer or result the call re-sends is history, not asked by this call: an
         # earlier run's (the same agent run again in a later turn) or another agent's, copied context as the answers.
         for index in new:
-            self._new_input(messages[index], start, span, copied=index < history_end, inputs=messages, at=index)
+            self._new_input(messages[index], start, span, copied=index < history_end, inputs=messages, at=index,
+                            media_span=call.input_span)
         for definition in call.tool_definitions:
             name = str(definition.get("function", {}).get("name", ""))
             self.tool_definitions.setdefault(name, definition)
@@ -560,12 +563,20 @@ class _Context:
                 self.produced_texts.add(text)
 
     def _new_input(self, message: Message, time_ns: int, span: Span, *, copied: bool = False,
-                   inputs: Sequence[Message] = (), at: int = 0) -> None:
-        """`message`, `inputs[at]` of the call of `span`, new in this trajectory."""
+                   inputs: Sequence[Message] = (), at: int = 0, media_span: Span | None = None) -> None:
+        """`message`, `inputs[at]` of the call of `span`, new in this trajectory (its media held by `media_span`'s
+        input where the call's messages were read there, `LlmCall.input_span`)."""
         role = _normal_role(message.role)
+        holder = media_span or span
+        # A referenced image is named by its place among all the media of the span's input (media.py), a tool
+        # result's at its place (Anthropic's tool_result blocks come first in their message). Counted only for a
+        # message holding media: most hold none, and a re-sent history is long.
+        holds_media = any(part.kind == "media" or part.result_parts for part in message.parts)
+        position = len(input_media(inputs[:at])) if holds_media else 0
         for part in message.parts:
             if part.kind == "tool_result":
-                self.history_results.append((time_ns, part))
+                self.history_results.append((time_ns, part, (holder, position) if part.result_parts else None))
+                position += sum(media.kind == "media" for media in part.result_parts or ())
         if role == "assistant":
             if self._completes_answer(message):
                 return
@@ -586,9 +597,7 @@ class _Context:
         media = [part for part in message.parts if part.kind == "media"]
         if media:
             # Images as ATIF image parts, a large data URL referenced (trajectory/media.py).
-            # A referenced image is named by its place among all the media of the span's input (media.py).
-            earlier = sum(part.kind == "media" for before in inputs[:at] for part in before.parts)
-            content, referenced = user_content(text, media, span, first=earlier)
+            content, referenced = user_content(text, media, holder, first=position)
             draft = self.draft(time_ns, "user", message=content, is_copied_context=copied or None)
             if referenced:
                 draft.extra["media"] = referenced
@@ -792,9 +801,9 @@ class _Context:
     def settle_history_results(self) -> None:
         """Tool results seen only in a later call's input answer the calls no tool span answered; what a call's
         input showed the model (`LlmCall.shown_tool_results`) replaces what a tool span recorded."""
-        for time_ns, part in self.history_results:
+        for time_ns, part, media_at in self.history_results:
             if part.call_id is not None and part.call_id in self.answered:
-                self._fill_empty_result(part)
+                self._fill_empty_result(part, media_at)
                 if part.error:
                     self._flag_history_failure(part)
                 continue
@@ -816,7 +825,10 @@ class _Context:
             extra: dict[str, Any] = {"from": "input history"}
             if part.error:
                 extra.update(_history_failure())
-            draft.results.append({"source_call_id": call["tool_call_id"], "content": part.text or "", "extra": extra})
+            content, referenced = _history_content(part, media_at)
+            if referenced:
+                extra["media"] = referenced
+            draft.results.append({"source_call_id": call["tool_call_id"], "content": content, "extra": extra})
             self.answered.add(call["tool_call_id"])
         for call_id, text in self.shown_results.items():
             found = self.calls_by_id.get(call_id)
@@ -835,15 +847,19 @@ class _Context:
             if result.get("source_call_id") == part.call_id and not extra.get("is_error"):
                 extra.update(_history_failure())
 
-    def _fill_empty_result(self, part: Part) -> None:
-        """A tool span that failed with no output: the next call's input shows what the model saw."""
+    def _fill_empty_result(self, part: Part, media_at: tuple[Span, int] | None = None) -> None:
+        """A tool span that failed with no output (or recorded none: an image is no attribute value): the next call's
+        input shows what the model saw."""
         found = self.calls_by_id.get(part.call_id or "")
-        if found is None or not part.text:
+        if found is None or not (part.text or part.result_parts):
             return
         for result in found[0].results:
             if result.get("source_call_id") == part.call_id and not result.get("content"):
-                result["content"] = part.text
-                result.setdefault("extra", {})["content_from"] = "input history"
+                result["content"], referenced = _history_content(part, media_at)
+                extra = result.setdefault("extra", {})
+                extra["content_from"] = "input history"
+                if referenced:
+                    extra["media"] = referenced
                 return
 
     def _fill_latest_empty(self, part: Part, time_ns: int) -> None:
@@ -995,6 +1011,15 @@ def _metrics(call: LlmCall) -> Json | None:
     if extra:
         metrics["extra"] = extra
     return metrics
+
+
+def _history_content(part: Part, media_at: tuple[Span, int] | None) -> tuple[str | list[Json], list[Json]]:
+    """A tool result as a call's input showed it: its text, or where it holds media (a screenshot's image) content
+    parts, a large image referenced in the input of the span that holds it (`media_at`); the `extra.media` entries."""
+    if part.result_parts is None or media_at is None:
+        return part.text or "", []
+    span, first = media_at
+    return tool_result_content(part.result_parts, span, where="input", first=first)
 
 
 def _shown_result(content: Any, text: str) -> str | list[Json]:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-from evalkit.trajectory.operations import LlmCall, Operation, Part, ToolExecution
+from evalkit.trajectory.operations import LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import Span
 
 Json = dict[str, Any]
@@ -49,12 +50,22 @@ def _media_type(part: Part) -> str | None:
 def _marker(part: Part, media_type: str | None) -> str:
     uri = part.uri or ""
     label = media_type or part.media_type or "media"
+    if part.name:  # a document's title: which of the files sent it is
+        label = f'{label} "{part.name}"'
     if uri.startswith("data:"):
-        return f"[{label}: {len(uri)} characters of data, omitted]"
+        return f"[{label}: {_payload_bytes(uri)} bytes, omitted]"
     if uri:
         return f"[{label}: {uri}]"
     # Media whose payload no span holds: what the emitter says of it (`Part.text`: redacted), not a broken image.
     return f"[{label}: {part.text}]" if part.text else f"[{label}]"
+
+
+def _payload_bytes(data_url: str) -> int:
+    """The size of a data URL's payload once decoded (a PDF's bytes, not its base64's characters)."""
+    header, _, payload = data_url[5:].partition(",")
+    if header.endswith(";base64"):
+        return len(payload) * 3 // 4 - payload[-2:].count("=")
+    return len(unquote_to_bytes(payload))
 
 
 def user_content(text: str, parts: list[Part], span: Span, where: str = "input",
@@ -91,13 +102,23 @@ def user_content(text: str, parts: list[Part], span: Span, where: str = "input",
     return content, referenced
 
 
-def tool_result_content(parts: list[Part], span: Span) -> tuple[str | list[Json], list[Json]]:
+def tool_result_content(parts: list[Part], span: Span, where: str = "result",
+                        first: int = 0) -> tuple[str | list[Json], list[Json]]:
     """A tool's result holding media (`ToolExecution.result_parts`: a screenshot tool's image) as a user message's
     is: ATIF lets an observation result be content parts too. Its text first, then the images, a large one (or one
     recorded as base64 alone, no data URL) referenced at the tool span's result
-    (`evalkit-span://<trace id>/<span id>/result/<n>`); the result's `extra.media` entries beside."""
+    (`evalkit-span://<trace id>/<span id>/result/<n>`), or, for a result only a call's input shows
+    (`Part.result_parts`), in that call span's input (`where="input"`, `first`: as `user_content`); the result's
+    `extra.media` entries beside."""
     text = "\n".join(part.text for part in parts if part.kind != "media" and part.text)
-    return user_content(text, [part for part in parts if part.kind == "media"], span, where="result")
+    return user_content(text, [part for part in parts if part.kind == "media"], span, where=where, first=first)
+
+
+def input_media(messages: Sequence[Message]) -> list[Part]:
+    """Every media part of a call's input, in order, a tool result's (`Part.result_parts`) at its place: what a
+    reference's `input/<n>` counts."""
+    return [media for message in messages for part in message.parts
+            for media in (part.result_parts or () if part.kind == "tool_result" else (part,)) if media.kind == "media"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +157,7 @@ def media_parts(operation: Operation | None, where: str) -> list[Part]:
     """The media parts a mapped span holds where a reference points: an LLM call's input (every message, in order),
     a tool's result."""
     if where == "input" and isinstance(operation, LlmCall):
-        return [part for message in operation.input_messages for part in message.parts if part.kind == "media"]
+        return input_media(operation.input_messages)
     if where == "result" and isinstance(operation, ToolExecution):
         return [part for part in operation.result_parts or () if part.kind == "media"]
     return []

@@ -20,16 +20,19 @@ class Part:
     kind: PartKind
     text: str | None = None  # text, reasoning, the rendered result of a tool, or why media has no uri (redacted)
     call_id: str | None = None  # tool_call / tool_result
-    name: str | None = None  # tool name
-    # tool_call: what the emitter records of the call beyond its name and arguments, kept as its ATIF `extra` (a tool
-    # the provider ran itself, the Responses API's web search: `{"run_by": "provider", "status": …}`).
-    extra: dict[str, Any] | None = None
+    name: str | None = None  # tool name; media: its file name (an Anthropic document's title)
     arguments: Any = None  # tool_call: parsed when it was JSON
     media_type: str | None = None  # media: MIME type or modality
     uri: str | None = None  # media: URL or data URL
     # tool_result: the emitter recorded that the tool failed, in the message itself and nowhere else (Haystack's
     # `ToolCallResult.error`, which OpenInference's instrumentor keeps only in the next call's input).
     error: bool = False
+    # tool_call: what the emitter records of the call beyond its name and arguments, kept as its ATIF `extra` (a tool
+    # the provider ran itself, the Responses API's web search: `{"run_by": "provider", "status": …}`).
+    extra: dict[str, Any] | None = None
+    # tool_result: the result as parts where it holds media (an Anthropic `tool_result` with a screenshot's `image`
+    # block), as `ToolExecution.result_parts` is a tool span's: its call's result is then ATIF content parts.
+    result_parts: list[Part] | None = None
 
 
 @dataclass(slots=True)
@@ -110,6 +113,9 @@ class LlmCall:
     # The provider's response id where an emitter records it other than as an attribute (trajectory/same_call.py
     # reads the attributes it knows itself).
     response_id: str | None = None
+    # The span whose input attributes hold `input_messages` where they were taken from another report of the call
+    # (trajectory/same_call.py): an image the input holds is referenced there, not at `span`. None: `span`.
+    input_span: Span | None = None
     # The provider keeps the conversation (a Responses API call naming `previous_response_id`): the input holds only
     # what the model is shown anew, each message new however like an earlier one it is.
     input_all_new: bool = False

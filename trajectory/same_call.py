@@ -27,14 +27,16 @@ content capture is on) has ended, beside it.
 Of the reports the one kept is the one with the most to say (output, input, usage), then the
 innermost in time (it starts last and ends first: the one closest to the request on the wire, as
 the wrapper rule keeps the leaf). What it lacks that another report has (tool definitions, finish
-reasons, system instructions, model, usage) is taken from that one: never usage added up.
+reasons, system instructions, model, usage) is taken from that one: never usage added up. So are its input messages
+where the other's hold media payloads its own do not (images, documents): a reference to one names that span.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from evalkit.trajectory.operations import LlmCall
+from evalkit.trajectory.media import input_media
+from evalkit.trajectory.operations import LlmCall, Message
 
 SpanKey = tuple[str, str]
 
@@ -81,6 +83,11 @@ def _repeats(later: LlmCall, report: LlmCall) -> bool:
             == (report.usage.input_tokens, report.usage.output_tokens))
 
 
+def _media_sent(messages: list[Message]) -> int:
+    """How many media parts of `messages` (a tool result's among them) hold their payload or its address."""
+    return sum(1 for part in input_media(messages) if part.uri)
+
+
 def _fill(kept: LlmCall, other: LlmCall) -> None:
     kept.model = kept.model or other.model
     kept.request_model = kept.request_model or other.request_model
@@ -89,8 +96,13 @@ def _fill(kept: LlmCall, other: LlmCall) -> None:
         kept.usage = other.usage
     if kept.reported_cost is None:
         kept.reported_cost = other.reported_cost
-    if not kept.input_messages:
+    if not kept.input_messages or (
+            len(kept.input_messages) == len(other.input_messages)
+            and _media_sent(other.input_messages) > _media_sent(kept.input_messages)):
+        # None recorded, or the same messages, the other report holding media this one keeps no payload of (the
+        # Anthropic SDK's tracing records an image or a document as its type alone; OpenLLMetry's span holds it whole).
         kept.input_messages = other.input_messages
+        kept.input_span = other.input_span or other.span
     if not kept.output_messages:
         kept.output_messages = other.output_messages
     kept.system_instructions = kept.system_instructions or other.system_instructions

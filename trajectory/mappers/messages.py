@@ -148,12 +148,15 @@ def parse_part(raw: Any) -> Part | None:
         )
     if kind in _TOOL_RESULT_TYPES:
         result = raw.get("response", raw.get("result", raw.get("output", raw.get("content"))))
+        result_parts = _media_result_parts(result)
         return Part(
             "tool_result",
             call_id=_str_or_none(raw["call_id"] if "call_id" in raw
                                  else raw.get("id", raw.get("toolCallId", raw.get("tool_use_id")))),
             name=_str_or_none(raw.get("name", raw.get("toolName"))),
-            text=_tool_result_text(result),
+            text=_tool_result_text(result) if result_parts is None
+            else "\n".join(part.text for part in result_parts if part.kind == "text" and part.text),
+            result_parts=result_parts,
         )
     if kind in _MEDIA_TYPES:
         uri = raw.get("uri", raw.get("url", raw.get("image_url", raw.get("image"))))
@@ -165,8 +168,32 @@ def parse_part(raw: Any) -> Part | None:
             # The GenAI `blob` part (pydantic-ai's `binary` before it) holds the base64 alone: as a data URL, it is
             # shown, inlined or referenced, as any other image sent whole (trajectory/media.py).
             uri = f"data:{media};base64,{payload}"
-        return Part("media", media_type=_str_or_none(media), uri=uri if isinstance(uri, str) else None)
+        source = raw.get("source")
+        if uri is None and isinstance(source, Mapping):
+            media, uri = _anthropic_source(source, media)
+        # A document's title (Anthropic's `document` block) names it where its payload is not shown.
+        return Part("media", media_type=_str_or_none(media), uri=uri if isinstance(uri, str) else None,
+                    name=_str_or_none(raw.get("title")))
     return Part("other", text=render(raw))
+
+
+def _media_result_parts(result: Any) -> list[Part] | None:
+    """A tool result of content blocks holding media (an Anthropic `tool_result` whose content has an `image` block:
+    a screenshot) as its parts, the media never rendered as text (their base64); None for any other result."""
+    if not isinstance(result, list) or not any(
+            _is_mapping(block) and str(block.get("type", "")).lower() in _MEDIA_TYPES for block in result):
+        return None
+    return [part for part in map(parse_part, result) if part is not None]
+
+
+def _anthropic_source(source: Mapping[str, Any], media: Any) -> tuple[Any, str | None]:
+    """An Anthropic `image` / `document` block's `source` (as the API takes it, recorded whole): its media type and
+    where its payload is, base64 as a data URL, a `url` source its URL; plain text and file ids name no payload."""
+    media_type = source.get("media_type", media)
+    data, url = source.get("data"), source.get("url")
+    if source.get("type") == "base64" and isinstance(data, str) and isinstance(media_type, str):
+        return media_type, f"data:{media_type};base64,{data}"
+    return media_type, url if isinstance(url, str) else None
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -291,6 +291,7 @@ def llm_call(reader: SpanReader, logs: Sequence[LogRecord], emitter: str = NAME)
         call.extra["request"] = request
     if reader.span.scope_name == anthropic_sdk_tracing.SCOPE:
         anthropic_sdk_tracing.read_request(reader, call)  # its extended-thinking configuration
+        anthropic_sdk_tracing.read_media(call)  # images and documents it records as their type alone
     response_id = as_text(attributes.get("gen_ai.response.id"))
     if response_id:
         call.extra["response_id"] = response_id
