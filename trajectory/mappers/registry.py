@@ -22,6 +22,7 @@ from evalkit.trajectory.mappers import (
     llamaindex,
     logfire_openai_agents,
     mastra,
+    mcp_semconv,
     mlflow,
     openai_agents_guardrails,
     openinference,
@@ -173,6 +174,10 @@ EMITTERS: tuple[Emitter, ...] = (
     # Claude Code's own export: GenAI keys on its spans, its content in log events linked to the turn's span.
     Emitter(claude_code.NAME, claude_code.detect, claude_code.map_span, frozenset({otel_genai.NAME}),
             relink_logs=claude_code.relink_logs),
+    # MCP's own requests under the OTel MCP conventions, whichever framework's session holds them: their keys read,
+    # no step. It maps nothing and covers no one, so a server's `tools/call` span stays the GenAI mapper's (or that of
+    # a framework whose tool span carries the keys) exactly as before.
+    Emitter(mcp_semconv.NAME, mcp_semconv.detect, mcp_semconv.map_span),
     Emitter(otel_genai.NAME, otel_genai.detect, otel_genai.map_span),
 )
 
