@@ -11,10 +11,15 @@ does not call it by: CrewAI offers it as `sanitize_tool_name(name)` ("Delegate w
 as `tool.description`. An agent hands a coworker work through CrewAI's own delegation tools (a
 hierarchical crew's manager, an agent with `allow_delegation`), which run the coworker's
 `execute_task` inside the tool's span: no task span, the coworker's calls and tools under the
-tool's. That run is a subagent the tool's call started. The crew span is named `<crew name>.kickoff`
-when the crew has a name of its own (a `@CrewBase` class's crew is named for its class), else
+tool's. That run is a subagent the tool's call started. A tool that reports a failure returns a `ToolFailure`
+(an MCP server's `isError` result, CrewAI's native MCP tools' `mcp_error`): the span ends OK, its output the
+failure's JSON; the model is shown its `as_agent_message()`, and the call failed. The crew span is named
+`<crew name>.kickoff` when the crew has a name of its own (a `@CrewBase` class's crew is named for its class), else
 `Crew_<crew_id>.kickoff`: a crew run is named so, or not at all (the session's agent is then the
-service). A task CrewBase builds names itself in `task_name` (bookkeeping: the agent runs it).
+service). A task CrewBase builds names itself in `task_name` (bookkeeping: the agent runs it). A streamed crew
+(`Crew(stream=True)`) is kicked off twice: `kickoff` returns a CrewStreamingOutput at once (its span's output that
+object's repr), and iterating it runs `kickoff` again in a thread, the crew's run (its own span, in a trace of its
+own, its tasks under it). The first span is no run: the second is the turn.
 
 A Flow (`@start` / `@listen` / `@router` methods over a state) is CHAIN spans: `<flow>.kickoff` per
 kickoff (`flow_id`, its inputs in `flow_inputs` and `input.value`, `kickoff_id` when they hold an
@@ -37,7 +42,7 @@ from typing import Any
 
 from evalkit.trajectory.mappers.messages import render
 from evalkit.trajectory.mappers.reader import SpanReader, as_text, parse_json
-from evalkit.trajectory.operations import AgentRun, ToolExecution
+from evalkit.trajectory.operations import AgentRun, ErrorInfo, ToolExecution
 
 _BOOKKEEPING = ("crew_key", "crew_id", "crew_agents", "crew_tasks", "crew_inputs", "kickoff_id", "task_key", "task_id",
                 "task_name")
@@ -56,6 +61,10 @@ OPENINFERENCE_SCOPE = "openinference.instrumentation.crewai"
 _DELEGATION_TOOLS = frozenset({"Delegate work to coworker", "Ask question to coworker"})
 _COWORKER_ARGUMENTS = ("coworker", "co_worker")
 _TOOL_NAME_LINE = "Tool Name: "  # `format_description_for_llm`'s first line
+# A `ToolFailure`'s fields (`crewai.tools.tool_failure`), its `model_dump` the tool span's output.
+_FAILURE_FIELDS = frozenset({"message", "reason", "code", "retryable", "details"})
+# What a streamed crew's first kickoff returns (`CrewStreamingOutput`), as its span's output records it: `str()` of it.
+_STREAMING_OUTPUT = "<crewai.types.streaming.CrewStreamingOutput object"
 
 
 def openinference_tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:
@@ -67,7 +76,21 @@ def openinference_tool(execution: ToolExecution, reader: SpanReader) -> ToolExec
     offered = first_line.removeprefix(_TOOL_NAME_LINE).strip() if first_line.startswith(_TOOL_NAME_LINE) else ""
     if offered:
         execution.name = offered
+    _reported_failure(execution)
     return execution
+
+
+def _reported_failure(execution: ToolExecution) -> None:
+    """A tool's `ToolFailure`: what the model was shown (`as_agent_message`: the message, its code after it), and
+    the call failed, of the failure's code (an exception's class) or else its reason (`mcp_error`, …)."""
+    failure = execution.result
+    if not (isinstance(failure, dict) and set(failure) == _FAILURE_FIELDS and isinstance(failure["message"], str)
+            and isinstance(failure["reason"], str)):
+        return
+    message, code = failure["message"], failure["code"]
+    execution.result = f"{message} (code: {code})" if code else message
+    if execution.error is None:
+        execution.error = ErrorInfo(status_message=message, error_type=as_text(code) or failure["reason"])
 
 
 def _coworker(arguments: Any) -> str:
@@ -88,6 +111,17 @@ def is_crewai(reader: SpanReader) -> bool:
 
 def is_crew_run(reader: SpanReader) -> bool:
     return is_crewai(reader) and reader.span.name.endswith(".kickoff")
+
+
+def is_streaming_kickoff(reader: SpanReader) -> bool:
+    """A streamed crew's first kickoff span, which returned the stream to iterate, not the crew's run: its
+    bookkeeping, its inputs (the run's again) and the stream's repr read, no operation."""
+    output = reader.span.attributes.get("output.value")
+    if not (is_crew_run(reader) and isinstance(output, str) and output.startswith(_STREAMING_OUTPUT)):
+        return False
+    consume(reader)
+    reader.consume("input.value", "output.value")
+    return True
 
 
 def crew_run_name(reader: SpanReader) -> str | None:

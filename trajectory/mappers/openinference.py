@@ -127,6 +127,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if kind == "CHAIN" and agno.is_workflow_run(reader):
         # An Agno Workflow runs its steps' agents and teams in order: an agent run, each step's run a subagent.
         return agent_run(reader)
+    if kind == "CHAIN" and crewai.is_streaming_kickoff(reader):
+        return None  # a streamed crew's kickoff that returned the stream: its run is the kickoff iterating it starts
     if kind == "CHAIN" and crewai.is_crew_run(reader):
         # A crew orchestrates its agents: an agent run, its tasks' agents its subagents.
         run = agent_run(reader)
