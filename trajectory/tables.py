@@ -30,6 +30,7 @@ from evalkit.migrations import (
 )
 from evalkit.trajectory.mappers import (
     autogen,
+    crewai,
     google_adk,
     google_genai,
     haystack,
@@ -405,13 +406,25 @@ _ADK_REFLECTED_FAILURE = (
     + " OR ".join(f"JSONExtractString({where}['gen_ai.tool.call.result'], 'response_type') = "
                   f"'{google_adk.REFLECTED_FAILURE}'" for where in ("attributes", "payloads"))
     + ")")
+# Migration 223: CrewAI's ToolFailure, a tool's own report that it failed (CrewAI's MCP tools answer an MCP `isError`
+# result with one, reason `mcp_error`): OpenInference's crewai TOOL span ends OK, its `output.value` the failure's JSON,
+# exactly its five fields (trajectory/mappers/crewai.py flags the same result by the same test). Each map read by
+# itself, as 221's rule: only the crewai scope's tool spans parse JSON.
+_CREWAI_TOOL_FAILURE = (
+    f"scope_name = '{crewai.OPENINFERENCE_SCOPE}' AND operation = 'execute_tool' AND ("
+    + " OR ".join(f"(JSONLength({where}['output.value']) = 5 AND JSONHas({where}['output.value'], 'code') "
+                  f"AND JSONHas({where}['output.value'], 'retryable') AND JSONHas({where}['output.value'], 'details') "
+                  f"AND JSONExtractString({where}['output.value'], 'reason') != '' "
+                  f"AND JSONExtractString({where}['output.value'], 'message') != '')"
+                  for where in ("attributes", "payloads"))
+    + ")")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
     f"OR ((operation = 'execute_tool' OR attributes['traceloop.span.kind'] = 'tool') AND "
     f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}]))) "
     f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED}) OR ({_LLAMAINDEX_STEP_FAILED}) "
-    f"OR ({_GOOGLE_GENAI_RESULT_FAILED}) OR ({_ADK_REFLECTED_FAILURE})")
+    f"OR ({_GOOGLE_GENAI_RESULT_FAILED}) OR ({_ADK_REFLECTED_FAILURE}) OR ({_CREWAI_TOOL_FAILURE})")
 _TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
 TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
                                              target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
@@ -441,6 +454,9 @@ _GOOGLE_GENAI_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
 # The traces stored before migration 221 with an ADK tool span ReflectAndRetryToolPlugin answered for.
 _ADK_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
     "WHERE failed AND status_code != 2", f"WHERE ({_ADK_REFLECTED_FAILURE}) AND status_code != 2")
+# The traces stored before migration 223 with a CrewAI tool span whose output is a ToolFailure.
+_CREWAI_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
+    "WHERE failed AND status_code != 2", f"WHERE ({_CREWAI_TOOL_FAILURE}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -593,4 +609,8 @@ MIGRATIONS: list[Migration] = [
     # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's reasoning tokens change).
     Migration(222, "reasoning tokens also from the keys the trajectory reads after the others (AI SDK, pydantic-ai)", (
         UpdateRows("spans", f"reasoning_tokens = {_REASONING_NOW}", _REASONING_CHANGED),)),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's errors change).
+    Migration(223, "a CrewAI tool's ToolFailure (an MCP isError result), which only the tool span's output records", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        Backfill("trace_summary", "spans", _CREWAI_FAILED_BACKFILL))),
 ]

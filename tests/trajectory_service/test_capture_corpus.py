@@ -71,12 +71,6 @@ KNOWN_GAPS: dict[str, str] = {
         "(a rule parsing that JSON array, measured for migration 221, cost every flattening insert +70-85 MB "
         "peak engine memory and ~2 µs a span beside 216's and 220's rules, whatever scope check guards it: "
         "left out)",
-    "crewai_openinference_mcp":
-        "the trajectory is right, the session list not yet: CrewAI 1.15's native MCP tool answers an isError result "
-        "with a ToolFailure (reason mcp_error), which the model is shown as its message; OpenInference's crewai TOOL "
-        "span ends OK, its output.value the ToolFailure's JSON (trajectory/mappers/crewai.py flags it); ingest's "
-        "`failed` column does not read that output for OpenInference's crewai scope, so the list shows no error until "
-        "a migration reads it there",
     "google-adk_native_thinking":
         "ADK 2.13's GenAI-conventions converter (telemetry/_experimental_semconv.py, _to_part) writes a Gemini "
         "thought part ({text, thought: true}) as a plain text part, in gen_ai.output.messages and in the next calls' "

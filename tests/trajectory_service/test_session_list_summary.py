@@ -180,6 +180,8 @@ def _failed_before(migration: int) -> str:
         return tables._FAILED.replace(f" OR ({tables._GOOGLE_GENAI_RESULT_FAILED})", "")
     if migration == 221:
         return tables._FAILED.replace(f" OR ({tables._ADK_REFLECTED_FAILURE})", "")
+    if migration == 223:
+        return tables._FAILED.replace(f" OR ({tables._CREWAI_TOOL_FAILURE})", "")
     return tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
 
 
@@ -239,8 +241,11 @@ _ERRORS: _Listed = ("?errors=true", ("errors",), ((0,), (1,)), "failed", 1)
     # ADK's ReflectAndRetryToolPlugin answers the model in a raising tool's stead: the tool's span ends OK, its result
     # (`gen_ai.tool.call.result`) the plugin's answer, the only record of the failure.
     ("google-adk_native_agent-tool", 221, "rows-12", ["call_1_1"], _ERRORS),
+    # CrewAI's MCP tool answers an `isError` result with a ToolFailure: its OpenInference TOOL span ends OK, the
+    # failure only its `output.value`.
+    ("crewai_openinference_mcp", 223, "rows-14", ["call_0_0"], _ERRORS),
 ], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217", "ag2-219", "google-genai-220",
-        "google-adk-221"])
+        "google-adk-221", "crewai-223"])
 async def test_a_session_stored_before_its_migration_is_listed_right_once_it_has_run(
         svc: Service, monkeypatch: pytest.MonkeyPatch, capture_name: str, migration: int, rows_before: str,
         flagged_calls: list[str], listed: _Listed) -> None:
@@ -368,7 +373,7 @@ async def test_reasoning_tokens_stored_before_migration_222_are_listed_as_the_tr
     assert _keep_all(store, prices) == 1
     assert kept() == [0]
     monkeypatch.undo()
-    assert migrate(store) == [222]
+    assert migrate(store) == sorted(m.version for m in all_migrations() if m.version >= 222)
     assert await listed() == counted
     # The rows kept before are not used until kept again, and then show it so.
     assert kept() is None
