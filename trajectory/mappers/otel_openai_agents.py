@@ -28,6 +28,16 @@ OpenLLMetry's never does. Its own ways, as of 0.1.0:
   'function': {'arguments': …, 'name': …}, …}]}`); a streamed answer, as one holding the dict repr of the
   Responses `Response` the SDK rebuilt from the chunks (`{'id': …, 'object': 'response', 'output': [items]}`).
   Both reprs are read back as the text and calls they hold;
+- images (openai-agents 0.25): a user message's `input_image` content part is, like its `input_text`, a text part
+  holding the part's dict repr (`{'type': 'input_image', 'image_url': 'data:image/png;base64,…', 'detail': 'auto'}`),
+  read as the image it names (a media part at its URL: an ATIF image part, a large data URL referenced at the call's
+  span, trajectory/media.py), never as its base64; one sent by `file_id` alone is left as recorded. A function tool
+  returning an image writes `str()` of what it returned as the tool span's result: a `ToolOutputImage`'s pydantic
+  `str()` (`type='image' image_url='data:…' file_id=None detail='low'`), as OpenInference records it; a list of them
+  and `ToolOutputText`s the list's repr (`[ToolOutputText(type='text', text='…'), ToolOutputImage(…)]`: 0.1.0's JSON
+  dump falls back to `str()`), read into those models' fields; a `ToolOutputImageDict`, JSON. Either is read as the
+  parts the model was sent (`openai_agents_images.tool_result_parts`). The `function_call_output` that carries the
+  image back to the model is dropped from the input like every other (above): the tool span alone holds it;
 - `execute_tool <tool>`: no call id, so it meets its call by name and arguments;
 - `agent_handoff`: the handoff the model's `transfer_to_…` call made, naming both agents;
 - `guardrail_check`: one of the SDK's guardrails (`gen_ai.guardrail.name`, `gen_ai.guardrail.triggered`), holding the
@@ -46,7 +56,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import openai_agents_guardrails, openai_sdk, otel_genai, python_repr
+from evalkit.trajectory.mappers import (
+    openai_agents_guardrails,
+    openai_agents_images,
+    openai_sdk,
+    otel_genai,
+    python_repr,
+)
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import parse_arguments
 from evalkit.trajectory.mappers.reader import SpanReader
@@ -61,6 +77,8 @@ _BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.system", "server.address", "serv
 _FUNCTION_CALL_REPR = "ResponseFunctionToolCall("
 _REASONING_REPR = "ResponseReasoningItem("
 _CONTENT_PART_TYPES = frozenset({"output_text", "input_text"})
+_IMAGE_PART_TYPE = "input_image"
+_TOOL_OUTPUTS_REPR = "[ToolOutput"  # a list of ToolOutputText / ToolOutputImage, as `str()` writes it
 _GUARDRAIL = "guardrail_check"  # the operation of the SDK's GuardrailSpanData
 _GUARDRAIL_KEYS = ("gen_ai.guardrail.name", "gen_ai.guardrail.triggered")
 
@@ -81,7 +99,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if operation == "chat":
         return _llm_call(reader, logs)
     if operation == "execute_tool":
-        return otel_genai.tool_execution(reader, NAME)
+        return _tool_execution(otel_genai.tool_execution(reader, NAME))
     if operation == "agent_handoff":
         reader.consume("gen_ai.handoff.from_agent")
         return ToolExecution(span=reader.span, emitter=NAME, handoff_to=reader.text("gen_ai.handoff.to_agent") or "",
@@ -136,7 +154,7 @@ def _llm_call(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
     call = otel_genai.llm_call(reader, logs, NAME)
     call.output_messages = [_answer(message) for message in call.output_messages]
     # Input messages may be the memo's (shared by every call re-sending them): replaced, never changed.
-    inputs = [_without_repeated_results(_with_content_text(message)) for message in call.input_messages]
+    inputs = [_without_repeated_results(_with_content_parts(message)) for message in call.input_messages]
     if any(new is not old for new, old in zip(inputs, call.input_messages, strict=True)):
         call.input_messages = inputs
     return call
@@ -236,9 +254,20 @@ def _reasoning(part: Part) -> Part | None:
     return Part("reasoning", text=openai_sdk.reasoning_item_text(fields))
 
 
-def _with_content_text(message: Message) -> Message:
-    """The message, or a copy of it whose text parts holding a content part's dict repr hold its text."""
-    parts = [(_content_text(part) or part) if part.kind == "text" else part for part in message.parts]
+def _tool_execution(execution: ToolExecution) -> ToolExecution:
+    """A function tool's execution, its result the parts the model was sent where the tool returned an image."""
+    result = execution.result
+    if isinstance(result, str) and result.startswith(_TOOL_OUTPUTS_REPR):
+        listed = python_repr.object_value(result)  # each model its fields (and `__class__`)
+        execution.result_parts = openai_agents_images.tool_result_parts(listed) if isinstance(listed, list) else None
+        return execution
+    return openai_agents_images.tool_execution(execution)
+
+
+def _with_content_parts(message: Message) -> Message:
+    """The message, or a copy of it whose text parts holding a content part's dict repr are that part: its text, its
+    image."""
+    parts = [(_content_part(part) or part) if part.kind == "text" else part for part in message.parts]
     if all(new is old for new, old in zip(parts, message.parts, strict=True)):
         return message
     return Message(message.role, parts, message.name)
@@ -254,13 +283,16 @@ def _without_repeated_results(message: Message) -> Message:
     return message if len(parts) == len(message.parts) else Message(message.role, parts, message.name)
 
 
-def _content_text(part: Part) -> Part | None:
-    """`{'annotations': [], 'text': 'Booked.', 'type': 'output_text'}`: the text part `Booked.`."""
-    text = part.text or ""
-    if not text.startswith("{'") or not text.endswith("}"):
+def _content_part(part: Part) -> Part | None:
+    """`{'annotations': [], 'text': 'Booked.', 'type': 'output_text'}`: the text part `Booked.`;
+    `{'type': 'input_image', 'image_url': 'https://…/photo.jpg', 'detail': 'low'}`: the image at that URL."""
+    value = _dict_repr(part.text)
+    if value is None:
         return None
-    value = python_repr.literal(text)
-    if not isinstance(value, dict) or value.get("type") not in _CONTENT_PART_TYPES:
+    if value.get("type") == _IMAGE_PART_TYPE:
+        url = value.get("image_url")
+        return Part("media", media_type="image", uri=url) if isinstance(url, str) and url else None
+    if value.get("type") not in _CONTENT_PART_TYPES:
         return None
     content = value.get("text")
     return Part("text", text=content) if isinstance(content, str) else None
