@@ -848,14 +848,21 @@ class _Context:
                 extra.update(_history_failure())
 
     def _fill_empty_result(self, part: Part, media_at: tuple[Span, int] | None = None) -> None:
-        """A tool span that failed with no output (or recorded none: an image is no attribute value): the next call's
-        input shows what the model saw."""
+        """A tool span that failed with no output (or recorded none: an image is no attribute value), or recorded as
+        text a result the model was shown images of (the AI SDK's tool span: what `execute` returned, base64 and all,
+        not what `toModelOutput` made of it): the next call's input shows what the model saw."""
         found = self.calls_by_id.get(part.call_id or "")
         if found is None or not (part.text or part.result_parts):
             return
+        shows_media = any(media.kind == "media" for media in part.result_parts or ())
         for result in found[0].results:
-            if result.get("source_call_id") == part.call_id and not result.get("content"):
-                result["content"], referenced = _history_content(part, media_at)
+            recorded = result.get("content")
+            if result.get("source_call_id") == part.call_id and (
+                    not recorded or (shows_media and isinstance(recorded, str))):
+                content, referenced = _history_content(part, media_at)
+                if recorded and content == recorded:
+                    return  # recorded as the input shows it (an image whose bytes no span holds, as its marker)
+                result["content"] = content
                 extra = result.setdefault("extra", {})
                 extra["content_from"] = "input history"
                 if referenced:

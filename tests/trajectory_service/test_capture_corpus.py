@@ -55,6 +55,11 @@ KNOWN_GAPS: dict[str, str] = {
         "error-text output's as a text output's (convertToolResultOutputToResponse), and @ai-sdk/openai 4 sent the "
         "model {\"error\": value}, which no span records (the rest, each step's reasoning and reasoning tokens among "
         "it, is right: tests/trajectory/test_vercel_ai_otel_genai.py)",
+    "vercel-ai_native_image":
+        "the same gap: the throwing get_weather's result is recorded as {type: \"error-text\", value} and "
+        "@ai-sdk/openai 4 sent the model {\"error\": value}, which no span records (the rest, the question's images "
+        "and the map tool's image as image parts, one referenced and read back, is right: tests/trajectory/"
+        "test_vercel_ai_native_image.py)",
     "google-genai_otel-genai":
         "the trajectory is right, the session list not yet: the loop answers a failed call with {\"error\": …} in its "
         "function response, recorded only in the next call's gen_ai.input.messages (trajectory/mappers/google_genai.py "

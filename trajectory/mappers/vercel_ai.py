@@ -12,11 +12,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.trajectory.mappers import vercel_ai_media
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import (
     openai_tool_definition,
     parse_arguments,
-    parse_input_messages,
     parse_messages,
     render,
 )
@@ -96,8 +96,9 @@ def _llm_call(reader: SpanReader) -> LlmCall:
         "ai.response.model", "gen_ai.response.model", "ai.model.id", "gen_ai.request.model"
     )
     call.request_model = reader.text("ai.model.id", "gen_ai.request.model")
-    # Roles come lower-cased, and system messages' plain strings as text, from parse_messages.
-    call.input_messages = parse_input_messages(reader.get("ai.prompt.messages"), reader.memo)
+    # Roles come lower-cased, and system messages' plain strings as text, from parse_messages; an image in a message
+    # and a tool's result made of content (`toModelOutput`) as media parts (vercel_ai_media).
+    call.input_messages = vercel_ai_media.prompt_messages(reader.get("ai.prompt.messages"), reader.memo)
     output = Message("assistant")
     reasoning = reader.text("ai.response.reasoning")
     if reasoning:
