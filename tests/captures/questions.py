@@ -17,7 +17,8 @@ Text-format agents restate their loop in user text, read so:
   the result) as a user message opening `For context:`: that is re-sent history, an answer or a result restated;
 - pydantic-ai sends the files a tool returned, where the tool channel is text only (Chat Completions), in a user
   message after the call's tool messages, each framed `<pyai:tool_result tool_name=… tool_call_id=… file_id=…>`: that
-  is a tool's result as the framework packages it, no question;
+  is a tool's result as the framework packages it, no question; so is Agno's user message after a batch's tool
+  messages carrying the media its tools returned ("The tool call above generated the attached media.");
 - a DSPy ReAct request's one user message re-renders its loop (`dspy_react.first_asked`): it is the question as
   the run's first call asked it (the trajectory emptied, as trajectory/mappers/dspy.py reads it) followed by an
   answer and a result for each step re-rendered.
@@ -54,6 +55,9 @@ _OTHER_AGENT = "For context:"
 # pydantic-ai's frame around each file a tool returned, sent on the user channel (messages.py
 # `_tool_result_provenance_tags`).
 _TOOL_FILES = "<pyai:tool_result "
+# Agno's user message carrying the media a batch's tools returned, after their tool messages (agno/models/base.py
+# `_handle_function_call_media`).
+_AGNO_TOOL_MEDIA = "The tool call above generated the attached media."
 # smolagents' step messages, as its message cleaning merges them: a task, a tool's observation, a step's error.
 _SMOLAGENTS_STEP = re.compile(r"^(?=New task:\n|Observation:|Error:\n)", re.MULTILINE)
 # smolagents' planning calls: their stop sequence, where its initial plan template states the task, how its update
@@ -97,7 +101,7 @@ def _shows(message: Any, asked: str) -> bool:
 def _user_text(text: str) -> list[Item]:
     if text.startswith(_OTHER_AGENT):
         return [(ANSWER, "")]
-    if text.startswith(_TOOL_FILES):
+    if text.startswith(_TOOL_FILES) or text == _AGNO_TOOL_MEDIA:
         return [(RESULT, "")]
     if not text.startswith(("New task:\n", "Observation:")):
         return [(QUESTION, text)]

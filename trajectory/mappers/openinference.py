@@ -13,6 +13,7 @@ from typing import Any
 
 from evalkit.trajectory.mappers import (
     agno,
+    agno_media,
     anthropic_openinference,
     autogen,
     beeai,
@@ -327,6 +328,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
     elif reader.span.scope_name == agno.SCOPE:
         agno.read_request(call)  # its model's request as its provider's API takes it: a Claude's or Responses' effort
+        # The images Agno sent, which its attributes drop (its messages' text alone): `input.value`'s Agno messages.
+        agno_media.read_images(call, reader.span.attributes.get("input.value"))
     if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
         langchain_openinference.read_request(call)  # ChatOpenAI's `reasoning={"effort": …}`, recorded as given
     if (openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span)
