@@ -81,7 +81,8 @@ def user_content(text: str, parts: list[Part], span: Span, where: str = "input",
     for index, part in enumerate(parts):
         media_type = _media_type(part)
         uri = part.uri or ""
-        if media_type not in IMAGE_TYPES:
+        # An image no span holds (its emitter says why: `Part.text`) is a marker too: no reference could read it back.
+        if media_type not in IMAGE_TYPES or (not uri and part.text):
             markers.append(_marker(part, media_type))
             continue
         if uri and (not uri.startswith("data:") or len(uri) <= INLINE_LIMIT):

@@ -118,6 +118,15 @@ KNOWN_GAPS: dict[str, str] = {
         "response.output, as OpenAI's docs show) makes its format_content raise once the call returned (AttributeError:"
         " 'ResponseOutputText' object has no attribute 'get'): turn 2's two calls are failed spans with no input, "
         "output or usage (its question, two parallel calls, answer and 1,004 / 157 tokens lost)",
+    "strands_native_image":
+        "Strands 1.65's tracer records the agent's messages (Bedrock blocks) before the model class formats them, and "
+        "writes every image's bytes as \"<replaced>\" (telemetry/tracer.py JSONEncoder): no span holds the user's two "
+        "PNGs or the screenshots (each a marker saying so, tests/trajectory/test_strands_native_image.py); and "
+        "OpenAIModel sent each screenshot's tool message with a note of its own after the tool's text (\"Tool "
+        "successfully returned an image. The image is being provided in the following user message.\", the image in a "
+        "user message after the tool messages: models/openai.py _split_tool_message_images), which no span records "
+        "nor which model class formatted the request (OpenAIResponsesModel, also \"gpt-4o\", sends the image in the "
+        "function_call_output, no note): the two screenshot results lack it",
 }
 
 # capture name -> why its emitter records no prompt-cache reads. The trajectory cannot show what no span says, so it

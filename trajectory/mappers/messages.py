@@ -21,6 +21,12 @@ from evalkit.trajectory.mappers.resent_history import Resent, ResentLists, skip_
 from evalkit.trajectory.operations import Message, Part
 
 _MISSING: Any = object()  # a key that is absent, told apart from one set to None
+# Bedrock blocks holding media: their payload is `source.bytes`, which no JSON holds. Strands' tracer writes what JSON
+# cannot hold as "<replaced>" (telemetry/tracer.py `JSONEncoder._process_value`), so such a block's payload is in no
+# span, under either conventions: the media part says so (trajectory/media.py shows it as a marker, not an image).
+BEDROCK_MEDIA = ("image", "document", "video")
+UNSERIALIZED = "<replaced>"
+UNRECORDED_BYTES = "not recorded (Strands' tracer writes its bytes as <replaced>)"
 # From this many messages a list is looked up in the memo in bulk (`MessageMemo.parse_all`).
 _MANY_MESSAGES = 8
 # The keys of an OTel GenAI message (`{role, parts, finish_reason, name}`): one that has no other needs
@@ -92,6 +98,11 @@ def _bedrock_block(kind: str, body: Any) -> Part | None:
                     arguments=parse_arguments(body.get("input")))
     if kind == "toolResult":
         blocks = body.get("content")
+        result_parts = bedrock_result_parts(blocks)
+        if result_parts is not None:
+            text = "\n".join(part.text for part in result_parts if part.kind != "media" and part.text)
+            return Part("tool_result", call_id=_str_or_none(body.get("toolUseId")), text=text,
+                        result_parts=result_parts)
         text = "\n".join(
             render(block["text"]) if "text" in block else render(block.get("json", block))
             for block in blocks if _is_mapping(block)
@@ -101,10 +112,30 @@ def _bedrock_block(kind: str, body: Any) -> Part | None:
         reasoning = body.get("reasoningText")
         text = reasoning.get("text") if _is_mapping(reasoning) else body.get("text")
         return Part("reasoning", text=render(text) if text is not None else None)
-    if kind in ("image", "document", "video"):
+    if kind in BEDROCK_MEDIA:
         form = body.get("format")
-        return Part("media", media_type=f"{kind}/{form}" if form else kind)
+        source = body.get("source")
+        unrecorded = _is_mapping(source) and source.get("bytes") == UNSERIALIZED
+        return Part("media", media_type=f"{kind}/{form}" if form else kind,
+                    text=UNRECORDED_BYTES if unrecorded else None)
     return None
+
+
+def bedrock_result_parts(blocks: Any) -> list[Part] | None:
+    """A toolResult's content blocks holding media (a screenshot tool's `image` block) as its parts, each text or
+    JSON block a text part, the media never rendered as text (their JSON); None for content of no media block."""
+    if not isinstance(blocks, list) or not any(_is_mapping(block) and len(block) == 1 and next(iter(block)) in
+                                               BEDROCK_MEDIA for block in blocks):
+        return None
+    parts = []
+    for block in blocks:
+        if not _is_mapping(block):
+            continue
+        if "text" in block or "json" in block:
+            parts.append(Part("text", text=render(block.get("text", block.get("json")))))
+        elif (part := parse_part(block)) is not None:
+            parts.append(part)
+    return parts
 
 
 def parse_part(raw: Any) -> Part | None:
@@ -168,6 +199,10 @@ def parse_part(raw: Any) -> Part | None:
             # The GenAI `blob` part (pydantic-ai's `binary` before it) holds the base64 alone: as a data URL, it is
             # shown, inlined or referenced, as any other image sent whole (trajectory/media.py).
             uri = f"data:{media};base64,{payload}"
+        if uri is None and kind in BEDROCK_MEDIA and isinstance(payload, Mapping) and "source" in payload:
+            # Strands' own part for a Bedrock media block under the latest GenAI conventions (telemetry/tracer.py
+            # `_map_content_blocks_to_otel_parts`: `{"type": <the block's key>, "content": <its body>}`).
+            return _bedrock_block(kind, payload)
         source = raw.get("source")
         if uri is None and isinstance(source, Mapping):
             media, uri = _anthropic_source(source, media)

@@ -7,7 +7,11 @@ content of its `gen_ai.tool.message` event and its result the `gen_ai.choice` ev
 (result blocks, `[{"text": …}]`); `gen_ai.tool.status` says whether the tool failed. With
 `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` the current attributes carry all of it, a block with no
 GenAI part (a thinking block's `reasoningContent`) as a part of Strands' own (`_bedrock_parts`).
-Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation. `gen_ai.system` (`gen_ai.provider.name`
+Its `execute_event_loop_cycle` spans restate the cycle's messages: no operation. An image (document, video) block's
+bytes are written "<replaced>" by its tracer's JSON encoder, under either conventions: the payload is in no span, so
+the block is a media part saying so (`messages.UNRECORDED_BYTES`, shown as a marker, not an image), and a tool's result
+holding one is its parts (`ToolExecution.result_parts`: its text, then that marker), never the blocks' JSON (checked
+against the `strands_native_image` capture). `gen_ai.system` (`gen_ai.provider.name`
 under the latest conventions) is "strands-agents" on every span (tracer.py `_get_common_attributes`): the SDK, not
 the model's provider, and a chat span names no provider otherwise (only `gen_ai.request.model`, the model's
 `config["model_id"]`, whichever model class, OpenAI's or Anthropic's, sent it): its call has none. Its older releases'
@@ -34,7 +38,7 @@ from dataclasses import replace
 from typing import Any
 
 from evalkit.trajectory.mappers import otel_genai, strands_multiagent
-from evalkit.trajectory.mappers.messages import parse_arguments, parse_part
+from evalkit.trajectory.mappers.messages import BEDROCK_MEDIA, bedrock_result_parts, parse_arguments, parse_part
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
 from evalkit.trajectory.operations import (
@@ -124,6 +128,11 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return None
     if isinstance(operation, ToolExecution):
         _tool_from_events(reader, operation)
+        # A tool's result holding media (a screenshot: the ToolResult's `image` block) is its parts, not their JSON.
+        # Parsed only where a media block's key is in the text: most results hold none.
+        result = operation.result
+        if not isinstance(result, str) or any(f'"{kind}"' in result for kind in BEDROCK_MEDIA):
+            operation.result_parts = bedrock_result_parts(parse_json(result) if isinstance(result, str) else result)
         operation.definition = _tool_definition(operation.name, reader.get("gen_ai.tool.description"),
                                                 parse_json(reader.get("gen_ai.tool.json_schema")))
         if reader.text(TOOL_STATUS) == "error" and operation.error is None:
@@ -170,7 +179,8 @@ def _result_blocks(part: Part) -> Part:
     if not isinstance(blocks, list) or not all(isinstance(block, dict) and len(block) == 1 for block in blocks):
         return part
     result = parse_part({"toolResult": {"toolUseId": part.call_id, "content": blocks}})
-    return part if result is None or result.text is None else replace(part, text=result.text)
+    return part if result is None or result.text is None else replace(part, text=result.text,
+                                                                       result_parts=result.result_parts)
 
 
 def _bedrock_block(part: Part) -> Part:
