@@ -50,6 +50,7 @@ from evalkit.trajectory.mappers.registry import (
     step_agents,
 )
 from evalkit.trajectory.mappers.resent_history import Resent
+from evalkit.trajectory.mcp_server_calls import names_tool, reported_executions
 from evalkit.trajectory.media import input_media, tool_result_content, user_content
 from evalkit.trajectory.operations import (
     AgentRun,
@@ -710,14 +711,15 @@ class _Context:
         """Whether a tool span inside the span that answered a call of the same tool (no LLM call or
         agent run between them) is another report of that execution, not a call of its own: an MCP
         server's `tools/call <name>` span (mcp 2's own tracing, joined to the client's trace by the
-        `_meta` trace context) inside the agent framework's span of the model's call. It adds no step;
+        `_meta` trace context, else put there by `mcp_server_calls`) inside the agent framework's span of the
+        model's call, which may name the tool under the client's prefix (`mcp__<server>__<tool>`). It adds no step;
         its failure flags that call's result (an `isError` result is no failure on the client's span),
         its result fills an empty one."""
         result = self.result_of_tool_span.get(outer)
         if result is None or execution.handoff_to is not None or not execution.name:
             return False
         found = self.calls_by_id.get(str(result.get("source_call_id")))
-        if found is None or found[1]["function_name"] != execution.name:
+        if found is None or not names_tool(found[1]["function_name"], execution):
             return False
         output = tool_results.unwrap(execution.result)
         failure = _failure_extra(execution, output)
@@ -1104,6 +1106,10 @@ class _SessionTree:
         delegations = [(key, tool) for key, tool in tools if tool.runs_agent is not None]
         if delegations:
             self._runs_inside_tools(delegations)
+        # An MCP server's span of a tool call its client sent no trace context for (the Claude Agent SDK's in-process
+        # server): the work of the tool span running that tool, as the context would have made it.
+        self.adopted.update(reported_executions(
+            tools, lambda key: self.nearest(key, ToolExecution, stop=(LlmCall, AgentRun)) is not None))
 
     def _runs_inside_tools(self, delegations: list[tuple[SpanKey, ToolExecution]]) -> None:
         """A delegation whose agent runs inside the tool's span, with no span of its own (`ToolExecution.runs_agent`):

@@ -49,12 +49,18 @@ PROTOCOL_KEYS = frozenset({
 # request's too. Read only on the MCP instrumentation's own spans (CLIENT, SERVER): an instrumentation may instead add
 # its keys to a framework's tool span (the conventions allow it), whose error and tool are that framework mapper's.
 _REQUEST_KEYS = frozenset({"error.type", "gen_ai.tool.name", "gen_ai.prompt.name"})
-_OWN_KINDS = (2, 3)  # OTLP SpanKind SERVER, CLIENT
+_SERVER, _CLIENT = 2, 3  # OTLP SpanKind
+_OWN_KINDS = (_SERVER, _CLIENT)
 
 
 def detect(span: Span) -> bool:
     # The one key the conventions require on every MCP span: a single lookup, whatever the scope.
     return METHOD in span.attributes
+
+
+def is_server_tool_call(span: Span) -> bool:
+    """Whether the span is a server's handling of a `tools/call` request (the tool run for a client)."""
+    return span.kind == _SERVER and span.attributes.get(METHOD) == "tools/call"
 
 
 def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
