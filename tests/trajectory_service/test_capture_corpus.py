@@ -60,6 +60,13 @@ KNOWN_GAPS: dict[str, str] = {
         "@ai-sdk/openai 4 sent the model {\"error\": value}, which no span records (the rest, the question's images "
         "and the map tool's image as image parts, one referenced and read back, is right: tests/trajectory/"
         "test_vercel_ai_native_image.py)",
+    "llamaindex_openinference_image":
+        "OpenInference's llama-index 4.6.1 records no tokens for a streamed OpenAIResponses call: the stream's last "
+        "ChatResponse holds the usage as `additional_kwargs[\"usage\"]` (a ResponseUsage) and as `raw.response.usage` "
+        "(raw the ResponseCompletedEvent), and its token counter reads `raw.usage` and additional_kwargs' top-level "
+        "keys alone, so turn 2's two calls have no llm.token_count.* (the rest, the question's images and the map "
+        "tool's image as image parts, one of each referenced and read back, is right: tests/trajectory/"
+        "test_llamaindex_openinference_image.py)",
     "google-genai_otel-genai":
         "the trajectory is right, the session list not yet: the loop answers a failed call with {\"error\": …} in its "
         "function response, recorded only in the next call's gen_ai.input.messages (trajectory/mappers/google_genai.py "

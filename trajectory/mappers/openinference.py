@@ -27,6 +27,7 @@ from evalkit.trajectory.mappers import (
     langgraph_interrupts,
     langgraph_openinference,
     llamaindex,
+    llamaindex_media,
     llamaindex_react,
     openai_agents_failed_calls,
     openai_agents_hosted_tools,
@@ -261,6 +262,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         openai_agents_js.read_messages(call, reader)  # what its flattening drops: re-sent answers, reasoning
     if reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
         llamaindex_react.read_call(call)  # a ReActAgent's actions in its text, its loop restated
+        # A tool's image the model was shown (the LLM class sends a tool message's images): its result's parts.
+        llamaindex_media.read_tool_images(call, reader.span)
     if reader.span.scope_name == smolagents_planning.SCOPE:
         # A planning call's templates instructions, its step marked; a plan the memory re-sends, the plan it is.
         smolagents_planning.read_call(call, reader.span.attributes.get("input.value"))
