@@ -32,6 +32,13 @@ GenAI mapper; message content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESS
   aggregate: the text, and the calls whose arguments it streamed in pieces) ends it so: then the last is the answer.
   Its function calls carry ADK's own ids (`adk-…`), which the next call's input re-sends made up: they are forgotten
   too (`_forget_run_ids`), so that the re-sent answer is the call's, not a step of its own;
+- a message's inline data (`types.Part.inline_data`: an image the user sent) is a `blob` part whose `data` is the
+  bytes, which the JSON of the attribute cannot hold: ADK writes `"<not serializable>"` in their stead
+  (`_experimental_semconv._safe_json_serialize_no_whitespaces`), so no span holds an inline image: it is media saying
+  so (`_unrecorded_inline_data`), never an image a reference could not read back. A `file_data` part
+  (`types.Part.from_uri`) keeps its URI: the image at its address. Media a tool returns (ADK 2.15 moves it into the
+  `FunctionResponse`'s `parts`, which LiteLlm sends the model in a user message after the tool messages) is in no span:
+  the tool's span and the next call's input record the response's `response` alone;
 - a tool needing a person's confirmation (`require_confirmation=True`) answers with ADK's stand-in, which the model is
   never shown: no result; the run asks, the next run carries on with the answers (`google_adk_confirmation`);
 - a workflow agent (`SequentialAgent`, `ParallelAgent`, `LoopAgent`) calls no model and runs its sub-agents; its
@@ -53,6 +60,7 @@ is the `FunctionResponse` ADK sent the model, whose `response` is the result.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from evalkit.trajectory.mappers import google_adk_confirmation, otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
@@ -71,6 +79,8 @@ _RUN_ID_PREFIX = "adk-"
 REFLECTED_FAILURE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
 # The `error.type` ADK gives an MCP tool's `isError` result (`McpTool._detect_error_in_response`).
 _MCP_TOOL_ERROR = "MCP_TOOL_ERROR"
+# What a media part says of inline data ADK could not write (its JSON encoder's fallback for bytes).
+_UNRECORDED_INLINE_DATA = "not recorded (ADK's tracing writes inline bytes as <not serializable>)"
 
 
 def detect(span: Span) -> bool:
@@ -106,7 +116,24 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     elif isinstance(operation, LlmCall) and reader.span.scope_name == SCOPE:
         _streamed_answer(operation, reader.span)
         _forget_run_ids(operation)
+        _unrecorded_inline_data(operation)
     return operation
+
+
+def _unrecorded_inline_data(call: LlmCall) -> None:
+    """The input's inline data (a `blob` part: ADK writes its bytes as `"<not serializable>"`, which the reader leaves
+    out, so it has no URL) as media no span holds, saying so. The messages are the memo's, shared with other calls:
+    changed ones are new messages."""
+    if any(_without_bytes(part) for message in call.input_messages for part in message.parts):
+        call.input_messages = [
+            replace(message, parts=[replace(part, text=_UNRECORDED_INLINE_DATA) if _without_bytes(part) else part
+                                    for part in message.parts])
+            if any(_without_bytes(part) for part in message.parts) else message
+            for message in call.input_messages]
+
+
+def _without_bytes(part: Part) -> bool:
+    return part.kind == "media" and not part.uri and not part.text
 
 
 def _forget_run_ids(call: LlmCall) -> None:

@@ -42,6 +42,7 @@ _MEDIA_TYPES = {
     "blob",
     "file",
     "uri",
+    "file_data",  # Google ADK's converter's name for the conventions' `uri` part (`types.FileData`: uri, mime_type)
     "image",
     "image_url",
     "image-url",
