@@ -1325,6 +1325,10 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
             unmapped.update(pattern_of(key) for key in item.unused)
     # What an emitter records of a call on a span beside the call's (LiteLLM's raw provider response), read into it.
     complete_calls(ordered, (m.operation for m in mapped if isinstance(m.operation, LlmCall)), emitters)
+    # A failed attempt at a request a later call answered is listed on that call's step: no step of its own.
+    for item in mapped:
+        if isinstance(item.operation, LlmCall) and item.operation.failed_attempt:
+            item.operation = None
     # What an emitter records of a run on spans beside the run's (openai-agents' input guardrail's agent: its question).
     complete_runs(ordered, (m.operation for m in mapped if isinstance(m.operation, AgentRun)), emitters)
     # An agent an orchestrator runs to decide who acts next (an Agent Framework group chat's manager) is no subagent:

@@ -127,6 +127,9 @@ class LlmCall:
     # False: the request failed before the model answered, and the emitter recorded nothing of it but its error
     # (openai-agents' response span under OpenInference): its step shows the failure and counts no LLM call.
     answered: bool = True
+    # True: a failed attempt at a request that a later call answered (a LiteLLM Router falling back to another model),
+    # listed on that call's step (`extra.failed_attempts`), no step of its own (set by an emitter's `complete_calls`).
+    failed_attempt: bool = False
 
 
 @dataclass(slots=True)

@@ -155,10 +155,11 @@ def counted_calls(columns: SpanColumns, rows: list[int], keys: Sequence[tuple[st
                 if start[following] <= end[report]:
                     dropped.add(report)
     # A streamed call's request span (no usage, no cost, no error) that a later sibling of the same
-    # instrumentation answers with usage is that call, not a second, unpriced one.
+    # instrumentation answers with usage is that call, not a second, unpriced one; one that failed is an attempt at
+    # the request the sibling answered (a LiteLLM Router's fallback), billed nothing.
     inputs, outputs, parent, scope = c.input_tokens, c.output_tokens, c.parent_span_id, c.scope_name
     unanswered = [row for row in llm if not inputs[row] and not outputs[row] and parent[row]
-                  and c.reported_cost_usd[row] is None and c.status_code[row] != 2]
+                  and c.reported_cost_usd[row] is None]
     if unanswered:
         last_answer: dict[tuple[str, str, str], int] = {}
         for row in llm:

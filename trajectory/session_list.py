@@ -247,9 +247,10 @@ _SPANS_COUNTED = """(
                -- A streamed call's request span (no usage, no cost, no error) that a later sibling of the
                -- same instrumentation answers with usage (Logfire's "streaming response" span) is that call,
                -- not a second, unpriced one (trajectory/same_call.py, which also asks for the same model and
-               -- input).
+               -- input); one that failed is an attempt at the request the sibling answered (a LiteLLM Router
+               -- falling back to another model: trajectory/mappers/litellm_failed_attempts.py), billed nothing.
                parent_span_id != '' AND input_tokens = 0 AND output_tokens = 0 AND reported_cost_usd IS NULL
-                 AND status_code != 2 AS unanswered,
+                 AS unanswered,
                max(if(input_tokens > 0 OR output_tokens > 0, start_ns, NULL)) OVER (
                    PARTITION BY trace_id, is_llm_call, parent_span_id, scope_name) AS last_answer_start,
                -- A report with no response id that the next report of its parent and model, another

@@ -44,7 +44,8 @@ async def test_a_pages_figures_are_the_engines_for_every_kind_of_trace_and_every
     # Each rule at its edge: a failing tool and a call with no usage whose parent never came; an OpenInference
     # step preparing a call; a call stored again with other figures (the latest counts); a second report of a
     # call starting as the first ends; calls without usage that failed or reported a cost, before a sibling
-    # that answers with usage (neither is a streamed call's request).
+    # that answers with usage (the failed one an attempt at the sibling's request, the other no streamed call's
+    # request).
     failed = chat(9400, 940001, 940000, 1.0, inputs=0, outputs=0)
     failed.status.code = trace_pb2.Status.STATUS_CODE_ERROR
     longer = chat(9700, 970002, 970000, 2.0, inputs=13, **{"gen_ai.response.id": "r-2"})

@@ -24,6 +24,11 @@ LiteLLM's own (1.110):
   that does not reason);
 - a reasoning model's thinking and the effort asked are on no attribute of the call's span, only on its
   `raw_gen_ai_request` child, read into the call by `litellm_raw_request.py`;
+- a request that raised (the provider's HTTP 500 or 429) is a span of its own with its input, no output, no usage:
+  ERROR, the exception as an event, `error.type`, the HTTP status (`http.response.status_code`, `error.code`) and
+  `error.*` details repeating the rest. A `Router` falling back to another model (or retrying) makes the request again
+  as a new span beside it: `litellm_failed_attempts.py` lists the failure on the step of the call that answered;
+- `litellm.model_group` is a `Router`'s model group (the name the app asked for, or the fallback's);
 - `metadata.*` is LiteLLM's standard logging metadata (the proxy's key, team and spend fields,
   empty from the SDK), `hidden_params` its response bookkeeping: neither is part of the conversation.
 
@@ -53,7 +58,11 @@ _LLM_CALL_TYPES = frozenset({
     "anthropic_messages", "aanthropic_messages", "generate_content", "agenerate_content",
 })
 _BOOKKEEPING = ("litellm.call_id", "litellm.cache_hit", "litellm.provider.model", "litellm.saved_cache_cost",
-                "hidden_params", "llm.request.type", "llm.is_streaming")
+                "hidden_params", "llm.request.type", "llm.is_streaming", "litellm.model_group")
+# A failed request's error as LiteLLM details it beside the span's status, `exception` event and `error.type`, which
+# say the same (its message, the provider, the stack trace); its HTTP status, read on its own.
+_ERROR_DETAILS = ("error.message", "error.llm_provider", "error.stack_trace", "error.code")
+HTTP_STATUS = "http.response.status_code"
 
 
 def detect(span: Span) -> bool:
@@ -87,6 +96,10 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     cost = reader.prefixed("gen_ai.cost.")
     call.reported_cost = as_decimal(cost.get("total_cost"))
     call.extra["litellm_call_id"] = as_text(reader.attributes[_CALL_MARK])
+    status = reader.integer(HTTP_STATUS, "error.code")
+    reader.consume(*_ERROR_DETAILS)
+    if call.error is not None and status is not None:
+        call.extra["http_status_code"] = status
     return call
 
 

@@ -23,6 +23,7 @@ from evalkit.trajectory.mappers import (
     google_genai,
     haystack,
     langchain,
+    langchain_failed_attempts,
     langchain_openinference,
     langgraph_interrupts,
     langgraph_openinference,
@@ -335,6 +336,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         agno_media.read_images(call, reader.span.attributes.get("input.value"))
     if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
         langchain_openinference.read_request(call)  # ChatOpenAI's `reasoning={"effort": …}`, recorded as given
+        # A call that raised: the provider's HTTP status, in the empty answer langchain-core made of the error.
+        langchain_failed_attempts.read_failure(call, reader.span.attributes.get("output.value"))
     if (openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span)
             or openai_agents_js.is_response(reader.span)):
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id; the effort

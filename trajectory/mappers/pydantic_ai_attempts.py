@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from evalkit.trajectory.mappers.errors import span_error
+from evalkit.trajectory.mappers.failed_attempts import failed_attempt
 from evalkit.trajectory.mappers.reader import SpanReader, as_int
 from evalkit.trajectory.operations import LlmCall
 from evalkit.trajectory.span import Span
@@ -37,21 +38,12 @@ def is_attempt(span: Span) -> bool:
 
 
 def read(reader: SpanReader) -> dict[str, Any]:
-    """A failed attempt's span as its call's step lists it."""
-    span = reader.span
-    duration = span.end_time_unix_nano - span.start_time_unix_nano
-    attempt: dict[str, Any] = {
-        "model": reader.text("gen_ai.request.model"),
-        "provider": reader.text("gen_ai.provider.name", "gen_ai.system"),
-        "attempt": as_int(reader.get(ATTEMPT)),
-        "span_id": span.span_id,
-        "duration_ms": round((duration if duration > 0 else 0) / 1e6, 3),
-    }
+    """A failed attempt's span as its call's step lists it (`failed_attempts.failed_attempt`'s shape)."""
+    model = reader.text("gen_ai.request.model")
+    provider = reader.text("gen_ai.provider.name", "gen_ai.system")
+    position = as_int(reader.get(ATTEMPT))
     reader.consume(ATTEMPT, *_MODEL_KEYS)
-    error = span_error(reader)
-    if error is not None:
-        attempt["error"] = error.as_extra()
-    return attempt
+    return failed_attempt(reader.span, model=model, provider=provider, attempt=position, error=span_error(reader))
 
 
 def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:

@@ -14,10 +14,12 @@ from evalkit.trajectory.mappers import (
     google_adk,
     google_adk_confirmation,
     haystack,
+    langchain_failed_attempts,
     langfuse,
     langsmith,
     litellm,
     litellm_call_ids,
+    litellm_failed_attempts,
     litellm_raw_request,
     llamaindex,
     logfire_openai_agents,
@@ -90,10 +92,12 @@ class Emitter:
 
 def _complete_litellm_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
     """LiteLLM's calls given what their raw provider requests record (reasoning, effort), then the provider's tool
-    call ids (from those requests' responses and later calls' histories)."""
+    call ids (from those requests' responses and later calls' histories), then the failed requests made before each
+    answered (a Router's fallback)."""
     calls = list(calls)
     litellm_raw_request.complete_calls(spans, calls)
     litellm_call_ids.complete_calls(spans, calls)
+    litellm_failed_attempts.complete_calls(spans, calls)
 
 
 def _complete_pydantic_ai_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
@@ -114,6 +118,14 @@ def _complete_openllmetry_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) 
     openllmetry_openai_agents.complete_runs(spans, runs)
 
 
+def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
+    """OpenInference's calls given what other spans record of them: smolagents' initial plans' tasks, then LangChain's
+    failed calls made before each answered (a `RunnableWithFallbacks`')."""
+    calls = list(calls)
+    smolagents_planning.complete_calls(spans, calls)
+    langchain_failed_attempts.complete_calls(spans, calls)
+
+
 def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
     """OpenInference's runs given what other spans record of them: openai-agents' guardrails, Agno's paused runs and
     the runs carrying them on."""
@@ -132,10 +144,11 @@ EMITTERS: tuple[Emitter, ...] = (
     # attempts (a FallbackModel's) on the step of the call that answered.
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME}),
             complete_calls=_complete_pydantic_ai_calls, complete_runs=pydantic_ai_deferred.complete_runs),
-    # smolagents' initial plans: the run's task the question its planning template wraps.
+    # smolagents' initial plans: the run's task the question its planning template wraps. LangChain's fallbacks: a
+    # model that raised listed on the step of the one that answered after it.
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
             lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers,
-            complete_calls=smolagents_planning.complete_calls, complete_runs=_complete_openinference_runs),
+            complete_calls=_complete_openinference_calls, complete_runs=_complete_openinference_runs),
     Emitter(vercel_ai.NAME, vercel_ai.detect, vercel_ai.map_span, frozenset({otel_genai.NAME})),
     # AI SDK 7's GenAI-conventions integration (`@ai-sdk/otel` `OpenTelemetry`): its spans, which hold no
     # `ai.operationId`, and the `ai.*` supplemental keys beside the conventions'.
