@@ -20,8 +20,15 @@ failed call followed under the same parent span by one that answered is an attem
 instrumentation answers with usage). A failure no answer follows (every model failed: the agent's run raised) stays
 a step of its own, showing the error where it happened.
 
-Seen in a real capture: tests/captures/langgraph_openinference_fallback (LangChain 1.5.2, langchain-openai 1.8.1,
-OpenInference's LangChain instrumentation 0.1.80; gpt-4o failing once a turn with HTTP 500, then, streamed, 429).
+LangChain v1's `ModelRetryMiddleware` (`create_agent(..., middleware=[ModelRetryMiddleware(max_retries=2)])`: its
+`wrap_model_call` calls the model handler again after an exception) records its attempts the same way, one LLM span
+each side by side under the agent's `model` node (no span of the middleware's own), the one that raised ERROR with
+the same empty answer, then the retry's: the same rule lists each failure on the retry's step.
+
+Seen in real captures: tests/captures/langgraph_openinference_fallback (LangChain 1.5.2, langchain-openai 1.8.1,
+OpenInference's LangChain instrumentation 0.1.80; gpt-4o failing once a turn with HTTP 500, then, streamed, 429) and
+tests/captures/langgraph_openinference_model-retry (the same versions, `ModelRetryMiddleware`: gpt-4o failing with
+HTTP 500 on a turn's first request, then, streamed, 429 on the request after a tool result, each retried).
 """
 
 from __future__ import annotations
@@ -50,5 +57,6 @@ def read_failure(call: LlmCall, output_value: Any) -> None:
 
 def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
     """Each LangChain call that answered given the failed calls made before it under its parent span (a
-    `RunnableWithFallbacks`'), each of those marked a failed attempt (no step)."""
+    `RunnableWithFallbacks`', or the agent's `model` node's under `ModelRetryMiddleware`), each of those marked a
+    failed attempt (no step)."""
     list_before_answers(call for call in calls if call.span.scope_name == OPENINFERENCE_SCOPE)
