@@ -27,6 +27,7 @@ from evalkit.trajectory.mappers import (
     mcp_semconv,
     mlflow,
     openai_agents_guardrails,
+    openai_agents_model_retries,
     openinference,
     openlit,
     openllmetry,
@@ -120,10 +121,12 @@ def _complete_openllmetry_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) 
 
 def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
     """OpenInference's calls given what other spans record of them: smolagents' initial plans' tasks, then LangChain's
-    failed calls made before each answered (a `RunnableWithFallbacks`')."""
+    failed calls made before each answered (a `RunnableWithFallbacks`'), then openai-agents' failed requests its runner
+    retried."""
     calls = list(calls)
     smolagents_planning.complete_calls(spans, calls)
     langchain_failed_attempts.complete_calls(spans, calls)
+    openai_agents_model_retries.complete_calls(spans, calls)
 
 
 def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
@@ -145,7 +148,7 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME}),
             complete_calls=_complete_pydantic_ai_calls, complete_runs=pydantic_ai_deferred.complete_runs),
     # smolagents' initial plans: the run's task the question its planning template wraps. LangChain's fallbacks: a
-    # model that raised listed on the step of the one that answered after it.
+    # model that raised listed on the step of the one that answered after it; openai-agents' runner retries alike.
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
             lone_agent=llamaindex.lone_agent, run_answers=autogen.turn_answers,
             complete_calls=_complete_openinference_calls, complete_runs=_complete_openinference_runs),
