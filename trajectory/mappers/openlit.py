@@ -32,8 +32,13 @@ mapper. What is OpenLIT's own, read here:
 - a placeholder for a request parameter the request did not set: an OpenAI Responses call's
   `gen_ai.request.max_tokens` is -1 when no `max_output_tokens` was passed (openai/utils.py
   `common_response_logic`: `handle_not_given(kwargs.get("max_output_tokens"), -1)`), a limit no API takes, so no
-  request parameter of the step (`_NOT_GIVEN`). Its `temperature` and `top_p` of 1.0 when not given are kept: the
-  same as a request that set the API's default 1.0, and the span cannot tell them apart.
+  request parameter of the step (`_NOT_GIVEN`). A Chat Completions call's `gen_ai.request.seed` is 0 and its
+  `gen_ai.request.user` "" when the request set none (`common_chat_logic`: `int(seed_value) if seed_value else 0`,
+  `handle_not_given(kwargs.get("user"), "")`): no seed is not seed 0 (an unseeded request samples as it will, a seeded
+  one best-effort reproducibly), so the 0 is no request parameter of the step, though a request that did pass
+  `seed=0` is recorded the same and loses it; an empty user names no end user (`_CHAT_NOT_GIVEN`). Its `temperature`
+  and `top_p` of 1.0 when not given, and the penalties' 0.0, are kept: the same as a request that set the API's
+  default, and the span cannot tell them apart.
 
 Its openai-agents instrumentation (a tracing processor of the SDK's: workflow, agent, handoff and tool spans; the
 model calls are the OpenAI instrumentation's spans) is read in `openlit_openai_agents`; its CrewAI instrumentation
@@ -125,6 +130,7 @@ INFERENCE_EVENT = "gen_ai.client.inference.operation.details"
 # The value OpenLIT writes for a request parameter the request did not set (see above), by the parameter's name in
 # a step's `extra.request` (`gen_ai.request.<name>`).
 _NOT_GIVEN = {"max_tokens": -1}
+_CHAT_NOT_GIVEN = {"seed": 0, "user": ""}  # a Chat Completions call's (`openai.api.type` `chat_completions`)
 _RESPONSE_ID = "gen_ai.response.id"
 
 
@@ -197,13 +203,17 @@ def event_tool_definitions(span: Span, logs: Sequence[LogRecord]) -> list[dict[s
     return []
 
 
-def _drop_not_given(call: LlmCall) -> None:
+def _drop_not_given(reader: SpanReader, call: LlmCall) -> None:
     """The call's request parameters without those OpenLIT wrote for a parameter the request did not set."""
     request = call.extra.get("request")
     if not isinstance(request, dict):
         return
-    for name, placeholder in _NOT_GIVEN.items():
-        if name in request and request[name] == placeholder:
+    placeholders: dict[str, object] = dict(_NOT_GIVEN)
+    if reader.attributes.get("openai.api.type") == "chat_completions":
+        placeholders.update(_CHAT_NOT_GIVEN)
+    for name, placeholder in placeholders.items():
+        # OpenLIT writes each placeholder as its type (an int 0, a str ""): a value of another type is no placeholder.
+        if name in request and type(request[name]) is type(placeholder) and request[name] == placeholder:
             del request[name]
     if not request:
         del call.extra["request"]
@@ -260,7 +270,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if isinstance(operation, LlmCall):
         _name_calls_by_call_id(reader, operation)
         reader.consume(*_RESTATED_TOOL_CALLS)
-        _drop_not_given(operation)
+        _drop_not_given(reader, operation)
         if not operation.tool_definitions:  # on the span only for a few (OpenAI's Responses calls, LangChain's)
             operation.tool_definitions = event_tool_definitions(reader.span, logs)
         # A smolagents agent's memory as its client sent it (the call spans say nothing of smolagents but that).
