@@ -15,6 +15,7 @@ from evalkit.trajectory.mappers import (
     google_adk_confirmation,
     haystack,
     langchain_failed_attempts,
+    langchain_structured_output,
     langfuse,
     langsmith,
     litellm,
@@ -126,6 +127,8 @@ def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall
     calls = list(calls)
     smolagents_planning.complete_calls(spans, calls)
     langchain_failed_attempts.complete_calls(spans, calls)
+    # LangChain's structured output: its output tool's calls and the object parsed, read from the agent's model node.
+    langchain_structured_output.complete_calls(spans, calls)
     openai_agents_model_retries.complete_calls(spans, calls)
 
 
@@ -135,6 +138,8 @@ def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]
     runs = list(runs)
     openai_agents_guardrails.complete_runs(spans, runs)
     agno_paused_runs.complete_runs(spans, runs)
+    # LangChain's answer accepting a structured output, which only the agent's model node records.
+    langchain_structured_output.complete_runs(spans, runs)
 
 
 EMITTERS: tuple[Emitter, ...] = (
