@@ -96,6 +96,13 @@ def _new_results(span: Span) -> list[tuple[str, Any]]:
     return new
 
 
+def wrapped_retry(value: Any, provider: str | None) -> str | None:
+    """A retried return no tool span recorded (an output tool call's refusal, `pydantic_ai_output_tools`) as the
+    provider's adapter sent it, from the content the next call's input records; None where the adapter sends it as it
+    is (a provider with an error channel)."""
+    return _wrapped(_RETRIED, value, None) if provider in _WRAPPING_PROVIDERS else None
+
+
 def _wrapped(outcome: str, value: Any, recorded: str | None) -> str:
     """`model_response_str()` of an errored return: `{"error": text}` (pydantic's compact JSON, non-ASCII as it is),
     a retry's structured content put in as the JSON it is. The text is the tool span's (pydantic's own rendering of

@@ -40,6 +40,7 @@ from evalkit.trajectory.mappers import (
     pydantic_ai,
     pydantic_ai_attempts,
     pydantic_ai_deferred,
+    pydantic_ai_output_tools,
     pydantic_ai_tool_errors,
     pydantic_ai_tool_files,
     semantic_kernel,
@@ -103,11 +104,13 @@ def _complete_litellm_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> 
 
 
 def _complete_pydantic_ai_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
-    """pydantic-ai's calls given their errored tool returns as the OpenAI adapters sent them, the text the Chat
-    Completions adapter's tool messages sent for returned files, then the failed attempts made before each answered (a
-    `FallbackModel`'s)."""
+    """pydantic-ai's calls given their errored tool returns as the OpenAI adapters sent them, their output tool calls
+    and the refusals of them (flagged, and as the OpenAI adapters sent them) and their runs' structured outputs, the
+    text the Chat Completions adapter's tool messages sent for returned files, then the failed attempts made before each
+    answered (a `FallbackModel`'s)."""
     calls = list(calls)
     pydantic_ai_tool_errors.complete_calls(spans, calls)
+    pydantic_ai_output_tools.complete_calls(spans, calls)
     pydantic_ai_tool_files.complete_calls(spans, calls)
     pydantic_ai_attempts.complete_calls(spans, calls)
 
@@ -147,7 +150,9 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
             frozenset({pydantic_ai.NAME, otel_genai.NAME})),
     # Its deferred tools: a run carrying on one that ended asking a person, given their decisions; its errored tool
-    # returns as the OpenAI adapters sent them ({"error": …}), from the tool spans' outcomes; the text Chat Completions
+    # returns as the OpenAI adapters sent them ({"error": …}), from the tool spans' outcomes; its output tool calls (a
+    # structured output's `final_result`) marked, a refusal of one flagged and shown as sent, a run's structured output
+    # on the step that gave it; the text Chat Completions
     # showed for a tool's files ("See file <id>."), from the returns its calls' inputs record; a request's failed
     # attempts (a FallbackModel's) on the step of the call that answered.
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME}),
