@@ -816,7 +816,7 @@ class _Context:
                 if part.call_id is None:
                     # No id, and every call before it has a result: the re-sent form of results
                     # already on their calls, or what the model was shown for a failed one.
-                    self._fill_latest_empty(part, time_ns)
+                    self._fill_latest_empty(part, time_ns, media_at)
                     continue
                 if part.call_id not in self.answered and not self._fill_delegator(part):
                     self.warnings.append(
@@ -871,9 +871,10 @@ class _Context:
                     extra["media"] = referenced
                 return
 
-    def _fill_latest_empty(self, part: Part, time_ns: int) -> None:
+    def _fill_latest_empty(self, part: Part, time_ns: int, media_at: tuple[Span, int] | None = None) -> None:
         """An id-less result (smolagents' `tool-response` after a failed call) fills the empty
-        result of the latest call before it."""
+        result of the latest call before it; the images shown with one after a step of several calls
+        (smolagents' observation images) are a result of no call on that step."""
         if not part.text:
             return
         if any(result.get("content") == part.text for draft, _ in self.calls_by_id.values()
@@ -890,8 +891,11 @@ class _Context:
                 if result.get("source_call_id") == call["tool_call_id"] and not result.get("content"):
                     latest = (draft.time_ns, draft.seq, result)
         if latest is not None:
-            latest[2]["content"] = part.text
+            content, referenced = _history_content(part, media_at)
+            latest[2]["content"] = content
             latest[2].setdefault("extra", {})["content_from"] = "input history"
+            if referenced:
+                latest[2]["extra"]["media"] = referenced
             return
         if part.name and not any(call["function_name"] == part.name for _, call in self.calls_by_id.values()):
             # The result of an action the model wrote rather than called (a smolagents CodeAgent's
@@ -900,7 +904,24 @@ class _Context:
                      and not d.is_copied_context and d.llm_call_count and d.time_ns < time_ns]
             if steps:
                 step = max(steps, key=lambda d: (d.time_ns, d.seq))
-                step.results.append({"content": part.text, "extra": {"from": "input history", "tool": part.name}})
+                content, referenced = _history_content(part, media_at)  # with the images shown with it
+                extra: Json = {"from": "input history", "tool": part.name}
+                if referenced:
+                    extra["media"] = referenced
+                step.results.append({"content": content, "extra": extra})
+            return
+        media = [shown for shown in part.result_parts or () if shown.kind == "media"]
+        if media and media_at is not None:
+            # Every call of the step has its result (its tool span's): the images are the step's observation, no one
+            # call's result.
+            made = [d for d in self.drafts if d.source == "agent" and d.tool_calls and not d.is_copied_context
+                    and d.llm_call_count and d.time_ns < time_ns]
+            if made:
+                content, referenced = tool_result_content(media, media_at[0], where="input", first=media_at[1])
+                shown_with: Json = {"from": "input history"}
+                if referenced:
+                    shown_with["media"] = referenced
+                max(made, key=lambda d: (d.time_ns, d.seq)).results.append({"content": content, "extra": shown_with})
 
     def _fill_delegator(self, part: Part) -> bool:
         """A result in this trajectory's input for a call the delegating agent made (the handoff

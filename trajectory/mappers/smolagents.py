@@ -8,6 +8,14 @@ A step's memory (`ActionStep.to_messages`) writes its answer as two messages: an
 the model's text (`model_output`: none for a call of tools alone, but "" for a streamed one, which
 OpenInference writes as an assistant message with no content) and the `tool-call` one.
 An agent run is an AGENT span named `<agent name>.run`, or `<class name>.run` for an unnamed one.
+
+A step's observation images (`ActionStep.observations_images`) are a `user` message of images alone, written right
+before the step's `tool-response` (`to_messages`), which the client merges with it into one user message: the images the
+model was shown with the step's observation, no one's question. smolagents sets them on every action step of a run
+given `images=` (the task's images again after each step, `_run_stream`), and a step callback may set them (its vision
+browser example's screenshot; a tool's AgentImage, of which ToolCallingAgent tells the model only "Stored 'image.png'
+in memory."). They are read as the parts of the result that message gives (`Part.result_parts`: the observation's text,
+then the images), so that the call's result is what the model was shown, never a user step.
 """
 
 from __future__ import annotations
@@ -54,8 +62,11 @@ def read_roles(messages: list[Message]) -> list[Message]:
         return messages
     read: list[Message] = []
     last_calls: list[Part] = []
-    for message in messages:
-        if message.role == TOOL_CALL_ROLE:
+    shown_images: list[Part] = []  # a step's observation images, written before its observation
+    for index, message in enumerate(messages):
+        if _observation_images(messages, index):
+            shown_images = list(message.parts)
+        elif message.role == TOOL_CALL_ROLE:
             calls = _calls_of(message.text)
             last_calls = calls or []
             if calls and all(call.name == _CODE_TOOL for call in calls):
@@ -76,13 +87,25 @@ def read_roles(messages: list[Message]) -> list[Message]:
                 # The observation of the step's one call is what that call gave (as a tool span records it, and
                 # as a managed agent's report is the call's result), not smolagents' label for it.
                 text = text.removeprefix(_OBSERVATION_PREFIX)
+            # As the model was shown them: the observation's text, then the images (the tool span's record of an
+            # image tool is a temporary file's path).
+            shown = [Part("text", text=text), *shown_images] if shown_images else None
             read.append(Message("tool", [Part("tool_result", call_id=call.call_id if call else None,
-                                                name=call.name if call else None, text=text)]))
+                                                name=call.name if call else None, text=text, result_parts=shown)]))
             last_calls = []
+            shown_images = []
         else:
             read.append(message)
             last_calls = []
     return read
+
+
+def _observation_images(messages: list[Message], index: int) -> bool:
+    """`messages[index]` is a step's observation images: a user message of media alone, right before a
+    `tool-response` (a task's images come with its text, "New task:…")."""
+    message = messages[index]
+    return (message.role == "user" and bool(message.parts) and all(part.kind == "media" for part in message.parts)
+            and index + 1 < len(messages) and messages[index + 1].role == TOOL_RESPONSE_ROLE)
 
 
 def tool_arguments(value: Any) -> Any:
