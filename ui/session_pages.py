@@ -97,7 +97,9 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
         if result is not None:
             used.add(id(result))
         paired.append({"call": call, "result": result,
-                       "error": bool(result and (result.get("extra") or {}).get("is_error"))})
+                       "error": bool(result and (result.get("extra") or {}).get("is_error")),
+                       # The model's answer given as a call of the output tool (a structured output), no tool it ran.
+                       "output_tool": bool((call.get("extra") or {}).get("output_tool"))})
     extra = step.get("extra") or {}
     metrics = step.get("metrics") or {}
     return {"step": step, "calls": paired, "orphans": [r for r in results if id(r) not in used],
@@ -123,7 +125,13 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
             # The requests that failed before the one that answered (a fallback model's), each its model and error.
             "failed_attempts": [a for a in extra.get("failed_attempts") or () if isinstance(a, dict)],
             # The sources the answer cites (the Responses API's `url_citation` annotations of a web search).
-            "citations": _citations(extra.get("annotations"))}
+            "citations": _citations(extra.get("annotations")),
+            # The object the run answered (a structured output: LangChain's response format, pydantic-ai's output type).
+            "structured_output": extra.get("structured_output") if step.get("source") == "agent" else None,
+            # A request the model answered nothing to (an HTTP 500 the run raised on): the failure, no answer.
+            "failed_request": bool(step.get("source") == "agent" and extra.get("error") and not calls
+                                   and not step.get("llm_call_count") and not extra.get("run_error")
+                                   and not extra.get("interrupt"))}
 
 
 def _citations(annotations: Any) -> list[dict[str, str]]:

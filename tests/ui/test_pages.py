@@ -1105,3 +1105,33 @@ def test_plans_failed_attempts_and_the_providers_searches_read_as_what_they_are(
     assert cited
     tab.shot("trajectory-hosted-search")
     assert tab.console_errors == []
+
+
+def test_a_structured_answer_and_a_request_that_failed_read_as_what_they_are(tab: Tab, world: World) -> None:
+    """Real captures: LangChain's structured output (the model answers by calling the schema's tool) and an
+    openai-agents request answered HTTP 500. Before, the output tool's calls read as tools the agent ran and the object
+    the run answered was nowhere on the page; the failed request was an empty agent step with a red box. Now the call
+    says it is the answer, the object is shown beside it, and the failed request says so."""
+    tab.login(world.token)
+    agent, capture, document = _replayed(world, "langgraph_openinference_structured-output", "structured")
+    answers = [(s, c) for s in document["steps"] for c in s.get("tool_calls") or ()
+               if (c.get("extra") or {}).get("output_tool")]
+    objects = [s for s in document["steps"] if (s.get("extra") or {}).get("structured_output") is not None]
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    assert tab.page.locator(".badge.output-tool").count() == len(answers) == 2
+    for step in objects:
+        shown = tab.page.locator(f"article#step-{step['step_id']} .structured-output pre")
+        assert json.loads(shown.inner_text()) == step["extra"]["structured_output"]
+    assert len(objects) == 2
+    tab.shot("trajectory-structured-output")
+
+    agent, capture, document = _replayed(world, "openai-agents_openinference_model-error", "failing")
+    (failed,) = [s for s in document["steps"] if s["source"] == "agent" and not s.get("llm_call_count")
+                 and (s.get("extra") or {}).get("error") and not (s.get("extra") or {}).get("run_error")]
+    tab.go(f"/agents/{agent}/sessions/{capture.session_id}")
+    step = tab.page.locator(f"article#step-{failed['step_id']}")
+    assert step.locator(".badge.failed-request").inner_text() == "request failed"
+    assert "Error code: 500" in step.locator(".error-box").first.inner_text()
+    assert tab.page.locator(".badge.failed-request").count() == 1
+    tab.shot("trajectory-failed-request")
+    assert tab.console_errors == []
