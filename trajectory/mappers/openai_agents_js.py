@@ -17,13 +17,24 @@ returned (`_response`), and the flattened messages written from both:
   the model reasoned and showed nothing) leaves a gap in the indices, so each message is paired with its item by its
   own index, not by its place in the list.
 
+Its tool spans (TOOL kind, `getSpanKind`) are the model's function calls, an MCP server's tools among them, and one
+that is not: the SDK's `mcp_tools` span (MCPListToolsSpanData), the SDK listing an MCP server's tools before a model
+call, recorded with no `tool.name` and the names it listed as `output.value` (`getMCPListToolsAttributes`; the
+server's name, in the SDK's span data, is not exported). No tool the model called, so no step (`is_mcp_list_tools`):
+the calls' own tool definitions say which tools the model had. An MCP tool's text result is recorded as the SDK's
+tool returned it, the MCP content item (`{"type": "text", "text": …}`, a list of them for several), which the SDK
+sends the model as `input_text` parts (`normalizeStructuredToolOutputs`): its text, as for the Python SDK
+(`openinference.tool_execution`). An MCP result flagged `isError` is neither recorded nor sent as one: the SDK's tool
+returns its content alone (`mcpToFunctionTool`), so no span says which result was a failure.
+
 The rest is the Responses API's, read as for OpenInference's Python instrumentation (`openai_sdk.read_response`): the
 invocation parameters are the returned Response but its output, usage, tools and instructions, so its `reasoning:
 {effort, summary}` echo is the call's effort and a `previous_response_id` or `conversation` the server state it
 continued.
 
-Seen in real captures: tests/captures/openai-agents-js_openinference (a handoff, re-sent answers) and
-openai-agents-js_openinference_reasoning (o4-mini: reasoning items answered and re-sent, the effort).
+Seen in real captures: tests/captures/openai-agents-js_openinference (a handoff, re-sent answers),
+openai-agents-js_openinference_reasoning (o4-mini: reasoning items answered and re-sent, the effort) and
+openai-agents-js_openinference_mcp (an MCP server's tools over stdio, their listings, an `isError` result).
 """
 
 from __future__ import annotations
@@ -37,12 +48,25 @@ from evalkit.trajectory.span import Span
 
 SCOPE = "@arizeai/openinference-instrumentation-openai-agents"
 _RESPONSE_SPAN = "response"  # the SDK's ResponseSpanData; a Chat Completions model's call is a `generation` span
+_MCP_LIST_TOOLS_SPAN = "mcp_tools"  # the SDK's MCPListToolsSpanData, named after its type (`getSpanName`)
 _INPUT_MESSAGES = "llm.input_messages."
 
 
 def is_response(span: Span) -> bool:
     """A Responses API call's span under the JS instrumentation."""
     return span.scope_name == SCOPE and span.name == _RESPONSE_SPAN
+
+
+def is_mcp_list_tools(span: Span) -> bool:
+    """The SDK listing an MCP server's tools: a TOOL span of no `tool.name` (an MCP tool the model calls named
+    `mcp_tools` would be a function span, named by its `tool.name`)."""
+    return span.scope_name == SCOPE and span.name == _MCP_LIST_TOOLS_SPAN and "tool.name" not in span.attributes
+
+
+def read_mcp_list_tools(reader: SpanReader) -> None:
+    """A listing makes no operation: the tools it listed (`output.value`) are read, the model's tool definitions
+    hold them."""
+    reader.consume("output.value")
 
 
 def read_messages(call: LlmCall, reader: SpanReader) -> None:

@@ -109,6 +109,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             return langgraph_openinference.tool(tool_execution(reader), reader)  # a handoff tool's Command
         if reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
             return openai_agents_images.tool_execution(tool_execution(reader))  # a ToolOutputImage: the image
+        if openai_agents_js.is_mcp_list_tools(reader.span):
+            openai_agents_js.read_mcp_list_tools(reader)
+            return None  # the JS SDK listing an MCP server's tools: no tool the model called
         return tool_execution(reader)
     if crewai.is_crewai(reader):
         crewai.consume(reader)
@@ -358,7 +361,8 @@ _HANDOFF_PREFIX = "handoff to "
 # openai-agents records a tool's structured output as returned: an MCP tool's text content is a
 # `ToolOutputTextDict`, `{"type": "text", "text": …}` (a list of them for several blocks), and so is a
 # function tool's `ToolOutputText`. The SDK sends the model that text as `input_text` parts
-# (`ItemHelpers._convert_tool_output`), so the text is the result, not the dict's JSON.
+# (`ItemHelpers._convert_tool_output`), so the text is the result, not the dict's JSON. The JS SDK returns an MCP
+# tool's content item the same way and sends its text so (`normalizeStructuredToolOutputs`).
 _OPENAI_AGENTS_SCOPE = "openinference.instrumentation.openai_agents"
 
 
@@ -392,7 +396,7 @@ def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
         arguments = parameters
     reader.consume("tool.description", "tool.json_schema")
     result = parse_json(reader.get("output.value"))
-    if span.scope_name == _OPENAI_AGENTS_SCOPE:
+    if span.scope_name in (_OPENAI_AGENTS_SCOPE, OPENAI_AGENTS_JS_SCOPE):
         result = _openai_agents_text_output(result)
     if span.scope_name == langchain.JS_OPENINFERENCE_SCOPE:
         result = langchain.tool_run_output(result)  # `{"output": <ToolMessage>}`
