@@ -332,6 +332,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         call.finish_reasons = [finish]
     call.error = span_error(reader)
     if reader.span.scope_name == anthropic_openinference.SCOPE:
+        # A tool_result's image, redacted in its flattened message, and `is_error`: the request as sent has both.
+        anthropic_openinference.read_tool_results(call, reader.span.attributes.get("input.value"))
         anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
     elif reader.span.scope_name == agno.SCOPE:
         agno.read_request(call)  # its model's request as its provider's API takes it: a Claude's or Responses' effort
@@ -406,6 +408,8 @@ def tool_execution(reader: SpanReader, emitter: str = NAME) -> ToolExecution:
         name=reader.text("tool.name") or dspy.tool_name(reader) or reader.span.name,
         call_id=reader.text("tool.id", "tool_call.id"),
         arguments=smolagents.tool_arguments(parse_arguments(arguments)),
+        # A tool returning Anthropic content blocks with an image (a screenshot): the image its result's part.
+        result_parts=anthropic_openinference.tool_result_parts(result),
         result=result,
         error=span_error(reader),
     )
