@@ -116,6 +116,13 @@ KNOWN_GAPS: dict[str, str] = {
         "tokens and 1,223 prompt tokens), the approved booking's execution and the rejection are in no span. Turn 2's "
         "history re-sends what they answered (copied steps with their reasoning, each booking's outcome on its call: "
         "tests/trajectory/test_openai_agents_openinference_approval.py); what the person decided is in no span",
+    "openai-agents_otel-genai_hosted-tools":
+        "opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes an answer with text as its response.output_text "
+        "alone (span_processor.py _normalize_output_messages_to_role_parts), and the SDK re-sends no item of the last "
+        "answer: the streamed turn's web search (call 3's web_search_call, 'Bergen weather forecast Saturday') and its "
+        "url_citation are in no span. The rest is right (tests/trajectory/test_openai_agents_otel_genai_hosted_tools"
+        ".py): call 0's search a web_search call run by the provider beside book_hotel, call 2's citation read from "
+        "turn 2's re-sent history",
     "openai-sdk_openlit_reasoning":
         "OpenLIT 1.45's OpenAI instrumentation on the Responses API: of a non-streamed answer's function calls it keeps"
         " the last (process_response_response sets _response_tools to each function_call item in turn), so call 0's "

@@ -16,7 +16,11 @@ Read here (`read_call`), on the call's answer and on its input's re-sent items a
 - the answer's annotations (its citations), each as the API gave it, in the call's `extra` (so its step's):
   `annotations`, their indices into the text of the answer.
 
-Seen in tests/captures/openai-agents_openinference_hosted-tools.
+The two rules, a search read as the provider's call (`as_web_search`) and an answer's citations kept
+(`keep_annotations`), are OpenTelemetry's openai-agents instrumentation's too (`otel_openai_agents`), which records
+the same items its own way.
+
+Seen in tests/captures/openai-agents_openinference_hosted-tools and openai-agents_otel-genai_hosted-tools.
 """
 
 from __future__ import annotations
@@ -49,6 +53,11 @@ def read_call(call: LlmCall, response: object, request: object) -> None:
         call.input_messages = _hosted_calls(call.input_messages, _items(parse_json(request), None))
     annotations = [annotation for item in output if item.get("type") == "message"
                    for content in _dicts(item.get("content")) for annotation in _dicts(content.get("annotations"))]
+    keep_annotations(call, annotations)
+
+
+def keep_annotations(call: LlmCall, annotations: list[dict[str, Any]]) -> None:
+    """`call` given its answer's annotations (its citations), each as the API gave it, their indices into its text."""
     if annotations:
         call.extra["annotations"] = annotations
 
@@ -81,9 +90,14 @@ def _hosted_calls(messages: list[Message], items: list[dict[str, Any]]) -> list[
 
 
 def _web_search(part: Part, item: dict[str, Any] | None) -> Part:
+    return as_web_search(part, item.get("status") if item is not None else None)
+
+
+def as_web_search(part: Part, status: object) -> Part:
+    """`part`, a tool call holding a web search item's id and action, as the model's call of the `web_search` tool that
+    the provider ran, with the item's `status`: the action its arguments but for the `sources` it consulted."""
     arguments = dict(part.arguments) if isinstance(part.arguments, dict) else part.arguments
     extra: dict[str, Any] = {"run_by": "provider"}
-    status = item.get("status") if item is not None else None
     if isinstance(status, str):
         extra["status"] = status
     if isinstance(arguments, dict) and "sources" in arguments:

@@ -38,6 +38,15 @@ OpenLLMetry's never does. Its own ways, as of 0.1.0:
   dump falls back to `str()`), read into those models' fields; a `ToolOutputImageDict`, JSON. Either is read as the
   parts the model was sent (`openai_agents_images.tool_result_parts`). The `function_call_output` that carries the
   image back to the model is dropped from the input like every other (above): the tool span alone holds it;
+- the Responses API's hosted web search (`WebSearchTool()`): a search of an answer without text is a text part holding
+  the item's repr (`ResponseFunctionWebSearch(id='ws_…', action=ActionSearch(type='search', query='…', …),
+  status='completed', type='web_search_call')`), read as the provider's `web_search` call
+  (`openai_agents_hosted_tools.as_web_search`, as under OpenInference). An answer with text is written as its
+  `output_text` alone: a search beside it, and its text's `url_citation` annotations, are in no span. The
+  annotations of an answer are written only where a later call re-sends it, in its content part's dict repr
+  (`{'annotations': [{'type': 'url_citation', …}], 'text': '…', 'type': 'output_text'}`): read back onto the call that
+  answered (`complete_calls`). The search items the SDK re-sends are dropped (no `role`, no `content`), like the
+  function calls;
 - `execute_tool <tool>`: no call id, so it meets its call by name and arguments;
 - `agent_handoff`: the handoff the model's `transfer_to_…` call made, naming both agents;
 - `guardrail_check`: one of the SDK's guardrails (`gen_ai.guardrail.name`, `gen_ai.guardrail.triggered`), holding the
@@ -53,11 +62,13 @@ Every span but the root carries the instrumentor's defaults as agent identity (`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from evalkit.trajectory.mappers import (
     openai_agents_guardrails,
+    openai_agents_hosted_tools,
     openai_agents_images,
     openai_sdk,
     otel_genai,
@@ -65,7 +76,7 @@ from evalkit.trajectory.mappers import (
 )
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import parse_arguments
-from evalkit.trajectory.mappers.reader import SpanReader
+from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
 
@@ -76,6 +87,10 @@ _SPAN_KIND_SERVER = 2  # OTLP SpanKind: the processor starts the trace root as S
 _BOOKKEEPING = ("gen_ai.provider.name", "gen_ai.system", "server.address", "server.port", "gen_ai.output.type")
 _FUNCTION_CALL_REPR = "ResponseFunctionToolCall("
 _REASONING_REPR = "ResponseReasoningItem("
+_WEB_SEARCH_REPR = "ResponseFunctionWebSearch("
+# A re-sent answer's content part with citations, as its dict repr sits in a call's `gen_ai.input.messages` (most
+# inputs hold none: only those are parsed).
+_CITED_CONTENT_PART = re.compile(r"'annotations': \[\{")
 _CONTENT_PART_TYPES = frozenset({"output_text", "input_text"})
 _IMAGE_PART_TYPE = "input_image"
 _TOOL_OUTPUTS_REPR = "[ToolOutput"  # a list of ToolOutputText / ToolOutputImage, as `str()` writes it
@@ -107,6 +122,41 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if operation == _GUARDRAIL:
         reader.consume(*_GUARDRAIL_KEYS)  # read by `complete_runs`: the runs it guards and starts
     return None  # a task or turn span (`unknown`), a guardrail: it groups the calls and tools under it
+
+
+def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
+    """Each call's answer given its citations, which 0.1.0 writes only where a later call of the session re-sends the
+    answer (its content part's dict repr): the first such call's, whose history is the one right after it."""
+    ordered = sorted((call for call in calls if detect(call.span)), key=lambda call: call.span.start_time_unix_nano)
+    resent: list[dict[str, list[dict[str, Any]]] | None] = [None] * len(ordered)  # each call's, read once if asked
+    for position, call in enumerate(ordered):
+        answer = "\n".join(message.text for message in call.output_messages if message.text)
+        if not answer or "annotations" in call.extra:
+            continue
+        for later in range(position + 1, len(ordered)):
+            cited = resent[later]
+            if cited is None:
+                cited = resent[later] = _resent_citations(ordered[later].span)
+            if answer in cited:
+                openai_agents_hosted_tools.keep_annotations(call, cited[answer])
+                break
+
+
+def _resent_citations(span: Span) -> dict[str, list[dict[str, Any]]]:
+    """The answers a call's input re-sends with citations: each content part's text, and its annotations."""
+    sent = span.attributes.get("gen_ai.input.messages")
+    if not isinstance(sent, str) or _CITED_CONTENT_PART.search(sent) is None:
+        return {}
+    cited: dict[str, list[dict[str, Any]]] = {}
+    for message in parse_json(sent) or ():
+        parts = message.get("parts") if isinstance(message, dict) and message.get("role") == "assistant" else None
+        for part in parts if isinstance(parts, list) else ():
+            value = _dict_repr(part.get("content")) if isinstance(part, dict) else None
+            annotations = value.get("annotations") if value is not None else None
+            if value is not None and value.get("type") == "output_text" and isinstance(value.get("text"), str) \
+                    and isinstance(annotations, list) and annotations:
+                cited.setdefault(value["text"], [a for a in annotations if isinstance(a, dict)])
+    return cited
 
 
 def complete_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
@@ -175,6 +225,9 @@ def _answer_parts(part: Part) -> list[Part]:
     reasoning = _reasoning(part)
     if reasoning is not None:
         return [reasoning]
+    search = _web_search(part)
+    if search is not None:
+        return [search]
     value = _dict_repr(part.text)
     if value is None:
         return [part]
@@ -252,6 +305,31 @@ def _reasoning(part: Part) -> Part | None:
     if not isinstance(fields, dict):
         return None
     return Part("reasoning", text=openai_sdk.reasoning_item_text(fields))
+
+
+def _web_search(part: Part) -> Part | None:
+    """`ResponseFunctionWebSearch(id='ws_1', action=ActionSearch(type='search', query='…', queries=None, sources=None),
+    status='completed', type='web_search_call')`: the search the provider ran, the model's `web_search` call (its
+    item's id, the action as the API sent it: the fields pydantic's repr shows unset, None, left out)."""
+    text = (part.text or "").strip()
+    if not text.startswith(_WEB_SEARCH_REPR) or not text.endswith(")"):
+        return None
+    fields = python_repr.object_value(text)
+    if not isinstance(fields, dict):
+        return None
+    call_id = fields.get("id")
+    search = Part("tool_call", call_id=call_id if isinstance(call_id, str) else None,
+                  name=openai_agents_hosted_tools.WEB_SEARCH, arguments=_plain(fields.get("action")))
+    return openai_agents_hosted_tools.as_web_search(search, fields.get("status"))
+
+
+def _plain(value: Any) -> Any:
+    """A repr's value (`python_repr.object_value`) as the API's JSON: no `__class__`, no field left None."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items() if key != "__class__" and item is not None}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _tool_execution(execution: ToolExecution) -> ToolExecution:

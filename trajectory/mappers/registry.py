@@ -171,9 +171,11 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(litellm.NAME, litellm.detect, litellm.map_span, frozenset({openllmetry.NAME, otel_genai.NAME}),
             complete_calls=_complete_litellm_calls),
     # OpenTelemetry's openai-agents instrumentation, under the scope OpenLLMetry's has too (which leaves it alone).
-    # Its guardrails: the runs they guard and start (openai_agents_guardrails' rules, as under OpenInference).
+    # Its guardrails: the runs they guard and start (openai_agents_guardrails' rules, as under OpenInference); its
+    # answers' citations, written only in the later calls re-sending them.
     Emitter(otel_openai_agents.NAME, otel_openai_agents.detect, otel_openai_agents.map_span,
-            frozenset({otel_genai.NAME}), complete_runs=otel_openai_agents.complete_runs),
+            frozenset({otel_genai.NAME}), complete_calls=otel_openai_agents.complete_calls,
+            complete_runs=otel_openai_agents.complete_runs),
     Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME}),
             step_agents=openllmetry_llamaindex.step_agents, complete_runs=_complete_openllmetry_runs),
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
