@@ -36,6 +36,13 @@ finish reason). What is Mastra's own:
   questions after the last answer than the prompt alone is read from that preview (system, user and
   assistant texts; the tool placeholders left out): what its agent was asked, and the conversation it was
   shown.
+- an MCP server's tool (`@mastra/mcp`'s `MCPClient`) runs as a tool like any other, its span typed
+  `mcp_tool_call` (an `execute_tool` all the same) and naming the server (`mastra.mcp_tool_call.server_name`,
+  `server_version`, and its name again as `server.address`): nothing a step holds. An `isError` result is thrown
+  by default (`onToolError: "throw"`), a `MastraError` whose message is the result's text: the span's error, with
+  Mastra's classification of it (`error.domain`, `error.category`). What `toModelOutput` sent the model for a
+  tool's result (an MCP tool with an output schema: the content's text, not the structured result the span
+  records) is read from the tool-result chunk (trajectory/mappers/mastra_model_outputs.py).
 - Mastra's other spans (`model_generation`, `model_chunk`, `processor_run`, `memory_operation`, `mapping`)
   restate what the calls and tools record, or are its own bookkeeping: no operation, their attributes read.
 """
@@ -58,8 +65,11 @@ SCOPE = "@mastra/otel-exporter"
 SPAN_TYPE = "mastra.span.type"
 # The span types whose every attribute restates a call's, a tool's or the run's, or is Mastra's bookkeeping.
 _RESTATING = ("model_generation", "model_chunk", "processor_run", "memory_operation", "mapping")
-_BOOKKEEPING_PREFIXES = ("mastra.metadata.", "mastra.model_step.", "mastra.agent_run.")
-_BOOKKEEPING = (SPAN_TYPE, "gen_ai.operation.name", "mastra.completion_start_time", "mastra.tags", "error.message")
+_BOOKKEEPING_PREFIXES = ("mastra.metadata.", "mastra.model_step.", "mastra.agent_run.", "mastra.mcp_tool_call.")
+# `error.domain` / `error.category`: a `MastraError`'s classification (an MCP tool's `isError`: MCP, THIRD_PARTY).
+_BOOKKEEPING = (SPAN_TYPE, "gen_ai.operation.name", "mastra.completion_start_time", "mastra.tags", "error.message",
+                "error.domain", "error.category")
+MCP_TOOL_CALL = "mcp_tool_call"  # an MCP server's tool; its `server.address` is the server's name, no address
 TOOL_CALLS_FINISH = "tool-calls"  # the AI SDK's finish reason for an answer asking for tools
 DELEGATION_TOOL_PREFIX = "agent-"  # `Agent.listAgentTools`: the tool running subagent <key> is `agent-<key>`
 # What the step input preview writes for a part it does not give whole (@mastra/observability's `summarizePart`):
@@ -87,6 +97,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     else:
         operation = otel_genai.map_span(reader, logs)
     error_message = reader.text("error.message")
+    if span_type == MCP_TOOL_CALL:
+        reader.consume("server.address")
     reader.consume(*_BOOKKEEPING)
     reader.consume_prefix(*_BOOKKEEPING_PREFIXES)
     if operation is None:

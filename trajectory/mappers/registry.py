@@ -25,6 +25,7 @@ from evalkit.trajectory.mappers import (
     llamaindex,
     logfire_openai_agents,
     mastra,
+    mastra_model_outputs,
     mcp_semconv,
     mlflow,
     openai_agents_guardrails,
@@ -193,7 +194,9 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(semantic_kernel.NAME, semantic_kernel.detect, semantic_kernel.map_span, frozenset({otel_genai.NAME})),
     Emitter(agent_framework.NAME, agent_framework.detect, agent_framework.map_span, frozenset({otel_genai.NAME}),
             orchestrator_runs=agent_framework.orchestrator_runs),
-    Emitter(mastra.NAME, mastra.detect, mastra.map_span, frozenset({otel_genai.NAME})),
+    # What its tools' `toModelOutput` sent the model (an MCP tool's text beside its structured result).
+    Emitter(mastra.NAME, mastra.detect, mastra.map_span, frozenset({otel_genai.NAME}),
+            complete_calls=mastra_model_outputs.complete_calls),
     # The LangSmith SDK's OTel export: GenAI keys whose `gen_ai.prompt` / `gen_ai.completion` are LangChain runs.
     Emitter(langsmith.NAME, langsmith.detect, langsmith.map_span, frozenset({otel_genai.NAME})),
     # OpenLIT's instrumentations: the GenAI conventions plus its own (a cost of 0 is no price).
