@@ -34,6 +34,7 @@ from evalkit.trajectory.mappers import (
     google_adk,
     google_genai,
     haystack,
+    mcp_semconv,
     openlit_ag2,
     openlit_pydantic_ai,
     openllmetry_llamaindex,
@@ -99,6 +100,34 @@ def _no_longer_indexed(trace_column: str) -> str:
             "WHERE (agent_id, trace_id) GLOBAL IN (SELECT agent_id, trace_id FROM {database}.spans AS s "
             f"WHERE s.session_id = '' AND {_NO_AGENT_WORK}) "
             f"GROUP BY agent_id, trace_id HAVING NOT max({_SESSIONLESS_AGENT_WORK}))")
+
+
+# Migration 224: an MCP server's handling of a `tools/call` request (kind SERVER, `gen_ai.operation.name`
+# `execute_tool`, `mcp.method.name` `tools/call`: trajectory/mappers/mcp_semconv.py) is the server side of a call
+# that a client made for an agent, whose work that client's framework records (its tool span:
+# trajectory/mcp_server_calls.py). A client that sends no trace context leaves the server's spans in a trace of the
+# server's own with no session id: the Claude Agent SDK's in-process server, which the Claude Code CLI calls, spans
+# each call under OpenLIT's `create_agent` span of the client connecting, for the client's whole life. The view above
+# listed that trace as a session of its own: the session's MCP calls again, with no call ids or results. A view that
+# leaves such spans out replaces it (as 218's did 203's); then the index rows it would not have written are deleted,
+# as 218's were. A client that propagated context puts the server's spans in the session's trace, whose named row
+# wins, as before. (`kind` is OTLP's SpanKind as sent: 2 is SERVER.) The method is known by its key alone: under the
+# MCP conventions only a `tools/call` span is an `execute_tool`, and testing the key reads the map's `keys` subcolumn
+# only, where reading its value cost every span of an insert ~0.3 µs (the values subcolumn read for the whole block).
+_MCP_SERVER_TOOL_CALL = f"kind = 2 AND operation = 'execute_tool' AND has(attributes.keys, '{mcp_semconv.METHOD}')"
+_SESSIONLESS_CLIENT_WORK = f"{_SESSIONLESS_AGENT_WORK} AND NOT ({_MCP_SERVER_TOOL_CALL})"
+SESSIONLESS_CLIENT_WORK_FEED = MaterializedView(
+    name=SESSIONLESS_TRACES_FEED.name, source="spans", target="session_traces",
+    select=_SESSIONLESS_ROWS.replace("__WORK__", _SESSIONLESS_CLIENT_WORK))
+
+
+def _no_longer_indexed_224(trace_column: str) -> str:
+    """SQL: the row's agent and `trace_column` are a trace with a sessionless MCP server's span of a tool call and none
+    of the sessionless spans 224's view takes (`{database}` where the database goes: `DeleteRows`)."""
+    return (f"(agent_id, {trace_column}) IN (SELECT agent_id, trace_id FROM {{database}}.spans AS s "
+            "WHERE (agent_id, trace_id) GLOBAL IN (SELECT agent_id, trace_id FROM {database}.spans AS s "
+            f"WHERE s.session_id = '' AND {_MCP_SERVER_TOOL_CALL}) "
+            f"GROUP BY agent_id, trace_id HAVING NOT max({_SESSIONLESS_CLIENT_WORK}))")
 
 
 # The session index in the order the list pages it: a row per indexed row's time, under the id of the
@@ -613,4 +642,11 @@ MIGRATIONS: list[Migration] = [
     Migration(223, "a CrewAI tool's ToolFailure (an MCP isError result), which only the tool span's output records", (
         RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         Backfill("trace_summary", "spans", _CREWAI_FAILED_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`), as for 218.
+    Migration(224, "an MCP server's trace of tool calls its client sent no trace context for no session of its own", (
+        DropView(SESSIONLESS_TRACES_FEED.name), SESSIONLESS_CLIENT_WORK_FEED,
+        DeleteRows("session_traces", f"session_id = '' AND {_no_longer_indexed_224('trace_id')}"),
+        DeleteRows("trace_sessions", f"session_id = '' AND {_no_longer_indexed_224('trace_id')}"),
+        # A sessionless row's key in list order is its trace id.
+        DeleteRows("session_order", _no_longer_indexed_224("session_key")))),
 ]

@@ -11,7 +11,7 @@ import pytest
 from evalkit.migrations import all_migrations, migrate
 from evalkit.store import Store
 from evalkit.trajectory import session_rows, tables
-from evalkit.trajectory.mappers import openlit_pydantic_ai
+from evalkit.trajectory.mappers import mcp_semconv, openlit_pydantic_ai
 from evalkit.trajectory.prices import PriceBook
 from evalkit.trajectory.session_list import SessionQuery, list_sessions
 from evalkit.trajectory.session_rows import page_of_kept_rows
@@ -208,5 +208,86 @@ async def test_migration_218_drops_the_graph_node_traces_stored_before_it_from_t
     # The rows kept before are not used until kept again, and then list the session alone.
     assert kept_ids() is None
     _keep_all(store, prices)  # the node traces' keys list nothing now: their rows cancelled
+    assert kept_ids() == [session]
+    assert [row.session_id for row in list_sessions(store, agent, SessionQuery(), prices).rows] == [session]
+
+
+# The Claude Agent SDK's capture under OpenLIT: the in-process MCP server's spans (mcp 2's own, the Claude Code CLI
+# its client, which sends no trace context) are under OpenLIT's `create_agent` span of the client connecting, in a
+# trace with no session id; its `tools/call` spans are the calls the session's `execute_tool` spans record
+# (trajectory/tables.py, migration 224).
+_CLAUDE_AGENT_SDK_OPENLIT = "claude-agent-sdk_openlit"
+
+
+def _mcp_server_traces(store: Store, agent: str) -> dict[str, int]:
+    """The agent's stored traces holding an MCP server's span of a tool call with no session id, and how many."""
+    return {str(t): int(n) for t, n in store.query(
+        "SELECT trace_id, countIf(kind = 2 AND attributes[{method:String}] = 'tools/call' AND session_id = '') AS n "
+        "FROM spans WHERE agent_id = {a:String} GROUP BY trace_id HAVING n > 0 ORDER BY trace_id",
+        {"a": agent, "method": mcp_semconv.METHOD})}
+
+
+async def test_an_mcp_servers_trace_of_calls_its_client_sent_no_context_for_is_no_session(svc: Service) -> None:
+    capture = corpus.load(_CLAUDE_AGENT_SDK_OPENLIT)
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    assert (await svc.trajectory(agent, session, "?wait=10")).body["extra"]["status"] == "valid"
+    # The server's four calls are stored, in one trace of their own ...
+    servers = await asyncio.to_thread(_mcp_server_traces, svc.running.store, agent)
+    assert list(servers.values()) == [4]
+    # ... which no sort lists, nor is found as a session.
+    assert await _listed(svc, agent) == {sort: [session] for sort in _SORTS}
+    for trace in servers:
+        assert (await svc.get(f"/api/agents/{agent}/sessions/{trace}")).status == 404
+
+
+async def test_migration_224_drops_the_mcp_server_traces_stored_before_it_from_the_list(
+        own_service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Indexed by the view before migration 224, the MCP server's trace was listed as a session; once it has run it
+    is not, whether the page is read from the index or from rows kept before it (kept again first)."""
+    svc = own_service
+    store = svc.running.store
+    # The data directory as a service before migration 224 left it: 218's view.
+    store.command(f"DROP VIEW {store.database}.{tables.SESSIONLESS_TRACES_FEED.name}")
+    for statement in tables.SESSIONLESS_AGENT_WORK_FEED.statements(store.database, store.cluster):
+        store.command(statement)
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version >= 224")
+    capture = corpus.load(_CLAUDE_AGENT_SDK_OPENLIT)
+    agent, key = await svc.new_agent()
+    await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
+    session = str(capture.session_id)
+    await svc.trajectory(agent, session, "?wait=10")
+    servers = list(await asyncio.to_thread(_mcp_server_traces, store, agent))
+    assert len(servers) == 1
+    before = await _listed(svc, agent)
+    assert all(sorted(ids) == sorted([session, *servers]) for ids in before.values()), before
+    (named_before,) = [r for r in (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+                       if r["session_id"] == session]
+    # ... and its session rows kept in the format before (`session_rows._ROW_FORMAT`).
+    prices = PriceBook.from_file(svc.running.settings.data_dir / "prices.yaml")
+    monkeypatch.setattr(session_rows, "_ROW_FORMAT", "rows-15")
+    assert _keep_all(store, prices) == 2
+    monkeypatch.undo()
+
+    def kept_ids() -> list[str] | None:
+        page = page_of_kept_rows(store, agent, SessionQuery(), prices)
+        return None if page is None else [row.session_id for row in page.rows]
+
+    assert migrate(store) == sorted(m.version for m in all_migrations() if m.version >= 224)
+    assert await _listed(svc, agent) == {sort: [session] for sort in _SORTS}
+    # The named session is listed as it was: its figures are its spans'.
+    assert (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"] == [named_before]
+    # Not one index row of the server's trace is left, by session, by trace or in list order.
+    index: list[tuple[Any, ...]] = []
+    for table, column in (("session_traces", "trace_id"), ("trace_sessions", "trace_id"),
+                          ("session_order", "session_key")):
+        index += store.query(f"SELECT {column} FROM {table} WHERE agent_id = {{a:String}} "
+                             f"AND {column} IN {{t:Array(String)}}", {"a": agent, "t": servers})
+    assert index == []
+    assert (await svc.get(f"/api/agents/{agent}/sessions/{servers[0]}")).status == 404
+    # The rows kept before are not used until kept again, and then list the session alone.
+    assert kept_ids() is None
+    _keep_all(store, prices)  # the server trace's key lists nothing now: its row cancelled
     assert kept_ids() == [session]
     assert [row.session_id for row in list_sessions(store, agent, SessionQuery(), prices).rows] == [session]
