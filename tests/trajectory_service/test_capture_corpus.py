@@ -4,7 +4,8 @@ For each capture in `tests/captures/` and each OTLP encoding: replay the exports
 framework's exporter sent them, read the session's trajectory, and compare it with the fake LLM's
 log (`corpus.compare`): one agent step per LLM call with the model's text and tool calls, every tool
 result on its own call, token totals (prompt-cache reads and writes too), every question a call was
-asked anew a user step of that call's trajectory before its step (`questions.missing_questions`); its
+asked anew a user step of that call's trajectory before its step (`questions.missing_questions`), every image it
+was sent an image part of a user step or a tool result, once, with the bytes sent (`images.missing_images`); its
 cost equals genai-prices called directly on the log's usage; it validates under Harbor's models; the
 session list's row (read from the columns ingest computed, not from the trajectory) counts the same
 calls, tokens (cached ones too), cost and models, and errors where the trajectory flags a failure.
@@ -17,6 +18,8 @@ in docs/trajectories.md updated).
 from __future__ import annotations
 
 import asyncio
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator
 from decimal import Decimal
 from urllib.parse import quote
@@ -26,9 +29,9 @@ import pytest
 import pytest_asyncio
 
 from evalkit.trajectory.summary import summarise
-from tests.captures import corpus, questions
+from tests.captures import corpus, images, questions
 from tests.conftest import databases_dropped_after
-from tests.trajectory_service.conftest import Service, assert_schema_and_atif_valid, running_service
+from tests.trajectory_service.conftest import ADMIN_TOKEN, Service, assert_schema_and_atif_valid, running_service
 
 # capture name -> why its trajectory is not yet the conversation that happened
 KNOWN_GAPS: dict[str, str] = {
@@ -208,6 +211,30 @@ UNRECORDED_REASONING_TOKENS: dict[str, str] = {
 # until the entry is removed.
 QUESTIONS_NOT_SHOWN: dict[str, str] = {}
 
+# capture name -> what its emitter records of no image the model was sent, and which (call, n: the n-th image that call
+# was sent anew, images.sent_anew): the trajectory cannot show an image no span holds (a marker says so where the span
+# says it held one). Every other image sent is an image part of a user step or a tool result, once, with the bytes
+# the model was sent (images.missing_images). Strict: a listed image shown fails until the entry is corrected.
+UNRECORDED_IMAGES: dict[str, tuple[str, tuple[tuple[int, int], ...]]] = {
+    "openai-sdk_openinference_image": (
+        "openinference-instrumentation-openai 0.1.66 writes a base64 image over OPENINFERENCE_BASE64_IMAGE_MAX_LENGTH "
+        "(32,000 characters by default) as __REDACTED__: turn 2's 50,086-character PNG data URL (37,546 bytes) is in "
+        "no span (a marker saying so)", ((3, 0),)),
+    "openai-sdk_openlit_image": (
+        "OpenLIT 1.45's build_input_messages skips an image_url that is a data: URL, leaving no trace: turn 1's "
+        "4,908-byte PNG and turn 2's 37,546-byte PNG are in no span (the https photo is shown)", ((0, 0), (3, 0))),
+    "strands_native_image": (
+        "Strands 1.65's tracer writes every image block's bytes as \"<replaced>\" (telemetry/tracer.py JSONEncoder): "
+        "the question's two PNGs (5,920 and 182 bytes) and both screenshots (4,908 and 268 bytes) are in no span (each "
+        "a marker saying so)", ((0, 0), (0, 1), (1, 0), (4, 0))),
+    "google-adk_native_image": (
+        "ADK 2.15's GenAI-conventions converter writes an inline image (a blob part) with its bytes replaced by "
+        "\"<not serializable>\": the question's two PNGs (5,572 and 88 bytes) are markers saying so (its https image "
+        "is shown); and it records no tool's media at all: each screenshot (457 and 409 bytes), which ADK moves to the "
+        "FunctionResponse's parts and LiteLlm sends in a user message after the tool messages, is in no span",
+        ((0, 0), (0, 1), (1, 0), (4, 0))),
+}
+
 # capture name -> why its trajectory cannot name each tool call by the id the model gave it (every other capture's must:
 # corpus.compare's `call_ids`). Strict: the day they all are, the test fails until the entry is removed.
 _GEMINI_IDS = ("the Gemini API gives a function call no id (the fake LLM's are its own, answered only where a request "
@@ -272,6 +299,16 @@ def expected_cost(truth: corpus.GroundTruth, chat_provider: str | None = None) -
             return None
         total += Decimal(str(price.total_price))
     return total
+
+
+def _read_back(url: str) -> bytes | str:
+    """An image reference's bytes as the service answers them, or its error."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return bytes(response.read())
+    except urllib.error.HTTPError as exc:
+        return f"{exc.code}: {exc.read().decode(errors='replace')[:200]}"
 
 
 def _params() -> list[object]:
@@ -346,6 +383,12 @@ async def test_capture_replays_to_the_conversation_that_happened(service: Servic
         assert missing, "every question is shown: remove its QUESTIONS_NOT_SHOWN entry"
     else:
         assert missing == []
+    # Every image the model was sent is an image part of a user step (or of a tool result, a tool's), once, with the
+    # bytes it was sent: a reference read back as the session page reads it.
+    lost = UNRECORDED_IMAGES.get(name, ("", ()))[1]
+    media = f"{service.api}/api/agents/{agent}/sessions/{quote(str(session), safe='')}/media?ref="
+    assert await asyncio.to_thread(images.missing_images, document, capture.llm_log,
+                                   lambda ref: _read_back(media + quote(ref, safe="")), lost) == []
 
     cost = expected_cost(truth, OPENAI_COMPATIBLE.get(name))
     total = (document.get("final_metrics") or {}).get("total_cost_usd")
