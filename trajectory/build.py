@@ -37,6 +37,7 @@ from evalkit.attributes import json_safe
 from evalkit.trajectory.atif import EMITTED_VERSION
 from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
+from evalkit.trajectory.mappers.failed_attempts import mark_unanswered
 from evalkit.trajectory.mappers.messages import MessageMemo, render
 from evalkit.trajectory.mappers.reader import SpanReader, pattern_of
 from evalkit.trajectory.mappers.registry import (
@@ -1346,7 +1347,9 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
             unmapped.update(pattern_of(key) for key in item.unused)
     # What an emitter records of a call on a span beside the call's (LiteLLM's raw provider response), read into it.
     complete_calls(ordered, (m.operation for m in mapped if isinstance(m.operation, LlmCall)), emitters)
-    # A failed attempt at a request a later call answered is listed on that call's step: no step of its own.
+    # A failed attempt at a request a later call answered is listed on that call's step: no step of its own. A failed
+    # request no answer follows is a step of its failure, of no LLM call (trajectory/mappers/failed_attempts.py).
+    mark_unanswered(m.operation for m in mapped if isinstance(m.operation, LlmCall))
     for item in mapped:
         if isinstance(item.operation, LlmCall) and item.operation.failed_attempt:
             item.operation = None

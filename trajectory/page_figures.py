@@ -158,6 +158,11 @@ def counted_calls(columns: SpanColumns, rows: list[int], keys: Sequence[tuple[st
     # instrumentation answers with usage is that call, not a second, unpriced one; one that failed is an attempt at
     # the request the sibling answered (a LiteLLM Router's fallback), billed nothing.
     inputs, outputs, parent, scope = c.input_tokens, c.output_tokens, c.parent_span_id, c.scope_name
+    # A failed one no answer follows (every retry failed: the run raised) is no call either, but a failure (counted
+    # as every failed span is): its step counts no LLM call, priced nothing (trajectory/mappers/failed_attempts.py).
+    status, cost = c.status_code, c.reported_cost_usd
+    dropped.update(row for row in llm
+                   if status[row] == 2 and not inputs[row] and not outputs[row] and cost[row] is None)
     unanswered = [row for row in llm if not inputs[row] and not outputs[row] and parent[row]
                   and c.reported_cost_usd[row] is None]
     if unanswered:

@@ -220,6 +220,7 @@ _SPANS_COUNTED = """(
                WHERE agent_id = {agent:String} AND is_llm_call AND parent_span_id != '' AND trace_id IN __TRACES__)
              AND NOT (response_id != '' AND next_report_start IS NOT NULL AND next_report_start <= end_ns)
              AND NOT (unanswered AND last_answer_start IS NOT NULL AND last_answer_start >= start_ns)
+             AND NOT failed_unanswered
              AND NOT (response_id = '' AND input_tokens > 0 AND next_in_parent.2 NOT IN ('', scope_name)
                       AND next_in_parent.3 = input_tokens AND next_in_parent.4 = output_tokens
                       AND next_in_parent.1 >= end_ns) AS counted
@@ -251,6 +252,11 @@ _SPANS_COUNTED = """(
                -- falling back to another model: trajectory/mappers/litellm_failed_attempts.py), billed nothing.
                parent_span_id != '' AND input_tokens = 0 AND output_tokens = 0 AND reported_cost_usd IS NULL
                  AS unanswered,
+               -- A failed one no answer follows (every retry failed: the run raised) is no call either, but a
+               -- failure (counted as an error, as every failed span is): its step counts no LLM call and is priced
+               -- nothing (trajectory/mappers/failed_attempts.py, `mark_unanswered`).
+               status_code = 2 AND input_tokens = 0 AND output_tokens = 0 AND reported_cost_usd IS NULL
+                 AS failed_unanswered,
                max(if(input_tokens > 0 OR output_tokens > 0, start_ns, NULL)) OVER (
                    PARTITION BY trace_id, is_llm_call, parent_span_id, scope_name) AS last_answer_start,
                -- A report with no response id that the next report of its parent and model, another

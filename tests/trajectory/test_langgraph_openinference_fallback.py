@@ -130,7 +130,9 @@ def test_tokens_cost_and_errors_count_only_the_answered_calls() -> None:
 
 def test_a_failure_no_answer_follows_is_a_step_where_it_happened() -> None:
     """Turn two without the fallback's answer (every model failed, the agent's run raised): the 429 stays a step of its
-    own with its error and the provider's status, not an attempt listed on turn one's last answer."""
+    own with its error and the provider's status, not an attempt listed on turn one's last answer; a request no model
+    answered, it counts no LLM call and is priced nothing, leaving the session's total cost known
+    (`failed_attempts.mark_unanswered`)."""
     spans = capture_spans(CAPTURE)
     (failure,) = [f for f in _failures() if f["stream"]]
     tokens = corpus.load(CAPTURE).llm_log[failure["before_seq"]]["response"]["usage"]["input_tokens"]
@@ -144,4 +146,8 @@ def test_a_failure_no_answer_follows_is_a_step_where_it_happened() -> None:
     assert last["extra"]["http_status_code"] == 429
     (exception,) = last["extra"]["error"]["exceptions"]
     assert exception["type"] == "langchain_openai.chat_models.base.OpenAIRateLimitError"
-    assert [len(s["extra"].get("failed_attempts") or ()) for s in corpus.llm_steps(document)] == [1, 0, 0, 0]
+    assert last["llm_call_count"] == 0 and "metrics" not in last
+    assert [len(s["extra"].get("failed_attempts") or ()) for s in corpus.llm_steps(document)] == [1, 0, 0]
+    assert document["final_metrics"]["total_cost_usd"] is not None
+    summary = summarise(document)
+    assert (summary.llm_calls, summary.errors) == (3, 2 + 1)  # the 500 listed, the 429, get_weather's ToolException

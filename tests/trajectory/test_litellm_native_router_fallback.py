@@ -119,7 +119,9 @@ def test_tokens_cost_and_errors_count_only_the_answered_calls() -> None:
 
 def test_a_failure_no_answer_follows_is_a_step_where_it_happened() -> None:
     """Turn two without the fallback's answer (every model failed, the app's turn raised): the 429 stays a step of its
-    own with its error and the provider's status, not an attempt listed on turn one's last answer."""
+    own with its error and the provider's status, not an attempt listed on turn one's last answer; a request no model
+    answered, it counts no LLM call and is priced nothing, leaving the session's total cost known
+    (`failed_attempts.mark_unanswered`)."""
     spans = capture_spans(CAPTURE)
     (answer,) = [s for s in spans if s.attributes.get("gen_ai.response.id") == "openai-resp-3"]
     kept = [s for s in spans if s is not answer and s.parent_span_id != answer.span_id]
@@ -130,4 +132,8 @@ def test_a_failure_no_answer_follows_is_a_step_where_it_happened() -> None:
     assert (last["source"], last["model_name"]) == ("agent", "gpt-4o")
     assert last["extra"]["http_status_code"] == 429
     assert last["extra"]["error"]["type"] == "RateLimitError"
-    assert [len(s["extra"].get("failed_attempts") or ()) for s in corpus.llm_steps(document)] == [0, 1, 0, 0]
+    assert last["llm_call_count"] == 0 and "metrics" not in last
+    assert [len(s["extra"].get("failed_attempts") or ()) for s in corpus.llm_steps(document)] == [0, 1, 0]
+    assert document["final_metrics"]["total_cost_usd"] is not None
+    summary = summarise(document)
+    assert (summary.llm_calls, summary.errors) == (3, 2)  # the 500 listed on turn one's answer, the 429

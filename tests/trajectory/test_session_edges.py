@@ -281,7 +281,10 @@ def test_error_span_and_exception_event_show_on_the_step() -> None:
         "type": "RateLimitError",
         "exceptions": [{"type": "openai.RateLimitError", "message": "429"}],
     }
-    assert document["steps"][1]["metrics"]["extra"]["price_source"] == "unpriced"
+    # A request the model answered nothing to: no LLM call, priced nothing, the total cost known
+    # (trajectory/mappers/failed_attempts.py, `mark_unanswered`).
+    assert document["steps"][1]["llm_call_count"] == 0 and "metrics" not in document["steps"][1]
+    assert document["final_metrics"]["total_cost_usd"] == 0
 
 
 def _run_with_one_call(run_id: str, at: int, asked: str, recorded: bool) -> list[Span]:

@@ -367,3 +367,13 @@ def test_a_failed_tool_that_answered_nothing_shows_its_error() -> None:
     article = _article(_session_html(document), step["step_id"])
     assert "TimeoutError: exchange-rate service timed out" in _text(article), _text(article)
     assert "1 exception recorded" in _text(article)
+
+
+def test_a_request_every_attempt_at_which_failed_reads_as_one_failed_request() -> None:
+    """A real LangChain capture whose `ModelRetryMiddleware` ran out of retries: the request is one step saying it
+    failed, the attempts before its last listed on it as before this one (not "before this answer": none came)."""
+    document = _capture("langgraph_openinference_model-retry-exhausted")
+    (failed,) = [s for s in document["steps"] if (s.get("extra") or {}).get("failed_attempts")]
+    text = _text(_article(_session_html(document), failed["step_id"]))
+    assert "request failed" in text and "2 failed attempts before this one" in text, text
+    assert "before this answer" not in text, text

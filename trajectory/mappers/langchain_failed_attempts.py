@@ -18,7 +18,10 @@ failed call followed under the same parent span by one that answered is an attem
 `extra.failed_attempts`, no step or LLM call of its own. The session list counts it as none by the same rule
 (trajectory/session_list.py, `unanswered`: a request span with no usage and no cost that a later sibling of the same
 instrumentation answers with usage). A failure no answer follows (every model failed: the agent's run raised) stays
-a step of its own, showing the error where it happened.
+a step of its own, showing the error where it happened, of no LLM call and priced nothing; the attempts before it
+listed on it (`failed_attempts.mark_unanswered`: `ModelRetryMiddleware` out of retries, its own "Model call failed
+after 3 attempts…" message then an agent step of no model, from the next request's history: tests/captures/
+langgraph_openinference_model-retry-exhausted).
 
 LangChain v1's `ModelRetryMiddleware` (`create_agent(..., middleware=[ModelRetryMiddleware(max_retries=2)])`: its
 `wrap_model_call` calls the model handler again after an exception) records its attempts the same way, one LLM span

@@ -14,7 +14,8 @@ So a failed LiteLLM request that billed nothing, followed under the same parent 
 of its own. The session list counts it as none by the same rule (trajectory/session_list.py, `unanswered`: a request
 span with no usage and no cost that a later sibling of the same instrumentation answers with usage). A failure no
 answer follows under its parent (every model of the fallbacks failed: the app's turn raised) stays a step of its own,
-showing the error where it happened.
+showing the error where it happened, of no LLM call and priced nothing, the attempts before it listed on it
+(`failed_attempts.mark_unanswered`).
 
 Seen in a real capture: tests/captures/litellm_native_router-fallback (LiteLLM 1.110.2, a Router over gpt-4o and
 gpt-4o-mini, gpt-4o failing once per turn with HTTP 500, then, streamed, 429).

@@ -18,7 +18,8 @@ the answer's step as `extra.failed_attempts`, counted as an error there, no step
 model is the answering call's: the runner re-sends the request it failed to the model it failed on (a turn asks one
 model; openai-agents has no fallback to another), and the failed span records no model of its own. The provider's HTTP
 status is left in the error's message, where the SDK wrote it (`Error code: 500`). A failure no answer follows (the
-retries ran out, or none was allowed: the run raised) stays a step of its own where it happened. The session list
+retries ran out, or none was allowed: the run raised) stays a step of its own where it happened, of no LLM call
+(`failed_attempts.mark_unanswered`), the attempts before it listed on it. The session list
 already counts such a span as no call (an OpenInference LLM span with no messages, tokens or cost: `prepares_call`).
 
 Seen in a real capture: tests/captures/openai-agents_openinference_model-retry (openai-agents 0.25, OpenInference's
