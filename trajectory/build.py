@@ -368,6 +368,16 @@ class _Context:
             self.calls_by_id.setdefault(call_id, (draft, call))
             self.produced_ids.add(call_id)
 
+    def _provider_result(self, draft: _Draft, part: Part) -> None:
+        """A result an answer holds for a call of it the provider ran (`extra.run_by`: Anthropic's web search, whose
+        results come in the same answer): that call's result, on the answer's step."""
+        found = self.calls_by_id.get(part.call_id or "")
+        if found is None or found[0] is not draft or part.call_id in self.answered \
+                or (found[1].get("extra") or {}).get("run_by") != "provider":
+            return
+        draft.results.append({"source_call_id": part.call_id, "content": part.text or "", "extra": {"from": "answer"}})
+        self.answered.add(found[1]["tool_call_id"])
+
     def _already_produced(self, fingerprint: int) -> bool:
         """An assistant message in a call's input made only of text and tool calls this
         trajectory's calls already produced (one answer re-sent split into items), or a delegation's work."""
@@ -537,6 +547,8 @@ class _Context:
             extra=_span_extra(span, call.emitter),
         )
         self._register_calls(draft, output.tool_calls, span.span_id)
+        for part in output.tool_results:  # a tool the provider ran answered within the answer (Anthropic's web search)
+            self._provider_result(draft, part)
         self.call_under[(span.trace_id, span.parent_span_id)] = draft
         if call.model:
             self.models[call.model] += 1
@@ -1023,6 +1035,8 @@ def _metrics(call: LlmCall) -> Json | None:
         extra["reasoning_tokens"] = usage.reasoning_tokens
     if usage.normalisation:
         extra["prompt_tokens_normalisation"] = usage.normalisation
+    if usage.web_search_requests:
+        extra["web_search_requests"] = usage.web_search_requests
     cost = None
     if call.reported_cost is not None:
         cost = float(call.reported_cost)

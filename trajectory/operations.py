@@ -70,6 +70,9 @@ class Usage:
     reasoning_tokens: int | None = None
     # How input_tokens was obtained when the emitter excluded cache tokens, else None.
     normalisation: str | None = None
+    # The web searches the provider ran within the answer (Anthropic's `usage.server_tool_use.web_search_requests`),
+    # billed apart from the tokens.
+    web_search_requests: int | None = None
 
     @property
     def empty(self) -> bool:

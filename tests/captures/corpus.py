@@ -201,9 +201,13 @@ def _hosted_tool_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
     """The tools the API ran itself in a call's answer (the Responses API's web searches: the log's
     `web_search_calls`), the model's tool calls all the same: named as the request's tool (`{"type": "web_search"}`),
     their action (`{"type": "search", "query": …}`) their arguments, by their item's id, before the answer's function
-    calls as its items come. The model is sent no result of them, so none is expected."""
-    return [{"id": search["id"], "name": "web_search", "arguments": search["action"]}
-            for search in response.get("web_search_calls") or ()]
+    calls as its items come. The model is sent no result of them, so none is expected. Anthropic's server tools (the
+    log's `server_tool_uses`) alike: named as the block names them, its input the arguments, by the block's id; what
+    they found is in the same answer, no tool result the model was sent later (tests/trajectory checks it)."""
+    return [*({"id": search["id"], "name": "web_search", "arguments": search["action"]}
+              for search in response.get("web_search_calls") or ()),
+            *({"id": use["id"], "name": use["name"], "arguments": use["input"]}
+              for use in response.get("server_tool_uses") or ())]
 
 
 @dataclass

@@ -15,6 +15,7 @@ from evalkit.trajectory.mappers import (
     agno,
     agno_media,
     anthropic_openinference,
+    anthropic_server_tools,
     autogen,
     beeai,
     crewai,
@@ -335,6 +336,11 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         # A tool_result's image, redacted in its flattened message, and `is_error`: the request as sent has both.
         anthropic_openinference.read_tool_results(call, reader.span.attributes.get("input.value"))
         anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
+        # Its server tools (web search): a call the provider ran with what it found, the answer's cited text and
+        # citations, the searches counted.
+        attributes = reader.span.attributes
+        anthropic_server_tools.read_call(call, attributes.get("input.value"), attributes.get("output.value"),
+                                         attributes.get("metadata"))
     elif reader.span.scope_name == agno.SCOPE:
         agno.read_request(call)  # its model's request as its provider's API takes it: a Claude's or Responses' effort
         # The images Agno sent, which its attributes drop (its messages' text alone): `input.value`'s Agno messages.

@@ -68,8 +68,12 @@ class Reply:
     # `{"query": …}` (optionally `id`, `status`) a `web_search_call` item of the answer, before its message and function
     # calls, with `action: {"type": "search", "query": …}`; no result of it is ever sent back. `citations`: the
     # answer's `url_citation` annotations, each `{"url", "title", "cited"}` (`cited`: the text of the answer it cites,
-    # which gives its indices). Responses API only; only when scripted, so that captures recorded before re-record
-    # the same.
+    # which gives its indices). Anthropic's Messages API runs its `web_search` server tool alike: there each search
+    # `{"query": …, "results": [{"url", "title", "page_age"}, …]}` (optionally `id`) is a `server_tool_use` block and
+    # its `web_search_tool_result` block, before the answer's text, and each citation `{"url", "title", "cited",
+    # "cited_text"}` (`cited_text`: the source's passage) a `web_search_result_location` on the text block of the cited
+    # passage (the text split around it, as the API splits it); `usage.server_tool_use.web_search_requests` counts the
+    # searches. Only when scripted, so that captures recorded before re-record the same.
     web_searches: list[dict[str, Any]] = field(default_factory=list)
     citations: list[dict[str, Any]] = field(default_factory=list)
 
@@ -136,6 +140,7 @@ class Script:
             hosted = _hosted_output(api, seq, reply)
             answer_chars = len(reply.text) + len(reply.reasoning) + sum(len(json.dumps(c["arguments"])) for c in calls)
             answer_chars += sum(len(search["action"]["query"]) for search in hosted.get("web_search_calls", ()))
+            answer_chars += sum(len(search["input"]["query"]) for search in hosted.get("server_tool_uses", ()))
             usage = {"input_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, len(raw) // 4),
                      "output_tokens": reply.output_tokens if reply.output_tokens is not None
                      else max(1, answer_chars // 4)}
@@ -148,6 +153,8 @@ class Script:
                                      f"the {cached} cached ones: script input_tokens for this reply")
                 usage["cache_read_tokens"] = reply.cache_read_tokens
                 usage["cache_write_tokens"] = reply.cache_write_tokens
+            if hosted.get("server_tool_uses"):  # Anthropic counts its server tool's requests in the usage
+                usage["web_search_requests"] = len(hosted["server_tool_uses"])
             if reply.reasoning_tokens:
                 if usage["output_tokens"] < reply.reasoning_tokens:
                     raise ValueError(f"output_tokens {usage['output_tokens']} count the {reply.reasoning_tokens} "
@@ -172,6 +179,8 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
     is scripted."""
     if not (reply.web_searches or reply.citations):
         return {}
+    if api == "anthropic.messages":
+        return _anthropic_server_tools(seq, reply)
     if api != "openai.responses":
         raise ValueError(f"{api} runs no hosted tool: script web_search and citations for the Responses API only")
     hosted: dict[str, Any] = {}
@@ -190,6 +199,30 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
                                 "end_index": start + len(citation["cited"]), "url": citation["url"],
                                 "title": citation["title"]})
         hosted["annotations"] = annotations
+    return hosted
+
+
+def _anthropic_server_tools(seq: int, reply: Reply) -> dict[str, Any]:
+    """Anthropic's web searches as the log keeps them: `server_tool_uses` (each `{"id", "name", "input", "results"}`,
+    `results` the `web_search_result` items its `web_search_tool_result` holds) and the answer text's `citations` (each
+    `{"cited", "citation"}`, `citation` the `web_search_result_location` on the text block of `cited`)."""
+    hosted: dict[str, Any] = {}
+    if reply.web_searches:
+        hosted["server_tool_uses"] = [
+            {"id": search.get("id") or f"srvtoolu_{seq}_{k}", "name": "web_search", "input": {"query": search["query"]},
+             "results": [{"type": "web_search_result", "url": result["url"], "title": result["title"],
+                          "encrypted_content": f"enc_{seq}_{k}_{n}", "page_age": result.get("page_age")}
+                         for n, result in enumerate(search.get("results", ()))]}
+            for k, search in enumerate(reply.web_searches)]
+    if reply.citations:
+        citations = []
+        for k, citation in enumerate(reply.citations):
+            if citation["cited"] not in reply.text:
+                raise ValueError(f"a citation cites {citation['cited']!r}, which the answer's text does not hold")
+            citations.append({"cited": citation["cited"], "citation": {
+                "type": "web_search_result_location", "url": citation["url"], "title": citation["title"],
+                "cited_text": citation["cited_text"], "encrypted_index": f"idx_{seq}_{k}"}})
+        hosted["citations"] = citations
     return hosted
 
 
@@ -331,11 +364,33 @@ def _anthropic_content(r: dict[str, Any]) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     if r["reasoning"]:
         content.append({"type": "thinking", "thinking": r["reasoning"], "signature": "sig"})
-    if r["text"]:
+    for search in r.get("server_tool_uses", ()):  # each search the API ran, then what it found, before the text
+        content.append({"type": "server_tool_use", "id": search["id"], "name": search["name"],
+                        "input": search["input"]})
+        content.append({"type": "web_search_tool_result", "tool_use_id": search["id"], "content": search["results"]})
+    if r.get("citations"):
+        content.extend(_cited_text_blocks(r["text"], r["citations"]))
+    elif r["text"]:
         content.append({"type": "text", "text": r["text"]})
     content.extend({"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
                    for c in r["tool_calls"])
     return content
+
+
+def _cited_text_blocks(text: str, citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answer's text as the API gives a cited answer: a text block of each cited passage, with its citations, and
+    one of the text between."""
+    blocks: list[dict[str, Any]] = []
+    position = 0
+    for cited in sorted(citations, key=lambda c: text.index(c["cited"])):
+        start = text.index(cited["cited"], position)
+        if start > position:
+            blocks.append({"type": "text", "text": text[position:start]})
+        blocks.append({"type": "text", "text": cited["cited"], "citations": [cited["citation"]]})
+        position = start + len(cited["cited"])
+    if position < len(text):
+        blocks.append({"type": "text", "text": text[position:]})
+    return blocks
 
 
 def _anthropic_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
@@ -348,6 +403,8 @@ def _anthropic_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
                                 "cache_creation_input_tokens": written, "cache_read_input_tokens": read}
     if "reasoning_tokens" in usage:  # only when scripted, so that captures recorded before re-record the same
         reported["output_tokens_details"] = {"thinking_tokens": usage["reasoning_tokens"]}
+    if "web_search_requests" in usage:  # only when scripted
+        reported["server_tool_use"] = {"web_search_requests": usage["web_search_requests"], "web_fetch_requests": 0}
     return {"id": r["id"], "type": "message", "role": "assistant", "model": model,
             "content": _anthropic_content(r), "stop_reason": "tool_use" if r["tool_calls"] else "end_turn",
             "stop_sequence": None, "usage": reported}
@@ -366,6 +423,11 @@ def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict
                                           "content_block": {"type": "text", "text": ""}}
             yield "content_block_delta", {"type": "content_block_delta", "index": index,
                                           "delta": {"type": "text_delta", "text": block["text"]}}
+            for citation in block.get("citations", ()):  # a cited passage's sources once it has streamed
+                yield "content_block_delta", {"type": "content_block_delta", "index": index,
+                                              "delta": {"type": "citations_delta", "citation": citation}}
+        elif block["type"] == "web_search_tool_result":  # what the search found, whole in its block's start
+            yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": block}
         elif block["type"] == "thinking":
             yield "content_block_start", {"type": "content_block_start", "index": index,
                                           "content_block": {"type": "thinking", "thinking": "", "signature": ""}}
