@@ -30,6 +30,7 @@ from evalkit.trajectory.mappers import (
     langgraph_openinference,
     llamaindex,
     llamaindex_media,
+    llamaindex_query_engines,
     llamaindex_react,
     openai_agents_failed_calls,
     openai_agents_hosted_tools,
@@ -102,7 +103,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if beeai.is_beeai(reader):
             return beeai.tool_execution(tool_execution(reader), reader)  # a failure's output: its error
         if reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
-            return llamaindex.openinference_tool(tool_execution(reader))  # an AgentWorkflow's `handoff` a handoff
+            # An AgentWorkflow's `handoff` a handoff; a QueryEngineTool's engine a run inside it (its synthesis call).
+            return llamaindex_query_engines.tool(llamaindex.openinference_tool(tool_execution(reader)))
         if reader.span.scope_name == crewai.OPENINFERENCE_SCOPE:
             # Named as the model calls it; a delegation's coworker runs inside it (a subagent).
             return crewai.openinference_tool(tool_execution(reader), reader)
@@ -114,6 +116,11 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             openai_agents_js.read_mcp_list_tools(reader)
             return None  # the JS SDK listing an MCP server's tools: no tool the model called
         return tool_execution(reader)
+    if kind == "RETRIEVER" and reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
+        return llamaindex_query_engines.retrieval(reader, NAME)  # a step of the documents found
+    if kind == "EMBEDDING" and reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
+        llamaindex_query_engines.read_embedding(reader)
+        return None
     if crewai.is_crewai(reader):
         crewai.consume(reader)
     crewai.consume_flow(reader)  # a CrewAI Flow's kickoff and method spans: bookkeeping around the work under them

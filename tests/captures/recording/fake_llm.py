@@ -8,6 +8,8 @@ consumed once, in order. A reply may name `when`, a text that must occur in the 
 message (Gemini: its last content); the first unconsumed reply that fits is taken, so concurrent
 agents can be scripted too. `POST /v1/conversations` (the Conversations API's create) gives a
 conversation id for Responses calls to name (`conversation=`); it is no LLM call, so not logged.
+`POST /v1/embeddings` (OpenAI's) answers each input with a vector made from its words (`embedding_of`), so that a
+vector index retrieves by meaning, offline; no LLM call either, so not logged.
 
 Every request and the reply it got is logged: that log is a capture's ground truth (what the model
 was asked, what it answered, which tool results it was shown). Gemini's function calls go out with
@@ -20,8 +22,11 @@ framework under test.
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -517,6 +522,34 @@ _APIS = {"/v1/chat/completions": "openai.chat", "/chat/completions": "openai.cha
          "/v1/responses": "openai.responses", "/responses": "openai.responses",
          "/v1/messages": "anthropic.messages", "/messages": "anthropic.messages"}
 _CONVERSATIONS = ("/v1/conversations", "/conversations")
+_EMBEDDINGS = ("/v1/embeddings", "/embeddings")
+EMBEDDING_DIMENSIONS = 32
+
+
+def embedding_of(text: str) -> list[float]:
+    """A bag of the text's words (of three letters or more, lower-cased), each hashed to one of the dimensions, made
+    unit length: texts sharing words are near (cosine), as a real embedding model's are for this corpus's texts."""
+    vector = [0.0] * EMBEDDING_DIMENSIONS
+    for word in "".join(c if c.isalnum() else " " for c in text.lower()).split():
+        if len(word) >= 3:
+            vector[zlib.crc32(word.encode()) % EMBEDDING_DIMENSIONS] += 1.0
+    norm = sum(x * x for x in vector) ** 0.5 or 1.0
+    return [round(x / norm, 6) for x in vector]
+
+
+def _embeddings_body(body: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI's embeddings answer; as base64 float32s where asked (the openai SDK asks so unless told a format)."""
+    inputs = body.get("input")
+    texts = [inputs] if isinstance(inputs, str) else [str(text) for text in inputs or ()]
+    data = []
+    for index, text in enumerate(texts):
+        vector: Any = embedding_of(text)
+        if body.get("encoding_format") == "base64":
+            vector = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+        data.append({"object": "embedding", "index": index, "embedding": vector})
+    tokens = sum(max(1, len(text) // 4) for text in texts)
+    return {"object": "list", "data": data, "model": body.get("model") or "text-embedding-3-small",
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
 
 class FakeLLM:
@@ -547,6 +580,9 @@ class FakeLLM:
                         number = script.conversations
                     self._json(200, {"id": f"conv_{number}", "object": "conversation", "created_at": CREATED,
                                      "metadata": {}})
+                    return
+                if path in _EMBEDDINGS:  # no LLM call: not logged
+                    self._json(200, _embeddings_body(json.loads(raw or b"{}")))
                     return
                 if api is None and path.startswith(_GEMINI_PATH) and ":" in path:
                     self._gemini(path, raw)
