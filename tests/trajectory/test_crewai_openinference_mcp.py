@@ -66,12 +66,13 @@ def test_a_tool_failure_with_a_code_is_shown_with_it_and_failed_of_that_code() -
     assert isinstance(execution, ToolExecution)
     assert execution.result == f"{failure['message']} (code: UPSTREAM_TIMEOUT)"  # `ToolFailure.as_agent_message`
     assert execution.error is not None and execution.error.error_type == "UPSTREAM_TIMEOUT"
-    # A result that only looks like one (not the failure's fields) is the tool's answer.
+    # A result that only looks like one (not the failure's fields) is the tool's answer: a dict, shown as CrewAI shows
+    # one (its `str()`).
     answer = {"message": "Oslo is rainy", "reason": "forecast"}
     plain = replace(span, attributes={**span.attributes, "output.value": json.dumps(answer)})
     execution = openinference.map_span(SpanReader(plain), ())
     assert isinstance(execution, ToolExecution)
-    assert execution.result == answer and execution.error is None
+    assert execution.result == str(answer) and execution.error is None
 
 
 def test_the_streamed_kickoff_is_one_turn() -> None:

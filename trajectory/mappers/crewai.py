@@ -13,7 +13,9 @@ hierarchical crew's manager, an agent with `allow_delegation`), which run the co
 `execute_task` inside the tool's span: no task span, the coworker's calls and tools under the
 tool's. That run is a subagent the tool's call started. A tool that reports a failure returns a `ToolFailure`
 (an MCP server's `isError` result, CrewAI's native MCP tools' `mcp_error`): the span ends OK, its output the
-failure's JSON; the model is shown its `as_agent_message()`, and the call failed. The crew span is named
+failure's JSON; the model is shown its `as_agent_message()`, and the call failed. A tool that returns a dict or list
+(a multimodal agent's `AddImageTool`: a user message with an image) is recorded as its JSON, and the model is shown
+its Python `str()`, as text. The crew span is named
 `<crew name>.kickoff` when the crew has a name of its own (a `@CrewBase` class's crew is named for its class), else
 `Crew_<crew_id>.kickoff`: a crew run is named so, or not at all (the session's agent is then the
 service). A task CrewBase builds names itself in `task_name` (bookkeeping: the agent runs it). A streamed crew
@@ -65,6 +67,7 @@ _TOOL_NAME_LINE = "Tool Name: "  # `format_description_for_llm`'s first line
 _FAILURE_FIELDS = frozenset({"message", "reason", "code", "retryable", "details"})
 # What a streamed crew's first kickoff returns (`CrewStreamingOutput`), as its span's output records it: `str()` of it.
 _STREAMING_OUTPUT = "<crewai.types.streaming.CrewStreamingOutput object"
+_JSON_MIME_TYPE = "application/json"  # OpenInference's `output.mime_type` for a value it wrote as JSON
 
 
 def openinference_tool(execution: ToolExecution, reader: SpanReader) -> ToolExecution:
@@ -77,7 +80,24 @@ def openinference_tool(execution: ToolExecution, reader: SpanReader) -> ToolExec
     if offered:
         execution.name = offered
     _reported_failure(execution)
+    _shown_as_str(execution, reader)
     return execution
+
+
+def _shown_as_str(execution: ToolExecution, reader: SpanReader) -> None:
+    """A tool's result that was no string (a dict, a list), as the model was shown it: its Python `str()`.
+
+    CrewAI sends the model a tool's result as `str()` of what the tool returned (native function calling's
+    `format_native_tool_output_for_agent`, the ReAct loop's `ToolUsage.use`), and OpenInference records a dict or list
+    as its JSON (`output.mime_type` application/json; a string as itself, text/plain). So the JSON read back is
+    written as Python writes it. The multimodal agent's `AddImageTool` returns a user message with an `image_url` part:
+    the model is shown that message's repr as text, no image (tests/captures/crewai_openinference_image). A tool
+    returning a pydantic model (other than a ToolFailure, read above) is recorded as its dump too, though CrewAI shows
+    the model's own `str()`: no span says which it was.
+    """
+    recorded = reader.span.attributes.get("output.mime_type")  # read by `openinference.map_span`
+    if recorded == _JSON_MIME_TYPE and isinstance(execution.result, dict | list):
+        execution.result = str(execution.result)
 
 
 def _reported_failure(execution: ToolExecution) -> None:
