@@ -9,12 +9,14 @@ rules as a list of located errors instead of the first exception.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 EMITTED_VERSION: Literal["ATIF-v1.7"] = "ATIF-v1.7"
+AUDIO_VERSION: Literal["ATIF-v1.8"] = "ATIF-v1.8"  # the first with audio content parts
 SchemaVersion = Literal[
     "ATIF-v1.0",
     "ATIF-v1.1",
@@ -76,6 +78,23 @@ AudioMediaType = Annotated[
     BeforeValidator(_normalise_audio_media_type),
     WithJsonSchema({"type": "string", "enum": [*AUDIO_MEDIA_TYPES, *AUDIO_MEDIA_TYPE_ALIASES]}),
 ]
+
+
+def version_for(steps: Sequence[dict[str, Any]], subagents: Sequence[dict[str, Any]] = ()) -> str:
+    """The version a document of these steps and embedded subagents declares: AUDIO_VERSION where a step's message or
+    a tool result holds an audio part, or a subagent declares it (a reader of an earlier version knows no audio part),
+    else EMITTED_VERSION."""
+    def holds_audio(content: Any) -> bool:
+        return isinstance(content, list) and any(isinstance(part, dict) and part.get("type") == "audio"
+                                                 for part in content)
+
+    for step in steps:
+        if holds_audio(step.get("message")) or any(
+                holds_audio(result.get("content")) for result in (step.get("observation") or {}).get("results") or ()):
+            return AUDIO_VERSION
+    if any(sub.get("schema_version") == AUDIO_VERSION for sub in subagents):
+        return AUDIO_VERSION
+    return EMITTED_VERSION
 
 
 def is_iso_timestamp(value: str) -> bool:

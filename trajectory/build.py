@@ -34,7 +34,7 @@ from operator import attrgetter
 from typing import Any
 
 from evalkit.attributes import json_safe
-from evalkit.trajectory.atif import EMITTED_VERSION
+from evalkit.trajectory.atif import version_for
 from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.failed_attempts import mark_unanswered
@@ -1037,6 +1037,14 @@ def _metrics(call: LlmCall) -> Json | None:
         extra["prompt_tokens_normalisation"] = usage.normalisation
     if usage.web_search_requests:
         extra["web_search_requests"] = usage.web_search_requests
+    if usage.input_audio_tokens:
+        extra["input_audio_tokens"] = usage.input_audio_tokens
+    if usage.output_audio_tokens:
+        extra["output_audio_tokens"] = usage.output_audio_tokens
+    if usage.input_tokens_by_modality:
+        extra["prompt_tokens_by_modality"] = usage.input_tokens_by_modality
+    if usage.output_tokens_by_modality:
+        extra["completion_tokens_by_modality"] = usage.output_tokens_by_modality
     cost = None
     if call.reported_cost is not None:
         cost = float(call.reported_cost)
@@ -2029,7 +2037,7 @@ def _trajectory(
         agent["model_name"] = model
     if context.tool_definitions:
         agent["tool_definitions"] = list(context.tool_definitions.values())
-    trajectory: Json = {"schema_version": EMITTED_VERSION}
+    trajectory: Json = {"schema_version": version_for(steps, subagents)}  # v1.8 where it holds audio
     if session_id is not None:
         trajectory["session_id"] = session_id
     if trajectory_id is not None:

@@ -10,18 +10,22 @@ characters) as itself, being a URL; a larger one by reference to the span that h
 messages in order) or `…/result/<n>` (of a tool span's result), its media type and size in the
 step's `extra.media`. `GET /api/agents/{agent}/sessions/{id}/media?ref=<the reference>` answers its bytes
 (`referenced_image`), read back from the span; the session page shows it (ui/images.py).
-Media ATIF has no part for (audio, documents, an image of no known type) stays a text marker.
+Audio alike: an ATIF audio part (`{"type": "audio", "source": {"media_type", "path", "duration_sec"}}`, ATIF v1.8's,
+the document then declaring that version: `atif.version_for`), its payload inlined or referenced by the same rule and
+read back the same way. Media ATIF has no part for (documents, an image or audio of no known type) stays a text marker.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
+from evalkit.trajectory.atif import AUDIO_MEDIA_TYPE_ALIASES, AUDIO_MEDIA_TYPES
 from evalkit.trajectory.operations import LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import Span
 
@@ -47,6 +51,40 @@ def _media_type(part: Part) -> str | None:
     return _EXTENSIONS.get(extension) or (media if "/" in media else None)
 
 
+def _audio_type(media_type: str | None) -> str | None:
+    """The ATIF audio media type `media_type` is (an alias read as Harbor normalises it), None if it is no audio's."""
+    audio = AUDIO_MEDIA_TYPE_ALIASES.get(media_type or "", media_type)
+    return audio if audio in AUDIO_MEDIA_TYPES else None
+
+
+def wav_seconds(clip: bytes) -> float | None:
+    """A WAV file's length in seconds (its start is enough): its `data` chunk's size over its `fmt ` chunk's byte
+    rate; None for what is no WAV file."""
+    if len(clip) < 12 or clip[:4] != b"RIFF" or clip[8:12] != b"WAVE":
+        return None
+    position, byte_rate = 12, 0
+    while position + 8 <= len(clip):
+        kind, size = clip[position:position + 4], struct.unpack("<I", clip[position + 4:position + 8])[0]
+        if kind == b"fmt " and size >= 12 and position + 20 <= len(clip):
+            byte_rate = struct.unpack("<I", clip[position + 16:position + 20])[0]
+        elif kind == b"data":
+            return round(size / byte_rate, 3) if byte_rate else None
+        position += 8 + size + (size & 1)
+    return None
+
+
+def _data_url_seconds(uri: str) -> float | None:
+    """How long a WAV base64 data URL plays, read from its header (the payload's first bytes)."""
+    header, _, payload = uri[5:].partition(",") if uri.startswith("data:") else ("", "", "")
+    if not header.endswith(";base64"):
+        return None
+    start = payload[:4096]  # 3 KB: a WAV header and the chunks before its data, however many
+    try:
+        return wav_seconds(base64.b64decode(start[:len(start) // 4 * 4], validate=False))
+    except (binascii.Error, ValueError):
+        return None
+
+
 def _marker(part: Part, media_type: str | None) -> str:
     uri = part.uri or ""
     label = media_type or part.media_type or "media"
@@ -70,8 +108,8 @@ def _payload_bytes(data_url: str) -> int:
 
 def user_content(text: str, parts: list[Part], span: Span, where: str = "input",
                  first: int = 0) -> tuple[str | list[Json], list[Json]]:
-    """A user message with media `parts`: the ATIF message (content parts when an image is among
-    them, else text) and the step's `extra.media` entries for images referenced rather than inlined
+    """A user message with media `parts`: the ATIF message (content parts when an image or audio is among
+    them, else text) and the step's `extra.media` entries for images and audio referenced rather than inlined
     (`where` in `span` holds them: its input, or a tool span's result; `first`: how many media parts
     come before these there, so that a reference names one part of the span)."""
     content: list[Json] = [{"type": "text", "text": text}] if text else []
@@ -80,21 +118,29 @@ def user_content(text: str, parts: list[Part], span: Span, where: str = "input",
     images = 0
     for index, part in enumerate(parts):
         media_type = _media_type(part)
+        audio = _audio_type(media_type)
         uri = part.uri or ""
         # An image no span holds (its emitter says why: `Part.text`) is a marker too: no reference could read it back.
-        if media_type not in IMAGE_TYPES or (not uri and part.text):
+        if (media_type not in IMAGE_TYPES and audio is None) or (not uri and part.text):
             markers.append(_marker(part, media_type))
             continue
         if uri and (not uri.startswith("data:") or len(uri) <= INLINE_LIMIT):
             path = uri
         else:
             path = f"evalkit-span://{span.trace_id}/{span.span_id}/{where}/{first + index}"
-            entry: Json = {"path": path, "media_type": media_type}
+            entry: Json = {"path": path, "media_type": audio or media_type}
             if uri:
                 payload = uri.split(",", 1)[1] if "," in uri else ""
                 entry["bytes"] = len(payload) * 3 // 4 - payload[-2:].count("=")
             referenced.append(entry)
-        content.append({"type": "image", "source": {"media_type": media_type, "path": path}})
+        if audio is not None:
+            source: Json = {"media_type": audio, "path": path}
+            seconds = _data_url_seconds(uri) if audio == "audio/wav" else None
+            if seconds is not None:  # how long it plays, where the clip says (a WAV file's header)
+                source["duration_sec"] = seconds
+            content.append({"type": "audio", "source": source})
+        else:
+            content.append({"type": "image", "source": {"media_type": media_type, "path": path}})
         images += 1
     if not images:
         return "\n".join([text, *markers]) if text else "\n".join(markers), []
@@ -165,16 +211,18 @@ def media_parts(operation: Operation | None, where: str) -> list[Part]:
 
 
 def referenced_image(operation: Operation | None, where: str, n: int) -> Image:
-    """The image `evalkit-span://…/<where>/<n>` names in the span mapped to `operation`: its data URL decoded."""
+    """The image (or audio clip) `evalkit-span://…/<where>/<n>` names in the span mapped to `operation`: its data URL
+    decoded."""
     parts = media_parts(operation, where)
     if not 0 <= n < len(parts):
         raise NoImage(f"the span's {where} holds {len(parts)} media part(s), so none numbered {n}")
     part = parts[n]
     media_type = _media_type(part)
     uri = part.uri or ""
-    if media_type not in IMAGE_TYPES:
+    served = _audio_type(media_type) or (media_type if media_type in IMAGE_TYPES else None)
+    if served is None:
         raise NoImage(f"media part {n} of the span's {where} is {media_type or 'of no known type'}, not an image "
-                      f"({', '.join(IMAGE_TYPES)})")
+                      f"({', '.join(IMAGE_TYPES)}) nor audio ({', '.join(AUDIO_MEDIA_TYPES)})")
     if not uri.startswith("data:") or "," not in uri:
         why = f": {part.text}" if part.text else ""
         raise NoImage(f"media part {n} of the span's {where} holds no data{why}"
@@ -184,4 +232,4 @@ def referenced_image(operation: Operation | None, where: str, n: int) -> Image:
         data = base64.b64decode(payload, validate=False) if header.endswith(";base64") else unquote_to_bytes(payload)
     except (binascii.Error, ValueError) as exc:
         raise NoImage(f"media part {n} of the span's {where} is a data URL that does not decode ({exc})") from exc
-    return Image(media_type, data)
+    return Image(served, data)

@@ -73,6 +73,13 @@ class Usage:
     # The web searches the provider ran within the answer (Anthropic's `usage.server_tool_use.web_search_requests`),
     # billed apart from the tokens.
     web_search_requests: int | None = None
+    # Of input_tokens and output_tokens, the audio ones (an audio model's: OpenAI's `audio_tokens` details).
+    input_audio_tokens: int | None = None
+    output_audio_tokens: int | None = None
+    # Of input_tokens and output_tokens, each modality's (`{"text": 251, "image": 1032}`: a prompt's images apart from
+    # its words), where the emitter breaks them down; None where it does not.
+    input_tokens_by_modality: dict[str, int] | None = None
+    output_tokens_by_modality: dict[str, int] | None = None
 
     @property
     def empty(self) -> bool:

@@ -125,6 +125,8 @@ class Call:
     cache_write_tokens: int = 0  # of input_tokens, written to it
     reasoning_tokens: int | None = None  # of output_tokens, spent reasoning (None: not reported, or not recorded)
     reasoning_recorded: bool = True  # False: the emitter records no reasoning for this call (its step may show none)
+    input_audio_tokens: int = 0  # of input_tokens, audio (an audio model's prompt: a voice note, a spoken answer)
+    output_audio_tokens: int = 0  # of output_tokens, audio (a spoken answer)
 
 
 def _text_of(content: Any) -> str:
@@ -223,12 +225,16 @@ class GroundTruth:
         for position, entry in enumerate(log):
             r = entry["response"]
             usage = r["usage"]
-            text, tool_calls = written.get(entry["seq"], (r["text"], r["tool_calls"]))
+            # A spoken answer's words are its audio's transcript (its content is null).
+            said = r["text"] or (r.get("audio") or {}).get("transcript", "")
+            text, tool_calls = written.get(entry["seq"], (said, r["tool_calls"]))
             tool_calls = [*_hosted_tool_calls(r), *tool_calls]
             calls.append(Call(entry["seq"], entry["api"], entry.get("model"), text, r.get("reasoning", ""),
                               tool_calls, usage["input_tokens"], usage["output_tokens"],
                               usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0),
-                              usage.get("reasoning_tokens") or None))
+                              usage.get("reasoning_tokens") or None,
+                              input_audio_tokens=usage.get("input_audio_tokens", 0),
+                              output_audio_tokens=usage.get("output_audio_tokens", 0)))
             shown = (_gemini_tool_results(entry["request"], log[:position]) if entry["api"] == "gemini.generate_content"
                      else _tool_results_of(entry["api"], entry["request"]))
             for call_id, text in shown.items():

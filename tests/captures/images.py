@@ -38,6 +38,7 @@ Key = tuple[str, str]  # ("bytes", sha256 of the image's bytes) or ("url", the U
 USER, RESULT = "a user step", "a tool result"
 # Reads a reference back: the image's bytes, or why it holds none (a str).
 Reader = Callable[[str], bytes | str]
+_STANDARD_BASE64 = str.maketrans("-_", "+/")  # the URL-safe alphabet's two characters, as the standard one writes them
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,9 @@ def _image_of(part: Any) -> tuple[Key, str] | None:
         if not media_type.startswith("image/"):
             return None
         try:
-            return _bytes_key(base64.b64decode(inline.get("data") or ""), media_type)
+            # Bytes in proto3 JSON, either base64 alphabet: google-genai sends the URL-safe one (pydantic's bytes).
+            data = str(inline.get("data") or "").translate(_STANDARD_BASE64)
+            return _bytes_key(base64.b64decode(data), media_type)
         except (binascii.Error, ValueError):
             return None
     stored = part.get("fileData") or part.get("file_data")

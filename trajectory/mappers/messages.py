@@ -10,6 +10,7 @@ Vercel AI SDK parts (`tool-call`, `tool-result`), Anthropic content blocks
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Mapping
 from itertools import compress
@@ -196,6 +197,10 @@ def parse_part(raw: Any) -> Part | None:
             uri = uri.get("url")
         media = raw.get("mime_type", raw.get("media_type", raw.get("mimeType", raw.get("modality", kind))))
         payload = raw.get("content")
+        if isinstance(payload, bytes) and kind in _INLINE_MEDIA_TYPES:
+            # The same part in a log record's body (the conventions' event form, as opentelemetry-util-genai emits
+            # it): the payload as OTLP bytes, which only a JSON attribute writes as base64.
+            payload = base64.b64encode(payload).decode("ascii")
         if uri is None and kind in _INLINE_MEDIA_TYPES and isinstance(payload, str) and isinstance(media, str):
             # The GenAI `blob` part (pydantic-ai's `binary` before it) holds the base64 alone: as a data URL, it is
             # shown, inlined or referenced, as any other image sent whole (trajectory/media.py).

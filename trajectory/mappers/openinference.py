@@ -36,6 +36,7 @@ from evalkit.trajectory.mappers import (
     openai_agents_hosted_tools,
     openai_agents_images,
     openai_agents_js,
+    openai_chat_audio,
     openai_sdk,
     openinference_media,
     smolagents,
@@ -303,6 +304,10 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         cache_write=reader.integer("llm.token_count.prompt_details.cache_write"),
         reasoning=reader.integer("llm.token_count.completion_details.reasoning"),
     )
+    # Of the prompt's and the answer's, the audio tokens (an audio model's: OpenAI's `audio_tokens` details), billed at
+    # rates of their own.
+    call.usage.input_audio_tokens = reader.integer("llm.token_count.prompt_details.audio") or None
+    call.usage.output_audio_tokens = reader.integer("llm.token_count.completion_details.audio") or None
     reader.consume_prefix("llm.token_count.")
     if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
         # The tracer's flattened attributes drop a reasoning model's thinking, and its reasoning tokens where it read
@@ -356,6 +361,10 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         langchain_openinference.read_request(call)  # ChatOpenAI's `reasoning={"effort": …}`, recorded as given
         # A call that raised: the provider's HTTP status, in the empty answer langchain-core made of the error.
         langchain_failed_attempts.read_failure(call, reader.span.attributes.get("output.value"))
+    if openai_chat_audio.is_chat_completion(reader.span):
+        # Audio the flattened messages drop: the request's input_audio parts, a spoken answer's transcript and clip.
+        openai_chat_audio.read_call(call, reader.span.attributes.get("input.value"),
+                                    reader.span.attributes.get("output.value"))
     if (openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span)
             or openai_agents_js.is_response(reader.span)):
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id; the effort

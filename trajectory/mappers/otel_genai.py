@@ -191,8 +191,15 @@ _REASONING_TOKENS = (
     "gen_ai.usage.output_tokens.reasoning",
     "llm.usage.reasoning_tokens",
 )
+# The conventions' per-modality subsets of the input and output tokens (`gen_ai.usage.image.input_tokens`: a prompt's
+# images apart from its words, as opentelemetry-util-genai writes Gemini's `promptTokensDetails`), by modality.
+_INPUT_MODALITY_TOKENS = {f"gen_ai.usage.{modality}.input_tokens": modality
+                          for modality in ("text", "image", "audio", "video")}
+_OUTPUT_MODALITY_TOKENS = {f"gen_ai.usage.{modality}.output_tokens": modality
+                           for modality in ("text", "image", "audio", "video")}
+_MODALITY_TOKENS = frozenset((*_INPUT_MODALITY_TOKENS, *_OUTPUT_MODALITY_TOKENS))
 _USAGE_KEYS = frozenset((*_INPUT_TOKENS, *_OUTPUT_TOKENS, *_CACHE_READ_TOKENS, *_CACHE_WRITE_TOKENS,
-                         *_REASONING_TOKENS))
+                         *_REASONING_TOKENS, *_MODALITY_TOKENS))
 _IDENTITY_SET = frozenset(IDENTITY_KEYS)
 _TOOL_KEYS = frozenset((
     "gen_ai.tool.name", "gen_ai.tool.type", "gen_ai.tool.description", "gen_ai.tool.call.arguments", "input",
@@ -218,7 +225,7 @@ def read_usage(reader: SpanReader, *, input_includes_cache: bool | None = None) 
         return normalised_usage(None, None, input_includes_cache=input_includes_cache)
     reader.used.update(present)
     # Most calls report input and output tokens only: the other spellings are not looked for one by one.
-    return normalised_usage(
+    usage = normalised_usage(
         _first_int(attributes, _INPUT_TOKENS),
         _first_int(attributes, _OUTPUT_TOKENS),
         cache_read=None if present.isdisjoint(_CACHE_READ_TOKENS) else _first_int(attributes, _CACHE_READ_TOKENS),
@@ -226,6 +233,16 @@ def read_usage(reader: SpanReader, *, input_includes_cache: bool | None = None) 
         reasoning=None if present.isdisjoint(_REASONING_TOKENS) else _first_int(attributes, _REASONING_TOKENS),
         input_includes_cache=input_includes_cache,
     )
+    if not present.isdisjoint(_MODALITY_TOKENS):
+        usage.input_tokens_by_modality = _by_modality(attributes, _INPUT_MODALITY_TOKENS)
+        usage.output_tokens_by_modality = _by_modality(attributes, _OUTPUT_MODALITY_TOKENS)
+    return usage
+
+
+def _by_modality(attributes: Mapping[str, Any], keys: Mapping[str, str]) -> dict[str, int] | None:
+    """Each modality's tokens the span records under `keys` (attribute -> modality); None when it records none."""
+    counts = {modality: as_int(attributes[key]) for key, modality in keys.items() if key in attributes}
+    return {modality: count for modality, count in counts.items() if count is not None} or None
 
 
 def _first_int(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> int | None:

@@ -30,6 +30,7 @@ from evalkit.trajectory.mappers import (
     mlflow,
     openai_agents_guardrails,
     openai_agents_model_retries,
+    openai_chat_audio,
     openinference,
     openlit,
     openllmetry,
@@ -134,6 +135,8 @@ def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall
     # LangChain's structured output: its output tool's calls and the object parsed, read from the agent's model node.
     langchain_structured_output.complete_calls(spans, calls)
     openai_agents_model_retries.complete_calls(spans, calls)
+    # OpenAI's spoken answers re-sent by their audio's id alone: the transcript of the answer each names.
+    openai_chat_audio.complete_calls(spans, calls)
 
 
 def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:

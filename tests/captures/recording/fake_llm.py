@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import struct
 import threading
 import zlib
@@ -81,6 +82,19 @@ class Reply:
     # searches. Only when scripted, so that captures recorded before re-record the same.
     web_searches: list[dict[str, Any]] = field(default_factory=list)
     citations: list[dict[str, Any]] = field(default_factory=list)
+    # Of `input_tokens`, how many the prompt's images took: Gemini breaks the prompt's count down by modality
+    # (`promptTokensDetails`, TEXT and IMAGE, as it reports a prompt holding images). Gemini only; reported only when
+    # scripted, so that captures recorded before re-record the same.
+    image_tokens: int = 0
+    # A spoken answer (a Chat Completions request asking `modalities=["text", "audio"]`): its transcript. The answer's
+    # content is then null and its `message.audio` the clip (`id`, base64 `data` in the request's `audio.format`,
+    # `transcript`, `expires_at`), streamed as `delta.audio` pieces; a later request may re-send it as
+    # `{"role": "assistant", "audio": {"id": …}}`, naming a clip this endpoint gave. Of `input_tokens` and
+    # `output_tokens`, how many were audio (`prompt_tokens_details.audio_tokens`, `completion_tokens_details.
+    # audio_tokens`). OpenAI chat only; only when scripted, so that captures recorded before re-record the same.
+    audio: str = ""
+    input_audio_tokens: int = 0
+    output_audio_tokens: int = 0
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
@@ -90,7 +104,10 @@ class Reply:
                      data.get("input_tokens"), data.get("output_tokens"),
                      data.get("cache_read_tokens", 0), data.get("cache_write_tokens", 0),
                      data.get("reasoning_tokens", 0), error=data.get("error"),
-                     web_searches=list(data.get("web_search", ())), citations=list(data.get("citations", ())))
+                     web_searches=list(data.get("web_search", ())), citations=list(data.get("citations", ())),
+                     image_tokens=data.get("image_tokens", 0), audio=data.get("audio", ""),
+                     input_audio_tokens=data.get("input_audio_tokens", 0),
+                     output_audio_tokens=data.get("output_audio_tokens", 0))
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
@@ -115,12 +132,16 @@ class Script:
         self.failures: list[dict[str, Any]] = []  # the requests answered with a scripted error (`Reply.error`)
         self.lock = threading.Lock()
         self.conversations = 0  # created by `POST /v1/conversations`
+        self.audio_ids: set[str] = set()  # the spoken answers' clips, which a later request may name
 
     def take(self, api: str, body: dict[str, Any], raw: bytes, *, model: str | None = None,
              stream: bool | None = None) -> tuple[int, Reply, dict[str, Any]]:
         """`model` and `stream` when the request names them elsewhere than in its body (Gemini: the URL)."""
         last = _last_message_text(api, body)
         with self.lock:
+            unknown = _unknown_audio(api, body, self.audio_ids)
+            if unknown:  # as OpenAI refuses a re-sent spoken answer naming no clip it gave
+                raise LookupError(f"an assistant message names the audio {unknown!r}, which this endpoint never gave")
             for position, (_, reply) in enumerate(self.replies):
                 if not reply.when or reply.when in last:
                     index = self.replies.pop(position)[0]
@@ -146,6 +167,7 @@ class Script:
             answer_chars = len(reply.text) + len(reply.reasoning) + sum(len(json.dumps(c["arguments"])) for c in calls)
             answer_chars += sum(len(search["action"]["query"]) for search in hosted.get("web_search_calls", ()))
             answer_chars += sum(len(search["input"]["query"]) for search in hosted.get("server_tool_uses", ()))
+            answer_chars += len(reply.audio)
             usage = {"input_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, len(raw) // 4),
                      "output_tokens": reply.output_tokens if reply.output_tokens is not None
                      else max(1, answer_chars // 4)}
@@ -165,17 +187,99 @@ class Script:
                     raise ValueError(f"output_tokens {usage['output_tokens']} count the {reply.reasoning_tokens} "
                                      "reasoning ones: script output_tokens for this reply")
                 usage["reasoning_tokens"] = reply.reasoning_tokens
+            if reply.image_tokens:
+                if api != "gemini.generate_content":
+                    raise ValueError(f"{api} reports no image tokens: script image_tokens for Gemini only")
+                if usage["input_tokens"] < reply.image_tokens:
+                    raise ValueError(f"input_tokens {usage['input_tokens']} count the {reply.image_tokens} image "
+                                     "ones: script input_tokens for this reply")
+                usage["image_tokens"] = reply.image_tokens
+            spoken = _spoken(api, seq, reply, body, usage)
+            if spoken:
+                self.audio_ids.add(spoken["audio"]["id"])
             entry = {
                 "seq": seq, "api": api, "script_index": index,
                 "model": model if model is not None else body.get("model"),
                 "stream": stream if stream is not None else bool(body.get("stream")), "request": body,
                 "response": {
                     "id": f"{api.split('.')[0]}-resp-{seq}", "text": reply.text, "reasoning": reply.reasoning,
-                    "tool_calls": calls, "usage": usage, **hosted,
+                    "tool_calls": calls, "usage": usage, **hosted, **spoken,
                 },
             }
             self.log.append(entry)
             return seq, reply, entry["response"]
+
+
+def _unknown_audio(api: str, body: dict[str, Any], given: set[str]) -> str | None:
+    """The id of a re-sent spoken answer (`{"role": "assistant", "audio": {"id": …}}`) naming no clip this endpoint
+    gave, if a chat request holds one."""
+    if api != "openai.chat":
+        return None
+    for message in body.get("messages") or ():
+        audio = message.get("audio") if isinstance(message, dict) else None
+        if isinstance(audio, dict) and audio.get("id") not in given:
+            return str(audio.get("id"))
+    return None
+
+
+def _spoken(api: str, seq: int, reply: Reply, body: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+    """A spoken answer as the log keeps it (`Reply.audio`): `audio`, `{"id", "transcript", "format", "bytes",
+    "expires_at"}` (the clip's bytes are `_audio_clip(format)`), and its audio tokens in `usage`; nothing when
+    neither is scripted."""
+    if not (reply.audio or reply.input_audio_tokens or reply.output_audio_tokens):
+        return {}
+    if api != "openai.chat":
+        raise ValueError(f"{api} answers no audio here: script audio and audio tokens for OpenAI chat only")
+    if usage["input_tokens"] < reply.input_audio_tokens or usage["output_tokens"] < reply.output_audio_tokens:
+        raise ValueError("input_tokens and output_tokens count the audio ones: script them for this reply")
+    usage["input_audio_tokens"] = reply.input_audio_tokens
+    usage["output_audio_tokens"] = reply.output_audio_tokens
+    if not reply.audio:
+        return {}
+    options = body.get("audio") or {}
+    if "audio" not in (body.get("modalities") or ()) or not options.get("format"):
+        raise ValueError("a spoken answer needs a request asking modalities [\"text\", \"audio\"] and an audio format")
+    audio_format = str(options["format"])
+    return {"audio": {"id": f"audio_{seq}", "transcript": reply.audio, "format": audio_format,
+                      "bytes": len(_audio_clip(audio_format)), "expires_at": CREATED + 3600}}
+
+
+def _audio_clip(audio_format: str) -> bytes:
+    """The clip every spoken answer gets: a quarter second of a 440 Hz tone, 24 kHz 16-bit mono (the API's rate),
+    as `pcm16` samples or a `wav` file of them."""
+    rate, seconds = 24_000, 0.25
+    samples = b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * n / rate)))
+                       for n in range(int(rate * seconds)))
+    if audio_format == "pcm16":
+        return samples
+    if audio_format == "wav":
+        header = (b"RIFF" + struct.pack("<I", 36 + len(samples)) + b"WAVEfmt "
+                  + struct.pack("<IHHIIHH", 16, 1, 1, rate, rate * 2, 2, 16)
+                  + b"data" + struct.pack("<I", len(samples)))
+        return header + samples
+    raise ValueError(f"the fake LLM speaks wav or pcm16, not {audio_format}")
+
+
+def _audio_message(audio: dict[str, Any]) -> dict[str, Any]:
+    """A spoken answer's `message.audio`, as Chat Completions answers it."""
+    data = base64.b64encode(_audio_clip(audio["format"])).decode()
+    return {"id": audio["id"], "data": data, "expires_at": audio["expires_at"], "transcript": audio["transcript"]}
+
+
+def _audio_deltas(base: dict[str, Any], audio: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """A spoken answer's clip as Chat Completions streams it: its id with the transcript's first piece, the rest of
+    the transcript and the base64 data in pieces, then its expiry alone (as the SDK's `ChoiceDeltaAudio` says)."""
+    transcript, data = audio["transcript"], _audio_message(audio)["data"]
+
+    def delta(piece: dict[str, Any]) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": {"audio": piece}, "finish_reason": None}]}
+
+    yield delta({"id": audio["id"], "transcript": transcript[:16]})
+    for start in range(16, len(transcript), 16):
+        yield delta({"transcript": transcript[start:start + 16]})
+    for start in range(0, len(data), 4096):
+        yield delta({"data": data[start:start + 4096]})
+    yield delta({"expires_at": audio["expires_at"]})
 
 
 def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
@@ -246,6 +350,9 @@ def _chat_usage(r: dict[str, Any]) -> dict[str, Any]:
         reported["prompt_tokens_details"] = {"cached_tokens": _cache_read(r)}
     if "reasoning_tokens" in usage:  # of `completion_tokens`, as OpenAI and DeepSeek report them; only when scripted
         reported["completion_tokens_details"] = {"reasoning_tokens": usage["reasoning_tokens"]}
+    if "input_audio_tokens" in usage:  # of the prompt's and the answer's, as OpenAI reports them; only when scripted
+        reported.setdefault("prompt_tokens_details", {})["audio_tokens"] = usage["input_audio_tokens"]
+        reported.setdefault("completion_tokens_details", {})["audio_tokens"] = usage["output_audio_tokens"]
     return reported
 
 
@@ -253,6 +360,8 @@ def _chat_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": r["text"] or None}
     if r["reasoning"]:  # DeepSeek-R1-style endpoints (deepseek-reasoner, vLLM's reasoning parsers): beside the content
         message["reasoning_content"] = r["reasoning"]
+    if r.get("audio"):  # a spoken answer: no content, the clip and its transcript
+        message["audio"] = _audio_message(r["audio"])
     if r["tool_calls"]:
         message["tool_calls"] = [{"id": c["id"], "type": "function",
                                   "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
@@ -265,7 +374,9 @@ def _chat_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
 
 def _chat_stream(model: str, r: dict[str, Any], include_usage: bool) -> Iterator[dict[str, Any]]:
     base = {"id": r["id"], "object": "chat.completion.chunk", "created": CREATED, "model": model}
-    yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    # A spoken answer's content is null, as the API streams it.
+    first = {"role": "assistant", "content": None if r.get("audio") else ""}
+    yield {**base, "choices": [{"index": 0, "delta": first, "finish_reason": None}]}
     reasoning = r["reasoning"]  # DeepSeek-R1-style: `reasoning_content` deltas before the content's
     for start in range(0, len(reasoning), 16):
         yield {**base, "choices": [{"index": 0, "delta": {"reasoning_content": reasoning[start:start + 16]},
@@ -273,6 +384,8 @@ def _chat_stream(model: str, r: dict[str, Any], include_usage: bool) -> Iterator
     text = r["text"]
     for start in range(0, len(text), 16):
         yield {**base, "choices": [{"index": 0, "delta": {"content": text[start:start + 16]}, "finish_reason": None}]}
+    if r.get("audio"):
+        yield from _audio_deltas(base, r["audio"])
     for k, c in enumerate(r["tool_calls"]):
         yield {**base, "choices": [{"index": 0, "finish_reason": None, "delta": {"tool_calls": [
             {"index": k, "id": c["id"], "type": "function",
@@ -477,15 +590,20 @@ def _gemini_usage(r: dict[str, Any], final: bool = True) -> dict[str, Any]:
     usage = r["usage"]
     # Gemini's `promptTokenCount` counts every prompt token, the cached ones again beside it.
     cached = {"cachedContentTokenCount": _cache_read(r)} if _cache_read(r) else {}
+    # The prompt's count by modality, in every chunk as the prompt's count is; only when scripted (Reply.image_tokens).
+    modalities = {"promptTokensDetails": [
+        {"modality": "TEXT", "tokenCount": usage["input_tokens"] - usage["image_tokens"]},
+        {"modality": "IMAGE", "tokenCount": usage["image_tokens"]}]} if "image_tokens" in usage else {}
     if not final:  # a stream's chunks before the last count the prompt only
-        return {"promptTokenCount": usage["input_tokens"], "totalTokenCount": usage["input_tokens"], **cached}
+        return {"promptTokenCount": usage["input_tokens"], "totalTokenCount": usage["input_tokens"], **cached,
+                **modalities}
     if "reasoning_tokens" in usage:  # only when scripted: Gemini counts the thoughts beside the candidates, not within
         return {"promptTokenCount": usage["input_tokens"],
                 "candidatesTokenCount": usage["output_tokens"] - usage["reasoning_tokens"],
                 "thoughtsTokenCount": usage["reasoning_tokens"],
-                "totalTokenCount": usage["input_tokens"] + usage["output_tokens"], **cached}
+                "totalTokenCount": usage["input_tokens"] + usage["output_tokens"], **cached, **modalities}
     return {"promptTokenCount": usage["input_tokens"], "candidatesTokenCount": usage["output_tokens"],
-            "totalTokenCount": usage["input_tokens"] + usage["output_tokens"], **cached}
+            "totalTokenCount": usage["input_tokens"] + usage["output_tokens"], **cached, **modalities}
 
 
 def _gemini_body(model: str, r: dict[str, Any], calls_with_ids: set[str]) -> dict[str, Any]:
