@@ -410,9 +410,12 @@ class _Context:
         dropped the earlier asking. Not asked again: a retry sent the same, nor a call whose emitter records the run's
         input alone (OpenTelemetry's and OpenLIT's openai-agents: each call of the run recorded as sent the question
         alone, the same each time). Asked again though sent the same: by another agent run (`run`) than the one asked
-        it last, which raised (the app ran the turn again after openai-agents' run raised on the model's HTTP 500)."""
+        it last, which raised (the app ran the turn again after openai-agents' run raised on the model's HTTP 500).
+        A question the call asks more after is re-sent unless what came before it changed, instructions aside: a
+        LangGraph reduce node sends the thread's messages, then the findings, under a system prompt of its own."""
         again: set[int] = set()
         sent: set[int] | None = None
+        last = asked[-1][0]
         for index, key in asked:
             earlier = self.asked_last.get(key)
             if earlier is None:
@@ -420,6 +423,11 @@ class _Context:
             asked_by = self.asked_last_by.get(key)
             if run is not None and run != asked_by and asked_by in self.raised_runs:
                 again.add(index)
+                continue
+            if index < last:
+                before = {self.fingerprint(m) for m in messages[:index + 1] if _normal_role(m.role) != "system"}
+                if not before <= set(map(self.fingerprint, earlier)):
+                    again.add(index)
                 continue
             if sent is None:
                 sent = set(map(self.fingerprint, messages))

@@ -32,7 +32,9 @@ step of the call it was sent to, before that step: one step for each asking (a q
 in the order of the calls. A question's words are its text parts (its images have none), and so are a step's: the
 markers evalkit writes after the text for media it shows no image of (an image the emitter redacted) are no words.
 A trajectory may show more user steps than were asked anew (a multi-agent run's own input, before it hands it to an
-agent): those are not checked here.
+agent): those are not checked here. A request re-sending all an earlier request was sent, that one's question last,
+then asking more (a LangGraph reduce node's call: the thread's messages, then the findings), re-sends that question:
+where both calls are steps of one trajectory, the earlier asking's user step shows it (`Asking.resent_from`).
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ _SMOLAGENTS_PLAN_UPDATE = "Now write your updated facts below"
 class Asking:
     seq: int  # the call it was sent to
     text: str
+    # The earlier call that was sent it last, when this one re-sends all that call was sent and asks more after it.
+    resent_from: int | None = None
 
 
 def _text(content: Any) -> str:
@@ -190,6 +194,7 @@ def _items(api: str, request: dict[str, Any]) -> list[Item]:
 def asked_anew(log: list[dict[str, Any]]) -> list[Asking]:
     """Every question a request sent anew, in the order of the calls."""
     found: list[Asking] = []
+    asking: list[tuple[int, list[Item]]] = []  # the requests before that ended on a question: what each was sent
     for entry in log:
         request = entry["request"]
         items = _items(entry["api"], request)
@@ -198,7 +203,14 @@ def asked_anew(log: list[dict[str, Any]]) -> list[Asking]:
         held = entry["api"] == "openai.responses" and (request.get("previous_response_id")
                                                        or request.get("conversation"))
         start = 0 if held else next((i + 1 for i in range(len(items) - 1, -1, -1) if items[i][0] != QUESTION), 0)
-        found.extend(Asking(entry["seq"], text) for kind, text in items[start:] if kind == QUESTION)
+        # A request re-sending all an earlier one was sent, its question last, and asking more after it (a LangGraph
+        # reduce node sends the thread's messages, then the findings): the questions it re-sends are that request's.
+        resent = None if held else max(((len(sent), seq) for seq, sent in asking
+                                        if start < len(sent) < len(items) and items[:len(sent)] == sent), default=None)
+        found.extend(Asking(entry["seq"], text, resent[1] if resent and index < resent[0] else None)
+                     for index, (kind, text) in enumerate(items[start:], start) if kind == QUESTION)
+        if items and items[-1][0] == QUESTION:
+            asking.append((entry["seq"], items))
     return found
 
 
@@ -233,6 +245,9 @@ def missing_questions(document: dict[str, Any], log: list[dict[str, Any]]) -> li
     problems: list[str] = []
     for asking in asked_anew(log):
         where = steps.get(asking.seq)
+        earlier = steps.get(asking.resent_from) if asking.resent_from is not None else None
+        if where is not None and earlier is not None and earlier[0] == where[0] and earlier[1] < where[1]:
+            continue  # re-sent in the trajectory whose earlier call it asked, there shown with that asking
         candidates = [(t, i) for t, i in shown
                       if _shows(trajectories[t]["steps"][i].get("message"), asking.text)
                       and (where is None or (t == where[0] and i < where[1]))]

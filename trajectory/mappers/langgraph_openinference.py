@@ -23,6 +23,9 @@ as the tool's output, the `ParentCommand` leaving the agent's graph as an except
 call's messages serialised as LangChain's `dumpd` writes them (`input.value`), with langgraph-supervisor's
 transfer-back pair marked in their `response_metadata`.
 
+A map-reduce graph's branches (a conditional edge's `Send`s, each a run of a node on a state of its own, at once) are
+each a subagent named after its node (`langgraph_branches`).
+
 Human in the loop (`langgraph_interrupts`): a node calling `interrupt()` (HumanInTheLoopMiddleware's `after_model`)
 ends its run OK with the `GraphInterrupt` recorded as an exception event, the request in its message; the application
 resumes the thread with `Command(resume=…)`, the input of the graph's next run.
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.trajectory.mappers import langchain_media, langgraph_handoffs, langgraph_interrupts
+from evalkit.trajectory.mappers import langchain_media, langgraph_branches, langgraph_handoffs, langgraph_interrupts
 from evalkit.trajectory.mappers.langchain import serialized_kwargs, serialized_messages
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, LlmCall, ToolExecution
@@ -69,19 +72,22 @@ def span_kind(reader: SpanReader, kind: str) -> str:
     if kind not in ("AGENT", "CHAIN"):
         return kind
     metadata = _metadata(reader)
-    if _is_legacy_agent_graph(reader, metadata):
-        return "AGENT"
+    if _is_legacy_agent_graph(reader, metadata) or langgraph_branches.is_branch(reader, metadata):
+        return "AGENT"  # a map-reduce branch (a node run a `Send` started) a subagent of its own
     if kind == "AGENT" and "langgraph_node" in metadata and metadata.get("lc_agent_name") != reader.span.name:
         return "CHAIN"  # the outermost graph's run keeps its kind: it is no node of another graph
     return kind
 
 
 def graph_run(run: AgentRun, reader: SpanReader) -> AgentRun:
-    """An agent graph's run: a legacy graph's is named by its span (the graph's name). A handoff's Command
+    """An agent graph's run: a legacy graph's is named by its span (the graph's name), a map-reduce branch's by its
+    node (`langgraph_branches`). A handoff's Command
     leaves the graph as a `ParentCommand` raised to the parent graph, which the tracer records as an exception
     of a run it still ends OK: LangGraph's way of going to another node, no failure."""
     if run.name is None and _is_legacy_agent_graph(reader, _metadata(reader)):
         run.name = reader.span.name
+    if run.name is None and langgraph_branches.is_branch(reader, _metadata(reader)):
+        run = langgraph_branches.branch_run(run, reader)
     answer = langgraph_interrupts.resume_answer(reader.span.attributes.get("input.value"))
     if answer is not None:
         # A Command resuming the thread: no question, the person's answer to what the run before it asked.
