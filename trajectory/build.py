@@ -35,6 +35,7 @@ from typing import Any
 
 from evalkit.attributes import json_safe
 from evalkit.trajectory.atif import version_for
+from evalkit.trajectory.context_compaction import Summaries, step_extra
 from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.failed_attempts import mark_unanswered
@@ -335,6 +336,8 @@ class _Context:
         self.traces: set[str] = set()  # traces whose LLM calls this trajectory has read
         self.runs: set[SpanKey] = set()  # agent runs whose LLM calls this trajectory has read
         self.call_under: dict[SpanKey, _Draft] = {}  # an LLM call's step, by its span's parent
+        # What this trajectory's compaction calls summarized its context into (trajectory/context_compaction.py).
+        self.summaries = Summaries()
 
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
         self.seq += 1
@@ -495,6 +498,10 @@ class _Context:
         # What the call was asked last (the user messages after its input's last answer or result), by fingerprint.
         history_end = _last_answer_or_result(messages)
         asked = [(index, self.fingerprint(messages[index])) for index in _asked_last(messages, history_end)]
+        # A compaction call was asked last the framework's summary prompt (the conversation in it): no question.
+        summary_prompt = {index for index, _ in asked} if call.compaction is not None else set()
+        if summary_prompt:
+            asked = []
         again = self._asked_again(messages, asked, run) if asked and self.asked_last and not fresh else set()
         keys = self.fingerprint.of_inputs(messages) if not fresh and len(messages) >= _MANY_MESSAGES else None
         new: list[int] = []  # the indices of the messages new here
@@ -532,6 +539,8 @@ class _Context:
         # A new user message before an answer or result the call re-sends is history, not asked by this call: an
         # earlier run's (the same agent run again in a later turn) or another agent's, copied context as the answers.
         for index in new:
+            if index in summary_prompt:
+                continue
             self._new_input(messages[index], start, span, copied=index < history_end, inputs=messages, at=index,
                             media_span=call.input_span)
         for definition in call.tool_definitions:
@@ -573,6 +582,9 @@ class _Context:
             draft.extra["media"] = media
         if call.error is not None:
             draft.extra["error"] = json_safe(call.error.as_extra())
+        if call.compaction is not None:
+            draft.extra["context_compaction"] = step_extra(call.compaction)
+            self.summaries.add(output.text)
         _apply_step_overrides(draft, overrides)
         for _index, key in asked:
             self.asked_last[key] = messages
@@ -599,6 +611,8 @@ class _Context:
             if part.kind == "tool_result":
                 self.history_results.append((time_ns, part, (holder, position) if part.result_parts else None))
                 position += sum(media.kind == "media" for media in part.result_parts or ())
+        if self.summaries.resent(message):
+            return  # a compaction's summary sent again in place of what it summarized: that call's answer, no step
         if role == "assistant":
             if self._completes_answer(message):
                 return

@@ -104,6 +104,16 @@ class ErrorInfo:
 
 
 @dataclass(slots=True)
+class ContextCompaction:
+    """What the emitter records of an LLM call that compacted its agent's context (`LlmCall.compaction`): its answer is
+    the summary."""
+
+    by: str | None = None  # what compacted it, as the framework names it (LangChain's `SummarizationMiddleware`)
+    summarized_messages: int | None = None  # how many messages the summary replaced, where the emitter records it
+    kept_messages: int | None = None  # how many of the latest messages were kept after it, where recorded
+
+
+@dataclass(slots=True)
 class LlmCall:
     span: Span
     emitter: str
@@ -140,6 +150,10 @@ class LlmCall:
     # True: a failed attempt at a request that a later call answered (a LiteLLM Router falling back to another model),
     # listed on that call's step (`extra.failed_attempts`), no step of its own (set by an emitter's `complete_calls`).
     failed_attempt: bool = False
+    # The call compacted its agent's context: the framework had the model summarize the conversation so far, and sends
+    # its later calls that summary in place of the messages summarized (trajectory/context_compaction.py). Set by the
+    # emitter's mapper (LangChain's `SummarizationMiddleware`: `langchain_summarization.py`).
+    compaction: ContextCompaction | None = None
 
 
 @dataclass(slots=True)

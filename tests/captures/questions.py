@@ -23,6 +23,11 @@ Text-format agents restate their loop in user text, read so:
   the run's first call asked it (the trajectory emptied, as trajectory/mappers/dspy.py reads it) followed by an
   answer and a result for each step re-rendered.
 
+LangChain's `SummarizationMiddleware` asks its model for a summary of the older messages in one user message, its
+summary prompt around them (`DEFAULT_SUMMARY_PROMPT`, ending `<messages>\nMessages to summarize:\n…</messages>`): a
+compaction of the agent's context (trajectory/context_compaction.py, its step marked), no one's question; so is the
+summary it sends the agent's later calls in place of what it summarized, which comes before their history's answers.
+
 smolagents' planning calls (sent its stop sequence `<end_plan>`) are asked in templates of its own (the defaults of
 its prompts/*.yaml), which are no question: an initial plan's wraps the run's task, which is what it was asked (as the
 memory states it to every later call, `New task:\n…`); an update's closing template asks nothing.
@@ -67,6 +72,8 @@ _SMOLAGENTS_STEP = re.compile(r"^(?=New task:\n|Observation:|Error:\n)", re.MULT
 _SMOLAGENTS_PLAN_END = "<end_plan>"
 _SMOLAGENTS_PLAN_TASK = re.compile(r"Here is your task:\n```\n(.*?)\n```\n", re.DOTALL)
 _SMOLAGENTS_PLAN_UPDATE = "Now write your updated facts below"
+# LangChain's `SummarizationMiddleware` summary prompt, where the messages it summarizes start (DEFAULT_SUMMARY_PROMPT).
+_LANGCHAIN_SUMMARY_PROMPT = "<messages>\nMessages to summarize:\n"
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,8 @@ def _shows(message: Any, asked: str) -> bool:
 
 
 def _user_text(text: str) -> list[Item]:
+    if _LANGCHAIN_SUMMARY_PROMPT in text:
+        return []  # a request to compact the context: no question of the person's
     if text.startswith(_OTHER_AGENT):
         return [(ANSWER, "")]
     if text.startswith(_TOOL_FILES) or text == _AGNO_TOOL_MEDIA:

@@ -16,6 +16,7 @@ from evalkit.trajectory.mappers import (
     haystack,
     langchain_failed_attempts,
     langchain_structured_output,
+    langchain_summarization,
     langfuse,
     langsmith,
     litellm,
@@ -134,6 +135,8 @@ def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall
     langchain_failed_attempts.complete_calls(spans, calls)
     # LangChain's structured output: its output tool's calls and the object parsed, read from the agent's model node.
     langchain_structured_output.complete_calls(spans, calls)
+    # LangChain's `SummarizationMiddleware`: its summary calls compactions of the agent's context.
+    langchain_summarization.complete_calls(spans, calls)
     openai_agents_model_retries.complete_calls(spans, calls)
     # OpenAI's spoken answers re-sent by their audio's id alone: the transcript of the answer each names.
     openai_chat_audio.complete_calls(spans, calls)
