@@ -765,6 +765,24 @@ class _Context:
             result["content"] = render(output.value)
         return True
 
+    def retrieved_by(self, outer: SpanKey, key: SpanKey, execution: ToolExecution) -> bool:
+        """Whether a retrieval (`ToolExecution.retrieval`, span `key`) inside the span that answered a call is that
+        call's own work (a LangChain retriever tool running its retriever): then it adds no step, and is listed on the
+        call's result (`extra.retrievals`: the retriever, the query, the documents found, its span), where the model
+        was shown their text; a retrieval inside it (a retriever combining others) is listed there too."""
+        result = self.result_of_tool_span.get(outer)
+        if result is None:
+            return False
+        arguments = execution.arguments
+        retrieval: Json = {"retriever": execution.name,
+                           "query": arguments.get("query") if isinstance(arguments, dict) else arguments,
+                           "documents": execution.result, "span_id": key[1]}
+        if execution.error is not None:
+            retrieval["error"] = json_safe(execution.error.as_extra())
+        result.setdefault("extra", {}).setdefault("retrievals", []).append(retrieval)
+        self.result_of_tool_span[key] = result
+        return True
+
     def _find_handoff_call(self, target: str, time_ns: int, tool: str | None = None) -> tuple[_Draft, Json] | None:
         """The model's call a handoff span carries out: the latest unanswered call before it named
         for the receiving agent (openai-agents' `transfer_to_<agent>`), else any `transfer_to_…` or
@@ -1635,6 +1653,13 @@ def build_trajectory(
             outer = None
             if item.operation.call_id is None:
                 outer = tree.nearest(key, ToolExecution, stop=(LlmCall, AgentRun))
+            if outer is not None and item.operation.retrieval:
+                holder = tree.by_key[outer].operation
+                # A retrieval inside a tool the model called is that call's own work (a LangChain retriever tool);
+                # inside a tool running an agent (a LlamaIndex query engine), a step of that agent's run.
+                if (isinstance(holder, ToolExecution) and holder.runs_agent is None
+                        and context_of(outer).retrieved_by(outer, key, item.operation)):
+                    continue
             if outer is not None and context_of(outer).same_execution(outer, item.operation):
                 continue
             context_of(key).tool_execution(item.operation, item.overrides)

@@ -191,6 +191,10 @@ class ToolExecution:
     # result is then ATIF content parts, the media referenced (trajectory/media.py), never their base64 as text.
     # None: the result is `result`, shown as text.
     result_parts: list[Part] | None = None
+    # A retriever's execution (OpenInference's RETRIEVER span), its arguments the query, its result the documents found:
+    # inside a tool the model called that runs no agent of its own (a LangChain retriever tool), that call's own work,
+    # no step: its documents are listed on the call's result (`extra.retrievals`, build.py).
+    retrieval: bool = False
 
 
 @dataclass(slots=True)

@@ -12,9 +12,10 @@ call started, its result the answer the agent was shown, its tokens counted with
 
 The retrieval is that run's first step: the instrumentation writes the documents a retriever returned on its public
 method's span (`VectorIndexRetriever.aretrieve`: `retrieval.documents.<i>.document.{id,content,score,metadata}`, the
-query as `input.value`), which is read as an execution of the retriever (named for its class) with the query as its
-argument and the documents, in their order, as its result: a step of no LLM call, so that what was retrieved, from
-where and how near, is shown where the synthesis that used it is. The span of the retriever's private method under it
+query as `input.value`), which is read as OpenInference's retrievers are (`openinference_retrievers`: an execution of
+the retriever, named for its class, with the query as its argument and the documents, in their order, as its result):
+inside the query engine's run, a step of no LLM call, so that what was retrieved, from where and how near, is shown
+where the synthesis that used it is. The span of the retriever's private method under it
 (`VectorIndexRetriever._aretrieve`) is the same retrieval again (the documents only as `NodeWithScore` reprs): no
 step. An EMBEDDING span records the texts embedded and their vectors, with no usage: it is read, no step (the
 embeddings' tokens are in no span).
@@ -25,14 +26,11 @@ Seen in a real capture: tests/captures/llamaindex_openinference_rag (a VectorSto
 
 from __future__ import annotations
 
-from typing import Any
-
-from evalkit.trajectory.mappers.errors import span_error
-from evalkit.trajectory.mappers.reader import SpanReader, dig, indexed, parse_json, unflatten
+from evalkit.trajectory.mappers import openinference_retrievers
+from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import ToolExecution
 
 QUERY_ENGINE_TOOL = "QueryEngineTool."  # its span's name, `{class}.{method}` (`acall`, `call`)
-_DOCUMENTS = "retrieval.documents."
 
 
 def tool(execution: ToolExecution) -> ToolExecution:
@@ -51,23 +49,7 @@ def retrieval(reader: SpanReader, emitter: str) -> ToolExecution | None:
     if method.startswith("_"):
         reader.consume("input.value")
         return None
-    documents = [_document(node) for node in indexed(unflatten(reader.prefixed(_DOCUMENTS)))]
-    return ToolExecution(
-        span=reader.span,
-        emitter=emitter,
-        name=retriever or reader.span.name,
-        arguments={"query": reader.get("input.value")},
-        result=documents,
-        error=span_error(reader),
-    )
-
-
-def _document(node: Any) -> dict[str, Any]:
-    """A retrieved document as the instrumentation wrote it: its id, score, text and metadata, the ones it has."""
-    document = dig(node, "document")
-    found = {"id": dig(document, "id"), "score": dig(document, "score"), "content": dig(document, "content"),
-             "metadata": parse_json(dig(document, "metadata"))}
-    return {key: value for key, value in found.items() if value is not None}
+    return openinference_retrievers.retrieval(reader, emitter, retriever or reader.span.name)
 
 
 def read_embedding(reader: SpanReader) -> None:

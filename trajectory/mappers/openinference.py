@@ -26,6 +26,7 @@ from evalkit.trajectory.mappers import (
     langchain,
     langchain_failed_attempts,
     langchain_openinference,
+    langchain_retrievers,
     langgraph_interrupts,
     langgraph_openinference,
     llamaindex,
@@ -119,6 +120,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return tool_execution(reader)
     if kind == "RETRIEVER" and reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
         return llamaindex_query_engines.retrieval(reader, NAME)  # a step of the documents found
+    if kind == "RETRIEVER" and reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
+        # The documents found (their ids from the run's output): a retriever tool's own work, on its call's result.
+        return langchain_retrievers.retrieval(reader, NAME)
     if kind == "EMBEDDING" and reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
         llamaindex_query_engines.read_embedding(reader)
         return None
