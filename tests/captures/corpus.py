@@ -205,11 +205,16 @@ def _hosted_tool_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
     their action (`{"type": "search", "query": …}`) their arguments, by their item's id, before the answer's function
     calls as its items come. The model is sent no result of them, so none is expected. Anthropic's server tools (the
     log's `server_tool_uses`) alike: named as the block names them, its input the arguments, by the block's id; what
-    they found is in the same answer, no tool result the model was sent later (tests/trajectory checks it)."""
+    they found is in the same answer, no tool result the model was sent later (tests/trajectory checks it). Gemini's
+    Google Search grounding (the log's `grounding_metadata`): one `google_search` call of the answer, its
+    `webSearchQueries` the arguments' `queries`; the API gives it no id (the log's is the response's)."""
+    grounded = (response.get("grounding_metadata") or {}).get("webSearchQueries")
     return [*({"id": search["id"], "name": "web_search", "arguments": search["action"]}
               for search in response.get("web_search_calls") or ()),
             *({"id": use["id"], "name": use["name"], "arguments": use["input"]}
-              for use in response.get("server_tool_uses") or ())]
+              for use in response.get("server_tool_uses") or ()),
+            *([{"id": f"{response['id']}-google_search", "name": "google_search", "arguments": {"queries": grounded}}]
+              if grounded else [])]
 
 
 @dataclass

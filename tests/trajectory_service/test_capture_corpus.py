@@ -273,6 +273,7 @@ CALL_IDS_NOT_RECORDED: dict[str, str] = {
     "google-adk_openinference": _GEMINI_IDS,
     "google-adk_openlit": _GEMINI_IDS,
     "google-genai_openinference": _GEMINI_IDS,
+    "google-genai_openinference_google-search": _GEMINI_IDS,
     "google-genai_otel-genai": _GEMINI_IDS,
     "google-genai_otel-genai_chat-afc": _GEMINI_IDS,
     "google-genai_otel-genai_image": _GEMINI_IDS,

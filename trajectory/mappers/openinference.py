@@ -20,6 +20,7 @@ from evalkit.trajectory.mappers import (
     beeai,
     crewai,
     dspy,
+    gemini_grounding,
     google_adk,
     google_genai,
     haystack,
@@ -357,6 +358,11 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         attributes = reader.span.attributes
         anthropic_server_tools.read_call(call, attributes.get("input.value"), attributes.get("output.value"),
                                          attributes.get("metadata"))
+    elif reader.span.scope_name == google_genai.OPENINFERENCE_SCOPE:
+        # Gemini's Google Search grounding, in the response's dump alone: a call the provider ran with the pages it
+        # found, the answer's supported passages as citations; the search tool the request offered listed.
+        gemini_grounding.read_call(call, reader.span.attributes.get("input.value"),
+                                   reader.span.attributes.get("output.value"))
     elif reader.span.scope_name == agno.SCOPE:
         agno.read_request(call)  # its model's request as its provider's API takes it: a Claude's or Responses' effort
         # The images Agno sent, which its attributes drop (its messages' text alone): `input.value`'s Agno messages.

@@ -27,6 +27,7 @@ import json
 import math
 import struct
 import threading
+import urllib.parse
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -79,7 +80,12 @@ class Reply:
     # its `web_search_tool_result` block, before the answer's text, and each citation `{"url", "title", "cited",
     # "cited_text"}` (`cited_text`: the source's passage) a `web_search_result_location` on the text block of the cited
     # passage (the text split around it, as the API splits it); `usage.server_tool_use.web_search_requests` counts the
-    # searches. Only when scripted, so that captures recorded before re-record the same.
+    # searches. The Gemini API's Google Search grounding (`tools=[{"googleSearch": {}}]`) alike: the searches' queries
+    # the candidate's `groundingMetadata.webSearchQueries`, each result `{"url", "title"}` (the API's: a grounding
+    # redirect and the page's domain) a `groundingChunks` item, each citation `{"cited", "url"}` (or `urls`) a
+    # `groundingSupports` item (`segment`: the cited text's UTF-8 byte offsets in the answer's text, and the text;
+    # `groundingChunkIndices`), with a `searchEntryPoint` of the queries (`_gemini_grounding`); streamed, in the last
+    # chunk. Only when scripted, so that captures recorded before re-record the same.
     web_searches: list[dict[str, Any]] = field(default_factory=list)
     citations: list[dict[str, Any]] = field(default_factory=list)
     # Of `input_tokens`, how many the prompt's images took: Gemini breaks the prompt's count down by modality
@@ -290,6 +296,8 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
         return {}
     if api == "anthropic.messages":
         return _anthropic_server_tools(seq, reply)
+    if api == "gemini.generate_content":
+        return _gemini_grounding(reply)
     if api != "openai.responses":
         raise ValueError(f"{api} runs no hosted tool: script web_search and citations for the Responses API only")
     hosted: dict[str, Any] = {}
@@ -309,6 +317,36 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
                                 "title": citation["title"]})
         hosted["annotations"] = annotations
     return hosted
+
+
+def _gemini_grounding(reply: Reply) -> dict[str, Any]:
+    """Gemini's Google Search grounding as the log keeps it: `grounding_metadata`, the candidate's `groundingMetadata`
+    as the API answers it (`Reply.web_searches`, `Reply.citations`): a segment's zero offsets left out, as proto3
+    JSON leaves out a default."""
+    chunks: list[dict[str, Any]] = []
+    for search in reply.web_searches:
+        for result in search.get("results", ()):
+            if all(chunk["web"]["uri"] != result["url"] for chunk in chunks):
+                chunks.append({"web": {"uri": result["url"], "title": result["title"]}})
+    uris = [chunk["web"]["uri"] for chunk in chunks]
+    supports = []
+    for citation in reply.citations:
+        cited = citation["cited"]
+        start = reply.text.find(cited)
+        if start < 0:
+            raise ValueError(f"a citation cites {cited!r}, which the answer's text does not hold")
+        first = len(reply.text[:start].encode())
+        segment = {**({"startIndex": first} if first else {}), "endIndex": first + len(cited.encode()), "text": cited}
+        cites = citation.get("urls") or [citation["url"]]
+        supports.append({"segment": segment, "groundingChunkIndices": [uris.index(url) for url in cites]})
+    queries = [search["query"] for search in reply.web_searches]
+    chips = "".join(f'<a class="chip" href="https://www.google.com/search?q={urllib.parse.quote_plus(query)}'
+                    f'&client=app-vertex-grounding&safesearch=active">{query}</a>' for query in queries)
+    entry = ('<style>.container { display: flex; } .chip { border-radius: 16px; }</style>'
+             f'<div class="container"><div class="headline">Google Search Suggestions</div>'
+             f'<div class="carousel">{chips}</div></div>')
+    return {"grounding_metadata": {"webSearchQueries": queries, "searchEntryPoint": {"renderedContent": entry},
+                                   "groundingChunks": chunks, "groundingSupports": supports}}
 
 
 def _anthropic_server_tools(seq: int, reply: Reply) -> dict[str, Any]:
@@ -606,9 +644,14 @@ def _gemini_usage(r: dict[str, Any], final: bool = True) -> dict[str, Any]:
             "totalTokenCount": usage["input_tokens"] + usage["output_tokens"], **cached, **modalities}
 
 
+def _gemini_grounded(r: dict[str, Any]) -> dict[str, Any]:
+    """A grounded answer's candidate's `groundingMetadata` (`_gemini_grounding`); nothing for another answer."""
+    return {"groundingMetadata": r["grounding_metadata"]} if r.get("grounding_metadata") else {}
+
+
 def _gemini_body(model: str, r: dict[str, Any], calls_with_ids: set[str]) -> dict[str, Any]:
     return {"candidates": [{"content": {"role": "model", "parts": _gemini_parts(r, calls_with_ids)},
-                            "finishReason": "STOP", "index": 0}],
+                            "finishReason": "STOP", "index": 0, **_gemini_grounded(r)}],
             "usageMetadata": _gemini_usage(r), "modelVersion": model, "responseId": r["id"]}
 
 
@@ -627,8 +670,8 @@ def _gemini_stream(model: str, r: dict[str, Any], calls_with_ids: set[str]) -> I
     for index, chunk_parts in enumerate(chunks):
         last = index == len(chunks) - 1
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": chunk_parts}, "index": 0}
-        if last:
-            candidate["finishReason"] = "STOP"
+        if last:  # the finish reason, and a grounded answer's sources, with the last chunk (as the API streams them)
+            candidate.update({"finishReason": "STOP", **_gemini_grounded(r)})
         yield {"candidates": [candidate], "usageMetadata": _gemini_usage(r, last), "modelVersion": model,
                "responseId": r["id"]}
 
