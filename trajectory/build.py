@@ -534,7 +534,9 @@ class _Context:
                         continue
                     known[fingerprint] = max(count, before)
                     new.append(index)
-        if system:
+        # A compaction call's instructions are its summary prompt's (a Strands summarization agent's system prompt), not
+        # the agent's: no system step.
+        if system and call.compaction is None:
             self.system(system, start)
         # A new user message before an answer or result the call re-sends is history, not asked by this call: an
         # earlier run's (the same agent run again in a later turn) or another agent's, copied context as the answers.
@@ -584,7 +586,8 @@ class _Context:
             draft.extra["error"] = json_safe(call.error.as_extra())
         if call.compaction is not None:
             draft.extra["context_compaction"] = step_extra(call.compaction)
-            self.summaries.add(output.text)
+            # What later calls are sent of it: the answer, or the part of it the framework re-sends.
+            self.summaries.add(call.compaction.resent_summary or output.text)
         _apply_step_overrides(draft, overrides)
         for _index, key in asked:
             self.asked_last[key] = messages

@@ -13,8 +13,10 @@ The rule every emitter's compaction shares, given the call its mapper marks (`Ll
 - the call's step is an agent step of its LLM call (priced as any), its message the summary the model wrote, marked
   `extra.context_compaction` (what compacted the context, how many messages it summarized and kept where recorded);
 - what the call was asked last (the framework's summary prompt, the conversation in it) is no question: no user step;
-- a later call's input message holding that summary (however the framework wraps it) is the compaction's answer sent
-  again: no user step, no copied one;
+  its instructions (a summarization agent's system prompt) are that prompt's, not the agent's: no system step;
+- a later call's input message holding that summary (however the framework wraps it; where the framework re-sends only
+  part of the answer, that part, `ContextCompaction.resent_summary`: Claude Code's `<summary>` block without the
+  `<analysis>` before it) is the compaction's answer sent again: no user step, no copied one;
 - the kept messages were seen before, and are not new (the builder's usual rule).
 """
 
@@ -31,6 +33,8 @@ def step_extra(compaction: ContextCompaction) -> dict[str, Any]:
     extra: dict[str, Any] = {"kind": "summary"}
     if compaction.by:
         extra["by"] = compaction.by
+    if compaction.agent:
+        extra["agent"] = compaction.agent
     if compaction.summarized_messages is not None:
         extra["summarized_messages"] = compaction.summarized_messages
     if compaction.kept_messages is not None:

@@ -111,6 +111,12 @@ class ContextCompaction:
     by: str | None = None  # what compacted it, as the framework names it (LangChain's `SummarizationMiddleware`)
     summarized_messages: int | None = None  # how many messages the summary replaced, where the emitter records it
     kept_messages: int | None = None  # how many of the latest messages were kept after it, where recorded
+    # The summary as the framework sends it to later calls where that is not the answer as written: the part of the
+    # answer it keeps (Claude Code re-sends its `<summary>` block's content, not its `<analysis>`). None: the answer.
+    resent_summary: str | None = None
+    # The agent the framework had write the summary, where it has one of its own do it (a Strands
+    # `SummarizingConversationManager`'s `summarization_agent`): no subagent, named on the compaction's step.
+    agent: str | None = None
 
 
 @dataclass(slots=True)

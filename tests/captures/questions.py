@@ -27,6 +27,8 @@ LangChain's `SummarizationMiddleware` asks its model for a summary of the older 
 summary prompt around them (`DEFAULT_SUMMARY_PROMPT`, ending `<messages>\nMessages to summarize:\n…</messages>`): a
 compaction of the agent's context (trajectory/context_compaction.py, its step marked), no one's question; so is the
 summary it sends the agent's later calls in place of what it summarized, which comes before their history's answers.
+Strands' `SummarizingConversationManager` asks alike: the messages it summarizes, then one user message, "Please
+summarize this conversation." (to its summarization agent, or to the model itself): no one's question either.
 
 smolagents' planning calls (sent its stop sequence `<end_plan>`) are asked in templates of its own (the defaults of
 its prompts/*.yaml), which are no question: an initial plan's wraps the run's task, which is what it was asked (as the
@@ -74,6 +76,9 @@ _SMOLAGENTS_PLAN_TASK = re.compile(r"Here is your task:\n```\n(.*?)\n```\n", re.
 _SMOLAGENTS_PLAN_UPDATE = "Now write your updated facts below"
 # LangChain's `SummarizationMiddleware` summary prompt, where the messages it summarizes start (DEFAULT_SUMMARY_PROMPT).
 _LANGCHAIN_SUMMARY_PROMPT = "<messages>\nMessages to summarize:\n"
+# What Strands' `SummarizingConversationManager` asks after the messages it summarizes (`_generate_summary_with_agent`,
+# `generate_summary`).
+_STRANDS_SUMMARY_REQUEST = "Please summarize this conversation."
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,7 @@ def _shows(message: Any, asked: str) -> bool:
 
 
 def _user_text(text: str) -> list[Item]:
-    if _LANGCHAIN_SUMMARY_PROMPT in text:
+    if _LANGCHAIN_SUMMARY_PROMPT in text or text == _STRANDS_SUMMARY_REQUEST:
         return []  # a request to compact the context: no question of the person's
     if text.startswith(_OTHER_AGENT):
         return [(ANSWER, "")]

@@ -28,6 +28,9 @@ as JSON, linked by `request_body_id`), `assistant_response` (the answer's text, 
 `error` with OTEL_LOG_TOOL_DETAILS). `relink_logs` gives each call and tool span the events that are its own;
 what a subagent emitted about its run as a whole stays on its execution span: `subagent_completed` (`agent_type`,
 `agent_id`) when it finished, an `api_error` with its `agent_id` when a request of its failed.
+
+A compaction of the session's context (`/compact`, auto-compact) is a request of query source `compact` and a
+`compaction` event after it (its trigger), which `relink_logs` gives that request: `claude_code_compaction.py`.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai
+from evalkit.trajectory.mappers import claude_code_compaction, otel_genai
 from evalkit.trajectory.mappers.messages import (
     instruction_texts,
     openai_tool_definition,
@@ -117,6 +120,7 @@ def relink_logs(spans: Sequence[Span], logs: Sequence[LogRecord]) -> list[LogRec
             owner[id(log)] = span.span_id
     request_of: dict[str, str] = {}  # request_body_id -> span id
     latest: dict[tuple[str, str], str] = {}  # (trace, linked span) -> the span of its last api_request
+    summarizing: dict[tuple[str, str], str] = {}  # (trace, linked span) -> its last api_request's, a summary request
     for log in ours:
         linked = (log.trace_id, log.span_id)
         if log.event_name == "api_request":
@@ -124,6 +128,12 @@ def relink_logs(spans: Sequence[Span], logs: Sequence[LogRecord]) -> list[LogRec
                 latest[linked] = owner[id(log)]
             else:
                 latest.pop(linked, None)
+            if id(log) in owner and claude_code_compaction.is_summary_request(log.attributes):
+                summarizing[linked] = owner[id(log)]
+            else:
+                summarizing.pop(linked, None)
+        elif log.event_name == claude_code_compaction.COMPACTION_EVENT and linked in summarizing:
+            owner[id(log)] = summarizing[linked]  # the compaction its summary request made (its trigger)
         elif (log.event_name in ("assistant_response", "api_response_body") and linked in latest
               and "tool_use_id" not in log.attributes):  # not a message the model sent through a tool
             owner[id(log)] = latest[linked]
@@ -202,6 +212,14 @@ def _llm_call(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
         text = as_text(events["assistant_response"].attributes.get("response"))
         if text and text != _REDACTED:
             call.output_messages = parse_messages([{"role": "assistant", "content": text}], "assistant")
+    asked = events.get("api_request_body") or events.get("api_request")
+    if claude_code_compaction.is_summary_request(reader.span.attributes) or (
+            asked is not None and claude_code_compaction.is_summary_request(asked.attributes)):
+        # Claude Code's summary of the conversation so far (/compact, auto-compact): its prompt what it was asked.
+        call.input_messages = claude_code_compaction.asked_apart(call.input_messages)
+        answer = "\n".join(message.text for message in call.output_messages)
+        call.compaction = claude_code_compaction.compaction(
+            call.input_messages, answer, events.get(claude_code_compaction.COMPACTION_EVENT))
     return call
 
 

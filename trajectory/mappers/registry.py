@@ -50,6 +50,7 @@ from evalkit.trajectory.mappers import (
     smolagents_planning,
     strands,
     strands_interrupts,
+    strands_summarizing,
     vercel_ai,
     vercel_ai_otel_genai,
 )
@@ -82,8 +83,9 @@ class Emitter:
     # (trace id, span id), and what it answered. Asked only for a nested run whose steps give no answer.
     run_answers: Callable[[Sequence[Span]], dict[tuple[str, str], str]] | None = None
     # For an emitter whose orchestrator runs an agent of its own to decide who acts next (an Agent Framework group
-    # chat's manager): each such agent span, by (trace id, span id). Its run is no subagent: its calls are the steps of
-    # the run holding it (`build._map_session`).
+    # chat's manager), or whose agent has an agent of its own summarize its context (a Strands conversation manager's
+    # summarization agent): each such agent span, by (trace id, span id). Its run is no subagent: its calls are the
+    # steps of the run holding it (`build._map_session`).
     orchestrator_runs: Callable[[Sequence[Span]], set[tuple[str, str]]] | None = None
     # For an emitter that records part of a call on another span than the call's (LiteLLM's `raw_gen_ai_request`
     # child: the provider's raw request and response, the only record of a reasoning model's thinking and effort):
@@ -191,9 +193,11 @@ EMITTERS: tuple[Emitter, ...] = (
     # Its tool confirmation: a run ending to ask a person to confirm calls, the run carrying on with their answers.
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME}),
             complete_runs=google_adk_confirmation.complete_runs),
-    # Its interrupts: a run stopping to ask a person, the run carrying it on with what they decided.
+    # Its interrupts: a run stopping to ask a person, the run carrying it on with what they decided. Its
+    # SummarizingConversationManager's summarization agent: no subagent, its summary call a compaction of the context.
     Emitter(strands.NAME, strands.detect, strands.map_span, frozenset({otel_genai.NAME}),
-            complete_runs=strands_interrupts.complete_runs),
+            complete_calls=strands_summarizing.complete_calls, complete_runs=strands_interrupts.complete_runs,
+            orchestrator_runs=strands_summarizing.summarizer_runs),
     Emitter(autogen.NAME, autogen.detect, autogen.map_span, frozenset({otel_genai.NAME})),
     # AG2 1.x's TelemetryMiddleware (`ag2`, not AutoGen's autogen-core).
     Emitter(ag2.NAME, ag2.detect, ag2.map_span, frozenset({otel_genai.NAME})),
