@@ -27,6 +27,7 @@ from evalkit.trajectory.mappers import (
     logfire_openai_agents,
     mastra,
     mastra_model_outputs,
+    mastra_working_memory,
     mcp_semconv,
     mlflow,
     openai_agents_guardrails,
@@ -154,6 +155,14 @@ def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]
     langchain_structured_output.complete_runs(spans, runs)
 
 
+def _complete_mastra_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
+    """Mastra's calls given what their tools' `toModelOutput` sent the model, then the working memory's note a turn's
+    first call was sent where it changed."""
+    calls = list(calls)
+    mastra_model_outputs.complete_calls(spans, calls)
+    mastra_working_memory.complete_calls(spans, calls)
+
+
 EMITTERS: tuple[Emitter, ...] = (
     # Before pydantic-ai, which claims every logfire scope: this one is logfire's openai-agents bridge.
     Emitter(logfire_openai_agents.NAME, logfire_openai_agents.detect, logfire_openai_agents.map_span,
@@ -204,9 +213,10 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(semantic_kernel.NAME, semantic_kernel.detect, semantic_kernel.map_span, frozenset({otel_genai.NAME})),
     Emitter(agent_framework.NAME, agent_framework.detect, agent_framework.map_span, frozenset({otel_genai.NAME}),
             orchestrator_runs=agent_framework.orchestrator_runs),
-    # What its tools' `toModelOutput` sent the model (an MCP tool's text beside its structured result).
+    # What its tools' `toModelOutput` sent the model (an MCP tool's text beside its structured result); its working
+    # memory's system message, one system step, a later turn's note on that turn's first step.
     Emitter(mastra.NAME, mastra.detect, mastra.map_span, frozenset({otel_genai.NAME}),
-            complete_calls=mastra_model_outputs.complete_calls),
+            complete_calls=_complete_mastra_calls, complete_runs=mastra_working_memory.complete_runs),
     # The LangSmith SDK's OTel export: GenAI keys whose `gen_ai.prompt` / `gen_ai.completion` are LangChain runs.
     Emitter(langsmith.NAME, langsmith.detect, langsmith.map_span, frozenset({otel_genai.NAME})),
     # OpenLIT's instrumentations: the GenAI conventions plus its own (a cost of 0 is no price).
