@@ -20,9 +20,10 @@ from evalkit.api import ApiError, Caller, caller_of, dumps_json, error_response
 from evalkit.store import StoreUnavailable
 from evalkit.ui.login_sessions import CSRF_COOKIE, SESSION_COOKIE, LoginSession, LoginSessions
 
-# No inline script or style anywhere; nothing from another origin; no framing; forms post here only.
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+# No inline script or style anywhere; nothing from another origin (images and audio from this site or data: URLs);
+# no framing; forms post here only.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data:; "
+       "connect-src 'self'; font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",

@@ -18,7 +18,7 @@ from jinja2 import Environment, FileSystemLoader, Undefined, select_autoescape
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from evalkit.ui.images import images, without_images
+from evalkit.ui.images import audio, images, without_images
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -122,6 +122,17 @@ def seconds(value: Any) -> str:
     return f"{value / 60:.1f} min"
 
 
+def clip_seconds(value: Any) -> str:
+    """How long a clip plays, as a person says it: "0.5 s", "12 s", "2 min 5 s"."""
+    if _missing(value):
+        return "–"
+    value = max(0.0, float(value))
+    if value < 60:
+        return f"{value:.2f}".rstrip("0").rstrip(".") + " s"
+    minutes, rest = divmod(round(value), 60)
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
 def percent(value: Any) -> str:
     return "–" if _missing(value) else f"{float(value) * 100:.1f}%"
 
@@ -169,6 +180,6 @@ def environment() -> Environment:
     env.filters.update(markdown=markdown, pretty_json=pretty_json, money=money, priced_share=priced_share,
                        number=number, seconds=seconds, percent=percent, score=score, score_delta=score_delta,
                        evaluator_version=evaluator_version, when=when, content_text=content_text,
-                       pathpart=path_part, images=images,
-                       without_images=without_images)
+                       pathpart=path_part, images=images, audio=audio,
+                       without_images=without_images, clip_seconds=clip_seconds)
     return env

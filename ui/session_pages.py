@@ -12,7 +12,9 @@ from urllib.parse import quote
 from aiohttp import web
 
 from evalkit.api import ApiError
+from evalkit.ui.images import without_images
 from evalkit.ui.page import Page, page, query_int, with_query
+from evalkit.ui.render import content_text
 from evalkit.ui.twin import call_route, parse_body, twin
 
 PAGE_SIZE = 50
@@ -96,12 +98,20 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
             result = results[i]
         if result is not None:
             used.add(id(result))
+        given = call.get("extra")
+        call_extra: dict[str, Any] = given if isinstance(given, dict) else {}
         paired.append({"call": call, "result": result,
                        "error": bool(result and (result.get("extra") or {}).get("is_error")),
                        # The model's answer given as a call of the output tool (a structured output), no tool it ran.
-                       "output_tool": bool((call.get("extra") or {}).get("output_tool"))})
+                       "output_tool": bool(call_extra.get("output_tool")),
+                       # A search the provider ran inside the answer (OpenAI's hosted tools, Anthropic's web search).
+                       "provider_run": call_extra.get("run_by") == "provider",
+                       # A result that is a list of documents (a retriever's) or of pages found (a web search's).
+                       "documents": documents(result.get("content")) if result else None})
     extra = step.get("extra") or {}
     metrics = step.get("metrics") or {}
+    given = metrics.get("extra")
+    usage: dict[str, Any] = given if isinstance(given, dict) else {}
     return {"step": step, "calls": paired, "orphans": [r for r in results if id(r) not in used],
             # A step handing work to a subagent (a workflow agent's, a swarm's, a handoff with no tool call):
             # its message says so ("Delegated to subagent research"), it is no system prompt to fold away.
@@ -124,8 +134,22 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
             "planning": extra.get("planning") if step.get("source") == "agent" else None,
             # The requests that failed before the one that answered (a fallback model's), each its model and error.
             "failed_attempts": [a for a in extra.get("failed_attempts") or () if isinstance(a, dict)],
-            # The sources the answer cites (the Responses API's `url_citation` annotations of a web search).
+            # The sources the answer cites (the Responses API's `url_citation` annotations of a web search, Anthropic's
+            # `web_search_result_location` ones with the passage cited).
             "citations": _citations(extra.get("annotations")),
+            # Of the prompt and completion tokens, those of another modality than text ("774 image", "25 audio").
+            "prompt_parts": _modalities(usage, "prompt_tokens_by_modality", "input_audio_tokens"),
+            "completion_parts": _modalities(usage, "completion_tokens_by_modality", "output_audio_tokens"),
+            # The web searches the provider ran within the call (Anthropic's `server_tool_use.web_search_requests`).
+            "web_searches": _count(usage.get("web_search_requests")),
+            # The model answered in speech (OpenAI's audio output): the clip as noted, the message its transcript.
+            "audio_answer": _audio_answer(extra.get("audio_answer")) if step.get("source") == "agent" else None,
+            # The framework summarizing the conversation to fit the context (LangChain's SummarizationMiddleware): the
+            # step's message is the summary later calls are sent instead, no answer to anyone.
+            "compaction": _compaction(extra.get("context_compaction")) if step.get("source") == "agent" else None,
+            # A step of no LLM call whose tool call found documents: a retriever's search (LlamaIndex's query engine).
+            "retrieval": step.get("source") == "agent" and step.get("llm_call_count") == 0
+            and any(p["documents"] and p["documents"]["kind"] == "documents" for p in paired),
             # The object the run answered (a structured output: LangChain's response format, pydantic-ai's output type).
             "structured_output": extra.get("structured_output") if step.get("source") == "agent" else None,
             # A request the model answered nothing to (an HTTP 500 the run raised on): the failure, no answer.
@@ -134,14 +158,108 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
                                    and not extra.get("interrupt"))}
 
 
-def _citations(annotations: Any) -> list[dict[str, str]]:
-    """The web pages an answer cites, each once, in the order cited: its URL (a web link only) and title."""
-    cited: dict[str, dict[str, str]] = {}
+_CITATIONS = ("url_citation", "web_search_result_location")  # OpenAI's Responses API's, Anthropic's web search's
+_WEB = ("http://", "https://")
+
+
+def _citations(annotations: Any) -> list[dict[str, Any]]:
+    """The web pages an answer cites, each once, in the order cited: its URL (a web link only), title and the passages
+    of it cited (Anthropic's `cited_text`), each once."""
+    cited: dict[str, dict[str, Any]] = {}
     for note in annotations if isinstance(annotations, list) else ():
-        url = note.get("url") if isinstance(note, dict) and note.get("type") == "url_citation" else None
-        if isinstance(url, str) and url.lower().startswith(("http://", "https://")) and url not in cited:
-            cited[url] = {"url": url, "title": str(note.get("title") or url)}
+        url = note.get("url") if isinstance(note, dict) and note.get("type") in _CITATIONS else None
+        if not isinstance(url, str) or not url.lower().startswith(_WEB):
+            continue
+        page = cited.setdefault(url, {"url": url, "title": str(note.get("title") or url), "quotes": []})
+        quote_ = note.get("cited_text")
+        if isinstance(quote_, str) and quote_.strip() and quote_ not in page["quotes"]:
+            page["quotes"].append(quote_)
     return list(cited.values())
+
+
+def _modalities(usage: dict[str, Any], by_modality: str, audio: str) -> list[str]:
+    """Of a call's prompt (or completion) tokens, those of each modality but text, as "774 image": from the counts by
+    modality (Gemini's), else the audio ones (OpenAI's audio tokens)."""
+    counts = usage.get(by_modality)
+    parts = {str(kind).lower(): _count(n) for kind, n in counts.items()} if isinstance(counts, dict) else {}
+    parts.setdefault("audio", _count(usage.get(audio)))
+    return [f"{n:,} {kind}" for kind, n in parts.items() if n and kind != "text"]
+
+
+def _audio_answer(answer: Any) -> dict[str, Any] | None:
+    """A spoken answer as the step notes it (`extra.audio_answer`: `{id, format, bytes, duration_sec, expires_at}`, or
+    `not_recorded` saying why its clip and transcript are not): its format, length in seconds and bytes, or why not."""
+    if not isinstance(answer, dict):
+        return None
+    seconds, size = answer.get("duration_sec"), answer.get("bytes")
+    return {"format": str(answer.get("format") or "").upper() or None,
+            "seconds": seconds if isinstance(seconds, int | float) and not isinstance(seconds, bool) else None,
+            "bytes": _count(size) or None,
+            "not_recorded": str(answer["not_recorded"]) if answer.get("not_recorded") else None}
+
+
+def _compaction(compaction: Any) -> dict[str, Any] | None:
+    """A context compaction as the step notes it (`extra.context_compaction`: `{kind, by, summarized_messages,
+    kept_messages}`)."""
+    if not isinstance(compaction, dict):
+        return None
+    summarized, kept = compaction.get("summarized_messages"), compaction.get("kept_messages")
+    return {"kind": str(compaction.get("kind") or "summary"), "by": str(compaction.get("by") or "") or None,
+            "summarized": summarized if isinstance(summarized, int) and not isinstance(summarized, bool) else None,
+            "kept": kept if isinstance(kept, int) and not isinstance(kept, bool) else None}
+
+
+_EXCERPT = 140  # characters of a document's text shown before it is opened
+
+
+def _excerpt(text: str, limit: int) -> str:
+    """`text` on one line, cut at a word before `limit` characters with "…" when longer."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+_DOCUMENTS_MAX_CHARS = 2_000_000  # a larger result is shown as its text, not parsed on every view
+_TEXT_KEYS = ("content", "text", "page_content", "snippet")
+
+
+def documents(content: Any) -> dict[str, Any] | None:
+    """A tool's result that is a list of documents, as a page lists them; None for any other result.
+
+    What makes it one is its shape, not a tool's name: a JSON list (or a list of content parts holding one text that
+    is one) of objects each of which has a text (`content`, `text`, `page_content` or `snippet`) with an `id` or a
+    number `score` (a retriever's documents: OpenInference's `retrieval.documents`), or a web `url` (the pages a web
+    search found). `kind` is "documents" when any has a text, else "pages"."""
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) \
+            and content[0].get("type") == "text":
+        content = content[0].get("text")
+    if not isinstance(content, str) or not content.lstrip().startswith("[") or len(content) > _DOCUMENTS_MAX_CHARS:
+        return None
+    try:
+        found = json.loads(content)
+    except ValueError:
+        return None
+    if not isinstance(found, list) or not found or not all(isinstance(d, dict) for d in found):
+        return None
+    listed = []
+    for d in found:
+        text = next((d[k] for k in _TEXT_KEYS if isinstance(d.get(k), str)), None)
+        score = d.get("score")
+        score = score if isinstance(score, int | float) and not isinstance(score, bool) else None
+        url = d.get("url") if isinstance(d.get("url"), str) and d["url"].lower().startswith(_WEB) else None
+        ident = d.get("id") if isinstance(d.get("id"), str | int) and not isinstance(d.get("id"), bool) else None
+        if not ((text is not None and (ident is not None or score is not None)) or url):
+            return None
+        metadata = d.get("metadata")
+        listed.append({"id": None if ident is None else str(ident), "score": score, "text": text, "url": url,
+                       "excerpt": _excerpt(text, _EXCERPT) if text is not None else None,
+                       "title": str(d["title"]) if d.get("title") else None,
+                       "age": str(d["page_age"]) if d.get("page_age") else None,
+                       "metadata": [(str(k), v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+                                    for k, v in metadata.items()] if isinstance(metadata, dict) else []})
+    return {"kind": "documents" if any(d["text"] is not None for d in listed) else "pages", "items": listed}
 
 
 def _requests(interrupt: Any) -> list[dict[str, Any]]:
@@ -322,8 +440,45 @@ TEMPLATE_GLOBALS = {"sub_view": step_view, "errors_of": errors_of}
 
 def subagents_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Embedded subagent trajectories by trajectory id, so a reference can open one in place: at any depth (a
-    workflow agent's subagents are embedded in its own trajectory, not in the session's)."""
-    return {str(t.get("trajectory_id")): t for t in _subagents_within(document)}
+    workflow agent's subagents are embedded in its own trajectory, not in the session's). A subagent whose name
+    another one shares (a map-reduce's parallel branches, one query engine called twice) carries `ui_branch`: what
+    tells it apart, from its first user message (`branch_labels`)."""
+    found = {str(t.get("trajectory_id")): t for t in _subagents_within(document)}
+    labels = branch_labels(list(found.values()))
+    return {key: {**t, "ui_branch": labels[id(t)]} if id(t) in labels else t for key, t in found.items()}
+
+
+_BRANCH = 90  # characters of a branch's label
+
+
+def branch_labels(subagents: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
+    """For each subagent (by `id()`) that shares its name with another, the line of its first user message that tells
+    it apart: the first line no other subagent of that name has in its own first user message ("Subtopic: weather"
+    beside "Subtopic: food"; a query engine's "Query: …"), else its first line; `label` cut to a line, `text` whole."""
+    named: dict[str, list[tuple[dict[str, Any], str]]] = {}
+    for sub in subagents:
+        given = sub.get("agent")
+        agent: dict[str, Any] = given if isinstance(given, dict) else {}
+        first = next((s for s in sub.get("steps") or () if isinstance(s, dict) and s.get("source") == "user"
+                      and not s.get("is_copied_context")), None)
+        text = content_text(without_images(first.get("message"))).strip() if first else ""
+        named.setdefault(str(agent.get("name") or ""), []).append((sub, text))
+    labels: dict[int, dict[str, str]] = {}
+    for group in named.values():
+        if len(group) < 2:
+            continue
+        holders: dict[str, int] = {}  # a line: how many of the group's first messages hold it
+        lines_of = []
+        for _, text in group:
+            lines = list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+            lines_of.append(lines)
+            for line in lines:
+                holders[line] = holders.get(line, 0) + 1
+        for (sub, text), lines in zip(group, lines_of, strict=True):
+            if lines:
+                line = next((line for line in lines if holders[line] == 1), lines[0])
+                labels[id(sub)] = {"label": _excerpt(line, _BRANCH), "text": text}
+    return labels
 
 
 def _subagents_within(document: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -377,3 +377,73 @@ def test_a_request_every_attempt_at_which_failed_reads_as_one_failed_request() -
     text = _text(_article(_session_html(document), failed["step_id"]))
     assert "request failed" in text and "2 failed attempts before this one" in text, text
     assert "before this answer" not in text, text
+
+
+def test_audio_inline_referenced_or_elsewhere_and_odd_shapes_never_fail() -> None:
+    """The real audio capture's voice note as a small data URL inline (played as itself), as a reference (played
+    through the page's `?media=`), at another site (a link, never loaded), and audio parts and spoken-answer notes of
+    odd shapes: each renders, none as `[audio: …]` text, none raises."""
+    document = _capture("openai-sdk_openinference_audio")
+    (asked,) = [s for s in document["steps"] if s["source"] == "user" and isinstance(s["message"], list)]
+    (part,) = [p for p in asked["message"] if p["type"] == "audio"]
+    inline = "data:audio/wav;base64,UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
+
+    def with_audio(*sources: Any) -> str:
+        message = [asked["message"][0], *({"type": "audio", "source": source} for source in sources)]
+        changed = {**asked, "message": message}
+        return _session_html({**document, "steps": [changed if s is asked else s for s in document["steps"]]})
+
+    html = _article(with_audio({**part["source"], "path": inline}, part["source"],
+                               {"media_type": "audio/mpeg", "path": "https://example.com/a.mp3", "duration_sec": 75},
+                               {"media_type": "audio/wav", "path": "javascript:alert(1)", "duration_sec": "long"},
+                               {"media_type": None, "path": None}, {}), asked["step_id"])
+    sources = re.findall(r'<audio controls preload="metadata" src="([^"]+)"', html)
+    assert sources == [inline, "?media=" + part["source"]["path"].replace(":", "%3A").replace("/", "%2F")], sources
+    assert 'href="https://example.com/a.mp3"' in html and "<audio" not in html.split("example.com/a.mp3")[1]
+    assert 'src="javascript' not in html and "[audio" not in _text(html)
+    assert "audio/wav · 0.5 s" in _text(html)
+    for odd in ("yes", None, {"format": 7, "duration_sec": "x", "bytes": True}, {"not_recorded": ""}):
+        spoken = next(s for s in document["steps"] if (s.get("extra") or {}).get("audio_answer"))
+        changed = {**spoken, "extra": {**spoken["extra"], "audio_answer": odd}}
+        _session_html({**document, "steps": [changed if s is spoken else s for s in document["steps"]]})
+
+
+def test_documents_are_told_by_their_shape_and_odd_results_stay_text() -> None:
+    """What makes a result a list of documents is its shape: objects each with a text and an id or a score (a
+    retriever's), or a web URL (a web search's pages); anything else (a list of numbers, objects with neither, one
+    item not an object, a `javascript:` URL, a text that is no JSON) stays the text it is."""
+    from evalkit.ui.session_pages import documents
+
+    found = documents('[{"id": 3, "score": 0.5, "text": "' + "word " * 60 + '", "metadata": {"page": 2}}]')
+    assert found is not None and found["kind"] == "documents"
+    (item,) = found["items"]
+    assert item["id"] == "3" and item["metadata"] == [("page", "2")] and item["excerpt"].endswith("…")
+    assert len(item["excerpt"]) <= 141
+    pages = documents([{"type": "text", "text": '[{"url": "https://a.example/x", "title": "A"}]'}])
+    assert pages is not None and pages["kind"] == "pages"
+    for odd in ("[1, 2]", '[{"text": "no id nor score"}]', '[{"id": 1, "text": "a"}, "b"]', "[]", "[not json",
+                '[{"url": "javascript:alert(1)"}]', '{"id": 1, "text": "a"}', None, 7, [{"type": "image"}],
+                '[{"id": true, "text": "a"}]', '[{"score": "high", "text": "a"}]'):
+        assert documents(odd) is None, odd
+
+
+def test_compactions_token_modalities_and_citations_of_odd_shapes_never_fail() -> None:
+    """A real capture's compaction step, tokens and citations given odd shapes (what a pushed ATIF document may hold):
+    the page still renders, showing what it can read."""
+    document = _capture("langgraph_openinference_summarization")
+    compacted = next(s for s in document["steps"] if (s.get("extra") or {}).get("context_compaction"))
+    for odd in ("yes", [], {"kind": "trim", "kept_messages": 3}, {"summarized_messages": "4", "by": None}):
+        changed = {**compacted, "extra": {**compacted["extra"], "context_compaction": odd},
+                   "metrics": {**compacted["metrics"], "extra": {"prompt_tokens_by_modality": odd,
+                                                                  "input_audio_tokens": "x",
+                                                                  "web_search_requests": odd},
+                               }}
+        changed["extra"]["annotations"] = [odd, {"type": "web_search_result_location", "url": "https://a.example",
+                                                 "cited_text": odd}]
+        html = _article(_session_html({**document, "steps": [changed if s is compacted else s
+                                                             for s in document["steps"]]}), compacted["step_id"])
+        if odd == {"kind": "trim", "kept_messages": 3}:
+            assert "Context compacted (trim): 3 messages kept." in _text(html), _text(html)
+    view = step_view({"source": "agent", "metrics": {"prompt_tokens": 9, "extra": {
+        "prompt_tokens_by_modality": {"TEXT": 1, "image": 5, "audio": 3}, "input_audio_tokens": 4}}})
+    assert view["prompt_parts"] == ["5 image", "3 audio"]  # the counts by modality win over the audio count

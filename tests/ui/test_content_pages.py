@@ -1,0 +1,263 @@
+"""What this session's new captures hold, on the session page in a real browser: audio a model was sent (played from
+this site) and its spoken answers, a context compaction, a retriever's documents, Anthropic's web searches and their
+citations, tokens by modality, and map-reduce branches told apart. Each test reads its expectations from the page's
+JSON twin (the trajectory), so the page is checked against what the session holds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.captures import corpus
+from tests.trajectory_service.conftest import http
+from tests.ui.conftest import Tab, World
+
+
+def _replayed(world: World, name: str, agent_name: str) -> tuple[str, str]:
+    """A capture replayed into a new agent of its own: (the agent, its session's page)."""
+    capture = corpus.load(name)
+    agent = world.served.ok("POST", "/api/agents", {"name": agent_name, "workspace": "acme",
+                                                     "trajectory_wait_seconds": 10}, token=world.token)["agent"]
+    key = world.served.ok("POST", f"/api/agents/{agent}/keys", {}, token=world.token)["key"]
+    corpus.replay(capture, world.served.otlp, key)
+    # Settled before the page is read: its twin is then the trajectory the page was drawn from.
+    reply = http("GET", f"{world.served.api}/api/agents/{agent}/sessions/{capture.session_id}/trajectory?wait=10",
+                 token=world.token)
+    assert reply.status == 200, reply.text
+    return agent, f"/agents/{agent}/sessions/{capture.session_id}"
+
+
+def _twin(tab: Tab, page: str) -> dict[str, Any]:
+    """The page's JSON twin, read with the browser's login (not opened as a page: no favicon fetched, no 404)."""
+    reply = tab.page.request.get(tab.base + page + "?format=json")
+    assert reply.status == 200, reply.text()
+    twin: dict[str, Any] = reply.json()
+    return twin
+
+
+def _steps(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every step of the document, its subagents' (at any depth) too."""
+    found = list(document.get("steps") or [])
+    for sub in document.get("subagent_trajectories") or []:
+        found += _steps(sub)
+    return found
+
+
+def _open_subagents(tab: Tab) -> None:
+    closed = tab.page.locator("details.subagent:not([open]) > summary")
+    while closed.count():
+        closed.first.click()
+
+
+def test_audio_plays_from_this_site_and_a_spoken_answer_says_so(tab: Tab, world: World) -> None:
+    """A real capture of a voice note sent to gpt-audio, answered in speech (`openai-sdk_openinference_audio`).
+    Before, the user step read `[audio: audio/wav]`, the spoken answers were unmarked (one an empty step) and the
+    audio tokens were nowhere. Now the clip plays in an `<audio>` whose bytes come from the media route through the page
+    itself (the CSP as served allows media from this site), each spoken answer says so (its length and format, or why it
+    was not recorded), and each call's audio tokens are beside its tokens."""
+    _, page = _replayed(world, "openai-sdk_openinference_audio", "voice")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    requested: list[str] = []
+    tab.page.on("request", lambda request: requested.append(request.url))
+    response = tab.go(page)
+    assert "media-src 'self' data:" in response.headers["content-security-policy"]
+    (asked,) = [s for s in document["steps"] if s["source"] == "user" and isinstance(s["message"], list)]
+    (part,) = [p for p in asked["message"] if p["type"] == "audio"]
+    step = tab.page.locator(f"article#step-{asked['step_id']}")
+    assert "[audio" not in tab.page.locator("main").inner_text()
+    assert step.locator("pre.message").inner_text() == asked["message"][0]["text"]
+    player = step.locator("figure.audio audio")
+    assert player.count() == 1 and player.get_attribute("controls") is not None
+    assert player.get_attribute("src").startswith("?media=evalkit-span")
+    player.scroll_into_view_if_needed()
+    player.evaluate("a => a.load()")
+    tab.page.wait_for_function("a => a.readyState >= 1 || a.error !== null", arg=player.element_handle())
+    assert player.evaluate("a => a.error && a.error.code") is None
+    assert abs(player.evaluate("a => a.duration") - part["source"]["duration_sec"]) < 0.01  # the 0.5 s WAV played
+    assert any("?media=evalkit-span" in url and url.startswith(world.served.api) for url in requested)
+    caption = step.locator("figure.audio figcaption").inner_text()
+    assert caption == f"audio the model was sent · audio/wav · {part['source']['duration_sec']:g} s"
+
+    spoken = [s for s in document["steps"] if (s.get("extra") or {}).get("audio_answer")]
+    assert len(spoken) == 2
+    for s in spoken:
+        answer = s["extra"]["audio_answer"]
+        note = tab.page.locator(f"article#step-{s['step_id']} p.audio-answer").inner_text()
+        if answer.get("not_recorded"):
+            assert note == f"Spoken answer ({answer['format'].upper()}), not recorded: {answer['not_recorded']}"
+        else:
+            assert note.startswith(f"Spoken answer, {answer['duration_sec']:g} s ({answer['format'].upper()})")
+            assert "below is its transcript" in note
+            shown = tab.page.locator(f"article#step-{s['step_id']} .markdown.message").inner_text()
+            assert shown == s["message"] != ""
+    assert tab.page.locator("p.audio-answer").count() == 2
+
+    for s in (s for s in document["steps"] if s.get("metrics")):
+        usage = s["metrics"]["extra"]
+        tokens = tab.page.locator(f"article#step-{s['step_id']} .metric.tokens").inner_text()
+        expected = f"{s['metrics']['prompt_tokens']:,} in ({usage['input_audio_tokens']} audio) / " \
+                   f"{s['metrics']['completion_tokens']:,} out"
+        if usage.get("output_audio_tokens"):
+            expected += f" ({usage['output_audio_tokens']} audio)"
+        assert tokens == expected
+    tab.shot("trajectory-audio")
+    assert tab.console_errors == []
+
+
+def test_a_context_compaction_reads_as_the_framework_summarizing(tab: Tab, world: World) -> None:
+    """A real capture of LangChain's SummarizationMiddleware compacting the context twice
+    (`langgraph_openinference_summarization`). Before, each summary read as an answer to the traveller, in Markdown
+    like the real answers. Now the step says the context was compacted, by what, how many messages were summarized
+    and kept, and shows the summary as its text, apart from the answers."""
+    _, page = _replayed(world, "langgraph_openinference_summarization", "compacting")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    compactions = [s for s in document["steps"] if (s.get("extra") or {}).get("context_compaction")]
+    assert len(compactions) == 2
+    for s in compactions:
+        c = s["extra"]["context_compaction"]
+        step = tab.page.locator(f"article#step-{s['step_id']}")
+        assert step.locator(".badge.compaction").inner_text() == "context compacted"
+        assert step.locator("p.compaction-note").inner_text().startswith(
+            f"Context compacted by {c['by']}: {c['summarized_messages']} messages summarized, "
+            f"{c['kept_messages']} kept.")
+        assert step.locator("pre.compaction-summary").inner_text() == s["message"]
+        assert step.locator(".markdown.message").count() == 0  # not shown as an answer is
+    assert tab.page.locator("p.compaction-note").first.inner_text().startswith(
+        "Context compacted by SummarizationMiddleware: 4 messages summarized, 4 kept.")
+    assert tab.page.locator("article.step.compaction").count() == 2
+    tab.shot("trajectory-context-compaction")
+    assert tab.console_errors == []
+
+
+def test_a_retrievers_documents_are_listed_not_raw_json(tab: Tab, world: World) -> None:
+    """A real LlamaIndex capture: a FunctionAgent calls a query engine, whose subagent's first step is its
+    retriever's search (no LLM call; its result the documents found as JSON). Before, that result was a block of raw
+    JSON. Now the step says it is a retrieval and lists each document: its id, score and metadata, the start of its
+    text, the whole text one click away (the JSON as recorded folded below)."""
+    _, page = _replayed(world, "llamaindex_openinference_rag", "rag")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    _open_subagents(tab)
+    retrievals = [s for s in _steps(document) if s.get("llm_call_count") == 0 and s.get("tool_calls")]
+    assert len(retrievals) == tab.page.locator(".badge.retrieval").count() == 2
+    shown = tab.page.locator("article.step:has(> header .badge.retrieval)")  # in the order the twin has them
+    for n, s in enumerate(retrievals):
+        (result,) = s["observation"]["results"]
+        found = json.loads(result["content"])
+        listed = shown.nth(n).locator("ol.documents > li")
+        assert listed.count() == len(found) == 2
+        for i, d in enumerate(found):
+            item = listed.nth(i)
+            assert item.locator(".document-id").inner_text() == d["id"]
+            assert item.locator(".score").inner_text() == f"score {d['score']:.3f}"
+            assert item.locator(".metadata").inner_text() == f"source: {d['metadata']['source']}"
+            text = item.locator("details.document-text")
+            excerpt = text.locator("summary .excerpt")
+            assert excerpt.is_visible() and excerpt.inner_text().endswith("…")
+            assert d["content"].startswith(excerpt.inner_text()[:-1])
+            assert not text.locator("p.document-text").is_visible()
+            text.locator("summary").click()
+            assert text.locator("p.document-text").inner_text() == d["content"]
+            assert not excerpt.is_visible()
+    # The raw JSON is only folded away, under each list.
+    raw = tab.page.locator("pre.observation", has_text='"score"')
+    assert raw.count() == 2 and not any(raw.nth(i).is_visible() for i in range(raw.count()))
+    tab.shot("trajectory-retrieval")
+    assert tab.console_errors == []
+
+
+def test_anthropic_web_searches_read_as_the_providers_with_their_citations(tab: Tab, world: World) -> None:
+    """A real capture of Anthropic's web_search server tool. Before, its searches read as tools the agent ran with a
+    raw JSON result, the answer's citations (`web_search_result_location`) were not listed (only OpenAI's
+    `url_citation`), and the searches the call counted were nowhere. Now each search says the provider ran it (as
+    OpenAI's hosted search does) with the pages it found as links, the answer lists the pages it cites with the passages
+    quoted, and the call says how many web searches it ran."""
+    _, page = _replayed(world, "anthropic-sdk_openinference_web-search", "websearch")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    searches = [(s, c) for s in document["steps"] for c in s.get("tool_calls") or ()
+                if (c.get("extra") or {}).get("run_by") == "provider"]
+    assert len(searches) == tab.page.locator(".badge.provider").count() == 3
+    assert tab.page.locator("p.provider-run").count() == 3
+    for s, call in searches:
+        (result,) = [r for r in s["observation"]["results"] if r["source_call_id"] == call["tool_call_id"]]
+        pages = json.loads(result["content"])
+        tool = tab.page.locator(f"article#step-{s['step_id']} .tool", has_text=call["tool_call_id"])
+        assert tool.locator("p.provider-run").inner_text().startswith(
+            f"run by the provider: {len(pages)} page{'s' if len(pages) != 1 else ''} found")
+        links = tool.locator("ol.documents a")
+        assert [links.nth(i).get_attribute("href") for i in range(links.count())] == [p["url"] for p in pages]
+        assert [links.nth(i).inner_text() for i in range(links.count())] == [p["title"] for p in pages]
+    cited = [s for s in document["steps"] if (s.get("extra") or {}).get("annotations")]
+    assert len(cited) == 2
+    for s in cited:
+        notes = s["extra"]["annotations"]
+        box = tab.page.locator(f"article#step-{s['step_id']} .citations")
+        links = box.locator("a")
+        assert [links.nth(i).get_attribute("href") for i in range(links.count())] == \
+            list(dict.fromkeys(n["url"] for n in notes))
+        quotes = box.locator("q.cited")
+        assert [quotes.nth(i).inner_text() for i in range(quotes.count())] == [n["cited_text"] for n in notes]
+    for s in document["steps"]:
+        count = ((s.get("metrics") or {}).get("extra") or {}).get("web_search_requests")
+        shown = tab.page.locator(f"article#step-{s['step_id']} .metric.web-searches")
+        if count:
+            assert shown.inner_text() == f"{count} web search{'es' if count != 1 else ''}"
+        else:
+            assert shown.count() == 0
+    assert tab.page.locator(".metric.web-searches").all_inner_texts() == ["1 web search", "2 web searches"]
+    tab.shot("trajectory-anthropic-web-search")
+    assert tab.console_errors == []
+
+
+def test_prompt_tokens_by_modality_show_beside_the_tokens(tab: Tab, world: World) -> None:
+    """A real Gemini capture of photos sent to the model (`google-genai_otel-genai_image`): each call counts its
+    prompt tokens by modality. Before, only the total was shown. Now each call says how many were the images'."""
+    _, page = _replayed(world, "google-genai_otel-genai_image", "photos")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    calls = [s for s in document["steps"] if s.get("metrics")]
+    assert calls
+    for s in calls:
+        by = s["metrics"]["extra"]["prompt_tokens_by_modality"]
+        shown = tab.page.locator(f"article#step-{s['step_id']} .metric.tokens").inner_text()
+        assert shown == f"{s['metrics']['prompt_tokens']:,} in ({by['image']:,} image) / " \
+                        f"{s['metrics']['completion_tokens']:,} out"
+    first = tab.page.locator(f"article#step-{calls[0]['step_id']} .metric.tokens").inner_text()
+    assert first == "815 in (774 image) / 8 out"
+    # The photo Gemini was given as a bucket's address is named as stored elsewhere, not as a file of the agent's.
+    assert "gs://" in tab.page.locator("p.image.external").inner_text()
+    assert "stored elsewhere, not loaded here" in tab.page.locator("p.image.external").inner_text()
+    tab.shot("trajectory-tokens-by-modality")
+    assert tab.console_errors == []
+
+
+def test_map_reduce_branches_of_one_name_are_told_apart(tab: Tab, world: World) -> None:
+    """A real LangGraph map-reduce capture: five parallel branches, every one a subagent named `research`. Before,
+    the page listed "Subagent research" five times. Now each says beside its name the line of its first user message
+    that is its own: its subtopic."""
+    _, page = _replayed(world, "langgraph_openinference_map-reduce", "mapreduce")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    branches = document["subagent_trajectories"]
+    assert len(branches) == 5 and {b["agent"]["name"] for b in branches} == {"research"}
+    subtopics = []
+    for b in branches:
+        (first, *_) = [s for s in b["steps"] if s["source"] == "user"]
+        subtopics.append(first["message"].splitlines()[0])
+    assert all(t.startswith("Subtopic: ") for t in subtopics) and len(set(subtopics)) == 5
+    summaries = tab.page.locator("details.subagent > summary")
+    assert summaries.count() == 5
+    assert [summaries.nth(i).locator(".branch").inner_text() for i in range(5)] == subtopics
+    assert summaries.first.inner_text().startswith("Subagent research Subtopic: weather (5 steps)")
+    assert summaries.first.locator(".branch").get_attribute("title") == \
+        next(s for s in branches[0]["steps"] if s["source"] == "user")["message"]
+    tab.shot("trajectory-map-reduce")
+    assert tab.console_errors == []
