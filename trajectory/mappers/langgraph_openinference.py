@@ -87,7 +87,7 @@ def graph_run(run: AgentRun, reader: SpanReader) -> AgentRun:
     if run.name is None and _is_legacy_agent_graph(reader, _metadata(reader)):
         run.name = reader.span.name
     if run.name is None and langgraph_branches.is_branch(reader, _metadata(reader)):
-        run = langgraph_branches.branch_run(run, reader)
+        run = langgraph_branches.branch_run(run, reader.span.name)
     answer = langgraph_interrupts.resume_answer(reader.span.attributes.get("input.value"))
     if answer is not None:
         # A Command resuming the thread: no question, the person's answer to what the run before it asked.

@@ -102,7 +102,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         reader.consume_prefix("traceloop.entity.", "gen_ai.usage.", "llm.usage.")
         reader.consume("gen_ai.provider.name")
         # A LangGraph node's run that called `interrupt()` (HumanInTheLoopMiddleware's `after_model`): it asks a person.
-        return openllmetry_langgraph.interrupt(reader, NAME) if langgraph and reader.span.events else None
+        paused = openllmetry_langgraph.interrupt(reader, NAME) if langgraph and reader.span.events else None
+        # A map-reduce branch (a node's run a `Send` started): a subagent named after its node.
+        return paused or (openllmetry_langgraph.branch(reader, NAME) if langgraph and kind == "task" else None)
     indexed_form = reader.has_prefix("gen_ai.prompt.") or reader.has_prefix("gen_ai.completion.")
     operation = otel_genai.map_span(reader, logs)
     if operation is None and (indexed_form or reader.has("gen_ai.request.model")):

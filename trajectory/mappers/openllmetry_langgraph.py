@@ -26,13 +26,20 @@ a tool call inside the agent middleware's `wrap_tool_call`, after the tool's own
 output is the tool's return) has ended: what the middleware makes of the return (HumanInTheLoopMiddleware prepends a
 notice to the result of a call a reviewer edited) is only in the next chat call's input
 (`openllmetry_langchain.read_call`).
+
+A map-reduce graph's branches (a conditional edge's `Send`s, each a run of a node on a state of its own, at once) are
+each a subagent named after its node (`langgraph_branches`). The instrumentation records such a run as any node's, an
+`execute_task <node>` span (`traceloop.span.kind` task): the node in `traceloop.entity.name`, LangGraph's metadata
+(`langgraph_triggers` `["__pregel_push"]`, `langgraph_node`) in its association properties, what it was sent (the
+`Send`'s arg) its entity input's `inputs`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from evalkit.trajectory.mappers import langgraph_handoffs, langgraph_interrupts
+from evalkit.trajectory.mappers import langgraph_branches, langgraph_handoffs, langgraph_interrupts
+from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, Interrupt, ToolExecution
 from evalkit.trajectory.span import Span
@@ -68,6 +75,17 @@ def agent_run(run: AgentRun) -> AgentRun:
     if run.name == DEFAULT_GRAPH_NAME:
         run.name = None
     return run
+
+
+def branch(reader: SpanReader, emitter: str) -> AgentRun | None:
+    """A node's run a `Send` started (a map-reduce branch): an agent run named after its node, a subagent of the
+    graph's; None for any other node's run (a tool node's `Send` of a tool call is no branch)."""
+    node = reader.text("traceloop.entity.name")
+    entity_input = parse_json(reader.span.attributes.get("traceloop.entity.input"))
+    sent = entity_input.get("inputs") if isinstance(entity_input, dict) else None
+    if node is None or not langgraph_branches.is_sent_node_run(reader.prefixed(_RUN_METADATA), node, sent):
+        return None
+    return langgraph_branches.branch_run(AgentRun(span=reader.span, emitter=emitter, error=span_error(reader)), node)
 
 
 def interrupt(reader: SpanReader, emitter: str) -> Interrupt | None:
