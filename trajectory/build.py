@@ -708,6 +708,8 @@ class _Context:
                 extra["media"] = referenced
         if extra:
             result["extra"] = extra
+        for retrieval in execution.retrievals:  # run within the tool's own span (Agno's knowledge search)
+            _list_retrieval(result, span.span_id, retrieval)
         draft.results.append(result)
         self.answered.add(call["tool_call_id"])
         self.result_of_tool_span[(span.trace_id, span.span_id)] = result
@@ -776,13 +778,7 @@ class _Context:
         result = self.result_of_tool_span.get(outer)
         if result is None:
             return False
-        arguments = execution.arguments
-        retrieval: Json = {"retriever": execution.name,
-                           "query": arguments.get("query") if isinstance(arguments, dict) else arguments,
-                           "documents": execution.result, "span_id": key[1]}
-        if execution.error is not None:
-            retrieval["error"] = json_safe(execution.error.as_extra())
-        result.setdefault("extra", {}).setdefault("retrievals", []).append(retrieval)
+        _list_retrieval(result, key[1], execution)
         self.result_of_tool_span[key] = result
         return True
 
@@ -1129,6 +1125,18 @@ def _shown_result(content: Any, text: str) -> str | list[Json]:
 def _history_failure() -> dict[str, Any]:
     """The flag of a tool result the message that carried it to the model says failed (`Part.error`)."""
     return {"is_error": True, "error": {"status": "error", "from": "input history"}}
+
+
+def _list_retrieval(result: Json, span_id: str, retrieval: ToolExecution) -> None:
+    """A retrieval listed on the result of the call whose work it was (`extra.retrievals`): the retriever, the query,
+    the documents found, the span recording it, its failure."""
+    arguments = retrieval.arguments
+    listed: Json = {"retriever": retrieval.name,
+                    "query": arguments.get("query") if isinstance(arguments, dict) else arguments,
+                    "documents": retrieval.result, "span_id": span_id}
+    if retrieval.error is not None:
+        listed["error"] = json_safe(retrieval.error.as_extra())
+    result.setdefault("extra", {}).setdefault("retrievals", []).append(listed)
 
 
 def _failure_extra(execution: ToolExecution, output: tool_results.ToolOutput) -> dict[str, Any]:

@@ -201,6 +201,10 @@ class ToolExecution:
     # inside a tool the model called that runs no agent of its own (a LangChain retriever tool), that call's own work,
     # no step: its documents are listed on the call's result (`extra.retrievals`, build.py).
     retrieval: bool = False
+    # The retrievals the tool ran within its own span, where none has a span of its own (Agno's `search_knowledge_base`:
+    # the documents found, read from its result): each a retriever's execution as above, listed on the call's result
+    # alike (`extra.retrievals`, its span the tool's).
+    retrievals: list[ToolExecution] = field(default_factory=list)
 
 
 @dataclass(slots=True)

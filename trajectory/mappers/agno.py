@@ -22,16 +22,21 @@ budget is no effort, kept in the request as recorded. Its OpenAIResponses sends 
 tests/captures/agno_openinference_confirmation). Agno keeps the model's thinking as its
 messages' `reasoning_content`, which the instrumentation writes as a `reasoning` content of the output message:
 nothing to do here. Seen in a real capture: tests/captures/agno_openinference_reasoning.
+A function call's TOOL span records the result as `str()` of it (`output.value`, `output.mime_type` text/plain), the
+text Agno sent the model as the tool message (`Model.run_function_call`: `str()` of a result that is no string, a
+`ToolResult`'s content): that text is the result, never JSON read back and re-serialised (Agno's knowledge search
+returns its documents as indented JSON: `agno_knowledge`). Seen in tests/captures/agno_openinference_knowledge.
 """
 
 from __future__ import annotations
 
 from evalkit.trajectory.mappers import anthropic_openinference, openai_sdk
 from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import LlmCall
+from evalkit.trajectory.operations import LlmCall, ToolExecution
 
 SCOPE = "openinference.instrumentation.agno"
 _WORKFLOW = "agno.workflow."
+_TEXT_MIME_TYPE = "text/plain"  # the instrumentation's `output.mime_type` for a function's result, `str()` of it
 
 
 def consume(reader: SpanReader) -> None:
@@ -59,3 +64,11 @@ def read_request(call: LlmCall) -> None:
     request = call.extra.get("request")
     call.reasoning_effort = (anthropic_openinference.reasoning_effort(request)
                              or openai_sdk.reasoning_effort(request))
+
+
+def tool_execution(execution: ToolExecution, reader: SpanReader) -> ToolExecution:
+    """A function call's span: its result the text the model was shown, as recorded (a JSON text as written)."""
+    recorded = reader.span.attributes.get("output.value")  # read by `openinference.tool_execution`
+    if isinstance(recorded, str) and reader.span.attributes.get("output.mime_type") == _TEXT_MIME_TYPE:
+        execution.result = recorded
+    return execution

@@ -13,6 +13,7 @@ from typing import Any
 
 from evalkit.trajectory.mappers import (
     agno,
+    agno_knowledge,
     agno_media,
     anthropic_openinference,
     anthropic_server_tools,
@@ -115,6 +116,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             return langgraph_openinference.tool(tool_execution(reader), reader)  # a handoff tool's Command
         if reader.span.scope_name == _OPENAI_AGENTS_SCOPE:
             return openai_agents_images.tool_execution(tool_execution(reader))  # a ToolOutputImage: the image
+        if reader.span.scope_name == agno.SCOPE:
+            # Its result the text the model was shown; its knowledge search's documents listed on it (no span of them).
+            return agno_knowledge.tool_execution(agno.tool_execution(tool_execution(reader), reader))
         if openai_agents_js.is_mcp_list_tools(reader.span):
             openai_agents_js.read_mcp_list_tools(reader)
             return None  # the JS SDK listing an MCP server's tools: no tool the model called
