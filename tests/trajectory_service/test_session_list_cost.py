@@ -1,9 +1,9 @@
 """The session list by cost, read in the order of a bound of each session's cost (migration 206,
 `_page_by_cost`): exactly the sessions and order of pricing every session (`_priced_first`), page by page,
 with calls sent twice, wrapping LLM spans, reported costs, cached tokens, unpriced models and ties in
-cost; every capture likewise; what was stored before migration 206 bounded by its backfill, and before
-migration 207 (whose call columns it computes) listed as what was stored after it; and a price book that
-gives no bound (a price by date) answered by pricing every session."""
+cost (every capture likewise: test_session_list_captures.py); what was stored before migration 206 bounded
+by its backfill, and before migration 207 (whose call columns it computes) listed as what was stored after
+it; and a price book that gives no bound (a price by date) answered by pricing every session."""
 
 from __future__ import annotations
 
@@ -167,22 +167,6 @@ async def test_a_cost_floor_prices_only_sessions_whose_bound_reaches_it_in_every
                 assert rows == expected, (sort, limit)
             # One request priced fewer sessions than there are (those whose bound reaches the floor).
             assert 0 < sum(priced) < len(everyone) * 3 // 4, sort
-
-
-async def test_the_sort_by_cost_of_every_capture_matches_pricing_every_session(
-        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
-    agent, key = await svc.new_agent("captures")
-    for name in corpus.names():  # every capture into one agent: their sessions ranked among each other
-        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, key)
-    expected = await _priced_everyone(svc, monkeypatch, agent)
-    assert len(expected) > len(corpus.names()) // 2
-    assert len({row["cost_usd"] for row in expected if row["cost_usd"]}) > 5
-    base = f"/api/agents/{agent}/sessions?sort=cost"
-    assert (await svc.get(f"{base}&limit=1000")).body["sessions"] == expected
-    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
-    for limit in (1, 4):
-        walked = [s for page in await _walk(svc, base, limit) for s in page]
-        assert walked == _ids(expected), limit
 
 
 async def test_migration_206_bounds_what_was_stored_before_it_and_re_running_it_changes_nothing(

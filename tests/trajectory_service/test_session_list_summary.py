@@ -635,25 +635,6 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
     assert _ids((await svc.get(base + "?sort=spans&limit=1")).body["sessions"]) == ["s-big"]
 
 
-async def test_the_sort_by_span_count_of_every_capture_matches_the_spans(
-        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
-    agent, key = await svc.new_agent("captures")
-    for name in corpus.names():  # every capture into one agent: their sessions ranked among each other
-        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, key)
-    expected_rows = svc.running.store.query(
-        _FROM_SPANS.replace("__HAVING__", "1").replace("__ORDER__", "span_count DESC, sid"), {"agent": agent})
-    expected = [(str(r[0]), int(r[1])) for r in expected_rows]
-    assert len(expected) > len(corpus.names()) // 2 and len({n for _, n in expected}) > 5
-    base = f"/api/agents/{agent}/sessions?sort=spans"
-    got = (await svc.get(f"{base}&limit=1000")).body["sessions"]
-    assert [(r["session_id"], r["span_count"]) for r in got] == expected
-    # Page by page, reading as few keys by bound as each page allows.
-    monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
-    for limit in (1, 3):
-        walked = [s for page in await _walk(svc, base, limit) for s in page]
-        assert walked == [sid for sid, _ in expected], limit
-
-
 async def test_a_tie_in_span_count_goes_by_id_whatever_the_bounds(
         svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
     agent, key = await svc.new_agent()
