@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 from aiohttp import web
 
@@ -107,7 +107,13 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
                        # A search the provider ran inside the answer (OpenAI's hosted tools, Anthropic's web search).
                        "provider_run": call_extra.get("run_by") == "provider",
                        # A result that is a list of documents (a retriever's) or of pages found (a web search's).
-                       "documents": documents(result.get("content")) if result else None})
+                       "documents": documents(result.get("content")) if result else None,
+                       # The retrievals the tool ran to answer (a LangChain retriever tool's): its text is what the
+                       # model was shown, the documents each found listed under it.
+                       "retrievals": _retrievals((result.get("extra") or {}).get("retrievals")) if result else [],
+                       # Google Search's own suggestions for a grounded answer's queries (Gemini): links rebuilt from
+                       # the call's queries, never the HTML it sent.
+                       "suggestions": _suggestions(call.get("arguments"), call_extra.get("search_entry_point"))})
     extra = step.get("extra") or {}
     metrics = step.get("metrics") or {}
     given = metrics.get("extra")
@@ -135,8 +141,9 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
             # The requests that failed before the one that answered (a fallback model's), each its model and error.
             "failed_attempts": [a for a in extra.get("failed_attempts") or () if isinstance(a, dict)],
             # The sources the answer cites (the Responses API's `url_citation` annotations of a web search, Anthropic's
-            # `web_search_result_location` ones with the passage cited).
-            "citations": _citations(extra.get("annotations")),
+            # `web_search_result_location` ones with the passage cited, Gemini's `grounding_support` ones with the
+            # indices of the passage of the answer they support).
+            "citations": _citations(extra.get("annotations"), step.get("message")),
             # Of the prompt and completion tokens, those of another modality than text ("774 image", "25 audio").
             "prompt_parts": _modalities(usage, "prompt_tokens_by_modality", "input_audio_tokens"),
             "completion_parts": _modalities(usage, "completion_tokens_by_modality", "output_audio_tokens"),
@@ -147,6 +154,10 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
             # The framework summarizing the conversation to fit the context (LangChain's SummarizationMiddleware): the
             # step's message is the summary later calls are sent instead, no answer to anyone.
             "compaction": _compaction(extra.get("context_compaction")) if step.get("source") == "agent" else None,
+            # The note an agent keeps of the conversation (Mastra's working memory), as this turn's call was sent it in
+            # its instructions: not the step's message.
+            "working_memory": extra["working_memory"] if step.get("source") == "agent"
+            and isinstance(extra.get("working_memory"), str) and extra["working_memory"].strip() else None,
             # A step of no LLM call whose tool call found documents: a retriever's search (LlamaIndex's query engine).
             "retrieval": step.get("source") == "agent" and step.get("llm_call_count") == 0
             and any(p["documents"] and p["documents"]["kind"] == "documents" for p in paired),
@@ -158,23 +169,71 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
                                    and not extra.get("interrupt"))}
 
 
-_CITATIONS = ("url_citation", "web_search_result_location")  # OpenAI's Responses API's, Anthropic's web search's
+# OpenAI's Responses API's, Anthropic's web search's, Gemini's Google Search grounding's
+_CITATIONS = ("url_citation", "web_search_result_location", "grounding_support")
 _WEB = ("http://", "https://")
 
 
-def _citations(annotations: Any) -> list[dict[str, Any]]:
+def _citations(annotations: Any, message: Any = None) -> list[dict[str, Any]]:
     """The web pages an answer cites, each once, in the order cited: its URL (a web link only), title and the passages
-    of it cited (Anthropic's `cited_text`), each once."""
+    of it cited, each once: Anthropic's `cited_text`, else the message's text from `start_index` to `end_index`
+    (Gemini's grounding supports: character indices into the step's text)."""
     cited: dict[str, dict[str, Any]] = {}
+    text: str | None = None
     for note in annotations if isinstance(annotations, list) else ():
         url = note.get("url") if isinstance(note, dict) and note.get("type") in _CITATIONS else None
         if not isinstance(url, str) or not url.lower().startswith(_WEB):
             continue
         page = cited.setdefault(url, {"url": url, "title": str(note.get("title") or url), "quotes": []})
         quote_ = note.get("cited_text")
+        if quote_ is None:
+            if text is None:
+                text = message if isinstance(message, str) else content_text(without_images(message))
+            quote_ = _passage(text, note.get("start_index"), note.get("end_index"))
         if isinstance(quote_, str) and quote_.strip() and quote_ not in page["quotes"]:
             page["quotes"].append(quote_)
     return list(cited.values())
+
+
+def _passage(text: str, start: Any, end: Any) -> str | None:
+    """The passage of `text` from `start` to `end` (character indices), when they are indices into it."""
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in (start, end)):
+        return None
+    if not 0 <= start < end <= len(text):
+        return None
+    return text[start:end]
+
+
+_GOOGLE_SEARCH = "https://www.google.com/search?q="
+
+
+def _suggestions(arguments: Any, entry_point: Any) -> list[dict[str, str]]:
+    """Google Search's suggestions for a grounded answer (Gemini's `search_entry_point`, HTML with its own styles): one
+    link a query the call searched, to Google's results for it, built from the call's queries. The HTML itself is never
+    put in the page, which runs no inline style or script of another's."""
+    if not isinstance(entry_point, str) or not entry_point.strip() or not isinstance(arguments, dict):
+        return []
+    queries = arguments.get("queries")
+    found = [q for q in queries if isinstance(q, str) and q.strip()] if isinstance(queries, list) else []
+    return [{"query": q, "url": _GOOGLE_SEARCH + quote_plus(q)} for q in dict.fromkeys(found)]
+
+
+def _retrievals(retrievals: Any) -> list[dict[str, Any]]:
+    """The retrievals a tool ran to answer (`extra.retrievals` on its result: `{retriever, query, documents, error}`),
+    each its retriever, query, the documents it found as a page lists them, and its error."""
+    found = []
+    for r in retrievals if isinstance(retrievals, list) else ():
+        if not isinstance(r, dict):
+            continue
+        query = r.get("query")
+        listed = r.get("documents")
+        found.append({"retriever": str(r.get("retriever") or "a retriever"),
+                      "query": query if isinstance(query, str) else None if query is None
+                      else json.dumps(query, ensure_ascii=False, default=str),
+                      "items": (_items([d for d in listed if isinstance(d, dict)], loose=True) or [])
+                      if isinstance(listed, list) else [],
+                      "error": r.get("error")})
+    return found
 
 
 def _modalities(usage: dict[str, Any], by_modality: str, audio: str) -> list[str]:
@@ -205,6 +264,8 @@ def _compaction(compaction: Any) -> dict[str, Any] | None:
         return None
     summarized, kept = compaction.get("summarized_messages"), compaction.get("kept_messages")
     return {"kind": str(compaction.get("kind") or "summary"), "by": str(compaction.get("by") or "") or None,
+            # The agent the framework had summarize (Strands' summarization agent), where it names one.
+            "agent": str(compaction.get("agent") or "") or None,
             "summarized": summarized if isinstance(summarized, int) and not isinstance(summarized, bool) else None,
             "kept": kept if isinstance(kept, int) and not isinstance(kept, bool) else None}
 
@@ -243,6 +304,16 @@ def documents(content: Any) -> dict[str, Any] | None:
         return None
     if not isinstance(found, list) or not found or not all(isinstance(d, dict) for d in found):
         return None
+    listed = _items(found)
+    if listed is None:
+        return None
+    return {"kind": "documents" if any(d["text"] is not None for d in listed) else "pages", "items": listed}
+
+
+def _items(found: list[dict[str, Any]], loose: bool = False) -> list[dict[str, Any]] | None:
+    """Documents as a page lists them (id, score, text and its excerpt, web link, title, age, metadata); None when one
+    is not a document by its shape. `loose`, for documents known to be a retrieval's: any with a text, an id or a link,
+    the others left out."""
     listed = []
     for d in found:
         text = next((d[k] for k in _TEXT_KEYS if isinstance(d.get(k), str)), None)
@@ -250,7 +321,9 @@ def documents(content: Any) -> dict[str, Any] | None:
         score = score if isinstance(score, int | float) and not isinstance(score, bool) else None
         url = d.get("url") if isinstance(d.get("url"), str) and d["url"].lower().startswith(_WEB) else None
         ident = d.get("id") if isinstance(d.get("id"), str | int) and not isinstance(d.get("id"), bool) else None
-        if not ((text is not None and (ident is not None or score is not None)) or url):
+        if loose and text is None and ident is None and url is None:
+            continue
+        if not loose and not ((text is not None and (ident is not None or score is not None)) or url):
             return None
         metadata = d.get("metadata")
         listed.append({"id": None if ident is None else str(ident), "score": score, "text": text, "url": url,
@@ -259,7 +332,7 @@ def documents(content: Any) -> dict[str, Any] | None:
                        "age": str(d["page_age"]) if d.get("page_age") else None,
                        "metadata": [(str(k), v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
                                     for k, v in metadata.items()] if isinstance(metadata, dict) else []})
-    return {"kind": "documents" if any(d["text"] is not None for d in listed) else "pages", "items": listed}
+    return listed
 
 
 def _requests(interrupt: Any) -> list[dict[str, Any]]:

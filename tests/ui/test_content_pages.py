@@ -6,6 +6,7 @@ JSON twin (the trajectory), so the page is checked against what the session hold
 from __future__ import annotations
 
 import json
+import urllib.parse
 from typing import Any
 
 from tests.captures import corpus
@@ -260,4 +261,166 @@ def test_map_reduce_branches_of_one_name_are_told_apart(tab: Tab, world: World) 
     assert summaries.first.locator(".branch").get_attribute("title") == \
         next(s for s in branches[0]["steps"] if s["source"] == "user")["message"]
     tab.shot("trajectory-map-reduce")
+    assert tab.console_errors == []
+
+
+def test_a_retriever_tools_documents_are_listed_under_what_the_model_was_shown(tab: Tab, world: World) -> None:
+    """A real LangChain capture: a `create_agent` calls a retriever tool over a vector store, which returns the
+    documents' text joined. Before, the result was that text alone: which retriever ran, for what query, and which
+    documents it found were nowhere. Now the text (what the model was shown) says so, and under it each retrieval reads
+    "2 documents found by VectorStoreRetriever for “…”" with its documents listed as a LlamaIndex retrieval's are."""
+    _, page = _replayed(world, "langchain_openinference_rag", "lcrag")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    found = [(s, r) for s in document["steps"] for r in (s.get("observation") or {}).get("results") or ()
+             if (r.get("extra") or {}).get("retrievals")]
+    assert len(found) == 2 and tab.page.locator("div.retrieval").count() == 2
+    for s, result in found:
+        (call,) = [c for c in s["tool_calls"] if c["tool_call_id"] == result["source_call_id"]]
+        tool = tab.page.locator(f"article#step-{s['step_id']} .tool", has_text=call["tool_call_id"])
+        assert tool.locator(".tool-result > .label").inner_text() == "result (what the model was shown)"
+        assert tool.locator("pre.observation").first.inner_text() == result["content"]
+        (retrieval,) = result["extra"]["retrievals"]
+        shown = tool.locator("div.retrieval")
+        assert shown.locator("p.documents-found").inner_text() == \
+            f"{len(retrieval['documents'])} documents found by {retrieval['retriever']} for “{retrieval['query']}”"
+        assert retrieval["query"] == call["arguments"]["query"]
+        listed = shown.locator("ol.documents > li.document")
+        assert listed.count() == len(retrieval["documents"]) == 2
+        for i, d in enumerate(retrieval["documents"]):
+            item = listed.nth(i)
+            assert item.locator(".document-id").inner_text() == d["id"]
+            assert item.locator(".metadata").all_inner_texts() == [f"{k}: {v}" for k, v in d["metadata"].items()]
+            text = item.locator("details.document-text")
+            assert text.locator("summary .excerpt").is_visible()
+            assert not text.locator("p.document-text").is_visible()
+            text.locator("summary").click()
+            assert text.locator("p.document-text").inner_text() == d["content"]
+    # A tool's result with no retrieval (the weather's) is only its text, unlabelled.
+    weather = tab.page.locator(".tool", has_text="get_weather").last
+    assert weather.locator(".tool-result > .label").inner_text() == "result"
+    assert weather.locator("div.retrieval").count() == 0
+    tab.shot("trajectory-retriever-tool")
+    assert tab.console_errors == []
+
+
+def test_gemini_google_search_shows_its_suggestions_as_links_and_its_grounding_cited(tab: Tab, world: World) -> None:
+    """A real capture of Gemini grounding its answers in Google Search (`google-genai_openinference_google-search`).
+    Before, the Search Suggestions Google sends with a grounded answer were nowhere and the answer's grounding supports
+    were not listed as citations. Now the search's queries read as Google's suggestions, each a link to Google's results
+    for it, built from the call's queries: the HTML Google sent is never inserted (no element of it, no style of it in
+    the page; it is folded as text); and the answer lists the pages it cites, each passage they support quoted."""
+    _, page = _replayed(world, "google-genai_openinference_google-search", "grounding")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    searches = [(s, c) for s in document["steps"] for c in s.get("tool_calls") or ()
+                if (c.get("extra") or {}).get("search_entry_point")]
+    assert len(searches) == 2
+    for s, call in searches:
+        tool = tab.page.locator(f"article#step-{s['step_id']} .tool", has_text=call["tool_call_id"])
+        assert tool.locator(".badge.provider").inner_text() == "run by the provider"
+        chips = tool.locator(".search-suggestions a.chip")
+        queries = call["arguments"]["queries"]
+        assert chips.all_inner_texts() == queries
+        assert [chips.nth(i).get_attribute("href") for i in range(chips.count())] == \
+            ["https://www.google.com/search?q=" + urllib.parse.quote_plus(q) for q in queries]
+        assert all(chips.nth(i).get_attribute("rel") == "nofollow noopener noreferrer" for i in range(chips.count()))
+        raw = tool.locator(".search-suggestions details.as-recorded pre")
+        assert not raw.is_visible() and raw.text_content() == call["extra"]["search_entry_point"]
+        (result,) = [r for r in s["observation"]["results"] if r["source_call_id"] == call["tool_call_id"]]
+        pages = json.loads(result["content"])
+        assert tool.locator("p.provider-run").inner_text().startswith(f"run by the provider: {len(pages)} pages found")
+    # Google's HTML is text only: none of its elements, and its style not applied (the CSP would refuse it anyway).
+    assert tab.page.locator("div.carousel, div.headline, style").count() == 0
+
+    cited = [s for s in document["steps"] if (s.get("extra") or {}).get("annotations")]
+    assert len(cited) == 2
+    for s in cited:
+        notes = [n for n in s["extra"]["annotations"] if n["type"] == "grounding_support"]
+        assert notes == s["extra"]["annotations"]
+        box = tab.page.locator(f"article#step-{s['step_id']} .citations")
+        pages = list(dict.fromkeys(n["url"] for n in notes))
+        links = box.locator("li > a")
+        assert [links.nth(i).get_attribute("href") for i in range(links.count())] == pages
+        for i, url in enumerate(pages):
+            passages = list(dict.fromkeys(s["message"][n["start_index"]:n["end_index"]] for n in notes
+                                          if n["url"] == url))
+            item = box.locator("li").nth(i)
+            assert item.locator("a").inner_text() == next(n["title"] for n in notes if n["url"] == url)
+            assert item.locator("q.cited").all_inner_texts() == passages
+            assert all(p in s["message"] for p in passages)
+    first = tab.page.locator(f"article#step-{cited[0]['step_id']} .citations li").first
+    assert first.locator("q.cited").inner_text() == "runs from 28 May to 15 June in Parque Eduardo VII"
+    tab.shot("trajectory-google-search")
+    assert tab.console_errors == []
+
+
+def test_mastra_working_memory_is_a_folded_note_not_the_message(tab: Tab, world: World) -> None:
+    """A real Mastra capture with working memory (`mastra_native_memory`): a later turn's first call is sent the note
+    the agent stored (`extra.working_memory`, Markdown). Before, the note was nowhere on the page. Now that step holds a
+    folded "Working memory (as sent this turn)" with the note as Markdown, apart from what the model answered; Mastra's
+    ~2 KB of working-memory instructions, a system step, are folded as every system prompt is."""
+    _, page = _replayed(world, "mastra_native_memory", "memory")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    noted = [s for s in document["steps"] if (s.get("extra") or {}).get("working_memory")]
+    assert len(noted) == 2 and tab.page.locator("details.working-memory").count() == 2
+    for s in noted:
+        step = tab.page.locator(f"article#step-{s['step_id']}")
+        box = step.locator("details.working-memory")
+        assert box.locator("summary").inner_text() == "Working memory (as sent this turn)"
+        assert box.get_attribute("open") is None and not box.locator(".markdown").is_visible()
+        box.locator("summary").click()
+        note = s["extra"]["working_memory"]
+        assert box.locator(".markdown h1").inner_text() == note.splitlines()[0].lstrip("# ")
+        shown = box.locator(".markdown li").all_inner_texts()
+        assert shown == [line[2:].replace("**", "") for line in note.splitlines() if line.startswith("- ")]
+        # The note is not the step's message: the answer (or nothing, for a step that only called tools) is.
+        message = step.locator(".markdown.message")
+        assert message.inner_text() == s["message"]
+        assert "Home city" not in message.inner_text()
+    # The turn that changed the note is sent the note as it was, and stores the new one by calling the tool.
+    assert "Paris, next week" in noted[0]["extra"]["working_memory"]
+    (instructions,) = [s for s in document["steps"] if s["source"] == "system"
+                       and "updateWorkingMemory" in s["message"]]
+    folded = tab.page.locator(f"article#step-{instructions['step_id']} details.system")
+    assert folded.get_attribute("open") is None and not folded.locator("pre.message").is_visible()
+    assert len(instructions["message"]) > 1500
+    tab.shot("trajectory-working-memory")
+    assert tab.console_errors == []
+
+
+def test_compactions_by_claude_code_and_strands_say_what_compacted(tab: Tab, world: World) -> None:
+    """Real captures of Claude Code's `/compact` (`claude-code_native_compaction`) and Strands'
+    SummarizingConversationManager with a summarization agent (`strands_native_summarizing`). Claude Code's reads
+    "Context compacted by /compact: 5 messages summarized." (it records no count kept). Before, Strands' read "Context
+    compacted by SummarizingConversationManager: …", the agent that wrote the summary unsaid; now "… by
+    SummarizingConversationManager (its agent summarizer): 5 messages summarized, 2 kept."."""
+    tab.login(world.token)
+    for capture, agent_name in (("claude-code_native_compaction", "claudecompact"),
+                                ("strands_native_summarizing", "strandscompact")):
+        _, page = _replayed(world, capture, agent_name)
+        document = _twin(tab, page)
+        tab.go(page)
+        compactions = [s for s in _steps(document) if (s.get("extra") or {}).get("context_compaction")]
+        assert compactions and tab.page.locator("article.step.compaction").count() == len(compactions)
+        for s in compactions:
+            c = s["extra"]["context_compaction"]
+            expected = f"Context compacted by {c['by']}"
+            if c.get("agent"):
+                expected += f" (its agent {c['agent']})"
+            expected += f": {c['summarized_messages']} messages summarized"
+            if c.get("kept_messages") is not None:
+                expected += f", {c['kept_messages']} kept"
+            note = tab.page.locator(f"article#step-{s['step_id']} p.compaction-note").inner_text()
+            assert note.startswith(expected + "."), note
+            summary = tab.page.locator(f"article#step-{s['step_id']} pre.compaction-summary").inner_text()
+            assert summary == corpus.message_text(s["message"]) != ""
+        tab.shot(f"trajectory-compaction-{capture.split('_')[0]}")
+    notes = tab.page.locator("p.compaction-note").all_inner_texts()
+    assert notes and all(n.startswith("Context compacted by SummarizingConversationManager (its agent summarizer): "
+                                      "5 messages summarized, 2 kept.") for n in notes), notes
     assert tab.console_errors == []

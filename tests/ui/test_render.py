@@ -447,3 +447,55 @@ def test_compactions_token_modalities_and_citations_of_odd_shapes_never_fail() -
     view = step_view({"source": "agent", "metrics": {"prompt_tokens": 9, "extra": {
         "prompt_tokens_by_modality": {"TEXT": 1, "image": 5, "audio": 3}, "input_audio_tokens": 4}}})
     assert view["prompt_parts"] == ["5 image", "3 audio"]  # the counts by modality win over the audio count
+
+
+def test_retrievals_suggestions_grounding_and_working_memory_of_odd_shapes_never_fail() -> None:
+    """The real captures' retrievals (LangChain), Google Search suggestions and grounding supports (Gemini) and
+    working memory (Mastra) given odd shapes, what a pushed ATIF document may hold: each page renders what it can read,
+    and Google's HTML and a query holding HTML stay text."""
+    rag = _capture("langchain_openinference_rag")
+    step = next(s for s in rag["steps"] for r in (s.get("observation") or {}).get("results") or ()
+                if (r.get("extra") or {}).get("retrievals"))
+    result = next(r for r in step["observation"]["results"] if (r.get("extra") or {}).get("retrievals"))
+    for odd in ("yes", [7, None, {}], [{"retriever": None, "query": {"q": "<b>x</b>"}, "documents": "no"},
+                                      {"documents": [{"content": "a text, no id"}, {"neither": 1}, 3],
+                                       "error": {"message": "<script>x</script>", "type": "RetrieverError"}}]):
+        changed = {**step, "observation": {"results": [
+            {**r, "extra": {**r["extra"], "retrievals": odd}} if r is result else r
+            for r in step["observation"]["results"]]}}
+        html = _article(_session_html({**rag, "steps": [changed if s is step else s for s in rag["steps"]]}),
+                        step["step_id"])
+        if isinstance(odd, list) and len(odd) == 2:
+            text = "".join(_text(html).split())  # tags split the text with spaces: compare without any
+            assert "0documentsfoundbyaretrieverfor“{\"q\":\"<b>x</b>\"}”" in text, text
+            assert "1documentfoundbyaretriever,thenitfailed:RetrieverError<script>x</script>atext,noid" in text, text
+            assert "<script>x" not in html and "<b>x" not in html
+    grounded = _capture("google-genai_openinference_google-search")
+    answer = next(s for s in grounded["steps"] if (s.get("extra") or {}).get("annotations"))
+    call = answer["tool_calls"][0]
+    for queries in (None, "one", [1, "", "<img src=x onerror=alert(1)>", "<img src=x onerror=alert(1)>"]):
+        changed = {**answer, "tool_calls": [{**call, "arguments": {"queries": queries},
+                                             "extra": {**call["extra"], "search_entry_point": "<script>x()</script>"}}],
+                   "extra": {**answer["extra"], "annotations": [
+                       {"type": "grounding_support", "url": "https://a.example", "start_index": 5, "end_index": 2},
+                       {"type": "grounding_support", "url": "https://a.example", "start_index": 0, "end_index": 99999},
+                       {"type": "grounding_support", "url": "https://b.example", "start_index": True, "end_index": 3},
+                       {"type": "grounding_support", "url": "https://c.example", "start_index": 0, "end_index": 3}]}}
+        html = _article(_session_html({**grounded, "steps": [changed if s is answer else s
+                                                             for s in grounded["steps"]]}), answer["step_id"])
+        assert "<script>x" not in html and "<img src=x" not in html
+        assert re.findall(r'<q class="cited">([^<]*)</q>', html) == [answer["message"][:3]]
+        chips = re.findall(r'<a class="chip" href="([^"]+)"', html)
+        assert chips == (["https://www.google.com/search?q=%3Cimg+src%3Dx+onerror%3Dalert%281%29%3E"]
+                         if isinstance(queries, list) else [])
+    memory = _capture("mastra_native_memory")
+    noted = next(s for s in memory["steps"] if (s.get("extra") or {}).get("working_memory"))
+    for odd in (7, "  ", {"note": "x"}, "<script>x</script> **kept**"):
+        changed = {**noted, "extra": {**noted["extra"], "working_memory": odd}}
+        html = _article(_session_html({**memory, "steps": [changed if s is noted else s for s in memory["steps"]]}),
+                        noted["step_id"])
+        assert ('class="working-memory"' in html) == (isinstance(odd, str) and bool(odd.strip()))
+        assert "<script>x" not in html
+    view = step_view({"source": "agent", "extra": {"context_compaction": {"agent": "summarizer"}}})
+    html = _environment().from_string('{% from "_macros.html" import step %}{{ step(view, {}) }}').render(view=view)
+    assert "Context compacted by the agent summarizer." in _text(html), _text(html)
