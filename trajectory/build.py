@@ -35,7 +35,7 @@ from typing import Any
 
 from evalkit.attributes import json_safe
 from evalkit.trajectory.atif import version_for
-from evalkit.trajectory.context_compaction import Summaries, step_extra
+from evalkit.trajectory.context_compaction import Summaries, step_extra, unrecorded_message
 from evalkit.trajectory.mappers import evalkit_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.failed_attempts import mark_unanswered
@@ -372,13 +372,15 @@ class _Context:
             self.produced_ids.add(call_id)
 
     def _provider_result(self, draft: _Draft, part: Part) -> None:
-        """A result an answer holds for a call of it the provider ran (`extra.run_by`: Anthropic's web search, whose
-        results come in the same answer): that call's result, on the answer's step."""
+        """A result an answer holds for a call of it the provider ran (`extra.run_by`: Anthropic's server tools, whose
+        results come in the same answer): that call's result, on the answer's step, with what the emitter records of it
+        (`Part.extra`: a failure flagged, a command's non-zero return code)."""
         found = self.calls_by_id.get(part.call_id or "")
         if found is None or found[0] is not draft or part.call_id in self.answered \
                 or (found[1].get("extra") or {}).get("run_by") != "provider":
             return
-        draft.results.append({"source_call_id": part.call_id, "content": part.text or "", "extra": {"from": "answer"}})
+        draft.results.append({"source_call_id": part.call_id, "content": part.text or "",
+                              "extra": {"from": "answer", **(part.extra or {})}})
         self.answered.add(found[1]["tool_call_id"])
 
     def _already_produced(self, fingerprint: int) -> bool:
@@ -538,10 +540,20 @@ class _Context:
         # the agent's: no system step.
         if system and call.compaction is None:
             self.system(system, start)
+        # A compaction no recorded call made, sent in place of the conversation before it (the Responses API's
+        # compaction item): its step where it happened, once; what its output re-sends (the user messages) no step.
+        compacted = call.sent_compaction
+        if compacted is not None:
+            if self.summaries.first_sent(compacted):
+                # Its span the call whose input records it (none lasted the compaction: no duration).
+                self.draft(compacted.time_ns or start, "agent", message=unrecorded_message(compacted), llm_call_count=0,
+                           extra={"context_compaction": step_extra(compacted), "from": "a later call's input",
+                                  "span_id": span.span_id, "trace_id": span.trace_id, "emitter": call.emitter})
+        resent = range(call.sent_compaction_at if compacted is not None else 0)
         # A new user message before an answer or result the call re-sends is history, not asked by this call: an
         # earlier run's (the same agent run again in a later turn) or another agent's, copied context as the answers.
         for index in new:
-            if index in summary_prompt:
+            if index in summary_prompt or index in resent:
                 continue
             self._new_input(messages[index], start, span, copied=index < history_end, inputs=messages, at=index,
                             media_span=call.input_span)
@@ -1076,6 +1088,8 @@ def _metrics(call: LlmCall) -> Json | None:
         extra["prompt_tokens_normalisation"] = usage.normalisation
     if usage.web_search_requests:
         extra["web_search_requests"] = usage.web_search_requests
+    if usage.web_fetch_requests:
+        extra["web_fetch_requests"] = usage.web_fetch_requests
     if usage.input_audio_tokens:
         extra["input_audio_tokens"] = usage.input_audio_tokens
     if usage.output_audio_tokens:

@@ -28,7 +28,8 @@ class Part:
     # `ToolCallResult.error`, which OpenInference's instrumentor keeps only in the next call's input).
     error: bool = False
     # tool_call: what the emitter records of the call beyond its name and arguments, kept as its ATIF `extra` (a tool
-    # the provider ran itself, the Responses API's web search: `{"run_by": "provider", "status": …}`).
+    # the provider ran itself, the Responses API's web search: `{"run_by": "provider", "status": …}`). tool_result of
+    # such a call, in the answer: its result's `extra` (a failure: `is_error` and `error`; Anthropic's code execution).
     extra: dict[str, Any] | None = None
     # tool_result: the result as parts where it holds media (an Anthropic `tool_result` with a screenshot's `image`
     # block), as `ToolExecution.result_parts` is a tool span's: its call's result is then ATIF content parts.
@@ -73,6 +74,9 @@ class Usage:
     # The web searches the provider ran within the answer (Anthropic's `usage.server_tool_use.web_search_requests`),
     # billed apart from the tokens.
     web_search_requests: int | None = None
+    # The web fetches the provider ran within the answer (Anthropic's `usage.server_tool_use.web_fetch_requests`): no
+    # fee of their own, the text fetched billed as input tokens.
+    web_fetch_requests: int | None = None
     # Of input_tokens and output_tokens, the audio ones (an audio model's: OpenAI's `audio_tokens` details).
     input_audio_tokens: int | None = None
     output_audio_tokens: int | None = None
@@ -117,6 +121,18 @@ class ContextCompaction:
     # The agent the framework had write the summary, where it has one of its own do it (a Strands
     # `SummarizingConversationManager`'s `summarization_agent`): no subagent, named on the compaction's step.
     agent: str | None = None
+    # A compaction whose call no span records, known from the later calls sent its output (the Responses API's
+    # `responses.compact`, which openai-agents' `OpenAIResponsesCompactionSession` calls outside any span): the summary
+    # is the provider's compaction item, encrypted (its id, its content's length); the conversation's user messages
+    # its output re-sends before it; when it happened (after the last call not sent it).
+    item_id: str | None = None
+    encrypted_chars: int | None = None
+    kept_user_messages: int | None = None
+    time_ns: int | None = None
+    # A compaction whose call no span records but whose summary the later calls are sent as written (Strands'
+    # `SummarizingConversationManager` with no summarization agent calls the agent's model outside its tracing): that
+    # summary, its step's message (item_id None).
+    summary: str | None = None
 
 
 @dataclass(slots=True)
@@ -160,6 +176,14 @@ class LlmCall:
     # its later calls that summary in place of the messages summarized (trajectory/context_compaction.py). Set by the
     # emitter's mapper (LangChain's `SummarizationMiddleware`: `langchain_summarization.py`).
     compaction: ContextCompaction | None = None
+    # The call was sent a compaction no recorded call made (`ContextCompaction.item_id`: the Responses API's compaction
+    # item) in place of the conversation before it: its input messages before `sent_compaction_at` are that
+    # compaction's output re-sent (the conversation's user messages), no question; the compaction a step of no LLM call
+    # where it happened, once (trajectory/context_compaction.py). Set by the emitter's `complete_calls`
+    # (`openai_responses_compaction.py`; `strands_summarizing.py`: a readable summary, `ContextCompaction.summary`, the
+    # message before `sent_compaction_at`).
+    sent_compaction: ContextCompaction | None = None
+    sent_compaction_at: int = 0
 
 
 @dataclass(slots=True)

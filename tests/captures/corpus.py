@@ -207,12 +207,17 @@ def _hosted_tool_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
     log's `server_tool_uses`) alike: named as the block names them, its input the arguments, by the block's id; what
     they found is in the same answer, no tool result the model was sent later (tests/trajectory checks it). Gemini's
     Google Search grounding (the log's `grounding_metadata`): one `google_search` call of the answer, its
-    `webSearchQueries` the arguments' `queries`; the API gives it no id (the log's is the response's)."""
+    `webSearchQueries` the arguments' `queries`; the API gives it no id (the log's is the response's). The Responses
+    API's file searches (the log's `file_search_calls`): named as the request's tool (`{"type": "file_search"}`), their
+    `queries` the arguments, by their item's id, after the answer's web searches as its items come; what they found is
+    in the same answer too."""
     grounded = (response.get("grounding_metadata") or {}).get("webSearchQueries")
     return [*({"id": search["id"], "name": "web_search", "arguments": search["action"]}
               for search in response.get("web_search_calls") or ()),
             *({"id": use["id"], "name": use["name"], "arguments": use["input"]}
               for use in response.get("server_tool_uses") or ()),
+            *({"id": search["id"], "name": "file_search", "arguments": {"queries": search["queries"]}}
+              for search in response.get("file_search_calls") or ()),
             *([{"id": f"{response['id']}-google_search", "name": "google_search", "arguments": {"queries": grounded}}]
               if grounded else [])]
 

@@ -29,6 +29,9 @@ compaction of the agent's context (trajectory/context_compaction.py, its step ma
 summary it sends the agent's later calls in place of what it summarized, which comes before their history's answers.
 Strands' `SummarizingConversationManager` asks alike: the messages it summarizes, then one user message, "Please
 summarize this conversation." (to its summarization agent, or to the model itself): no one's question either.
+The Responses API's compaction (`responses.compact`, openai-agents' `OpenAIResponsesCompactionSession`) answers with the
+conversation's user messages, then a `compaction` item (the rest summarized, encrypted); later requests send that
+output in place of the conversation: it is the conversation so far re-sent, its user messages no asking.
 
 smolagents' planning calls (sent its stop sequence `<end_plan>`) are asked in templates of its own (the defaults of
 its prompts/*.yaml), which are no question: an initial plan's wraps the run's task, which is what it was asked (as the
@@ -179,6 +182,8 @@ def _responses_items(request: dict[str, Any]) -> list[Item]:
             items.append((ANSWER, ""))
         elif kind == "function_call_output":
             items.append((RESULT, ""))
+        elif kind == "compaction":  # the conversation so far as the compaction re-sends it, its user messages first
+            items = [(ANSWER, "")]
     return items
 
 

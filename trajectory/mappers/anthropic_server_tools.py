@@ -27,24 +27,33 @@ same message as the answer it repeats (no copied step):
   (`openai_agents_hosted_tools.keep_annotations`): each as the API gave it, with `start_index` and `end_index`, where
   the passage it is on is in the step's message;
 - the web searches the answer made (`metadata.server_tool_use.web_search_requests`) as `Usage.web_search_requests`,
-  on the step's metrics (genai-prices prices them, $10 per 1,000 on Anthropic; evalkit's prices count tokens only).
+  on the step's metrics, priced as genai-prices prices them ($10 per 1,000 on Anthropic: trajectory/cost.py).
 
-Seen in a real capture: tests/captures/anthropic-sdk_openinference_web-search.
+The other server tools take the same path: web fetch (`web_fetch_20250910`: a `server_tool_use` named `web_fetch`, its
+`input` the url, and a `web_fetch_tool_result`) and code execution (`code_execution_20250825`: a `server_tool_use`
+named `bash_code_execution`, its `input` the command, or `text_editor_code_execution`, the file it views, creates or
+edits, and a `bash_code_execution_tool_result` or `text_editor_code_execution_tool_result`), each call run by the
+provider with its result from the answer, as a person reads each tool's (`anthropic_server_results`: a fetched
+document, a command's output, a failure flagged). The fetches an answer made (`server_tool_use.web_fetch_requests`) are
+`Usage.web_fetch_requests` (no fee of their own: the fetched text is billed as input tokens), and the container the
+answer's code ran in (`metadata.container_id`; the client names it in its next requests to keep its files) the call's
+`extra.container`.
+
+Seen in real captures: tests/captures/anthropic-sdk_openinference_web-search and _code-execution.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Any
 
+from evalkit.trajectory.mappers import anthropic_server_results
 from evalkit.trajectory.mappers.openai_agents_hosted_tools import keep_annotations
 from evalkit.trajectory.mappers.reader import parse_json
 from evalkit.trajectory.operations import LlmCall, Message, Part
 
 SERVER_TOOL_ID_PREFIX = "srvtoolu_"  # the id the API gives a server tool's call (a client tool's: `toolu_…`)
 _RESULT_BLOCK_SUFFIX = "_tool_result"  # `web_search_tool_result` (and the other server tools' results)
-_RESULT_KEYS = ("url", "title", "page_age")  # of a `web_search_result`: what a person reads of what was found
 
 
 def read_call(call: LlmCall, request: object, response: object, metadata: object) -> None:
@@ -56,12 +65,16 @@ def read_call(call: LlmCall, request: object, response: object, metadata: object
     answer = parse_json(response)
     answered = _blocks(answer.get("content")) if isinstance(answer, dict) else []
     sent = parse_json(request)
-    runs = _text_runs([answered, *_assistant_contents(sent.get("messages") if isinstance(sent, dict) else None)])
-    call.input_messages = [_read_message(message, runs)[0] for message in call.input_messages]
+    contents = [answered, *_assistant_contents(sent.get("messages") if isinstance(sent, dict) else None)]
+    runs = _text_runs(contents)
+    # Each result block as the API gave it, by its call: what the instrumentation's copy redacts (a PDF's payload).
+    given = {str(block.get("tool_use_id")): block for blocks in contents for block in blocks
+             if str(block.get("type", "")).endswith(_RESULT_BLOCK_SUFFIX)}
+    call.input_messages = [_read_message(message, runs, given)[0] for message in call.input_messages]
     annotations: list[dict[str, Any]] = []
     read: list[Message] = []
     for message in call.output_messages:
-        message, cited = _read_message(message, runs)
+        message, cited = _read_message(message, runs, given)
         read.append(message)
         annotations.extend(cited)
     call.output_messages = read
@@ -70,6 +83,12 @@ def read_call(call: LlmCall, request: object, response: object, metadata: object
     searches = counts.get("web_search_requests") if isinstance(counts, dict) else None
     if isinstance(searches, int) and searches > 0:
         call.usage.web_search_requests = searches
+    fetches = counts.get("web_fetch_requests") if isinstance(counts, dict) else None
+    if isinstance(fetches, int) and fetches > 0:
+        call.usage.web_fetch_requests = fetches
+    container = parse_json(metadata).get("container_id") if isinstance(parse_json(metadata), dict) else None
+    if isinstance(container, str) and container:
+        call.extra["container"] = container
 
 
 def _runs_on_server(part: Part) -> bool:
@@ -110,15 +129,17 @@ def _text_runs(contents: list[list[dict[str, Any]]]) -> _Runs:
     return runs
 
 
-def _read_message(message: Message, runs: _Runs) -> tuple[Message, list[dict[str, Any]]]:
-    """`message` with its server tools read (`read_call`), and the citations of its text."""
+def _read_message(message: Message, runs: _Runs,
+                  given: dict[str, dict[str, Any]]) -> tuple[Message, list[dict[str, Any]]]:
+    """`message` with its server tools read (`read_call`), and the citations of its text; `given`: each result block as
+    the API gave it, by its call."""
     called = {part.call_id for part in message.parts if _runs_on_server(part)}
     if not called:
         return message, []
     results: list[Part] = []
     texts: list[Part] = []
     for part in message.parts:
-        found = _server_result(part, called) if part.kind == "text" else None
+        found = _server_result(part, called, given) if part.kind == "text" else None
         if found is not None:
             results.append(found)
         elif part.kind == "text":
@@ -136,20 +157,14 @@ def _read_message(message: Message, runs: _Runs) -> tuple[Message, list[dict[str
     return replace(message, parts=[*merged, *parts]), citations
 
 
-def _server_result(part: Part, called: set[str | None]) -> Part | None:
-    """A text content that is a server tool's result block for a call of its message, as that call's result."""
+def _server_result(part: Part, called: set[str | None], given: dict[str, dict[str, Any]]) -> Part | None:
+    """A text content that is a server tool's result block for a call of its message, as that call's result
+    (`anthropic_server_results`: what each tool's result shows a person)."""
     block = parse_json(part.text) if (part.text or "").startswith("{") else None
     if not isinstance(block, dict) or not str(block.get("type", "")).endswith(_RESULT_BLOCK_SUFFIX) \
             or block.get("tool_use_id") not in called:
         return None
-    found = block.get("content")
-    if isinstance(found, list):  # what the search found: each page as a person reads it
-        shown: Any = [{key: item[key] for key in _RESULT_KEYS if item.get(key) is not None}
-                      for item in _blocks(found)]
-    else:  # an error (`web_search_tool_result_error`, its `error_code`), as the API gave it
-        shown = found
-    return Part("tool_result", call_id=str(block["tool_use_id"]), name=block.get("type"),
-                text=json.dumps(shown, ensure_ascii=False))
+    return anthropic_server_results.result_part(block, given.get(str(block["tool_use_id"])))
 
 
 def _merged_texts(grouped: list[list[dict[str, Any]]]) -> tuple[list[Part], list[dict[str, Any]]]:

@@ -16,6 +16,7 @@ from evalkit.trajectory.mappers import (
     agno_knowledge,
     agno_media,
     anthropic_openinference,
+    anthropic_openinference_attribute_limit,
     anthropic_server_tools,
     autogen,
     beeai,
@@ -36,6 +37,7 @@ from evalkit.trajectory.mappers import (
     llamaindex_query_engines,
     llamaindex_react,
     openai_agents_failed_calls,
+    openai_agents_file_search,
     openai_agents_hosted_tools,
     openai_agents_images,
     openai_agents_js,
@@ -354,6 +356,8 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         call.finish_reasons = [finish]
     call.error = span_error(reader)
     if reader.span.scope_name == anthropic_openinference.SCOPE:
+        # A re-sent answer whose role OpenTelemetry's attribute limit dropped: the assistant's, its calls whole.
+        anthropic_openinference_attribute_limit.read_clipped_messages(call, reader.span.attributes)
         # A tool_result's image, redacted in its flattened message, and `is_error`: the request as sent has both.
         anthropic_openinference.read_tool_results(call, reader.span.attributes.get("input.value"))
         anthropic_openinference.read_request(call)  # the effort a Messages request sets (`output_config.effort`)
@@ -381,6 +385,11 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
                                     reader.span.attributes.get("output.value"))
     if (openai_sdk.is_openinference_response(reader.span) or openai_sdk.is_openai_agents_response(reader.span)
             or openai_agents_js.is_response(reader.span)):
+        if openai_sdk.is_openai_agents_response(reader.span):
+            # A file search the API ran: a call of the tool, run by the provider, the documents it found its result;
+            # read first, its results being a `tool` message between the answer's output messages.
+            openai_agents_file_search.read_call(call, reader.span.attributes.get("output.value"),
+                                                reader.span.attributes.get("input.value"))
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id; the effort
         if openai_sdk.is_openai_agents_response(reader.span):
             # A hosted tool (web search) the API ran: a call of the tool, run by the provider; the answer's citations.

@@ -56,3 +56,9 @@ def _document(node: Any) -> dict[str, Any]:
 
 def _in_order(document: dict[str, Any]) -> dict[str, Any]:
     return {key: document[key] for key in _ORDER if key in document}
+
+
+def as_document(found: dict[str, Any]) -> dict[str, Any]:
+    """A document found as every retrieval lists it, from what another record says of it (a provider's file search's
+    results: `openai_agents_file_search`): the convention's keys it has a value for, in the convention's order."""
+    return _in_order({key: value for key, value in found.items() if value is not None})

@@ -33,6 +33,7 @@ from evalkit.trajectory.mappers import (
     openai_agents_guardrails,
     openai_agents_model_retries,
     openai_chat_audio,
+    openai_responses_compaction,
     openinference,
     openlit,
     openllmetry,
@@ -141,6 +142,9 @@ def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall
     # LangChain's `SummarizationMiddleware`: its summary calls compactions of the agent's context.
     langchain_summarization.complete_calls(spans, calls)
     openai_agents_model_retries.complete_calls(spans, calls)
+    # openai-agents' sessions compacted by the Responses API's `responses.compact`, a call in no span: the calls sent
+    # its compaction item.
+    openai_responses_compaction.complete_calls(spans, calls)
     # OpenAI's spoken answers re-sent by their audio's id alone: the transcript of the answer each names.
     openai_chat_audio.complete_calls(spans, calls)
 

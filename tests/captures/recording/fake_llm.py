@@ -10,6 +10,11 @@ agents can be scripted too. `POST /v1/conversations` (the Conversations API's cr
 conversation id for Responses calls to name (`conversation=`); it is no LLM call, so not logged.
 `POST /v1/embeddings` (OpenAI's) answers each input with a vector made from its words (`embedding_of`), so that a
 vector index retrieves by meaning, offline; no LLM call either, so not logged.
+`POST /v1/responses/compact` (the Responses API's compaction, `client.responses.compact`) answers as the API does: the
+conversation's user messages, then one `compaction` item whose `encrypted_content` is opaque (the summary the real API
+writes is readable by no one but OpenAI); the conversation is the request's `input`, or the logged call whose response
+its `previous_response_id` names (that call's input). It consumes no scripted reply and is no call of the log: each
+goes to `Script.compactions` (`llm_compactions.jsonl`), with where it came among the calls.
 
 Every request and the reply it got is logged: that log is a capture's ground truth (what the model
 was asked, what it answered, which tool results it was shown). Gemini's function calls go out with
@@ -23,6 +28,7 @@ framework under test.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
 import struct
@@ -88,6 +94,15 @@ class Reply:
     # chunk. Only when scripted, so that captures recorded before re-record the same.
     web_searches: list[dict[str, Any]] = field(default_factory=list)
     citations: list[dict[str, Any]] = field(default_factory=list)
+    # The Responses API's hosted file search (`tools=[{"type": "file_search", "vector_store_ids": […]}]`), which the API
+    # runs itself over the vector stores: each `{"queries": […], "results": [{"file_id", "filename", "score", "text",
+    # "attributes"}, …]}` (optionally `id`, `status`) a `file_search_call` item of the answer, after its web searches
+    # and before its message and function calls; its `results` sent only to a request that includes them
+    # (`include: ["file_search_call.results"]`), else null, as the API does; the log keeps them all the same. A
+    # citation `{"cited", "file_id", "filename"}` is a `file_citation` annotation, its `index` where the cited text ends
+    # (the API's: where to insert the citation in the text). Only when scripted, so that captures recorded before
+    # re-record the same.
+    file_searches: list[dict[str, Any]] = field(default_factory=list)
     # Of `input_tokens`, how many the prompt's images took: Gemini breaks the prompt's count down by modality
     # (`promptTokensDetails`, TEXT and IMAGE, as it reports a prompt holding images). Gemini only; reported only when
     # scripted, so that captures recorded before re-record the same.
@@ -101,6 +116,15 @@ class Reply:
     audio: str = ""
     input_audio_tokens: int = 0
     output_audio_tokens: int = 0
+    # Anthropic's other server tools, which the API runs within the answer as it runs its web search: each
+    # `{"name", "input", "result"}` (optionally `id`; `name` as the `server_tool_use` block names it: `web_fetch`,
+    # `bash_code_execution`, `text_editor_code_execution`) a `server_tool_use` block and its `<name>_tool_result` block,
+    # whose `content` is `result` as the API gives it (a `web_fetch_result` with its document, a
+    # `bash_code_execution_result` with stdout, stderr, return code and the files made, an error), after the web
+    # searches and before the text, in order; `usage.server_tool_use.web_fetch_requests` counts the fetches, and an
+    # answer that ran code names its `container` (`{"id", "expires_at"}`: the one the request names, else a new one;
+    # streamed, in the `message_delta`). Only when scripted, so that captures recorded before re-record the same.
+    server_tools: list[dict[str, Any]] = field(default_factory=list)
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
@@ -111,9 +135,11 @@ class Reply:
                      data.get("cache_read_tokens", 0), data.get("cache_write_tokens", 0),
                      data.get("reasoning_tokens", 0), error=data.get("error"),
                      web_searches=list(data.get("web_search", ())), citations=list(data.get("citations", ())),
+                     file_searches=list(data.get("file_search", ())),
                      image_tokens=data.get("image_tokens", 0), audio=data.get("audio", ""),
                      input_audio_tokens=data.get("input_audio_tokens", 0),
-                     output_audio_tokens=data.get("output_audio_tokens", 0))
+                     output_audio_tokens=data.get("output_audio_tokens", 0),
+                     server_tools=list(data.get("server_tools", ())))
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
@@ -139,6 +165,7 @@ class Script:
         self.lock = threading.Lock()
         self.conversations = 0  # created by `POST /v1/conversations`
         self.audio_ids: set[str] = set()  # the spoken answers' clips, which a later request may name
+        self.compactions: list[dict[str, Any]] = []  # the `POST /v1/responses/compact` requests answered (`compact`)
 
     def take(self, api: str, body: dict[str, Any], raw: bytes, *, model: str | None = None,
              stream: bool | None = None) -> tuple[int, Reply, dict[str, Any]]:
@@ -170,9 +197,14 @@ class Script:
                       **({"item_id": call.item_id} if call.item_id else {})}
                      for k, call in enumerate(reply.tool_calls)]
             hosted = _hosted_output(api, seq, reply)
+            if reply.server_tools:
+                hosted = _anthropic_server_tool_runs(api, seq, reply, body, hosted)
             answer_chars = len(reply.text) + len(reply.reasoning) + sum(len(json.dumps(c["arguments"])) for c in calls)
             answer_chars += sum(len(search["action"]["query"]) for search in hosted.get("web_search_calls", ()))
-            answer_chars += sum(len(search["input"]["query"]) for search in hosted.get("server_tool_uses", ()))
+            answer_chars += sum(len(use["input"]["query"]) if use["name"] == "web_search"
+                                else len(json.dumps(use["input"])) for use in hosted.get("server_tool_uses", ()))
+            answer_chars += sum(len(query) for search in hosted.get("file_search_calls", ())
+                                for query in search["queries"])
             answer_chars += len(reply.audio)
             usage = {"input_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, len(raw) // 4),
                      "output_tokens": reply.output_tokens if reply.output_tokens is not None
@@ -186,8 +218,11 @@ class Script:
                                      f"the {cached} cached ones: script input_tokens for this reply")
                 usage["cache_read_tokens"] = reply.cache_read_tokens
                 usage["cache_write_tokens"] = reply.cache_write_tokens
-            if hosted.get("server_tool_uses"):  # Anthropic counts its server tool's requests in the usage
-                usage["web_search_requests"] = len(hosted["server_tool_uses"])
+            ran = [use["name"] for use in hosted.get("server_tool_uses", ())]
+            if "web_search" in ran:  # Anthropic counts its web searches and fetches in the usage
+                usage["web_search_requests"] = ran.count("web_search")
+            if "web_fetch" in ran:
+                usage["web_fetch_requests"] = ran.count("web_fetch")
             if reply.reasoning_tokens:
                 if usage["output_tokens"] < reply.reasoning_tokens:
                     raise ValueError(f"output_tokens {usage['output_tokens']} count the {reply.reasoning_tokens} "
@@ -214,6 +249,45 @@ class Script:
             }
             self.log.append(entry)
             return seq, reply, entry["response"]
+
+
+    def compact(self, body: dict[str, Any], raw: bytes) -> dict[str, Any]:
+        """The Responses API's compaction of a conversation (`POST /v1/responses/compact`): its user messages, then a
+        `compaction` item of opaque content; logged in `compactions` with `before_seq`, the log's next call."""
+        with self.lock:
+            items = body.get("input")
+            previous = body.get("previous_response_id")
+            answered: list[dict[str, Any]] = []  # the named response's output items, compacted with its input
+            if items is None and previous:
+                named = next((e for e in self.log if e["response"]["id"] == previous), None)
+                if named is None:
+                    raise LookupError(f"no logged call answered with the response {previous!r}")
+                items = named["request"].get("input")
+                answered = _responses_body(str(named.get("model")), named["response"])["output"]
+            if isinstance(items, str):
+                items = [{"role": "user", "content": items}]
+            number = len(self.compactions)
+            asked = [item for item in items or () if isinstance(item, dict) and item.get("role") == "user"
+                     and item.get("type", "message") == "message"]
+            output: list[dict[str, Any]] = [
+                {"id": f"msg_cmp_{number}_{k}", "type": "message", "status": "completed", "role": "user",
+                 "content": ([{"type": "input_text", "text": item["content"]}] if isinstance(item["content"], str)
+                             else item["content"])}
+                for k, item in enumerate(asked)]
+            sealed = b"".join(hashlib.sha256(raw + bytes([k])).digest() for k in range(6))
+            opaque = "gAAAAA" + base64.urlsafe_b64encode(sealed).decode().rstrip("=")
+            output.append({"id": f"cmp_{number}", "type": "compaction", "encrypted_content": opaque})
+            compacted = [*(items or ()), *answered]
+            usage = {"input_tokens": max(1, len(json.dumps(compacted)) // 4), "output_tokens": len(opaque) // 4}
+            answer = {"id": f"resp_cmp_{number}", "object": "response.compaction", "created_at": CREATED,
+                      "output": output,
+                      "usage": {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+                                "input_tokens_details": {"cached_tokens": 0},
+                                "output_tokens_details": {"reasoning_tokens": 0}}}
+            self.compactions.append({"before_seq": len(self.log), "api": "openai.responses.compact",
+                                     "model": body.get("model"), "request": body,
+                                     "compacted_items": len(compacted), "response": answer})
+            return answer
 
 
 def _unknown_audio(api: str, body: dict[str, Any], given: set[str]) -> str | None:
@@ -289,10 +363,10 @@ def _audio_deltas(base: dict[str, Any], audio: dict[str, Any]) -> Iterator[dict[
 
 
 def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
-    """What the API adds to an answer of its own (`Reply.web_searches`, `Reply.citations`), as the log keeps it:
-    `web_search_calls` (each `{"id", "status", "action"}`) and the answer text's `annotations`; nothing when neither
-    is scripted."""
-    if not (reply.web_searches or reply.citations):
+    """What the API adds to an answer of its own (`Reply.web_searches`, `Reply.file_searches`, `Reply.citations`), as
+    the log keeps it: `web_search_calls` (each `{"id", "status", "action"}`), `file_search_calls` (each `{"id",
+    "status", "queries", "results"}`) and the answer text's `annotations`; nothing when none is scripted."""
+    if not (reply.web_searches or reply.citations or reply.file_searches):
         return {}
     if api == "anthropic.messages":
         return _anthropic_server_tools(seq, reply)
@@ -301,6 +375,11 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
     if api != "openai.responses":
         raise ValueError(f"{api} runs no hosted tool: script web_search and citations for the Responses API only")
     hosted: dict[str, Any] = {}
+    if reply.file_searches:
+        hosted["file_search_calls"] = [{"id": search.get("id") or f"fs_{seq}_{k}",
+                                        "status": search.get("status", "completed"), "queries": search["queries"],
+                                        "results": search.get("results", [])}
+                                       for k, search in enumerate(reply.file_searches)]
     if reply.web_searches:
         hosted["web_search_calls"] = [{"id": search.get("id") or f"ws_{seq}_{k}",
                                        "status": search.get("status", "completed"),
@@ -312,6 +391,10 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
             start = reply.text.find(citation["cited"])
             if start < 0:
                 raise ValueError(f"a citation cites {citation['cited']!r}, which the answer's text does not hold")
+            if "file_id" in citation:  # a file the file search found: cited where the cited text ends
+                annotations.append({"type": "file_citation", "file_id": citation["file_id"],
+                                    "filename": citation["filename"], "index": start + len(citation["cited"])})
+                continue
             annotations.append({"type": "url_citation", "start_index": start,
                                 "end_index": start + len(citation["cited"]), "url": citation["url"],
                                 "title": citation["title"]})
@@ -371,6 +454,27 @@ def _anthropic_server_tools(seq: int, reply: Reply) -> dict[str, Any]:
                 "cited_text": citation["cited_text"], "encrypted_index": f"idx_{seq}_{k}"}})
         hosted["citations"] = citations
     return hosted
+
+
+_CODE_EXECUTION_TOOLS = ("bash_code_execution", "text_editor_code_execution", "code_execution")
+_CONTAINER_EXPIRES_AT = "2025-10-09T09:53:20Z"  # CREATED and an hour: a container lives an hour after its last use
+
+
+def _anthropic_server_tool_runs(api: str, seq: int, reply: Reply, body: dict[str, Any],
+                                hosted: dict[str, Any]) -> dict[str, Any]:
+    """`hosted` with Anthropic's other server tools (`Reply.server_tools`) after its web searches in the log's
+    `server_tool_uses` (each `{"id", "name", "input", "result"}`), and the `container` the answer's code ran in."""
+    if api != "anthropic.messages":
+        raise ValueError(f"{api} runs no Anthropic server tool: script server_tools for Anthropic's Messages API only")
+    uses = list(hosted.get("server_tool_uses", ()))
+    uses.extend({"id": tool.get("id") or f"srvtoolu_{seq}_{k}", "name": tool["name"], "input": tool["input"],
+                 "result": tool["result"]} for k, tool in enumerate(reply.server_tools, start=len(uses)))
+    ran: dict[str, Any] = {**hosted, "server_tool_uses": uses}
+    if any(use["name"] in _CODE_EXECUTION_TOOLS for use in uses):
+        named = body.get("container")
+        ran["container"] = {"id": named if isinstance(named, str) else f"container_{seq}",
+                            "expires_at": _CONTAINER_EXPIRES_AT}
+    return ran
 
 
 # --- the wire formats -------------------------------------------------------------------------
@@ -441,6 +545,11 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
                        "summary": [{"type": "summary_text", "text": r["reasoning"]}]})
     # The searches the API ran, before the answer they inform (as the API orders them).
     output.extend({"type": "web_search_call", **search} for search in r.get("web_search_calls", ()))
+    # What the file searches found goes out only to a request that includes it, as the API sends it.
+    included = "file_search_call.results" in ((request or {}).get("include") or ())
+    output.extend({"type": "file_search_call", "id": search["id"], "status": search["status"],
+                   "queries": search["queries"], "results": search["results"] if included else None}
+                  for search in r.get("file_search_calls", ()))
     if r["text"]:
         text = {"type": "output_text", "text": r["text"], "annotations": r.get("annotations", [])}
         output.append({"type": "message", "id": f"msg_{r['id']}", "status": "completed", "role": "assistant",
@@ -482,11 +591,13 @@ def _responses_stream(model: str, r: dict[str, Any], request: dict[str, Any]) ->
         empty = ({**item, "content": []} if item["type"] == "message"
                  else {**item, "arguments": "", "status": "in_progress"} if item["type"] == "function_call"
                  else {**item, "summary": []} if item["type"] == "reasoning"
-                 else {**item, "status": "in_progress"} if item["type"] == "web_search_call" else item)
+                 else {**item, "status": "in_progress"} if item["type"] == "web_search_call"
+                 else {**item, "status": "in_progress", "queries": [], "results": None}
+                 if item["type"] == "file_search_call" else item)
         yield event("response.output_item.added", output_index=index, item=empty)
-        if item["type"] == "web_search_call":  # the API's search, run while the answer streams
+        if item["type"] in ("web_search_call", "file_search_call"):  # the API's search, run while the answer streams
             for stage in ("in_progress", "searching", "completed"):
-                yield event(f"response.web_search_call.{stage}", item_id=item["id"], output_index=index)
+                yield event(f"response.{item['type']}.{stage}", item_id=item["id"], output_index=index)
         if item["type"] == "reasoning":  # its summary's parts, each added, its text as deltas, then done
             for k, summary in enumerate(item["summary"]):
                 ids = {"item_id": item["id"], "output_index": index, "summary_index": k}
@@ -523,7 +634,8 @@ def _anthropic_content(r: dict[str, Any]) -> list[dict[str, Any]]:
     for search in r.get("server_tool_uses", ()):  # each search the API ran, then what it found, before the text
         content.append({"type": "server_tool_use", "id": search["id"], "name": search["name"],
                         "input": search["input"]})
-        content.append({"type": "web_search_tool_result", "tool_use_id": search["id"], "content": search["results"]})
+        content.append({"type": f"{search['name']}_tool_result", "tool_use_id": search["id"],
+                        "content": search["results"] if search["name"] == "web_search" else search["result"]})
     if r.get("citations"):
         content.extend(_cited_text_blocks(r["text"], r["citations"]))
     elif r["text"]:
@@ -559,11 +671,12 @@ def _anthropic_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
                                 "cache_creation_input_tokens": written, "cache_read_input_tokens": read}
     if "reasoning_tokens" in usage:  # only when scripted, so that captures recorded before re-record the same
         reported["output_tokens_details"] = {"thinking_tokens": usage["reasoning_tokens"]}
-    if "web_search_requests" in usage:  # only when scripted
-        reported["server_tool_use"] = {"web_search_requests": usage["web_search_requests"], "web_fetch_requests": 0}
+    if "web_search_requests" in usage or "web_fetch_requests" in usage:  # only when scripted
+        reported["server_tool_use"] = {"web_search_requests": usage.get("web_search_requests", 0),
+                                       "web_fetch_requests": usage.get("web_fetch_requests", 0)}
     return {"id": r["id"], "type": "message", "role": "assistant", "model": model,
             "content": _anthropic_content(r), "stop_reason": "tool_use" if r["tool_calls"] else "end_turn",
-            "stop_sequence": None, "usage": reported}
+            "stop_sequence": None, "usage": reported, **({"container": r["container"]} if "container" in r else {})}
 
 
 def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -571,8 +684,10 @@ def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict
     usage = body["usage"]
     # The start reports the output begun (1 token), none of it reasoning yet: the breakdown comes with the total.
     started = {key: value for key, value in usage.items() if key != "output_tokens_details"}
+    # The container code ran in comes with the stop reason (the SDK's `message_delta`'s `delta.container`).
+    running = {"container": None} if "container" in body else {}
     yield "message_start", {"type": "message_start", "message": {
-        **body, "content": [], "stop_reason": None, "usage": {**started, "output_tokens": 1}}}
+        **body, "content": [], "stop_reason": None, "usage": {**started, "output_tokens": 1}, **running}}
     for index, block in enumerate(body["content"]):
         if block["type"] == "text":
             yield "content_block_start", {"type": "content_block_start", "index": index,
@@ -582,7 +697,7 @@ def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict
             for citation in block.get("citations", ()):  # a cited passage's sources once it has streamed
                 yield "content_block_delta", {"type": "content_block_delta", "index": index,
                                               "delta": {"type": "citations_delta", "citation": citation}}
-        elif block["type"] == "web_search_tool_result":  # what the search found, whole in its block's start
+        elif block["type"].endswith("_tool_result"):  # what a server tool found or did, whole in its block's start
             yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": block}
         elif block["type"] == "thinking":
             yield "content_block_start", {"type": "content_block_start", "index": index,
@@ -601,7 +716,8 @@ def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict
     # The final usage, cumulative: the API has sent the input and cache counts here again since server tools
     # (some clients, langchain-anthropic among them, read usage from this event alone).
     yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": body["stop_reason"],
-                                                               "stop_sequence": None},
+                                                               "stop_sequence": None,
+                                                               **({"container": body["container"]} if running else {})},
                             "usage": usage}
     yield "message_stop", {"type": "message_stop"}
 
@@ -684,6 +800,7 @@ _APIS = {"/v1/chat/completions": "openai.chat", "/chat/completions": "openai.cha
          "/v1/messages": "anthropic.messages", "/messages": "anthropic.messages"}
 _CONVERSATIONS = ("/v1/conversations", "/conversations")
 _EMBEDDINGS = ("/v1/embeddings", "/embeddings")
+_COMPACTIONS = ("/v1/responses/compact", "/responses/compact")
 EMBEDDING_DIMENSIONS = 32
 
 
@@ -744,6 +861,12 @@ class FakeLLM:
                     return
                 if path in _EMBEDDINGS:  # no LLM call: not logged
                     self._json(200, _embeddings_body(json.loads(raw or b"{}")))
+                    return
+                if path in _COMPACTIONS:  # a compaction: logged apart (`Script.compact`)
+                    try:
+                        self._json(200, script.compact(json.loads(raw or b"{}"), raw))
+                    except LookupError as exc:
+                        self._json(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
                     return
                 if api is None and path.startswith(_GEMINI_PATH) and ":" in path:
                     self._gemini(path, raw)

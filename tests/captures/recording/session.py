@@ -9,6 +9,8 @@ On exit it writes, into `capture_dir`:
 - `exports.jsonl`: one OTLP/HTTP request a line (signal, content type, encoding, body in base64);
 - `llm_log.jsonl`: the fake LLM's log, one request and its answer a line (the ground truth);
 - `llm_errors.jsonl`: only when a reply scripted an error, each request answered with it (`Script.failures`);
+- `llm_compactions.jsonl`: only when the framework compacted a conversation with the Responses API's
+  `responses.compact`, each request and its answer (`Script.compactions`);
 - `meta.json`: framework, instrumentation, the versions installed, the session id, notes.
 
 Standard library only.
@@ -88,12 +90,18 @@ class Recording:
         failures = self.llm.script.failures
         if failures:  # only when scripted, so that captures recorded before re-record the same
             self.meta["failed_llm_requests"] = len(failures)
+        compactions = self.llm.script.compactions
+        if compactions:  # only when asked for, so that captures recorded before re-record the same
+            self.meta["compactions"] = len(compactions)
         self.meta["exports"] = len(self.recorder.exports)
         self.capture_dir.mkdir(parents=True, exist_ok=True)
         (self.capture_dir / "exports.jsonl").write_text(self.recorder.dumps())
         (self.capture_dir / "llm_log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in self.llm.log))
         if failures:  # the requests answered with a scripted error: no calls of the log, the ground truth of failures
             (self.capture_dir / "llm_errors.jsonl").write_text("".join(json.dumps(e) + "\n" for e in failures))
+        if compactions:  # the compactions asked for: no calls of the log (no reply was scripted for them)
+            (self.capture_dir / "llm_compactions.jsonl").write_text(
+                "".join(json.dumps(e) + "\n" for e in compactions))
         (self.capture_dir / "meta.json").write_text(json.dumps(self.meta, indent=1) + "\n")
         if self.llm.unused:
             print(f"warning: {self.llm.unused} scripted replies were never asked for", file=sys.stderr)
