@@ -282,6 +282,11 @@ class GroundTruth:
         return GroundTruth([replace(c, reasoning_recorded=False) if dropped is None or c.seq in dropped else c
                             for c in self.calls], self.tool_results)
 
+    def without_calls(self, seqs: Iterable[int]) -> GroundTruth:
+        """What an emitter that records no span of these calls could report: the others, their tokens alone."""
+        unrecorded = set(seqs)
+        return GroundTruth([c for c in self.calls if c.seq not in unrecorded], self.tool_results)
+
 
 # --- reading a trajectory --------------------------------------------------------------------
 

@@ -22,6 +22,9 @@ from tests.captures import corpus
 CAPTURES = [name for name in corpus.names() if name.startswith("strands_")]
 # Where each capture's calls went (the fake LLM log's `api`), which no span says.
 APIS = {"openai.chat", "anthropic.messages"}
+# Calls no span records: SummarizingConversationManager's summary calls with no summarization agent, made with the
+# agent's model outside Strands' tracing (the corpus's UNRECORDED_CALLS).
+UNRECORDED_CALLS = {"strands_native_summarizing_default": 2}
 
 
 def _calls(trajectory: dict[str, Any]) -> list[dict[str, Any]]:
@@ -47,7 +50,7 @@ def test_a_call_has_no_provider_rather_than_the_sdks_name_and_is_still_priced(ca
         assert isinstance(call, LlmCall) and call.provider is None
 
     calls = _calls(capture_document(capture, corpus.load(capture).session_id or ""))
-    assert len(calls) == len(capture_truth(capture).calls)
+    assert len(calls) == len(capture_truth(capture).calls) - UNRECORDED_CALLS.get(capture, 0)
     for step in calls:
         assert "provider" not in step["extra"]
         assert step["metrics"]["cost_usd"] > 0  # priced by its model (gpt-4o, claude-sonnet-4-5)

@@ -201,6 +201,18 @@ UNRECORDED_REASONING: dict[str, tuple[str, tuple[int, ...] | None]] = {
         "the content), and the instrumentor records the CreateResult, not the response", (0, 1, 3)),
 }
 
+# capture name -> why its emitter records no span of some of its LLM calls, and which (the log's seq): the trajectory
+# cannot show a call no span holds, nor count its tokens (nor can the session list), so it is compared with the log
+# without them. Strict: a listed call shown as a step of an LLM call fails until the entry is corrected.
+UNRECORDED_CALLS: dict[str, tuple[str, tuple[int, ...]]] = {
+    "strands_native_summarizing_default": (
+        "Strands 1.65's SummarizingConversationManager with no summarization agent asks the agent's model for each "
+        "summary itself (context_compression.py generate_summary: ModelProxy(model).stream(...)), on purpose outside "
+        "the agent's pipeline and so its tracing: the two summary calls (gpt-4o, 517 + 493 prompt and 62 + 51 "
+        "completion tokens) are in no span. Each compaction is a step of no LLM call, its summary read from the next "
+        "call's input (tests/trajectory/test_strands_native_summarizing_default.py)", (3, 6)),
+}
+
 # capture name -> why its emitter records no reasoning tokens (the output tokens count them, as billed, with no
 # breakdown). Strict: the day a step shows them, the test fails until the entry is removed.
 UNRECORDED_REASONING_TOKENS: dict[str, str] = {
@@ -402,6 +414,12 @@ async def test_capture_replays_to_the_conversation_that_happened(service: Servic
     assert document["extra"]["status"] == "valid", document["extra"]
 
     truth = corpus.GroundTruth.of(capture.llm_log)
+    if name in UNRECORDED_CALLS:
+        unrecorded = UNRECORDED_CALLS[name][1]
+        answers_shown = {corpus.message_text(s.get("message")).strip() for s in corpus.llm_steps(document)}
+        assert all(c.text.strip() not in answers_shown for c in truth.calls if c.seq in unrecorded), \
+            "a listed call is a step of an LLM call: correct its UNRECORDED_CALLS entry"
+        truth = truth.without_calls(unrecorded)
     if name in UNRECORDED_CACHE_READS:
         assert truth.cache_read_tokens > 0, "the capture reads nothing from the cache: remove its entry"
         truth = truth.without_cache_reads()

@@ -1,6 +1,7 @@
-"""Strands' `SummarizingConversationManager` compacting an agent's context with a summarization agent, as Strands' own
-tracing records it: the summarization agent's run no subagent, its call marked a compaction (`LlmCall.compaction`, the
-rule in trajectory/context_compaction.py).
+"""Strands' `SummarizingConversationManager` compacting an agent's context, as Strands' own tracing records it: with a
+summarization agent, that agent's run no subagent, its call marked a compaction (`LlmCall.compaction`, the rule in
+trajectory/context_compaction.py); with none (the default), a compaction whose call no span records, marked on the calls
+sent its summary (`LlmCall.sent_compaction`).
 
 `Agent(conversation_manager=SummarizingConversationManager(summarization_agent=…, …))`: when the agent's context
 overflows (or, with `proactive_compression`, before a model call whose projected prompt passes the threshold) the
@@ -19,18 +20,28 @@ registry's `orchestrator_runs`), its call a step of the agent's trajectory, mark
 (`complete_calls`). The shared rule does the rest: the request and the summarization agent's instructions no steps,
 the summary re-sent no user step.
 
-Without a summarization agent the manager calls the agent's model itself (`generate_summary`, `ModelProxy(model)
-.stream(…)`), bypassing the agent's tracing: no span records that call (its tokens are in no span), only the summary in
-the later calls' input, a user message like any other.
+Without a summarization agent the manager calls the agent's model itself (`generate_summary`: `ModelProxy(agent
+.aux_model or agent.model).stream(…)` with `DEFAULT_SUMMARIZATION_PROMPT`, the messages and the same request), on
+purpose outside the agent's pipeline and so its tracing: no span records that call, nor its tokens (which only the
+agent's run's usage counts). What the spans hold is its trace on the cycle it happened in: the cycle's span restates the
+agent's history when the cycle starts (its message events), its chat span is sent the history after (the summary, a
+user message of its text alone, in place of the messages summarized, the latest kept). Read so
+(`_mark_model_summaries_sent`): the compaction, by the manager, with how many messages it replaced and kept (Strands
+messages, a batch of tool results one), when its cycle started; every call sent the summary marked sent it. The shared
+rule makes it a step of no LLM call, the summary its message, where it happened, and the summary sent no user step
+(before: a user step no one typed).
 
-Seen in a real capture: tests/captures/strands_native_summarizing (strands-agents 1.65.0, `proactive_compression`,
-compacting twice in three turns, the second time the first summary among what it summarized).
+Seen in real captures: tests/captures/strands_native_summarizing (a summarization agent) and
+tests/captures/strands_native_summarizing_default (none) (strands-agents 1.65.0, `proactive_compression`, compacting
+twice in three turns, the second time the first summary among what it summarized; the default's also read under the
+latest conventions, not kept).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from evalkit.trajectory.mappers.messages import parse_message, parse_messages
 from evalkit.trajectory.mappers.reader import parse_json
 from evalkit.trajectory.mappers.strands import SCOPE
 from evalkit.trajectory.operations import ContextCompaction, LlmCall, Message
@@ -48,6 +59,12 @@ _AGENT_RUN = "invoke_agent"
 # message's Bedrock blocks), the input messages under the latest ones (on the span or its details event).
 _USER_MESSAGE_EVENT = "gen_ai.user.message"
 _INPUT_MESSAGES = "gen_ai.input.messages"
+# How a cycle span restates the agent's messages: one event a message (default conventions), or the messages on its
+# details event (the latest); its `gen_ai.choice` event, the cycle's answer, after them.
+_MESSAGE_EVENTS = {"gen_ai.user.message": "user", "gen_ai.assistant.message": "assistant",
+                   "gen_ai.tool.message": "tool"}
+_DETAILS = "gen_ai.client.inference.operation.details"
+_CHOICE = "gen_ai.choice"
 
 
 def _last_text(value: object, key: str) -> str | None:
@@ -97,12 +114,18 @@ def _kept_after(summary: str, call: LlmCall) -> int | None:
 
 
 def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
-    """The call answering each summarization agent's run with the summary marked a compaction of its agent's context."""
-    runs = summarizer_runs(spans)
-    if not runs:
-        return
-    by_key = {(span.trace_id, span.span_id): span for span in spans}
+    """Each compaction by the manager marked: the call answering a summarization agent's run with the summary, or,
+    with none, the calls sent a summary no span records the call of."""
     calls = sorted(calls, key=lambda call: call.span.start_time_unix_nano)
+    runs = summarizer_runs(spans)
+    if runs:
+        _mark_summarization_agents_calls(spans, calls, runs)
+    _mark_model_summaries_sent(spans, calls, runs)
+
+
+def _mark_summarization_agents_calls(spans: Sequence[Span], calls: list[LlmCall], runs: set[SpanKey]) -> None:
+    """The call answering each summarization agent's run with the summary marked a compaction of its agent's context."""
+    by_key = {(span.trace_id, span.span_id): span for span in spans}
     # A call's run: its cycle's parent (Strands puts a chat span right under its agent's event-loop cycle span).
     in_run: dict[SpanKey, list[LlmCall]] = {}
     in_cycle: dict[SpanKey, list[LlmCall]] = {}
@@ -129,3 +152,104 @@ def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
         if summary and following is not None:
             compaction.kept_messages = _kept_after(summary, following)
         answering.compaction = compaction
+
+
+def _key(message: Message) -> tuple[object, ...]:
+    """A message as compared between a cycle's restated history and its call's input (both read from the same
+    blocks)."""
+    return (message.role, *((part.kind, part.text, part.call_id, part.name) for part in message.parts))
+
+
+def _restated_history(cycle: Span) -> list[Message]:
+    """The agent's conversation as its event-loop cycle span restates it when the cycle starts, before the manager
+    compacts it within the cycle: its message events before the cycle's `gen_ai.choice` (default conventions), or its
+    first details event's input messages (the latest)."""
+    history: list[Message] = []
+    for event in cycle.events:
+        role = _MESSAGE_EVENTS.get(event.name)
+        if role is not None:
+            message = parse_message({"role": role, "content": parse_json(event.attributes.get("content"))}, role)
+            if message is not None:
+                history.append(message)
+        elif event.name == _DETAILS:
+            return _conversation(parse_messages(event.attributes.get(_INPUT_MESSAGES)))
+        elif event.name == _CHOICE:
+            break
+    return history
+
+
+def _message_events(span: Span) -> list[tuple[str, object]]:
+    """A Strands span's message events as recorded (default conventions), up to its answer's."""
+    events: list[tuple[str, object]] = []
+    for event in span.events:
+        if event.name == _CHOICE:
+            break
+        if event.name in _MESSAGE_EVENTS:
+            events.append((event.name, event.attributes.get("content")))
+    return events
+
+
+def _sent_as_restated(cycle: Span, chat: Span) -> bool:
+    """Whether a chat span's messages are its cycle's, event for event (the usual: no compaction between), as the
+    recorded text says: no message read. Under the latest conventions (no message events) the messages are read."""
+    restated = _message_events(cycle)
+    return bool(restated) and restated == _message_events(chat)
+
+
+def _replaced(before: list[Message], after: list[Message]) -> tuple[int, int, int] | None:
+    """Where `after` (a call's conversation) is `before` (the history its cycle started with) with a run of messages
+    replaced by one user message of text found nowhere in `before`, the manager's summary (`agent.messages[:] = pinned
+    + [summary] + remaining`): (its index, how many it replaced, how many after it were kept); None otherwise."""
+    if not after or len(after) > len(before):
+        return None
+    old, new = [_key(message) for message in before], [_key(message) for message in after]
+    pinned = 0
+    while pinned < len(new) - 1 and new[pinned] == old[pinned]:
+        pinned += 1
+    kept = 0
+    while pinned + kept < len(new) - 1 and kept < len(old) - pinned - 1 and new[-1 - kept] == old[-1 - kept]:
+        kept += 1
+    summary = after[pinned]
+    if pinned + 1 + kept != len(new) or summary.role != "user" or not summary.text or summary.tool_results \
+            or new[pinned] in old:
+        return None
+    return pinned, len(old) - pinned - kept, kept
+
+
+def _at(call: LlmCall, summary: str) -> int | None:
+    """The index, among the call's input messages, of a user message of the summary's text alone."""
+    return next((index for index, message in enumerate(call.input_messages)
+                 if message.role == "user" and message.text == summary and not message.tool_results), None)
+
+
+def _mark_model_summaries_sent(spans: Sequence[Span], calls: list[LlmCall], runs: set[SpanKey]) -> None:
+    """The agent's calls sent a summary the manager had the agent's model write (no summarization agent), marked sent
+    that compaction (`LlmCall.sent_compaction`, trajectory/context_compaction.py).
+
+    No span holds that call: `generate_summary` streams from the model outside the agent's tracing. Its trace is the
+    cycle it happened in: the cycle's span restates the history when it starts, its chat span is sent the history after
+    (the summary in place of the messages summarized, the latest kept). Both are Strands messages (a batch of tool
+    results one message): what the counts count. A cycle holding a summarization agent's run is that run's compaction
+    (its call recorded, marked above), not one of no call.
+    """
+    with_agent = {(span.trace_id, span.parent_span_id) for span in spans if (span.trace_id, span.span_id) in runs}
+    cycles = {(span.trace_id, span.span_id): span for span in spans if span.scope_name == SCOPE
+              and span.name == _CYCLE and (span.trace_id, span.span_id) not in with_agent}
+    compactions: list[ContextCompaction] = []
+    for call in calls:
+        if call.span.scope_name != SCOPE:
+            continue
+        cycle = cycles.get((call.span.trace_id, call.span.parent_span_id))
+        if cycle is not None and not _sent_as_restated(cycle, call.span):
+            replaced = _replaced(_restated_history(cycle), _conversation(call.input_messages))
+            if replaced is not None:
+                at, summarized, kept = replaced
+                summary = _conversation(call.input_messages)[at].text
+                compactions.append(ContextCompaction(MANAGER, summarized_messages=summarized, kept_messages=kept,
+                                                     time_ns=cycle.start_time_unix_nano, summary=summary))
+        # This call and each later one sent a summary: marked, its step made once (`Summaries.first_sent`).
+        for compaction in reversed(compactions):
+            index = _at(call, compaction.summary or "")
+            if index is not None:
+                call.sent_compaction, call.sent_compaction_at = compaction, index + 1
+                break
