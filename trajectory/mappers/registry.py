@@ -14,6 +14,7 @@ from evalkit.trajectory.mappers import (
     google_adk,
     google_adk_confirmation,
     haystack,
+    langchain_context_editing,
     langchain_failed_attempts,
     langchain_structured_output,
     langchain_summarization,
@@ -141,6 +142,8 @@ def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall
     langchain_structured_output.complete_calls(spans, calls)
     # LangChain's `SummarizationMiddleware`: its summary calls compactions of the agent's context.
     langchain_summarization.complete_calls(spans, calls)
+    # LangChain's `ContextEditingMiddleware`: the first call sent each tool result cleared says so.
+    langchain_context_editing.complete_calls(spans, calls)
     openai_agents_model_retries.complete_calls(spans, calls)
     # openai-agents' sessions compacted by the Responses API's `responses.compact`, a call in no span: the calls sent
     # its compaction item.
