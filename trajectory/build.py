@@ -463,7 +463,7 @@ class _Context:
     def llm_call(self, call: LlmCall, overrides: dict[str, Any], run: SpanKey | None = None) -> None:
         """Read one LLM call of this trajectory; `run`: the agent run it belongs to, if any."""
         span = call.span
-        start = span.start_time_unix_nano
+        start = call.sent_ns or span.start_time_unix_nano
         system = list(call.system_instructions)
         self.shown_results.update(call.shown_tool_results)
         handed_over = self.inherits is not None
@@ -1390,6 +1390,16 @@ class _SessionTree:
         return None
 
 
+def _run_between(tree: _SessionTree, key: SpanKey, ancestor: SpanKey, runs: set[SpanKey]) -> bool:
+    """Whether a run of `runs` (spans no longer runs: an orchestrator's own) is between a span and its ancestor."""
+    current = tree.parent(key)
+    while current is not None and current != ancestor:
+        if current in runs:
+            return True
+        current = tree.parent(current)
+    return False
+
+
 @dataclass
 class _MappedSession:
     """A session's spans read by the mappers, before any step is assembled."""
@@ -1437,6 +1447,9 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
     # A failed attempt at a request a later call answered is listed on that call's step: no step of its own. A failed
     # request no answer follows is a step of its failure, of no LLM call (trajectory/mappers/failed_attempts.py).
     mark_unanswered(m.operation for m in mapped if isinstance(m.operation, LlmCall))
+    # A call whose request was sent later than its span started (`LlmCall.sent_ns`) is read where it was sent.
+    if any(isinstance(m.operation, LlmCall) and m.operation.sent_ns for m in mapped):
+        mapped.sort(key=_read_start)
     for item in mapped:
         if isinstance(item.operation, LlmCall) and item.operation.failed_attempt:
             item.operation = None
@@ -1466,9 +1479,11 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
     for key, item in tree.by_key.items():
         if isinstance(call := item.operation, LlmCall):
             # Not past a tool's execution: a call under it is the tool's work (a subagent it runs), never the call
-            # that asked for the tool reported again (AI SDK 7 puts its tool spans under the LLM call's).
-            wrapper = tree.nearest(key, LlmCall, stop=ToolExecution)
-            if wrapper is None:
+            # that asked for the tool reported again (AI SDK 7 puts its tool spans under the LLM call's). Nor past an
+            # agent's run, a subagent's or one its framework ran as its own (an orchestrator's): a call of another
+            # run (pydantic-ai runs a history processor's summarizing agent inside the request's span).
+            wrapper = tree.nearest(key, LlmCall, stop=(ToolExecution, AgentRun))
+            if wrapper is None or (own_decisions and _run_between(tree, key, wrapper, own_decisions)):
                 continue
             outer = tree.by_key[wrapper].operation
             if not (isinstance(outer, LlmCall) and one_response(call, outer)):
@@ -1826,6 +1841,14 @@ def _resumed_receivers(runs: list[tuple[SpanKey, AgentRun]], handed_off: dict[Sp
     return resumed
 
 
+def _read_start(m: _Mapped) -> int:
+    """When a mapped span's work happened: a call's request when sent after its span started (`LlmCall.sent_ns`)."""
+    operation = m.operation
+    if isinstance(operation, LlmCall) and operation.sent_ns:
+        return operation.sent_ns
+    return m.span.start_time_unix_nano
+
+
 def _tie_ordered(mapped: list[_Mapped]) -> list[_Mapped]:
     """The spans in the order they ran where their clocks tie (OTel JS stamps milliseconds).
 
@@ -1858,8 +1881,7 @@ def _tie_ordered(mapped: list[_Mapped]) -> list[_Mapped]:
     def key(m: _Mapped) -> tuple[int, int, int, int, str]:
         span = m.span
         history = len(m.operation.input_messages) if isinstance(m.operation, LlmCall) else 0
-        return (span.start_time_unix_nano, depth((span.trace_id, span.span_id)), history, span.end_time_unix_nano,
-                span.span_id)
+        return (_read_start(m), depth((span.trace_id, span.span_id)), history, span.end_time_unix_nano, span.span_id)
 
     return sorted(mapped, key=key)
 

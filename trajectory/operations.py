@@ -176,6 +176,11 @@ class LlmCall:
     # its later calls that summary in place of the messages summarized (trajectory/context_compaction.py). Set by the
     # emitter's mapper (LangChain's `SummarizationMiddleware`: `langchain_summarization.py`).
     compaction: ContextCompaction | None = None
+    # When the request was sent, where the emitter records that later than the call's span started: pydantic-ai runs a
+    # request's history processors inside its span, a summarizing agent's run among them, and sends the request after
+    # (`pydantic_ai_history_processors.py`). The call's step is then there, and the call read after that work. None:
+    # the span's start.
+    sent_ns: int | None = None
     # The call was sent a compaction no recorded call made (`ContextCompaction.item_id`: the Responses API's compaction
     # item) in place of the conversation before it: its input messages before `sent_compaction_at` are that
     # compaction's output re-sent (the conversation's user messages), no question; the compaction a step of no LLM call

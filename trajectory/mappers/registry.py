@@ -46,6 +46,7 @@ from evalkit.trajectory.mappers import (
     pydantic_ai,
     pydantic_ai_attempts,
     pydantic_ai_deferred,
+    pydantic_ai_history_processors,
     pydantic_ai_output_tools,
     pydantic_ai_tool_errors,
     pydantic_ai_tool_files,
@@ -121,6 +122,8 @@ def _complete_pydantic_ai_calls(spans: Sequence[Span], calls: Iterable[LlmCall])
     pydantic_ai_output_tools.complete_calls(spans, calls)
     pydantic_ai_tool_files.complete_calls(spans, calls)
     pydantic_ai_attempts.complete_calls(spans, calls)
+    # A history processor's summarizing agent: its call a compaction of the context of the call it ran for.
+    pydantic_ai_history_processors.complete_calls(spans, calls)
 
 
 def _complete_openllmetry_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
@@ -179,9 +182,11 @@ EMITTERS: tuple[Emitter, ...] = (
     # structured output's `final_result`) marked, a refusal of one flagged and shown as sent, a run's structured output
     # on the step that gave it; the text Chat Completions
     # showed for a tool's files ("See file <id>."), from the returns its calls' inputs record; a request's failed
-    # attempts (a FallbackModel's) on the step of the call that answered.
+    # attempts (a FallbackModel's) on the step of the call that answered. A history processor's summarizing agent (run
+    # inside the call's span): no subagent, its call a compaction of the context.
     Emitter(pydantic_ai.NAME, pydantic_ai.detect, pydantic_ai.map_span, frozenset({otel_genai.NAME}),
-            complete_calls=_complete_pydantic_ai_calls, complete_runs=pydantic_ai_deferred.complete_runs),
+            complete_calls=_complete_pydantic_ai_calls, complete_runs=pydantic_ai_deferred.complete_runs,
+            orchestrator_runs=pydantic_ai_history_processors.orchestrator_runs),
     # smolagents' initial plans: the run's task the question its planning template wraps. LangChain's fallbacks: a
     # model that raised listed on the step of the one that answered after it; openai-agents' runner retries alike.
     Emitter(openinference.NAME, openinference.detect, openinference.map_span, step_agents=llamaindex.step_agents,
