@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -113,7 +114,16 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
                        "retrievals": _retrievals((result.get("extra") or {}).get("retrievals")) if result else [],
                        # Google Search's own suggestions for a grounded answer's queries (Gemini): links rebuilt from
                        # the call's queries, never the HTML it sent.
-                       "suggestions": _suggestions(call.get("arguments"), call_extra.get("search_entry_point"))})
+                       "suggestions": _suggestions(call.get("arguments"), call_extra.get("search_entry_point")),
+                       # Code the provider ran (Anthropic's code execution): the command as a terminal shows it, a
+                       # file edit as its path and text, not JSON of escaped lines.
+                       "code": _code(call.get("arguments")) if call_extra.get("run_by") == "provider" else None,
+                       # What a command printed (`{return_code, stdout, stderr, files}`), a file edit's outcome, a
+                       # provider's tool's failure (`{type: "…_tool_result_error", error_code}`): told by their shape.
+                       "ran": _ran(result.get("content")) if result else None,
+                       "edited": _edited(call.get("arguments"), result.get("content")) if result else None,
+                       "provider_failure": _provider_failure(result.get("content"))
+                       if result and call_extra.get("run_by") == "provider" else None})
     extra = step.get("extra") or {}
     metrics = step.get("metrics") or {}
     given = metrics.get("extra")
@@ -149,6 +159,11 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
             "completion_parts": _modalities(usage, "completion_tokens_by_modality", "output_audio_tokens"),
             # The web searches the provider ran within the call (Anthropic's `server_tool_use.web_search_requests`).
             "web_searches": _count(usage.get("web_search_requests")),
+            # The pages and files the provider fetched within the call (Anthropic's web fetch: `web_fetch_requests`).
+            "web_fetches": _count(usage.get("web_fetch_requests")),
+            # The container the provider ran this answer's code in (Anthropic's code execution: `extra.container`).
+            "container": extra["container"] if step.get("source") == "agent" and isinstance(extra.get("container"), str)
+            and extra["container"].strip() else None,
             # The model answered in speech (OpenAI's audio output): the clip as noted, the message its transcript.
             "audio_answer": _audio_answer(extra.get("audio_answer")) if step.get("source") == "agent" else None,
             # The framework summarizing the conversation to fit the context (LangChain's SummarizationMiddleware): the
@@ -181,10 +196,20 @@ def _citations(annotations: Any, message: Any = None) -> list[dict[str, Any]]:
     cited: dict[str, dict[str, Any]] = {}
     text: str | None = None
     for note in annotations if isinstance(annotations, list) else ():
+        if isinstance(note, dict) and note.get("type") == "file_citation" and isinstance(note.get("file_id"), str) \
+                and note["file_id"].strip():
+            # A file a search found (the Responses API's file search): its id and name, cited at a point of the answer
+            # (`index`), no passage of it.
+            name = note.get("filename")
+            cited.setdefault("file:" + note["file_id"], {
+                "url": None, "file_id": note["file_id"], "quotes": [],
+                "title": name if isinstance(name, str) and name.strip() else note["file_id"]})
+            continue
         url = note.get("url") if isinstance(note, dict) and note.get("type") in _CITATIONS else None
         if not isinstance(url, str) or not url.lower().startswith(_WEB):
             continue
-        page = cited.setdefault(url, {"url": url, "title": str(note.get("title") or url), "quotes": []})
+        page = cited.setdefault(url, {"url": url, "file_id": None, "title": str(note.get("title") or url),
+                                      "quotes": []})
         quote_ = note.get("cited_text")
         if quote_ is None:
             if text is None:
@@ -262,12 +287,24 @@ def _compaction(compaction: Any) -> dict[str, Any] | None:
     kept_messages}`)."""
     if not isinstance(compaction, dict):
         return None
-    summarized, kept = compaction.get("summarized_messages"), compaction.get("kept_messages")
     return {"kind": str(compaction.get("kind") or "summary"), "by": str(compaction.get("by") or "") or None,
             # The agent the framework had summarize (Strands' summarization agent), where it names one.
             "agent": str(compaction.get("agent") or "") or None,
-            "summarized": summarized if isinstance(summarized, int) and not isinstance(summarized, bool) else None,
-            "kept": kept if isinstance(kept, int) and not isinstance(kept, bool) else None}
+            "summarized": _number(compaction.get("summarized_messages")),
+            "kept": _number(compaction.get("kept_messages")),
+            # An encrypted compaction (the Responses API's `responses.compact`): the item later calls are sent instead,
+            # readable by the provider alone (its id and size), the user messages it keeps as they were, and whether
+            # the compaction's own call (its tokens, its cost) is in a span.
+            "item_id": str(compaction.get("item_id") or "") or None,
+            "encrypted_chars": _number(compaction.get("encrypted_chars")),
+            "kept_user": _number(compaction.get("kept_user_messages")),
+            "call_recorded": compaction.get("call_recorded") if isinstance(compaction.get("call_recorded"), bool)
+            else None}
+
+
+def _number(value: Any) -> int | None:
+    """A count as recorded: a whole number, not a boolean; None for anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 _EXCERPT = 140  # characters of a document's text shown before it is opened
@@ -307,7 +344,86 @@ def documents(content: Any) -> dict[str, Any] | None:
     listed = _items(found)
     if listed is None:
         return None
-    return {"kind": "documents" if any(d["text"] is not None for d in listed) else "pages", "items": listed}
+    return {"kind": "documents" if any(d["text"] is not None or d["omitted"] for d in listed) else "pages",
+            "fetched": all(d["fetched"] for d in listed), "items": listed}
+
+
+_OMITTED = re.compile(r"\[([\w.+-]+/[\w.+-]+): (\d+) bytes, omitted\]")
+
+
+def _omitted(text: str | None) -> dict[str, Any] | None:
+    """The marker a trajectory puts where media's bytes were left out (`[application/pdf: 638 bytes, omitted]`): its
+    media type and size; None for any other text."""
+    found = _OMITTED.fullmatch(text.strip()) if isinstance(text, str) else None
+    return {"media_type": found.group(1), "bytes": int(found.group(2))} if found else None
+
+
+def _json(content: Any) -> Any:
+    """A result's text (or its one text part) read as a JSON object; None when it is none."""
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) \
+            and content[0].get("type") == "text":
+        content = content[0].get("text")
+    if not isinstance(content, str) or not content.lstrip().startswith("{") or len(content) > _DOCUMENTS_MAX_CHARS:
+        return None
+    try:
+        found = json.loads(content)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _ran(content: Any) -> dict[str, Any] | None:
+    """A command's result as a terminal shows it (Anthropic's code execution: `{return_code, stdout, stderr}` and the
+    `files` it made, their ids): its return code, what it printed to each stream, the files; None for another result."""
+    found = _json(content)
+    if found is None or _number(found.get("return_code")) is None \
+            or not all(isinstance(found.get(k), str) for k in ("stdout", "stderr")):
+        return None
+    files = found.get("files")
+    return {"return_code": found["return_code"], "stdout": found["stdout"], "stderr": found["stderr"],
+            "files": [str(f) for f in files if isinstance(f, str | int) and not isinstance(f, bool)]
+            if isinstance(files, list) else []}
+
+
+def _code(arguments: Any) -> dict[str, Any] | None:
+    """Code the provider was asked to run, as a person reads it: a command (`{"command"}` alone: bash), or a file edit
+    (`{"command", "path", …}`: the text editor's create, view, str_replace) its command and path, each other text
+    argument (the file's text, the text replaced) as its text; None for any other arguments (shown as JSON)."""
+    if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
+        return None
+    if set(arguments) == {"command"}:
+        return {"command": arguments["command"], "path": None, "texts": [], "others": []}
+    if not isinstance(arguments.get("path"), str):
+        return None
+    rest = [(str(k), v) for k, v in arguments.items() if k not in ("command", "path")]
+    return {"command": arguments["command"], "path": arguments["path"],
+            "texts": [(k, v) for k, v in rest if isinstance(v, str)],
+            "others": [(k, json.dumps(v, ensure_ascii=False, default=str)) for k, v in rest if not isinstance(v, str)]}
+
+
+def _edited(arguments: Any, content: Any) -> dict[str, Any] | None:
+    """A file edit's result (Anthropic's text editor, its type left out): a file made or replaced (`is_file_update`),
+    a file's lines viewed (`content`), the lines an edit changed (`lines`); None for another result."""
+    found = _json(content)
+    if found is None:
+        return None
+    path = arguments.get("path") if isinstance(arguments, dict) and isinstance(arguments.get("path"), str) else None
+    if set(found) == {"is_file_update"} and isinstance(found["is_file_update"], bool):
+        return {"path": path, "updated": found["is_file_update"], "text": None}
+    if isinstance(found.get("content"), str) and "file_type" in found:
+        return {"path": path, "updated": None, "text": found["content"]}
+    if isinstance(found.get("lines"), list) and all(isinstance(line, str) for line in found["lines"]):
+        return {"path": path, "updated": None, "text": "\n".join(found["lines"])}
+    return None
+
+
+def _provider_failure(content: Any) -> str | None:
+    """A provider's tool's failure as the API gave it (`{"type": "web_fetch_tool_result_error", "error_code"}`): its
+    error code."""
+    found = _json(content)
+    if found is None or not str(found.get("type", "")).endswith("_tool_result_error"):
+        return None
+    return str(found.get("error_code") or found["type"])
 
 
 def _items(found: list[dict[str, Any]], loose: bool = False) -> list[dict[str, Any]] | None:
@@ -326,10 +442,18 @@ def _items(found: list[dict[str, Any]], loose: bool = False) -> list[dict[str, A
         if not loose and not ((text is not None and (ident is not None or score is not None)) or url):
             return None
         metadata = d.get("metadata")
-        listed.append({"id": None if ident is None else str(ident), "score": score, "text": text, "url": url,
-                       "excerpt": _excerpt(text, _EXCERPT) if text is not None else None,
-                       "title": str(d["title"]) if d.get("title") else None,
+        omitted = _omitted(text)
+        title = next((d[k] for k in ("title", "name") if isinstance(d.get(k), str) and d[k].strip()), None)
+        listed.append({"id": None if ident is None else str(ident), "score": score, "url": url,
+                       # A text that only marks what was left out (a fetched PDF's "[application/pdf: 638 bytes,
+                       # omitted]"): said as such, no text.
+                       "text": None if omitted else text, "omitted": omitted,
+                       "excerpt": _excerpt(text, _EXCERPT) if text is not None and not omitted else None,
+                       # Its title, else its name (an Agno knowledge document's: no id, no title).
+                       "title": title,
                        "age": str(d["page_age"]) if d.get("page_age") else None,
+                       # When the provider fetched it (Anthropic's web fetch).
+                       "fetched": str(d["retrieved_at"]) if d.get("retrieved_at") else None,
                        "metadata": [(str(k), v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
                                     for k, v in metadata.items()] if isinstance(metadata, dict) else []})
     return listed

@@ -424,3 +424,195 @@ def test_compactions_by_claude_code_and_strands_say_what_compacted(tab: Tab, wor
     assert notes and all(n.startswith("Context compacted by SummarizingConversationManager (its agent summarizer): "
                                       "5 messages summarized, 2 kept.") for n in notes), notes
     assert tab.console_errors == []
+
+
+def _results(document: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """Each tool call of the document's steps with its step and result, in order."""
+    found = []
+    for s in _steps(document):
+        by_call = {r.get("source_call_id"): r for r in (s.get("observation") or {}).get("results") or ()}
+        found.extend((s, c, by_call[c["tool_call_id"]]) for c in s.get("tool_calls") or ()
+                     if c["tool_call_id"] in by_call)
+    return found
+
+
+def test_an_encrypted_compaction_reads_once_as_the_providers(tab: Tab, world: World) -> None:
+    """A real capture of openai-agents' OpenAIResponsesCompactionSession compacting with `responses.compact`
+    (`openai-agents_openinference_compaction`): the summary is an item only the provider can read, the compaction's call
+    in no span. Before, the step said it twice (the note, then the same sentence in a summary box) and said later calls
+    are sent "this summary", which no one can read. Now one note says what happened: the provider compacted N items
+    into an encrypted item (its id and size), M user messages kept, later calls sent that item, its call's tokens and
+    cost not counted; no summary box."""
+    _, page = _replayed(world, "openai-agents_openinference_compaction", "encrypted")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    (s,) = [s for s in document["steps"] if (s.get("extra") or {}).get("context_compaction")]
+    c = s["extra"]["context_compaction"]
+    assert c["kind"] == "encrypted" and c["call_recorded"] is False
+    step = tab.page.locator(f"article#step-{s['step_id']}")
+    assert step.locator(".badge.compaction").inner_text() == "context compacted"
+    assert step.locator("p.compaction-note").inner_text() == (
+        f"Context compacted by {c['by']}: the provider compacted {c['summarized_messages']} items into an encrypted "
+        f"item {c['item_id']} ({c['encrypted_chars']} characters), {c['kept_user_messages']} user messages kept. The "
+        "model's later calls are sent that item instead; only the provider can read it. The compaction's own call is "
+        "in no span: its tokens and cost are not counted in this session's.")
+    # Said once: no summary box, the step's own sentence not shown again, nothing saying a summary is sent.
+    assert step.locator("pre.compaction-summary").count() == 0 and step.locator(".markdown.message").count() == 0
+    shown = step.inner_text()
+    assert shown.count("Context compacted") == 1 and s["message"] not in shown and "this summary" not in shown
+    assert tab.page.locator("article.step.compaction").count() == 1
+    tab.shot("trajectory-compaction-encrypted")
+    assert tab.console_errors == []
+
+
+def test_anthropic_code_execution_reads_as_a_terminal_and_fetches_as_documents(tab: Tab, world: World) -> None:
+    """A real capture of Anthropic's code execution and web fetch server tools
+    (`anthropic-sdk_openinference_code-execution`). Before, each command and its output were JSON with `\\n` escapes,
+    a file edit's text one escaped line, a failed fetch raw JSON, and the fetches counted and the container named on
+    the step were nowhere. Now a command reads `$ command`, its result its return code (not 0: flagged), stdout and
+    stderr as text and the files it made; a file edit its path and text, its result "Created …"; a fetched page a
+    document, a PDF its size; a failed fetch its error code; the step says "2 web fetches" and where its code ran."""
+    _, page = _replayed(world, "anthropic-sdk_openinference_code-execution", "codeexec")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+
+    def tool(s: dict[str, Any], c: dict[str, Any]) -> Any:
+        return tab.page.locator(f"article#step-{s['step_id']} .tool", has_text=c["tool_call_id"])
+
+    commands = [(s, c, r) for s, c, r in _results(document) if c["function_name"] == "bash_code_execution"]
+    assert len(commands) == 4
+    for s, call, result in commands:
+        ran = json.loads(result["content"])
+        shown = tool(s, call)
+        assert shown.locator("pre.command").inner_text() == "$ " + call["arguments"]["command"]
+        code = shown.locator("p.return-code")
+        assert code.inner_text().startswith(f"return code {ran['return_code']}")
+        assert ("failed" in (code.get_attribute("class") or "")) == (ran["return_code"] != 0) \
+            == bool(result["extra"].get("is_error"))
+        for stream in ("stdout", "stderr"):
+            text = shown.locator(f"pre.{stream}")
+            if ran[stream]:
+                assert text.is_visible() and text.text_content() == ran[stream]
+            else:
+                assert text.count() == 0
+        files = shown.locator("p.files-made code.file-id")
+        assert files.all_inner_texts() == ran.get("files", [])
+        # The JSON as recorded is only folded away; nothing visible is escaped JSON.
+        assert not shown.locator(".tool-result details.as-recorded pre").is_visible()
+        assert "\\n" not in shown.inner_text() and '"stdout"' not in shown.inner_text()
+    (failed,) = [(s, c) for s, c, r in commands if r["extra"].get("is_error")]
+    assert tool(*failed).locator("p.return-code").inner_text() == "return code 1 (the command failed)"
+    assert "ModuleNotFoundError: No module named 'polars'" in tool(*failed).locator("pre.stderr").inner_text()
+
+    ((s, call, result),) = [(s, c, r) for s, c, r in _results(document) if c["function_name"] ==
+                            "text_editor_code_execution"]
+    shown = tool(s, call)
+    assert shown.locator("p.file-command").inner_text() == f"create {call['arguments']['path']}"
+    assert shown.locator("pre.file-text").text_content() == call["arguments"]["file_text"]
+    assert json.loads(result["content"]) == {"is_file_update": False}
+    assert shown.locator("p.file-edit").inner_text() == f"Created {call['arguments']['path']} (a new file)"
+
+    fetches = [(s, c, r) for s, c, r in _results(document) if c["function_name"] == "web_fetch"]
+    assert len(fetches) == 3
+    for s, call, result in fetches:
+        shown = tool(s, call)
+        if result["extra"].get("is_error"):
+            assert shown.locator("p.provider-failure").inner_text() == \
+                f"run by the provider, and it failed: {result['extra']['error']['type']}"
+            continue
+        (got,) = json.loads(result["content"])
+        assert shown.locator("p.provider-run").inner_text() == "run by the provider: 1 document fetched, as its " \
+                                                                "answer records it"
+        link = shown.locator("ol.documents a.document-title")
+        assert (link.inner_text(), link.get_attribute("href")) == (got["title"], got["url"])
+        assert shown.locator(".fetched").inner_text().startswith("fetched " + got["retrieved_at"][:10])
+        if got["text"].startswith("[application/pdf"):
+            assert shown.locator("p.document-omitted").inner_text() == \
+                "application/pdf, 638 bytes (its content is not kept)"
+            assert shown.locator(".document-text").count() == 0
+        else:
+            shown.locator("details.document-text > summary").click()
+            assert shown.locator("p.document-text").text_content() == got["text"]
+
+    for s in (s for s in document["steps"] if s["source"] == "agent"):
+        fetched = s["metrics"]["extra"].get("web_fetch_requests")
+        step = tab.page.locator(f"article#step-{s['step_id']}")
+        assert step.locator(".metric.web-fetches").all_inner_texts() == (
+            [f"{fetched} web fetch{'es' if fetched != 1 else ''}"] if fetched else [])
+        container = (s.get("extra") or {}).get("container")
+        assert step.locator(".metric.container").all_inner_texts() == ([f"code ran in {container}"] if container
+                                                                      else [])
+    assert tab.page.locator(".metric.web-fetches").all_inner_texts() == ["1 web fetch", "2 web fetches"]
+    tab.shot("trajectory-code-execution")
+    assert tab.console_errors == []
+
+
+def test_openai_file_search_lists_documents_with_scores_and_cites_the_files(tab: Tab, world: World) -> None:
+    """A real capture of the Responses API's hosted file search (`openai-agents_openinference_file-search`): each search
+    the provider's call, the chunks it found its result; each answer's `file_citation` annotations a file id and name at
+    one `index` of the text. The documents already read as documents (id, score, text, metadata); before, the
+    citations were listed nowhere (only a web page's were). Now each answer lists the files it cites by name and id,
+    no passage of them (an index is a point of the answer, not a range)."""
+    _, page = _replayed(world, "openai-agents_openinference_file-search", "filesearch")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    searches = [(s, c, r) for s, c, r in _results(document) if c["function_name"] == "file_search"]
+    assert len(searches) == 2
+    for s, call, result in searches:
+        found = json.loads(result["content"])
+        shown = tab.page.locator(f"article#step-{s['step_id']} .tool", has_text=call["tool_call_id"])
+        assert shown.locator("p.provider-run").inner_text() == \
+            f"run by the provider ({call['extra']['status']}): {len(found)} documents found, as its answer records them"
+        items = shown.locator("ol.documents > li.document")
+        assert items.count() == len(found)
+        for i, d in enumerate(found):
+            assert items.nth(i).locator(".document-id").inner_text() == d["id"]
+            assert items.nth(i).locator(".score").inner_text() == f"score {d['score']:.3f}"
+            assert f"filename: {d['metadata']['filename']}" in items.nth(i).locator(".metadata").all_inner_texts()
+            assert items.nth(i).locator(".document-text").inner_text() == d["content"]
+    cited = [s for s in document["steps"] if (s.get("extra") or {}).get("annotations")]
+    assert len(cited) == 2
+    for s in cited:
+        notes = s["extra"]["annotations"]
+        assert {n["type"] for n in notes} == {"file_citation"} and all(isinstance(n["index"], int) for n in notes)
+        box = tab.page.locator(f"article#step-{s['step_id']} .citations")
+        files = list(dict.fromkeys((n["filename"], n["file_id"]) for n in notes))
+        assert box.locator("li .cited-file").all_inner_texts() == [name for name, _ in files]
+        assert box.locator("li code.file-id").all_inner_texts() == [file_id for _, file_id in files]
+        assert box.locator("q.cited").count() == 0 and box.locator("a").count() == 0  # a point, no passage, no link
+    tab.shot("trajectory-file-search")
+    assert tab.console_errors == []
+
+
+def test_agno_knowledge_documents_are_titled_by_their_names(tab: Tab, world: World) -> None:
+    """A real capture of an Agno agent searching its knowledge base (`agno_openinference_knowledge`): each search's
+    result lists the documents found (`extra.retrievals`), each a name, a text and metadata, no id and no score.
+    Before, the listed documents had no title (a name was not read); now each is titled by its name, its metadata and
+    text under it, below the text the model was shown."""
+    _, page = _replayed(world, "agno_openinference_knowledge", "knowledge")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    found = [(s, c, r) for s, c, r in _results(document) if (r.get("extra") or {}).get("retrievals")]
+    assert len(found) == 2
+    for s, call, result in found:
+        (retrieval,) = result["extra"]["retrievals"]
+        shown = tab.page.locator(f"article#step-{s['step_id']} .tool", has_text=call["tool_call_id"])
+        assert shown.locator(".tool-result > .label").inner_text() == "result (what the model was shown)"
+        assert shown.locator("p.documents-found").inner_text() == \
+            f"{len(retrieval['documents'])} documents found by {retrieval['retriever']} for “{retrieval['query']}”"
+        items = shown.locator("div.retrieval ol.documents > li.document")
+        assert items.count() == len(retrieval["documents"]) == 2
+        for i, d in enumerate(retrieval["documents"]):
+            item = items.nth(i)
+            assert item.locator(".document-title").inner_text() == d["name"]
+            assert item.locator(".document-id").count() == 0 and item.locator(".score").count() == 0
+            assert item.locator(".metadata").all_inner_texts() == [f"{k}: {v}" for k, v in d["metadata"].items()]
+            assert d["content"].startswith(item.locator(".document-text").first.inner_text().rstrip("…"))
+    assert tab.page.locator(".document-title").all_inner_texts() == [
+        "baggage-allowance", "cabin-baggage", "pets-in-cabin", "cabin-baggage"]
+    tab.shot("trajectory-knowledge")
+    assert tab.console_errors == []

@@ -499,3 +499,81 @@ def test_retrievals_suggestions_grounding_and_working_memory_of_odd_shapes_never
     view = step_view({"source": "agent", "extra": {"context_compaction": {"agent": "summarizer"}}})
     html = _environment().from_string('{% from "_macros.html" import step %}{{ step(view, {}) }}').render(view=view)
     assert "Context compacted by the agent summarizer." in _text(html), _text(html)
+
+
+def test_code_runs_edits_fetches_file_citations_and_encrypted_compactions_of_odd_shapes_never_fail() -> None:
+    """The real code-execution, file-search and compaction captures given odd shapes, what a pushed ATIF document may
+    hold: a command's result with a return code that is no number or streams that are no text stays the text it is;
+    output holding HTML stays text; a file citation with no file id is no citation, one with an index that is no
+    number still its file; an encrypted compaction with nothing known still says what it can; none raises."""
+    from evalkit.ui.session_pages import _code, _edited, _omitted, _ran, documents
+
+    assert _ran('{"return_code": 0, "stdout": "a\\n", "stderr": ""}') == {
+        "return_code": 0, "stdout": "a\n", "stderr": "", "files": []}
+    for odd in ('{"return_code": "0", "stdout": "", "stderr": ""}', '{"return_code": true, "stdout": "", "stderr": ""}',
+                '{"return_code": 0, "stdout": null, "stderr": ""}', '{"return_code": 0}', "[1]", "{not json", None, 7,
+                [{"type": "image"}]):
+        assert _ran(odd) is None, odd
+    assert _ran('{"return_code": 2, "stdout": "", "stderr": "", "files": [1, true, null, "f"]}')["files"] == ["1", "f"]
+    assert _code({"command": "ls"}) == {"command": "ls", "path": None, "texts": [], "others": []}
+    for odd in (None, "ls", {"command": 1}, {"command": "ls", "cwd": "/"}, {"command": "view", "path": 3}):
+        assert _code(odd) is None, odd
+    assert _edited({"path": "/a"}, '{"is_file_update": true}') == {"path": "/a", "updated": True, "text": None}
+    assert _edited(None, '{"lines": ["-a", "+b"], "oldStart": 1}')["text"] == "-a\n+b"
+    for odd in ('{"is_file_update": "yes"}', '{"is_file_update": false, "x": 1}', '{"lines": [1]}', "{}"):
+        assert _edited({"path": "/a"}, odd) is None, odd
+    assert _omitted("[application/pdf: 638 bytes, omitted]") == {"media_type": "application/pdf", "bytes": 638}
+    assert _omitted("see [application/pdf: 638 bytes, omitted]") is None and _omitted(None) is None
+    found = documents('[{"name": "a-name", "content": "t", "id": 1}, '
+                      '{"title": "", "name": 7, "text": "u", "score": 1}]')
+    assert found is not None and [d["title"] for d in found["items"]] == ["a-name", None]
+
+    ran = _capture("anthropic-sdk_openinference_code-execution")
+    step = next(s for s in ran["steps"] if (s.get("extra") or {}).get("container"))
+    command = next(r for r in step["observation"]["results"] if '"return_code": 1' in r["content"])
+    call = next(c for c in step["tool_calls"] if c["tool_call_id"] == command["source_call_id"])
+    hostile = "<script>x()</script>"
+    changed = {**step, "extra": {**step["extra"], "container": hostile},
+               "metrics": {**step["metrics"], "extra": {**step["metrics"]["extra"], "web_fetch_requests": "2"}},
+               "tool_calls": [{**c, "arguments": {"command": hostile}} if c is call else c for c in step["tool_calls"]],
+               "observation": {"results": [
+                   {**r, "content": json.dumps({"return_code": 1, "stdout": hostile, "stderr": "", "files": [hostile]})}
+                   if r is command else r for r in step["observation"]["results"]]}}
+    html = _article(_session_html({**ran, "steps": [changed if s is step else s for s in ran["steps"]]}),
+                    step["step_id"])
+    assert "<script>x" not in html and 'class="metric web-fetches"' not in html  # a count that is no number: none
+    assert html.count("$ &lt;script&gt;x()&lt;/script&gt;") == 1 and "code ran in" in _text(html)
+    assert _text(html).count("return code 1 (the command failed)") == 1
+
+    searched = _capture("openai-agents_openinference_file-search")
+    answer = next(s for s in searched["steps"] if (s.get("extra") or {}).get("annotations"))
+    for notes, expected in (([{"type": "file_citation", "file_id": None, "filename": "x", "index": 3}], ""),
+                            ([{"type": "file_citation", "file_id": "file-1", "filename": hostile, "index": True},
+                              {"type": "file_citation", "file_id": "file-1", "index": 999999}],
+                             f"Sources cited: {hostile} file-1"),
+                            ([{"type": "file_citation", "file_id": "file-2", "filename": None}],
+                             "Sources cited: file-2")):
+        changed = {**answer, "extra": {**answer["extra"], "annotations": notes}}
+        html = _article(_session_html({**searched, "steps": [changed if s is answer else s
+                                                             for s in searched["steps"]]}), answer["step_id"])
+        assert "<script>x" not in html
+        assert (_text(html).split("Sources cited:")[1].strip() if expected else "") == \
+            expected.removeprefix("Sources cited: "), _text(html)
+
+    compacted = _capture("openai-agents_openinference_compaction")
+    step = next(s for s in compacted["steps"] if (s.get("extra") or {}).get("context_compaction"))
+    for odd, expected in (({"kind": "encrypted"}, "Context compacted: the provider compacted the conversation into an "
+                           "encrypted item. The model's later calls are sent that item instead; only the provider can "
+                           "read it."),
+                          ({"kind": "encrypted", "by": hostile, "item_id": hostile, "encrypted_chars": "262",
+                            "summarized_messages": 1, "kept_user_messages": True, "call_recorded": "no"},
+                           f"Context compacted by {hostile}: the provider compacted 1 item into an encrypted item "
+                           f"{hostile}. The model's later calls are sent that item instead; only the provider can read "
+                           "it.")):
+        changed = {**step, "extra": {**step["extra"], "context_compaction": odd}}
+        html = _article(_session_html({**compacted, "steps": [changed if s is step else s
+                                                              for s in compacted["steps"]]}), step["step_id"])
+        assert "<script>x" not in html and "compaction-summary" not in html
+        note = re.search(r'<p class="compaction-note">.*?</p>', html, re.S)
+        # Tags split the text with spaces: compared without any.
+        assert note is not None and "".join(_text(note.group(0)).split()) == "".join(expected.split()), note.group(0)
