@@ -180,3 +180,17 @@ def test_a_command_the_api_could_not_run_gives_its_error_flagged() -> None:
     assert (result.call_id, json.loads(result.text or ""), result.error, result.extra) == (
         block["tool_use_id"], failed["content"], True,
         {"is_error": True, "error": {"status": "error", "type": "unavailable"}})
+
+
+def test_each_server_tool_the_request_offered_is_listed_as_offered() -> None:
+    """Each server tool the request offered among the agent's tools, named as the request names it, with its type
+    (the tool's version) and options (`max_uses`) as offered, in the request's order; the client tools as declared.
+    (They were listed by their names alone.)"""
+    offered = _log()[0]["request"]["tools"]
+    servers = [tool for tool in offered if "type" in tool]
+    assert servers
+    definitions = _document()["agent"]["tool_definitions"]
+    assert definitions[:len(servers)] == [{"type": "function", "function": {"name": tool["name"]},
+                                           "extra": {"offered": tool}} for tool in servers]
+    assert [definition["function"]["name"] for definition in definitions[len(servers):]] == [
+        tool["name"] for tool in offered if "type" not in tool]

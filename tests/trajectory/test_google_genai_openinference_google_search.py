@@ -69,6 +69,12 @@ def test_the_grounded_passages_are_citations_on_the_step_text() -> None:
 
 
 def test_the_search_tool_the_requests_offered_is_listed() -> None:
+    """The `google_search` tool among the agent's tools, named as the SDK names it, with the options it was offered
+    (none: `GoogleSearch()`), as every tool a provider defines is listed."""
     document = capture_document(CAPTURE, SESSION)
     names = [definition["function"]["name"] for definition in document["agent"]["tool_definitions"]]
     assert names == ["google_search", "get_weather", "get_opening_hours"]
+    [options] = [tool["googleSearch"] for tool in corpus.load(CAPTURE).llm_log[0]["request"]["tools"]
+                 if "googleSearch" in tool]
+    assert document["agent"]["tool_definitions"][0] == {
+        "type": "function", "function": {"name": "google_search"}, "extra": {"offered": {"google_search": options}}}

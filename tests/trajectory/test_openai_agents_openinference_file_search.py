@@ -130,11 +130,19 @@ def test_a_resent_file_search_is_the_call_it_was() -> None:
 
 def test_the_agent_lists_the_file_search_tool() -> None:
     """OpenInference lists function tools alone (`llm.tools`); the Response echoes the `file_search` tool the request
-    offered, listed among the agent's tools."""
+    offered, listed among the agent's tools with the options it was offered."""
     assert not any("file_search" in str(value) for key, value in _response_spans()[0].attributes.items()
                    if key.startswith("llm.tools."))
-    tools = [definition["function"]["name"] for definition in _document()["agent"]["tool_definitions"]]
-    assert sorted(tools) == ["book_hotel", "file_search"]
+    definitions = {definition["function"]["name"]: definition
+                   for definition in _document()["agent"]["tool_definitions"]}
+    assert sorted(definitions) == ["book_hotel", "file_search"]
+    # As the request offered it: its vector stores and result count, the options left unset (`null`) left out.
+    [offered] = [tool for tool in _log()[0]["request"]["tools"] if tool["type"] == "file_search"]
+    assert definitions["file_search"] == {
+        "type": "function", "function": {"name": "file_search"},
+        "extra": {"offered": {key: value for key, value in offered.items() if value is not None}}}
+    assert definitions["file_search"]["extra"]["offered"]["vector_store_ids"] == ["vs_travel_policy_2026"]
+    assert definitions["file_search"]["extra"]["offered"]["max_num_results"] == 2
 
 
 def test_each_answer_keeps_its_file_citations() -> None:

@@ -108,3 +108,19 @@ def test_the_sources_a_search_consulted_are_no_arguments() -> None:
                 if part.name == "web_search"]
     assert search.arguments == action
     assert search.extra == {"run_by": "provider", "status": "completed", "sources": sources}
+
+
+def test_the_agent_lists_the_web_search_tool_as_offered() -> None:
+    """OpenInference lists function tools alone (`llm.tools`); the Response echoes every tool the request offered, so
+    the `web_search` tool is among the agent's tools, named as the request names it, with the options it was offered
+    (its search context size; the options the request left unset, `null` in the echo, left out)."""
+    assert not any("web_search" in str(value) for key, value in _response_spans()[0].attributes.items()
+                   if key.startswith("llm.tools."))
+    [offered] = [tool for tool in _log()[0]["request"]["tools"] if tool["type"] == "web_search"]
+    definitions = {definition["function"]["name"]: definition
+                   for definition in capture_document(CAPTURE, SESSION)["agent"]["tool_definitions"]}
+    assert sorted(definitions) == ["book_hotel", "web_search"]
+    assert definitions["web_search"] == {
+        "type": "function", "function": {"name": "web_search"},
+        "extra": {"offered": {key: value for key, value in offered.items() if value is not None}}}
+    assert definitions["web_search"]["extra"]["offered"]["search_context_size"] == "medium"

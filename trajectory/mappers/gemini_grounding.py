@@ -29,8 +29,9 @@ Responses API (`openai_agents_hosted_tools`):
 - the searches not counted in `Usage.web_search_requests`, which prices them: Gemini bills a gemini-2.x grounded
   answer once whatever its queries ($35 per 1,000 grounded prompts) and Gemini 3 each query ($14 per 1,000), and the
   session list, which must agree with the trajectory's cost, has no count for this scope (a migration's work);
-- a `google_search` tool the request offered listed among the call's tool definitions (OpenInference writes it as
-  `{"google_search": {}}`, which names no function).
+- a `google_search` tool the request offered listed among the call's tool definitions, its options as offered, by the
+  rule for every tool a provider defines (`hosted_tool_definitions`: OpenInference writes it as `{"google_search": {}}`
+  in `llm.tools` too, which names no function).
 
 Seen in a real capture: tests/captures/google-genai_openinference_google-search.
 """
@@ -41,6 +42,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from evalkit.trajectory.mappers import hosted_tool_definitions
 from evalkit.trajectory.mappers.openai_agents_hosted_tools import keep_annotations
 from evalkit.trajectory.mappers.reader import parse_json
 from evalkit.trajectory.operations import LlmCall, Message, Part
@@ -54,7 +56,7 @@ def read_call(call: LlmCall, request: object, response: object) -> None:
     """`call` (a google-genai call's) with the Google Search its answer was grounded in read from `response` (the span's
     `output.value`, the response's dump), and the search tool `request` (its `input.value`) offered listed."""
     if isinstance(request, str) and any(f'"{key}"' in request for key in _OFFERED):
-        _list_search_tool(call, parse_json(request))
+        hosted_tool_definitions.offered(call, _field(parse_json(request), "tools"))
     if not (isinstance(response, str) and any(f'"{key}"' in response for key in _GROUNDED)):
         return
     answer = parse_json(response)
@@ -146,11 +148,3 @@ def _passage(segment: object, parts: list[dict[str, Any]], message: str) -> tupl
         return start, start + len(text)
     return None
 
-
-def _list_search_tool(call: LlmCall, request: object) -> None:
-    """The `google_search` tool `request` offered among `call`'s tool definitions (a function of no parameters: ATIF
-    lists tools in the function-calling shape)."""
-    tools = _dicts(_field(request, "tools"))
-    named = {str((definition.get("function") or {}).get("name")) for definition in call.tool_definitions}
-    if any(_field(tool, *_OFFERED) is not None for tool in tools) and GOOGLE_SEARCH not in named:
-        call.tool_definitions.append({"type": "function", "function": {"name": GOOGLE_SEARCH}})

@@ -17,6 +17,7 @@ from itertools import compress
 from operator import not_
 from typing import Any
 
+from evalkit.trajectory.mappers import hosted_tool_definitions
 from evalkit.trajectory.mappers.reader import orjson, parse_json
 from evalkit.trajectory.mappers.resent_history import Resent, ResentLists, skip_blank
 from evalkit.trajectory.operations import Message, Part
@@ -575,6 +576,8 @@ def openai_tool_definition(raw: Any) -> dict[str, Any] | None:
     raw = parse_json(raw)
     if not isinstance(raw, Mapping):
         return None
+    if (hosted := hosted_tool_definitions.definition(raw)) is not None:
+        return hosted  # a tool the provider defines (a web search): named as offered, its options kept
     if isinstance(raw.get("function"), Mapping):
         function = dict(raw["function"])
     else:

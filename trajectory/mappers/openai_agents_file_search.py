@@ -25,7 +25,8 @@ same call as the one answered, no copied step):
   call's step: what the search found, from the answer itself); re-sent, a `tool` message of its own still (a result
   of a call already answered), the re-sent call alone in its message as the SDK sent it, no copied step. A search
   whose results were not included has none, as a web search has none;
-- a `file_search` tool the request offered listed among the call's tool definitions (from the Response's `tools`).
+- (a `file_search` tool the request offered is listed among the call's tool definitions, with its vector stores and
+  result count, by the rule for every tool the provider defines: `hosted_tool_definitions`).
 The answer's `file_citation` annotations are kept as any annotation is (`openai_agents_hosted_tools.read_call`).
 
 Seen in a real capture: tests/captures/openai-agents_openinference_file-search.
@@ -51,7 +52,6 @@ def read_call(call: LlmCall, response: object, request: object) -> None:
     if _searched(call.output_messages):
         answer = parse_json(response)
         call.output_messages = _read_searches(call.output_messages, _items(answer, "output"), answered=True)
-        _list_tool(call, answer)
     if _searched(call.input_messages):
         call.input_messages = _read_searches(call.input_messages, _items(parse_json(request), None), answered=False)
 
@@ -131,11 +131,3 @@ def _after_their_calls(parts: list[Part], results: list[Part]) -> list[Part]:
         placed.extend(result for result in results if part.kind == "tool_call" and result.call_id == part.call_id)
     return placed
 
-
-def _list_tool(call: LlmCall, answer: Any) -> None:
-    """The `file_search` tool the request offered (the Response echoes its `tools`) among `call`'s tool definitions (a
-    function of no parameters: ATIF lists tools in the function-calling shape)."""
-    offered = any(tool.get("type") == FILE_SEARCH for tool in _items(answer, "tools"))
-    named = {str((definition.get("function") or {}).get("name")) for definition in call.tool_definitions}
-    if offered and FILE_SEARCH not in named:
-        call.tool_definitions.append({"type": "function", "function": {"name": FILE_SEARCH}})

@@ -26,6 +26,7 @@ from evalkit.trajectory.mappers import (
     google_adk,
     google_genai,
     haystack,
+    hosted_tool_definitions,
     langchain,
     langchain_failed_attempts,
     langchain_openinference,
@@ -391,6 +392,10 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
             openai_agents_file_search.read_call(call, reader.span.attributes.get("output.value"),
                                                 reader.span.attributes.get("input.value"))
         openai_sdk.read_response(call)  # each output item a message of its own; previous_response_id; the effort
+        # The provider's tools the request offered (web search, file search), which `llm.tools` may leave out: the
+        # Response echoes the request's `tools`.
+        echoed = hosted_tool_definitions.echoed(reader.span.attributes.get("output.value"))
+        hosted_tool_definitions.offered(call, echoed)
         if openai_sdk.is_openai_agents_response(reader.span):
             # A hosted tool (web search) the API ran: a call of the tool, run by the provider; the answer's citations.
             openai_agents_hosted_tools.read_call(call, reader.span.attributes.get("output.value"),
