@@ -9,6 +9,7 @@ from evalkit.trajectory.mappers import (
     ag2,
     agent_framework,
     agno_paused_runs,
+    anthropic_context_editing,
     autogen,
     claude_code,
     google_adk,
@@ -147,6 +148,8 @@ def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall
     langchain_summarization.complete_calls(spans, calls)
     # LangChain's `ContextEditingMiddleware`: the first call sent each tool result cleared says so.
     langchain_context_editing.complete_calls(spans, calls)
+    # Anthropic's server-side context editing: the first call the API cleared each tool result for says so.
+    anthropic_context_editing.complete_calls(spans, calls)
     openai_agents_model_retries.complete_calls(spans, calls)
     # openai-agents' sessions compacted by the Responses API's `responses.compact`, a call in no span: the calls sent
     # its compaction item.

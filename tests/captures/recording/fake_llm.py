@@ -125,6 +125,13 @@ class Reply:
     # answer that ran code names its `container` (`{"id", "expires_at"}`: the one the request names, else a new one;
     # streamed, in the `message_delta`). Only when scripted, so that captures recorded before re-record the same.
     server_tools: list[dict[str, Any]] = field(default_factory=list)
+    # Anthropic's context editing (the beta `context_management={"edits": […]}`), which the API applies to what the
+    # model is shown before it answers: each `{"type": "clear_tool_uses_20250919", "cleared_tool_uses",
+    # "cleared_input_tokens"}` an item of the answer's `context_management.applied_edits` (streamed, in the final
+    # `message_delta`), the input tokens cleared not counted in its `input_tokens` (the default's quarter of the
+    # request's bytes less them). Anthropic only; only when scripted, so that captures recorded before re-record the
+    # same.
+    applied_edits: list[dict[str, Any]] = field(default_factory=list)
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
@@ -139,7 +146,8 @@ class Reply:
                      image_tokens=data.get("image_tokens", 0), audio=data.get("audio", ""),
                      input_audio_tokens=data.get("input_audio_tokens", 0),
                      output_audio_tokens=data.get("output_audio_tokens", 0),
-                     server_tools=list(data.get("server_tools", ())))
+                     server_tools=list(data.get("server_tools", ())),
+                     applied_edits=list(data.get("applied_edits", ())))
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
@@ -206,7 +214,11 @@ class Script:
             answer_chars += sum(len(query) for search in hosted.get("file_search_calls", ())
                                 for query in search["queries"])
             answer_chars += len(reply.audio)
-            usage = {"input_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, len(raw) // 4),
+            if reply.applied_edits and api != "anthropic.messages":
+                raise ValueError(f"{api} applies no context edits: script applied_edits for Anthropic only")
+            cleared = sum(int(edit.get("cleared_input_tokens", 0)) for edit in reply.applied_edits)
+            usage = {"input_tokens": reply.input_tokens if reply.input_tokens is not None
+                     else max(1, len(raw) // 4 - cleared),
                      "output_tokens": reply.output_tokens if reply.output_tokens is not None
                      else max(1, answer_chars // 4)}
             cached = reply.cache_read_tokens + reply.cache_write_tokens
@@ -245,6 +257,7 @@ class Script:
                 "response": {
                     "id": f"{api.split('.')[0]}-resp-{seq}", "text": reply.text, "reasoning": reply.reasoning,
                     "tool_calls": calls, "usage": usage, **hosted, **spoken,
+                    **({"context_management": {"applied_edits": reply.applied_edits}} if reply.applied_edits else {}),
                 },
             }
             self.log.append(entry)
@@ -676,7 +689,8 @@ def _anthropic_body(model: str, r: dict[str, Any]) -> dict[str, Any]:
                                        "web_fetch_requests": usage.get("web_fetch_requests", 0)}
     return {"id": r["id"], "type": "message", "role": "assistant", "model": model,
             "content": _anthropic_content(r), "stop_reason": "tool_use" if r["tool_calls"] else "end_turn",
-            "stop_sequence": None, "usage": reported, **({"container": r["container"]} if "container" in r else {})}
+            "stop_sequence": None, "usage": reported, **({"container": r["container"]} if "container" in r else {}),
+            **({"context_management": r["context_management"]} if "context_management" in r else {})}
 
 
 def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -686,8 +700,10 @@ def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict
     started = {key: value for key, value in usage.items() if key != "output_tokens_details"}
     # The container code ran in comes with the stop reason (the SDK's `message_delta`'s `delta.container`).
     running = {"container": None} if "container" in body else {}
+    # The context edits applied come with the final usage (the SDK's `message_delta`'s `context_management`).
+    editing = {"context_management": None} if "context_management" in body else {}
     yield "message_start", {"type": "message_start", "message": {
-        **body, "content": [], "stop_reason": None, "usage": {**started, "output_tokens": 1}, **running}}
+        **body, "content": [], "stop_reason": None, "usage": {**started, "output_tokens": 1}, **running, **editing}}
     for index, block in enumerate(body["content"]):
         if block["type"] == "text":
             yield "content_block_start", {"type": "content_block_start", "index": index,
@@ -718,7 +734,8 @@ def _anthropic_stream(model: str, r: dict[str, Any]) -> Iterator[tuple[str, dict
     yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": body["stop_reason"],
                                                                "stop_sequence": None,
                                                                **({"container": body["container"]} if running else {})},
-                            "usage": usage}
+                            "usage": usage,
+                            **({"context_management": body["context_management"]} if editing else {})}
     yield "message_stop", {"type": "message_stop"}
 
 
