@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.mappers import claude_code_compaction, otel_genai
+from evalkit.trajectory.mappers import claude_code_compaction, claude_code_reminders, otel_genai
 from evalkit.trajectory.mappers.messages import (
     instruction_texts,
     openai_tool_definition,
@@ -199,6 +199,7 @@ def _llm_call(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
     response = _body(events.get("api_response_body"))
     if isinstance(request, dict):
         call.input_messages = parse_input_messages(request.get("messages"), reader.memo)
+        call.shown_tool_results = claude_code_reminders.reminded_results(call.input_messages)
         call.system_instructions = [text for text in instruction_texts(request.get("system"))
                                     if not text.startswith("x-anthropic-billing-header:")]
         tools = request.get("tools")
