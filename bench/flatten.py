@@ -16,7 +16,9 @@ table: `--null NAME` runs that variant into `spans_null` (same columns, ENGINE =
 `spans` costs: `--without NAME=VIEW[,VIEW]` adds a variant with the flattener's settings that runs with those
 views detached (e.g. `--without 'no activity=trace_activity_feed'`). What a computed column of `spans` costs:
 `--column NAME=DEFINITION` adds a variant run with that column's definition changed, then restored (e.g.
-`--column 'status only=failed Bool MATERIALIZED status_code = 2'`).
+`--column 'status only=failed Bool MATERIALIZED status_code = 2'`; the same NAME again changes another column in
+that variant too, and a NAME given to `--without` as well runs with those views detached too: a migration's
+whole change, against the store as migrated before it, in one variant).
 """
 
 from __future__ import annotations
@@ -76,11 +78,11 @@ def main() -> None:
         name, views = spec.split("=", 1)
         variants[name] = {}
         detached[name] = views.split(",")
-    redefined: dict[str, str] = {}
+    redefined: dict[str, list[str]] = {}
     for spec in args.column:
         name, definition = spec.split("=", 1)
         variants[name] = {}
-        redefined[name] = definition
+        redefined.setdefault(name, []).append(definition)
 
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="evalkit-bench-flatten-"))
     store = Store(f"chdb://{work / 'clickhouse'}")
@@ -132,16 +134,16 @@ def main() -> None:
             peak[0] = 0.0
             for view in detached.get(name, []):
                 store.command(f"DETACH TABLE {db}.{view}")
-            if name in redefined:
-                store.command(f"ALTER TABLE {db}.spans MODIFY COLUMN {redefined[name]}")
+            for definition in redefined.get(name, []):
+                store.command(f"ALTER TABLE {db}.spans MODIFY COLUMN {definition}")
             started = cpu_seconds()
             store.execute(f"INSERT INTO {db}.{target} ({columns}) {select}",
                           settings={**FLATTENER, "insert_deduplicate": 0, **extra})
             spent = cpu_seconds() - started
             for view in detached.get(name, []):
                 store.command(f"ATTACH TABLE {db}.{view}")
-            if name in redefined:
-                store.command(f"ALTER TABLE {db}.spans MODIFY COLUMN {defined[redefined[name].split()[0]]}")
+            for definition in redefined.get(name, []):
+                store.command(f"ALTER TABLE {db}.spans MODIFY COLUMN {defined[definition.split()[0]]}")
             time.sleep(0.05)
             results[name][0].append(spent)
             results[name][1].append((peak[0] - floor) / 1e6)

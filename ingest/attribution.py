@@ -57,6 +57,12 @@ REASONING_KEYS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.compl
                   "gen_ai.usage.details.thoughts_tokens", "gen_ai.usage.thinking_tokens")
 # The keys migration 222 added (trajectory/tables.py recomputes the column of the spans stored before that hold one).
 REASONING_KEYS_ADDED_222 = REASONING_KEYS[5:]
+# Of the prompt and completion tokens, the audio ones (an audio model bills them at rates of their own): OpenInference's
+# (trajectory/mappers/openinference.py) and the GenAI conventions' per-modality count (otel_genai.py), first hit wins.
+# Read by `spans.input_audio_tokens` / `output_audio_tokens` (trajectory/tables.py, migration 225), not here: only a
+# few calls hold one, and a column computed as a span is stored costs the rest a key test.
+INPUT_AUDIO_KEYS = ("llm.token_count.prompt_details.audio", "gen_ai.usage.audio.input_tokens")
+OUTPUT_AUDIO_KEYS = ("llm.token_count.completion_details.audio", "gen_ai.usage.audio.output_tokens")
 # OpenLIT's instrumentations' scopes (`openlit.instrumentation.openai`, …): their cost of 0 is no price.
 OPENLIT_SCOPE_PREFIX = "openlit.instrumentation."
 COST_KEYS = ("llm.cost.total", "gen_ai.usage.cost", "gen_ai.cost.total_cost")  # the last LiteLLM's

@@ -88,11 +88,18 @@ def price_step(step: dict[str, Any], book: PriceBook, default_model: str | None)
         reason = "no token usage"
     priced = None
     if reason is None and model is not None:
-        tokens = TokenCounts(  # prompt, completion, cached, cache-written (positional: no keyword parsing)
-            prompt_tokens or 0,
-            completion_tokens or 0,
+        prompt, completion = prompt_tokens or 0, completion_tokens or 0
+        # Most steps count no audio and no search: their keys are looked for once.
+        audio_in, audio_out = (0, 0) if _AUDIO_KEYS.isdisjoint(extra) else _audio_tokens(extra, prompt, completion)
+        searches = extra.get("web_search_requests")
+        tokens = TokenCounts(  # prompt, completion, cached, cache-written, audio in and out, web searches (positional)
+            prompt,
+            completion,
             metrics.get("cached_tokens") or 0,
             int(extra.get("cache_creation_input_tokens") or 0),
+            audio_in,
+            audio_out,
+            int(searches) if searches else 0,
         )
         provider = (step.get("extra") or {}).get("provider")
         priced = book.cost(tokens, model, provider if isinstance(provider, str) else None, _when(step))
@@ -107,6 +114,23 @@ def price_step(step: dict[str, Any], book: PriceBook, default_model: str | None)
     if priced.model != model:
         extra["priced_as"] = priced.model
     _set_metrics(step, _updated(metrics, float(priced.usd), extra))
+
+
+_AUDIO_KEYS = frozenset(("input_audio_tokens", "output_audio_tokens", "prompt_tokens_by_modality",
+                         "completion_tokens_by_modality"))
+
+
+def _audio_tokens(extra: Mapping[str, Any], prompt: int, completion: int) -> tuple[int, int]:
+    """A step's audio prompt and completion tokens (of its prompt and completion tokens, each at most those): as
+    OpenInference records them (`input_audio_tokens`, `output_audio_tokens`), else the GenAI conventions' audio share
+    of the tokens by modality (`gen_ai.usage.audio.input_tokens`, `…output_tokens`: trajectory/mappers/otel_genai.py).
+    The session list reads the same keys (`spans.input_audio_tokens`, trajectory/tables.py, migration 225)."""
+    audio_in, audio_out = extra.get("input_audio_tokens"), extra.get("output_audio_tokens")
+    if audio_in is None and isinstance(extra.get("prompt_tokens_by_modality"), dict):
+        audio_in = extra["prompt_tokens_by_modality"].get("audio")
+    if audio_out is None and isinstance(extra.get("completion_tokens_by_modality"), dict):
+        audio_out = extra["completion_tokens_by_modality"].get("audio")
+    return (min(max(int(audio_in or 0), 0), prompt), min(max(int(audio_out or 0), 0), completion))
 
 
 def apply_costs(document: dict[str, Any], book: PriceBook | None = None) -> dict[str, Any]:

@@ -25,8 +25,9 @@ from evalkit.store import compact_sql
 _PAGE_SPAN_RANGE = """
 SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, failed, is_llm_call,
        toUnixTimestamp64Nano(start_time), toUnixTimestamp64Nano(end_time), toUnixTimestamp64Milli(received_at),
-       input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, reported_cost_usd,
-       prepares_call, call_response_id, toUInt64(splitByChar('_', _part)[3]), _part_offset
+       input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, input_audio_tokens,
+       output_audio_tokens, web_search_requests, reported_cost_usd, prepares_call, call_response_id,
+       toUInt64(splitByChar('_', _part)[3]), _part_offset
 FROM spans
 PREWHERE agent_id = {agent:String} AND trace_id IN {traces_N:Array(String)}
   AND start_time BETWEEN fromUnixTimestamp64Nano({since_N:Int64}, 'UTC')
@@ -64,6 +65,9 @@ class SpanColumns(NamedTuple):
     cache_read_tokens: Sequence[int]
     cache_write_tokens: Sequence[int]
     reasoning_tokens: Sequence[int]
+    input_audio_tokens: Sequence[int]  # of input_tokens (trajectory/tables.py, migration 225)
+    output_audio_tokens: Sequence[int]  # of output_tokens
+    web_search_requests: Sequence[int]  # the provider's web searches within the answer
     reported_cost_usd: Sequence[float | None]
     prepares_call: Sequence[bool]
     response_id: Sequence[str]
@@ -87,8 +91,8 @@ class TraceFigures(NamedTuple):
 # What pricing needs of one (trace, model, provider)'s counted calls, in this order (session_list's `_add_calls`):
 # calls; calls that reported a cost; the costs they reported; of the others the prompt, completion, cache-read and
 # cache-write tokens; of all the prompt, completion, cached and reasoning tokens; calls that reported no cost
-# and no tokens.
-CallFigures = tuple[int, int, float, int, int, int, int, int, int, int, int, int]
+# and no tokens; of the calls that reported no cost the audio prompt and completion tokens and the web searches.
+CallFigures = tuple[int, int, float, int, int, int, int, int, int, int, int, int, int, int, int]
 
 
 def latest_rows(columns: SpanColumns, keys: Sequence[tuple[str, str]]) -> list[int]:
@@ -224,8 +228,13 @@ def call_figures(columns: SpanColumns, calls: list[int]) -> dict[tuple[str, str,
             unreported = _token_sums(c, [row for row, cost in zip(group, costs, strict=True)
                                          if cost is None or not math.isfinite(cost)])
         prompt, completion, cache_read, cache_write, _, no_usage = unreported
+        priced = group if not reported else [row for row, cost in zip(group, costs, strict=True)
+                                             if cost is None or not math.isfinite(cost)]
         figures[key] = (len(group), len(reported), sum(reported, 0.0), prompt, completion, cache_read, cache_write,
-                        every[0], every[1], every[2], every[4], no_usage)
+                        every[0], every[1], every[2], every[4], no_usage,
+                        sum(map(c.input_audio_tokens.__getitem__, priced)),
+                        sum(map(c.output_audio_tokens.__getitem__, priced)),
+                        sum(map(c.web_search_requests.__getitem__, priced)))
     return figures
 
 

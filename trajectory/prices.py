@@ -10,6 +10,9 @@ A `prices.yaml`:
         output: 10                # USD per million completion tokens (reasoning included)
         cache_read: 1.25          # optional, defaults to input
         cache_write: 3.125        # optional, defaults to input
+        input_audio: 40           # optional, USD per million audio prompt tokens, defaults to input
+        output_audio: 80          # optional, USD per million audio completion tokens, defaults to output
+        web_search: 10            # optional, USD per thousand web searches the provider ran, defaults to 0
         valid_from: 2025-01-01    # optional; the newest rule in force at the call's time wins
 """
 
@@ -136,6 +139,12 @@ class TokenCounts(NamedTuple):
     completion_tokens: int
     cached_tokens: int = 0
     cache_write_tokens: int = 0
+    # Of prompt_tokens and completion_tokens, the audio ones (an audio model bills them at rates of their own:
+    # genai-prices' `input_audio_tokens`, `output_audio_tokens`; a model with no audio rate prices them as text).
+    input_audio_tokens: int = 0
+    output_audio_tokens: int = 0
+    # The web searches the provider ran within the answer (genai-prices' `web_searches`, priced per thousand).
+    web_searches: int = 0
 
 
 class PricedCost(NamedTuple):
@@ -154,6 +163,9 @@ class PriceRule(BaseModel):
     output: Decimal = Field(ge=0, description="USD per million completion tokens")
     cache_read: Decimal | None = Field(default=None, ge=0)
     cache_write: Decimal | None = Field(default=None, ge=0)
+    input_audio: Decimal | None = Field(default=None, ge=0, description="USD per million audio prompt tokens")
+    output_audio: Decimal | None = Field(default=None, ge=0, description="USD per million audio completion tokens")
+    web_search: Decimal | None = Field(default=None, ge=0, description="USD per thousand web searches")
     valid_from: date | datetime | None = None
 
     def matches(self, provider: str | None, models: list[str] | tuple[str, ...], when: datetime) -> bool:
@@ -175,13 +187,20 @@ class PriceRule(BaseModel):
     def cost(self, tokens: TokenCounts) -> Decimal:
         cache_read = self.input if self.cache_read is None else self.cache_read
         cache_write = self.input if self.cache_write is None else self.cache_write
-        uncached = max(0, tokens.prompt_tokens - tokens.cached_tokens - tokens.cache_write_tokens)
+        # Audio tokens are counted within the prompt's and the completion's; the rest of the prompt is split as before.
+        audio_in = min(tokens.input_audio_tokens, tokens.prompt_tokens)
+        audio_out = min(tokens.output_audio_tokens, tokens.completion_tokens)
+        uncached = max(0, tokens.prompt_tokens - audio_in - tokens.cached_tokens - tokens.cache_write_tokens)
         total = (
             uncached * self.input
             + tokens.cached_tokens * cache_read
             + tokens.cache_write_tokens * cache_write
-            + tokens.completion_tokens * self.output
+            + audio_in * (self.input if self.input_audio is None else self.input_audio)
+            + (tokens.completion_tokens - audio_out) * self.output
+            + audio_out * (self.output if self.output_audio is None else self.output_audio)
         )
+        if tokens.web_searches and self.web_search:
+            return total / _MILLION + tokens.web_searches * self.web_search / 1000
         return total / _MILLION
 
 
@@ -190,15 +209,18 @@ class RateBound:
     """USD that pricing a session's calls of one model can come to at most, whenever they ran: `prompt` per
     prompt token (uncached, cache-read or cache-written, whichever is dearest), `completion` per completion
     token, plus `request` once (a per-request price, charged once per model as the list prices a session's
-    calls together). The list by cost reads sessions in the order of this bound (trajectory/session_list.py).
+    calls together), plus `search` per web search. The list by cost reads sessions in the order of this bound
+    (trajectory/session_list.py).
     """
 
     prompt: Decimal
     completion: Decimal
     request: Decimal = Decimal(0)
+    search: Decimal = Decimal(0)  # per web search the provider ran
 
-    def at_most(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
-        return prompt_tokens * self.prompt + completion_tokens * self.completion + self.request
+    def at_most(self, prompt_tokens: int, completion_tokens: int, web_searches: int = 0) -> Decimal:
+        return prompt_tokens * self.prompt + completion_tokens * self.completion + web_searches * self.search \
+            + self.request
 
 
 NO_PRICE = RateBound(Decimal(0), Decimal(0))
@@ -258,7 +280,16 @@ class PriceBook:
                 lookup.resolved_in = id(snapshot)
             if lookup.resolved is None:
                 return None
-            return _resolved_cost(tokens, lookup.resolved, lookup.candidates, lookup.provider_id, when)
+            try:
+                return _resolved_cost(tokens, lookup.resolved, lookup.candidates, lookup.provider_id, when)
+            except ValueError:
+                if not (tokens.input_audio_tokens or tokens.output_audio_tokens):
+                    raise
+                # A usage genai-prices asks more of for this model's audio (a Realtime model's cached tokens with
+                # audio ones: how many of the cached were audio, which no emitter records): its audio priced as text,
+                # as before audio had rates of its own.
+                return _resolved_cost(tokens._replace(input_audio_tokens=0, output_audio_tokens=0), lookup.resolved,
+                                      lookup.candidates, lookup.provider_id, when)
         return None
 
     def rate_bound(self, model: str, provider: str | None) -> RateBound | None:
@@ -272,9 +303,11 @@ class PriceBook:
         if lookup.named:
             if any(rule.valid_from is not None for rule in lookup.named):
                 return None  # a dated rule: before it, another rule or genai-prices applies
-            return RateBound(max(max(rule.input, rule.cache_read or rule.input, rule.cache_write or rule.input)
+            return RateBound(max(max(rule.input, rule.cache_read or rule.input, rule.cache_write or rule.input,
+                                     rule.input_audio or rule.input) for rule in lookup.named) / _MILLION,
+                             max(max(rule.output, rule.output_audio or rule.output)
                                  for rule in lookup.named) / _MILLION,
-                             max(rule.output for rule in lookup.named) / _MILLION)
+                             search=max((rule.web_search or Decimal(0)) for rule in lookup.named) / 1000)
         if not self.use_genai_prices:
             return NO_PRICE
         resolved = _resolve(genai_prices.data_snapshot.get_snapshot(), tuple(lookup.candidates), lookup.provider_id)
@@ -334,12 +367,7 @@ def _resolved_cost(
     if usd is None:
         # Not one the fast path takes (or the first call of its kind): genai-prices itself, which
         # also raises what it raises for usage it rejects.
-        usage = genai_prices.Usage(
-            input_tokens=tokens.prompt_tokens,
-            output_tokens=tokens.completion_tokens,
-            cache_read_tokens=tokens.cached_tokens or None,
-            cache_write_tokens=tokens.cache_write_tokens or None,
-        )
+        usage = genai_usage(tokens)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -352,16 +380,24 @@ def _resolved_cost(
     return PricedCost(usd, GENAI_PRICES_SOURCE, name, provider.id)
 
 
-def genai_prices_cost_reference(
-    tokens: TokenCounts, candidates: list[tuple[str, str | None]], provider_id: str | None, when: datetime
-) -> PricedCost | None:
-    """genai-prices asked afresh for every call, spelling by spelling: what `_genai_prices_cost` must equal."""
-    usage = genai_prices.Usage(
+def genai_usage(tokens: TokenCounts) -> Any:
+    """The counts as a `genai_prices.Usage` (a count of 0 as absent, as genai-prices' own extractors give it)."""
+    return genai_prices.Usage(
         input_tokens=tokens.prompt_tokens,
         output_tokens=tokens.completion_tokens,
         cache_read_tokens=tokens.cached_tokens or None,
         cache_write_tokens=tokens.cache_write_tokens or None,
+        input_audio_tokens=tokens.input_audio_tokens or None,
+        output_audio_tokens=tokens.output_audio_tokens or None,
+        web_searches=tokens.web_searches or None,
     )
+
+
+def genai_prices_cost_reference(
+    tokens: TokenCounts, candidates: list[tuple[str, str | None]], provider_id: str | None, when: datetime
+) -> PricedCost | None:
+    """genai-prices asked afresh for every call, spelling by spelling: what `_genai_prices_cost` must equal."""
+    usage = genai_usage(tokens)
     for name, provider in _attempts(candidates, provider_id):
         try:
             with warnings.catch_warnings():
@@ -421,14 +457,20 @@ def _attempts(candidates: list[tuple[str, str | None]], provider_id: str | None)
     return attempts
 
 
-_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+# genai-prices' usage keys of `TokenCounts`' counts, in its order.
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "input_audio_tokens",
+               "output_audio_tokens", "web_searches")
+_Vector = tuple[int, int, int, int, int, int, int]
 
 
-def _usage_vector(tokens: TokenCounts) -> tuple[int, int, int, int] | None:
+def _usage_vector(tokens: TokenCounts) -> _Vector | None:
     """The counts as genai-prices' usage keys; None when one is not a non-negative int (genai-prices decides)."""
-    v0, v1, v2, v3 = tokens
+    v0, v1, v2, v3, v4, v5, v6 = tokens
     if (type(v0) is int and v0 >= 0 and type(v1) is int and v1 >= 0 and type(v2) is int and v2 >= 0
-            and type(v3) is int and v3 >= 0):
+            and type(v3) is int and v3 >= 0
+            # Most calls count no audio and no search: those three are then not looked at again (`plan_cost`).
+            and (not (v4 or v5 or v6) or (type(v4) is int and v4 >= 0 and type(v5) is int and v5 >= 0
+                                          and type(v6) is int and v6 >= 0))):
         return tokens
     return None
 
@@ -436,12 +478,14 @@ def _usage_vector(tokens: TokenCounts) -> tuple[int, int, int, int] | None:
 @dataclass(frozen=True)
 class _Plan:
     """How genai-prices prices one `ModelPrice`, worked out once: per priced unit, its rate and its count
-    as a linear function of the four usage counts we report."""
+    as a linear function of the usage counts we report (`_USAGE_KEYS`)."""
 
     model_price: Any  # kept so its id() is not reused while the plan is cached
     # (price, coefficients of the count, or None for a per-request price, per): genai-prices' unit order.
     # `per` as a Decimal when the price is one: dividing by an int converts it exactly, every time.
     units: tuple[tuple[Any, tuple[int, ...] | None, int | Decimal], ...]
+    # The same with the coefficients of the four token counts alone, for a call of no audio and no search.
+    text_units: tuple[tuple[Any, tuple[int, ...] | None, int | Decimal], ...] = ()
 
 
 class _FastPricer:
@@ -458,7 +502,7 @@ class _FastPricer:
     """
 
     def __init__(self) -> None:
-        self.plans: dict[tuple[int, tuple[bool, ...]], _Plan | None] = {}
+        self.plans: dict[tuple[int, bool, bool, bool, bool, bool, bool, bool], _Plan | None] = {}
 
     @staticmethod
     def _applies(provider: Any, model: Any) -> bool:
@@ -466,15 +510,13 @@ class _FastPricer:
         return not (provider.id == "groq" and model.id in ("whisper-large-v3", "whisper-large-v3-turbo"))
 
     def price(self, provider: Any, model: Any, tokens: TokenCounts, when: datetime) -> Decimal | None:
-        vector = _usage_vector(tokens)
-        if vector is None or not self._applies(provider, model):
+        if _usage_vector(tokens) is None or not self._applies(provider, model):
             return None
-        model_price = model.get_prices(when)
-        v0, v1, v2, v3 = vector
-        plan = self.plans.get((id(model_price), (v0 > 0, v1 > 0, v2 > 0, v3 > 0)))
+        v0, v1, v2, v3, v4, v5, v6 = tokens
+        plan = self.plans.get((id(model.get_prices(when)), v0 > 0, v1 > 0, v2 > 0, v3 > 0, v4 > 0, v5 > 0, v6 > 0))
         if plan is None:
             return None
-        return plan_cost(plan, vector)
+        return plan_cost(plan, tokens)
 
     def learn(self, provider: Any, model: Any, tokens: TokenCounts, when: datetime, usd: Decimal) -> None:
         """After genai-prices priced a call: keep the plan for calls like it, if it reproduces `usd`."""
@@ -482,7 +524,8 @@ class _FastPricer:
         if vector is None or not self._applies(provider, model):
             return
         model_price = model.get_prices(when)
-        key = (id(model_price), tuple(v > 0 for v in vector))
+        v0, v1, v2, v3, v4, v5, v6 = vector
+        key = (id(model_price), v0 > 0, v1 > 0, v2 > 0, v3 > 0, v4 > 0, v5 > 0, v6 > 0)
         if key in self.plans:
             return
         if len(self.plans) >= _CACHE_LIMIT:
@@ -493,15 +536,20 @@ class _FastPricer:
         self.plans[key] = plan
 
 
-def plan_cost(plan: _Plan, vector: tuple[int, int, int, int]) -> Decimal | None:
+def plan_cost(plan: _Plan, vector: _Vector) -> Decimal | None:
     total = Decimal(0)
-    v0, v1, v2, v3 = vector
-    for price, coefficients, per in plan.units:
+    v0, v1, v2, v3, v4, v5, v6 = vector
+    text = not (v4 or v5 or v6)
+    for price, coefficients, per in plan.text_units if text else plan.units:
         if coefficients is None:
             count = 1  # a per-request price
         else:
-            c0, c1, c2, c3 = coefficients
-            count = c0 * v0 + c1 * v1 + c2 * v2 + c3 * v3
+            if text:
+                c0, c1, c2, c3 = coefficients
+                count = c0 * v0 + c1 * v1 + c2 * v2 + c3 * v3
+            else:
+                c0, c1, c2, c3, c4, c5, c6 = coefficients
+                count = c0 * v0 + c1 * v1 + c2 * v2 + c3 * v3 + c4 * v4 + c5 * v5 + c6 * v6
             if count < 0:
                 return None  # more cached than prompt tokens & co: genai-prices says what is wrong
         if type(price) is Decimal:
@@ -513,28 +561,32 @@ def plan_cost(plan: _Plan, vector: tuple[int, int, int, int]) -> Decimal | None:
 
 
 def _plan_bound(plan: _Plan) -> RateBound:
-    """A plan's rates at their dearest tier, as a bound per prompt and completion token.
+    """A plan's rates at their dearest tier, as a bound per prompt and completion token and per web search.
 
-    Each unit's count is linear in (prompt, completion, cached, cache-written); a priced call has every
-    count >= 0 and cached + cache-written <= prompt, so per prompt token the units cost at most their
-    dearest corner: all uncached, all cache-read, or all cache-written."""
+    Each unit's count is linear in the counts (`_USAGE_KEYS`); a priced call has every count >= 0, cached +
+    cache-written <= prompt and audio within its prompt or completion, so per prompt token the units cost at most
+    their dearest corner: all uncached, all cache-read, all cache-written or all audio (and audio cached or written:
+    genai-prices keeps no audio cache count of ours apart); per completion token, all text or all audio."""
     def rate(price: Any, per: int | Decimal) -> Decimal:
         if isinstance(price, genai_prices.types.TieredPrices):
             return max([price.base, *(tier.price for tier in price.tiers)]) / Decimal(per)
         return Decimal(price) / Decimal(per)
 
-    corners = ((1, 0, 0, 0), (1, 0, 1, 0), (1, 0, 0, 1))
-    prompt = max(sum((rate(price, per) * max(0, sum(c * v for c, v in zip(coefficients, corner, strict=True)))
-                      for price, coefficients, per in plan.units if coefficients is not None), Decimal(0))
-                 for corner in corners)
-    completion = sum((rate(price, per) * max(0, coefficients[1])
-                      for price, coefficients, per in plan.units if coefficients is not None), Decimal(0))
+    def dearest(corners: tuple[tuple[int, ...], ...]) -> Decimal:
+        return max(sum((rate(price, per) * max(0, sum(c * v for c, v in zip(coefficients, corner, strict=True)))
+                        for price, coefficients, per in plan.units if coefficients is not None), Decimal(0))
+                   for corner in corners)
+
+    prompt = dearest(((1, 0, 0, 0, 0, 0, 0), (1, 0, 1, 0, 0, 0, 0), (1, 0, 0, 1, 0, 0, 0), (1, 0, 0, 0, 1, 0, 0),
+                      (1, 0, 1, 0, 1, 0, 0), (1, 0, 0, 1, 1, 0, 0)))
+    completion = dearest(((0, 1, 0, 0, 0, 0, 0), (0, 1, 0, 0, 0, 1, 0)))
+    search = dearest(((0, 0, 0, 0, 0, 0, 1),))
     request = sum((rate(price, per) for price, coefficients, per in plan.units if coefficients is None), Decimal(0))
-    return RateBound(prompt, completion, request)
+    return RateBound(prompt, completion, request, search)
 
 
 def _make_plan(model_price: Any) -> _Plan | None:
-    """genai-prices' `compute_leaf_values` run on vectors: each count as coefficients of the four usage counts."""
+    """genai-prices' `compute_leaf_values` run on vectors: each count as coefficients of our usage counts."""
     try:
         from genai_prices.decompose import is_descendant_or_self
         from genai_prices.types import _collect_resolved_model_prices
@@ -545,13 +597,13 @@ def _make_plan(model_price: Any) -> _Plan | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         resolved = _collect_resolved_model_prices(model_price, registry)
-    basis = {key: tuple(int(i == j) for j in range(4)) for i, key in enumerate(_USAGE_KEYS)}
+    basis = {key: tuple(int(i == j) for j in range(len(_USAGE_KEYS))) for i, key in enumerate(_USAGE_KEYS)}
     priced = {unit.usage_key: unit for unit, _ in resolved if unit.usage_key != "requests"}
     order = sorted(priced.values(), key=lambda unit: (-len(unit.dimensions), unit.usage_key))
     leaves: dict[str, tuple[int, ...]] = {}
     for unit in order:
         # A usage key we never report counts 0 (genai-prices infers 0, or raises, which the first call showed).
-        value = basis.get(unit.usage_key, (0, 0, 0, 0))
+        value = basis.get(unit.usage_key, (0,) * len(_USAGE_KEYS))
         for other in order:
             if other is not unit and is_descendant_or_self(unit, other):
                 value = tuple(a - b for a, b in zip(value, leaves[other.usage_key], strict=True))
@@ -560,7 +612,8 @@ def _make_plan(model_price: Any) -> _Plan | None:
     for unit, price in resolved:
         coefficients = None if unit.usage_key == "requests" else leaves[unit.usage_key]
         units.append((price, coefficients, Decimal(unit.per) if type(price) is Decimal else unit.per))
-    return _Plan(model_price, tuple(units))
+    return _Plan(model_price, tuple(units), tuple((price, None if coefficients is None else coefficients[:4], per)
+                                                  for price, coefficients, per in units))
 
 
 _FAST = _FastPricer()

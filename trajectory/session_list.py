@@ -25,10 +25,11 @@ from typing import Any, Generic, TypeVar
 
 from evalkit.store import SHORT_READ, Store, compact_sql
 from evalkit.trajectory.page_figures import page_figures, page_span_rows
-from evalkit.trajectory.prices import PriceBook, TokenCounts
+from evalkit.trajectory.prices import PriceBook, RateBound, TokenCounts
 from evalkit.trajectory.session_index import NAMED, RESOLVED, Resolved, resolve
 from evalkit.trajectory.session_page import ORDERS, TooFar, holds_search, page_by_time, rank
 from evalkit.trajectory.settle import PARTIAL, VALID
+from evalkit.trajectory.tables import WEB_SEARCHES
 
 SORTS = {
     "last_seen": "last_ns DESC, sid",
@@ -139,7 +140,8 @@ GROUP BY trace_id
 # The sort by cost, likewise: sessions read in the order of an upper bound of their cost (`_page_by_cost`). A
 # trace's bound is what its LLM spans of each (model, provider) could cost at the price book's dearest rates
 # (`llm_usage`, trajectory/tables.py, and `PriceBook.rate_bound`, given as parameters: a model's prompt and
-# completion rate and per-request price), plus the costs they reported; a key's is the sum over the traces
+# completion rate and per-request price; its web searches, under a key of their own, at its price of a search,
+# `_rate_bound`), plus the costs they reported; a key's is the sum over the traces
 # the index could give it, as for the span count. Priced row by row of the summary and summed (the bound is
 # linear in the figures, so merging a trace's rows first, `sumMap`, gives the same but costs twice the
 # time; a per-request price is then counted once per row, which only raises the bound).
@@ -227,7 +229,8 @@ _SPANS_COUNTED = """(
     FROM (
         SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call, start_time,
                end_time, received_at, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-               reasoning_tokens, start_ns, end_ns, response_id,
+               reasoning_tokens, input_audio_tokens, output_audio_tokens, web_search_requests, start_ns, end_ns,
+               response_id,
                -- A NaN or infinite reported cost is unknown (NULL): the call is priced from its tokens like
                -- one that reported none.
                if(isFinite(reported_cost_usd), reported_cost_usd, NULL) AS cost,
@@ -271,7 +274,8 @@ _SPANS_COUNTED = """(
         -- than running it.)
         FROM (SELECT trace_id, span_id, parent_span_id, scope_name, model, provider, status_code, is_llm_call,
                      start_time, end_time, received_at, input_tokens, output_tokens, cache_read_tokens,
-                     cache_write_tokens, reasoning_tokens, reported_cost_usd, prepares_call,
+                     cache_write_tokens, reasoning_tokens, input_audio_tokens, output_audio_tokens,
+                     web_search_requests, reported_cost_usd, prepares_call,
                      call_response_id AS response_id,
                      toUnixTimestamp64Nano(start_time) AS start_ns, toUnixTimestamp64Nano(end_time) AS end_ns
               FROM spans FINAL
@@ -285,7 +289,9 @@ countIf(counted), countIf(counted AND cost IS NOT NULL), sumIf(cost, counted AND
 sumIf(prompt, counted AND cost IS NULL), sumIf(output_tokens, counted AND cost IS NULL),
 sumIf(cache_read_tokens, counted AND cost IS NULL), sumIf(cache_write_tokens, counted AND cost IS NULL),
 sumIf(prompt, counted), sumIf(output_tokens, counted), sumIf(cache_read_tokens, counted),
-sumIf(reasoning_tokens, counted), countIf(counted AND cost IS NULL AND input_tokens = 0 AND output_tokens = 0)
+sumIf(reasoning_tokens, counted), countIf(counted AND cost IS NULL AND input_tokens = 0 AND output_tokens = 0),
+sumIf(input_audio_tokens, counted AND cost IS NULL), sumIf(output_audio_tokens, counted AND cost IS NULL),
+sumIf(web_search_requests, counted AND cost IS NULL)
 """
 
 # Counted LLM calls per trace and (model, provider), summed per session in Python (a trace of two
@@ -658,6 +664,15 @@ class KnownModels(_Newest[str, list[tuple[str, str]]]):
         super().__init__(kept)
 
 
+def _rate_bound(prices: PriceBook, model: str, provider: str) -> RateBound | None:
+    """The price book's bound of a (model, provider) of `llm_usage`: one of web searches (trajectory/tables.py,
+    migration 225: the searches in the prompt tokens' place) at the model's price of a search."""
+    if not provider.startswith(WEB_SEARCHES):
+        return prices.rate_bound(model, provider or None)
+    bound = prices.rate_bound(model, provider.removeprefix(WEB_SEARCHES) or None)
+    return None if bound is None else RateBound(bound.search, Decimal(0))
+
+
 def _cost_bounds(store: Store, agent_id: str, prices: PriceBook, min_cost: float | None, scan: int,
                  known: KnownModels | None) -> list[tuple[str, float]] | None:
     """The first `scan` keys by the bound of their cost, at or above the cost floor (`_COST_BOUNDS`); None when
@@ -671,7 +686,7 @@ def _cost_bounds(store: Store, agent_id: str, prices: PriceBook, min_cost: float
             models = sorted((str(m), str(p)) for (m, p), in store.query(_PRICED_MODELS, {"agent": agent_id}))
             if known is not None:
                 known.put(agent_id, models)
-        rates = [prices.rate_bound(model, provider or None) for model, provider in models]
+        rates = [_rate_bound(prices, model, provider) for model, provider in models]
         bounded = [rate for rate in rates if rate is not None]
         if len(bounded) < len(rates):
             return None
@@ -922,7 +937,7 @@ def _apply_calls(rows: Sequence[SessionRow], calls: Sequence[Sequence[Any]], pri
 def _add_calls(row: SessionRow, model: str, provider: str, counts: Sequence[Any], prices: PriceBook) -> None:
     """Add the session's LLM calls of one (model, provider) to its steps, tokens and cost."""
     (count, reported_count, reported, prompt, completion, cache_read, cache_write, all_prompt, all_completion,
-     all_cached, reasoning, no_usage) = counts
+     all_cached, reasoning, no_usage, audio_in, audio_out, searches) = counts
     row.steps += int(count)
     row.prompt_tokens += int(all_prompt)
     row.completion_tokens += int(all_completion)
@@ -937,7 +952,9 @@ def _add_calls(row: SessionRow, model: str, provider: str, counts: Sequence[Any]
         return
     priced = None
     if model and not no_usage:
-        tokens = TokenCounts(int(prompt), int(completion), int(cache_read), int(cache_write))
+        # Audio tokens are of the prompt and completion tokens (each at most those, as the trajectory reads them).
+        tokens = TokenCounts(int(prompt), int(completion), int(cache_read), int(cache_write),
+                             min(int(audio_in), int(prompt)), min(int(audio_out), int(completion)), int(searches))
         when = datetime.fromtimestamp(row.first_start_ns / 1e9, UTC)
         priced = prices.cost(tokens, model, provider or None, when)
     if priced is None:

@@ -14,7 +14,12 @@ of them (`call_response_id`, `prepares_call`) and whether the span failed as its
 from __future__ import annotations
 
 from evalkit.attributes import DOUBLE, INT
-from evalkit.ingest.attribution import REASONING_KEYS, REASONING_KEYS_ADDED_222
+from evalkit.ingest.attribution import (
+    INPUT_AUDIO_KEYS,
+    OUTPUT_AUDIO_KEYS,
+    REASONING_KEYS,
+    REASONING_KEYS_ADDED_222,
+)
 from evalkit.migrations import (
     AddColumn,
     Backfill,
@@ -29,6 +34,7 @@ from evalkit.migrations import (
     UpdateRows,
 )
 from evalkit.trajectory.mappers import (
+    anthropic_openinference,
     autogen,
     crewai,
     google_adk,
@@ -551,6 +557,68 @@ _REASONING_CHANGED = (
     + " AND ".join(f"isNull({_stored_count(k)})" for k in _REASONING_RANKED_BEFORE)
     + f" AND reasoning_tokens != {_REASONING_NOW}")
 
+# Migration 225: what pricing a call needs beyond its four token counts, as columns of `spans` computed as a span is
+# stored (MATERIALIZED, as 212's `failed`), so that the session list prices what the trajectory prices
+# (trajectory/cost.py, `price_step`; trajectory/prices.py, `TokenCounts`):
+# - `input_audio_tokens`, `output_audio_tokens`: of an LLM span's prompt and completion tokens, the audio ones
+#   (`attribution.INPUT_AUDIO_KEYS` / `OUTPUT_AUDIO_KEYS`, the first usable, in either map: an int, a double
+#   truncated, a string of a number), which an audio model bills at rates of its own;
+# - `web_search_requests`: the web searches the provider ran within an Anthropic answer, which OpenInference's
+#   anthropic instrumentation records only in the span's `metadata` JSON (`server_tool_use.web_search_requests`,
+#   trajectory/mappers/anthropic_server_tools.py), in either map (its citations make it long).
+# Each is a key test first (an LLM span, the key in a map's `keys` subcolumn; the scope for the JSON), so the spans
+# that hold none pay that alone: the value is read and the JSON parsed only for the rows that pass. A count is read
+# from its text alone: 222's `_stored_count` (the value's type from `attribute_types`, the text four times) cost every
+# span of an insert ~0.3-0.6 µs, this form ~0.15 µs (~0.3 % of a flattening insert, whose own A/B shows nothing;
+# docs/performance.md, session 53). Spans stored before are computed again in the background (`MATERIALIZE COLUMN`,
+# as `RedefineColumn` does; until then a read computes them from the stored attributes, the same values).
+def _stored_audio(keys: tuple[str, ...]) -> str:
+    present = " OR ".join(f"has(attributes.keys, '{k}') OR has(payloads.keys, '{k}')" for k in keys)
+    counts = ", ".join(f"toFloat64OrNull(trimBoth(if(has(attributes.keys, '{k}'), attributes['{k}'], payloads['{k}'])))"
+                       for k in keys)
+    return f"if(is_llm_call AND ({present}), toUInt64(least(greatest(ifNull(coalesce({counts}), 0), 0), 9e18)), 0)"
+
+
+_INPUT_AUDIO_TOKENS = f"input_audio_tokens UInt64 MATERIALIZED {_stored_audio(INPUT_AUDIO_KEYS)}"
+_OUTPUT_AUDIO_TOKENS = f"output_audio_tokens UInt64 MATERIALIZED {_stored_audio(OUTPUT_AUDIO_KEYS)}"
+_METADATA = "if(has(attributes.keys, 'metadata'), attributes['metadata'], payloads['metadata'])"
+_WEB_SEARCH_REQUESTS = (
+    f"web_search_requests UInt64 MATERIALIZED if(scope_name = '{anthropic_openinference.SCOPE}' AND is_llm_call "
+    f"AND (has(attributes.keys, 'metadata') OR has(payloads.keys, 'metadata')), "
+    f"JSONExtractUInt({_METADATA}, 'server_tool_use', 'web_search_requests'), 0)")
+AUDIO_AND_SEARCH_COLUMNS = (_INPUT_AUDIO_TOKENS, _OUTPUT_AUDIO_TOKENS, _WEB_SEARCH_REQUESTS)
+# The list by cost reads sessions in the order of a bound of their cost (206's `llm_usage`), which priced searches
+# would exceed: the per-trace summary also sums an LLM span's web searches (of a call that reported no cost), under the
+# key (model, `WEB_SEARCHES` + provider), in the prompt tokens' place, which the list bounds at the model's price of a
+# search (trajectory/session_list.py, `_cost_bounds`). A key, not a column: the table's other backfills insert by
+# position. A view that sums them replaces 212's (the new one first, then the old one dropped: a span fed by both
+# meanwhile only raises the bound); then the traces stored before that hold a search are given their searches' keys
+# (the scope first, so that the stored spans of other scopes compute nothing; run again, the bound only rises).
+WEB_SEARCHES = "web_search@"
+_REPORTED = "ifNull(isFinite(reported_cost_usd), false)"
+_USAGE_KEY = "(toString(model), toString(provider))"
+_USAGE_PROMPT = (f"toUInt64(if({_REPORTED}, 0, if(input_tokens < cache_read_tokens + cache_write_tokens, "
+                 "input_tokens + cache_read_tokens + cache_write_tokens, input_tokens)))")
+_USAGE_COMPLETION = f"toUInt64(if({_REPORTED}, 0, output_tokens))"
+_USAGE_COST = f"if({_REPORTED}, greatest(assumeNotNull(reported_cost_usd), 0), 0)"
+_SEARCHED = f"web_search_requests > 0 AND NOT {_REPORTED}"
+_SEARCH_KEY = f"(toString(model), concat('{WEB_SEARCHES}', toString(provider)))"
+_LLM_USAGE_SEARCHED = (
+    f"sumMap(if(is_llm_call, if({_SEARCHED}, "
+    f"([{_USAGE_KEY}, {_SEARCH_KEY}], [{_USAGE_PROMPT}, toUInt64(web_search_requests)], "
+    f"[{_USAGE_COMPLETION}, toUInt64(0)], [{_USAGE_COST}, toFloat64(0)]), "
+    f"([{_USAGE_KEY}], [{_USAGE_PROMPT}], [{_USAGE_COMPLETION}], [{_USAGE_COST}])), ([], [], [], []))) AS llm_usage ")
+_TRACE_SUMMARY_SEARCHED_ROWS = _TRACE_SUMMARY_FAILED_ROWS.replace(_LLM_USAGE, _LLM_USAGE_SEARCHED)
+TRACE_SUMMARY_SEARCHED_FEED = MaterializedView(name="trace_summary_searched_feed", source="spans",
+                                               target="trace_summary", select=_TRACE_SUMMARY_SEARCHED_ROWS)
+_SEARCHES_BACKFILL = (
+    "SELECT agent_id, trace_id, uniqExactState(span_id) AS span_ids, toUInt8(0) AS failing, "
+    "CAST([], 'Array(String)') AS models, min(start_time) AS first_start, max(end_time) AS last_end, "
+    f"toUInt64(0) AS span_rows, sumMap(([{_SEARCH_KEY}], [toUInt64(web_search_requests)], [toUInt64(0)], "
+    "[toFloat64(0)])) AS llm_usage "
+    f"FROM {{source}} WHERE scope_name = '{anthropic_openinference.SCOPE}' AND is_llm_call AND {_SEARCHED} "
+    "GROUP BY agent_id, trace_id")
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -649,4 +717,11 @@ MIGRATIONS: list[Migration] = [
         DeleteRows("trace_sessions", f"session_id = '' AND {_no_longer_indexed_224('trace_id')}"),
         # A sessionless row's key in list order is its trace id.
         DeleteRows("session_order", _no_longer_indexed_224("session_key")))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's cost changes).
+    Migration(225, "audio tokens and the provider's web searches, priced at their own rates in the session list", (
+        *(AddColumn("spans", column) for column in AUDIO_AND_SEARCH_COLUMNS),
+        # The spans stored before computed and written in the background (the same definition given again).
+        *(RedefineColumn("spans", column) for column in AUDIO_AND_SEARCH_COLUMNS),
+        TRACE_SUMMARY_SEARCHED_FEED, DropView(TRACE_SUMMARY_FAILED_FEED.name),
+        Backfill("trace_summary", "spans", _SEARCHES_BACKFILL))),
 ]

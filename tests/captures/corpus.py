@@ -127,6 +127,7 @@ class Call:
     reasoning_recorded: bool = True  # False: the emitter records no reasoning for this call (its step may show none)
     input_audio_tokens: int = 0  # of input_tokens, audio (an audio model's prompt: a voice note, a spoken answer)
     output_audio_tokens: int = 0  # of output_tokens, audio (a spoken answer)
+    web_search_requests: int = 0  # the web searches the provider ran within the answer (Anthropic's server tool)
 
 
 def _text_of(content: Any) -> str:
@@ -244,7 +245,8 @@ class GroundTruth:
                               usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0),
                               usage.get("reasoning_tokens") or None,
                               input_audio_tokens=usage.get("input_audio_tokens", 0),
-                              output_audio_tokens=usage.get("output_audio_tokens", 0)))
+                              output_audio_tokens=usage.get("output_audio_tokens", 0),
+                              web_search_requests=usage.get("web_search_requests", 0)))
             shown = (_gemini_tool_results(entry["request"], log[:position]) if entry["api"] == "gemini.generate_content"
                      else _tool_results_of(entry["api"], entry["request"]))
             for call_id, text in shown.items():

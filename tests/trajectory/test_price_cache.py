@@ -31,6 +31,10 @@ USAGES = [
     TokenCounts(900, 40, cached_tokens=300, cache_write_tokens=100),
     TokenCounts(1_234_567, 89_012, cached_tokens=1_000_000),  # over the 200k tier of tiered models
     TokenCounts(10, 5, cached_tokens=50),  # more cached than prompt: genai-prices rejects it
+    # Audio tokens (an audio model's own rates; as text where the table has none) and web searches (per thousand).
+    TokenCounts(3_096, 55, input_audio_tokens=89, output_audio_tokens=42),
+    TokenCounts(900, 40, cached_tokens=300, cache_write_tokens=100, input_audio_tokens=200, web_searches=3),
+    TokenCounts(1_000, 100, web_searches=2),
 ]
 
 
@@ -80,7 +84,7 @@ def _fast_hits() -> int:
 def _count_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     original = prices.plan_cost
 
-    def counting(plan: prices._Plan, vector: tuple[int, int, int, int]) -> Decimal | None:
+    def counting(plan: prices._Plan, vector: prices._Vector) -> Decimal | None:
         result = original(plan, vector)
         _COUNTER[0] += result is not None
         return result

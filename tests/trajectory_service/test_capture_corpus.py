@@ -148,11 +148,9 @@ KNOWN_GAPS: dict[str, str] = {
         "tool_calls pieces but keeps any other string a delta holds as the last one given (_ValuesAccumulator "
         "replaces it): the streamed spoken answer's delta.audio transcript and data are their last pieces in "
         "output.value, so call 4's words (\"Rome is clear and 27°C, warmer than Paris's 21°C.\") are in no span (its "
-        "step's message empty, extra.audio_answer saying so); and evalkit prices audio tokens at the model's text "
-        "rates (the price book, and the session list's ingest columns, count prompt, completion, cache-read and "
-        "cache-written tokens only), where genai-prices prices gpt-audio's 253 audio prompt tokens at $32/M and 106 "
-        "audio completion tokens at $64/M: $0.0388 for $0.0520 (pricing them needs audio token columns at ingest, a "
-        "migration). The rest is right (tests/trajectory/test_openai_sdk_openinference_audio.py): the voice note an "
+        "step's message empty, extra.audio_answer saying so). The rest is right (its audio tokens priced at "
+        "gpt-audio's audio rates, in the trajectory and the list; tests/trajectory/"
+        "test_openai_sdk_openinference_audio.py): the voice note an "
         "audio part read back byte for byte, call 2's spoken answer its transcript with its clip noted, its re-sent "
         "{audio: {id}} no step, each step's audio tokens",
     "strands_native_image":
@@ -339,7 +337,9 @@ def expected_cost(truth: corpus.GroundTruth, chat_provider: str | None = None,
                                    cache_write_tokens=call.cache_write_tokens or None,
                                    # of those, the audio ones, at an audio model's rates of its own
                                    input_audio_tokens=call.input_audio_tokens or None,
-                                   output_audio_tokens=call.output_audio_tokens or None),
+                                   output_audio_tokens=call.output_audio_tokens or None,
+                                   # and the web searches the provider ran, per search
+                                   web_searches=call.web_search_requests or None),
                 str(call.model),
                 provider_id=chat_provider if chat_provider and call.api == "openai.chat" else _PROVIDERS[call.api],
                 genai_request_timestamp=when)

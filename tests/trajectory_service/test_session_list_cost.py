@@ -174,18 +174,18 @@ async def test_migration_206_bounds_what_was_stored_before_it_and_re_running_it_
     agent, key = await svc.new_agent()
     store = svc.running.store
     # The data directory as a service before migration 206 left it: 205's view, no cost bound.
-    store.command(f"DROP VIEW {store.database}.trace_summary_failed_feed")
+    store.command(f"DROP VIEW {store.database}.{tables.TRACE_SUMMARY_SEARCHED_FEED.name}")
     store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN llm_usage")
     for statement in tables.TRACE_SUMMARY_COUNTED_FEED.statements(store.database, store.cluster):
         store.command(statement)
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (206, 212)")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (206, 212, 225)")
     await _send_costly(svc, key, 7)
     sent = len({(s.trace_id, s.span_id) for spans, _ in _costly_sessions(random.Random(7)) for s in spans}) + len(
         {(s.trace_id, s.span_id) for batch in _mixed_traces(random.Random(7)) for s in batch})
     assert await wait_flattened(store, agent, sent) == sent  # every span in `spans` before the migration runs
     span_rows = "SELECT sum(span_rows) FROM trace_summary WHERE agent_id = {agent:String}"
     counted_before = store.query(span_rows, {"agent": agent})
-    assert migrate(store) == [206, 212]
+    assert migrate(store) == [206, 212, 225]
     expected = await _priced_everyone(svc, monkeypatch, agent)
     base = f"/api/agents/{agent}/sessions?sort=cost"
     monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)

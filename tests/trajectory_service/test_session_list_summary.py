@@ -149,10 +149,10 @@ async def test_migration_204_summarises_what_was_stored_before_it_and_re_running
 
     # The data directory as a service before migration 204 left it.
     store = svc.running.store
-    store.command(f"DROP VIEW {store.database}.trace_summary_failed_feed")
+    store.command(f"DROP VIEW {store.database}.{tables.TRACE_SUMMARY_SEARCHED_FEED.name}")
     store.command(f"DROP TABLE {store.database}.trace_summary")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205, 206, 212)")
-    assert migrate(store) == [204, 205, 206, 212]
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205, 206, 212, 225)")
+    assert migrate(store) == [204, 205, 206, 212, 225]
     assert [(await svc.get(base + q)).body for q in queries] == before
 
     # Copied twice (a migration cut short and re-run): the same lists. (206's and 212's copies, the ones a table
@@ -480,11 +480,11 @@ async def test_a_tool_failure_only_its_framework_records_is_an_error_in_the_list
 
     # The data directory as a service before migration 212 left it: no `failed`, the summary from the status.
     store = svc.running.store
-    store.command(f"DROP VIEW {store.database}.trace_summary_failed_feed")
+    store.command(f"DROP VIEW {store.database}.{tables.TRACE_SUMMARY_SEARCHED_FEED.name}")
     store.command(f"ALTER TABLE {store.database}.spans DROP COLUMN failed")
     store.command(f"DROP TABLE {store.database}.trace_summary")
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205, 206, 212)")
-    assert migrate(store) == [204, 205, 206, 212]
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (204, 205, 206, 212, 225)")
+    assert migrate(store) == [204, 205, 206, 212, 225]
     assert await listed() == ({"s-failed-tool": 1, "s-fine": 0}, ["s-failed-tool"], 1)
 
 
@@ -599,12 +599,12 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
     agent, key = await svc.new_agent()
     store = svc.running.store
     # The data directory as a service before migration 205 left it: 204's view, no bound columns.
-    store.command(f"DROP VIEW {store.database}.trace_summary_failed_feed")
+    store.command(f"DROP VIEW {store.database}.{tables.TRACE_SUMMARY_SEARCHED_FEED.name}")
     store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN llm_usage")
     store.command(f"ALTER TABLE {store.database}.trace_summary DROP COLUMN span_rows")
     for statement in tables.TRACE_SUMMARY_FEED.statements(store.database, store.cluster):
         store.command(statement)
-    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (205, 206, 212)")
+    store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (205, 206, 212, 225)")
     await _send_mixed(svc, key, 205)
     await _send_counted(svc, key)
     # "Stored before it": every span flattened into `spans` before the migration runs. (An insert already
@@ -613,7 +613,7 @@ async def test_migration_205_bounds_what_was_stored_before_it_and_re_running_it_
     sent = len({(s.trace_id, s.span_id) for batch in _mixed_traces(random.Random(205)) for s in batch}) + 55 + 6
     assert await wait_flattened(store, agent, sent) == sent
     base = f"/api/agents/{agent}/sessions"
-    assert migrate(store) == [205, 206, 212]
+    assert migrate(store) == [205, 206, 212, 225]
     expected = _expected(svc, agent, "1", "span_count DESC, sid")
     everyone = await _everyone(svc, agent)
     got = (await svc.get(base + "?sort=spans&limit=1000")).body["sessions"]
