@@ -86,9 +86,13 @@ async def sessions(request: web.Request) -> Page:
     return Page("sessions.html", context, data, api=_path(agent_id), title=f"Sessions of {agent_id}")
 
 
-def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict[str, Any]:
+def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None,
+              edits: dict[str, Any] | None = None) -> dict[str, Any]:
     """A step with its observation results paired to its tool calls (by call id, else in order); `asked`, for a
-    person's answer that resumed a run (`extra.from: "resume"`), the step that stopped to ask them."""
+    person's answer that resumed a run (`extra.from: "resume"`), the step that stopped to ask them; `edits`, its
+    trajectory's context editing (`context_edits`): where each result cleared was first hidden, where each result is."""
+    edits = edits or {}
+    hidden: dict[str, Any] = edits.get("hidden") or {}
     calls = step.get("tool_calls") or []
     results = list((step.get("observation") or {}).get("results") or [])
     by_id = {r.get("source_call_id"): r for r in results if r.get("source_call_id")}
@@ -123,7 +127,11 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
                        "ran": _ran(result.get("content")) if result else None,
                        "edited": _edited(call.get("arguments"), result.get("content")) if result else None,
                        "provider_failure": _provider_failure(result.get("content"))
-                       if result and call_extra.get("run_by") == "provider" else None})
+                       if result and call_extra.get("run_by") == "provider" else None,
+                       # Where the model was first sent a placeholder instead of this result (context editing).
+                       "hidden_from": hidden.get(call.get("tool_call_id")) if result else None,
+                       # The result's anchor (a top-level step's), which a context edit's note links to.
+                       "anchor": _anchor(step.get("step_id"), call.get("tool_call_id"))})
     extra = step.get("extra") or {}
     metrics = step.get("metrics") or {}
     given = metrics.get("extra")
@@ -169,6 +177,10 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None) -> dict
             # The framework summarizing the conversation to fit the context (LangChain's SummarizationMiddleware): the
             # step's message is the summary later calls are sent instead, no answer to anyone.
             "compaction": _compaction(extra.get("context_compaction")) if step.get("source") == "agent" else None,
+            # Tool results this call was the first sent a placeholder for (LangChain's ContextEditingMiddleware,
+            # Anthropic's context management): the framework hid them from the model, the thread kept them.
+            "context_edit": _context_edit(extra.get("context_edit"), edits.get("results") or {})
+            if step.get("source") == "agent" else None,
             # The note an agent keeps of the conversation (Mastra's working memory), as this turn's call was sent it in
             # its instructions: not the step's message.
             "working_memory": extra["working_memory"] if step.get("source") == "agent"
@@ -300,6 +312,79 @@ def _compaction(compaction: Any) -> dict[str, Any] | None:
             "kept_user": _number(compaction.get("kept_user_messages")),
             "call_recorded": compaction.get("call_recorded") if isinstance(compaction.get("call_recorded"), bool)
             else None}
+
+
+def _anchor(step_id: Any, call_id: Any) -> str | None:
+    """The id of a tool's result on the page: its step's and its call's (a call id alone may repeat across turns)."""
+    if not isinstance(call_id, str) or not call_id:
+        return None
+    return f"result-{quote(str(step_id), safe='')}-{quote(call_id, safe='')}"
+
+
+def _cleared(edit: Any) -> list[dict[str, Any]]:
+    """The results a context edit cleared (`cleared_tool_results`), each with a call id (a string)."""
+    items = edit.get("cleared_tool_results") if isinstance(edit, dict) else None
+    return [item for item in items if isinstance(item, dict) and isinstance(item.get("tool_call_id"), str)
+            and item["tool_call_id"]] if isinstance(items, list) else []
+
+
+def context_edits(steps: list[dict[str, Any]], request: web.Request | None = None,
+                  page_number: int = 1) -> dict[str, Any]:
+    """A trajectory's context editing (`extra.context_edit` on the first call sent each result cleared): by call id,
+    the step from which its result was hidden from the model (`hidden`: `{step_id, url}`) and the link to where its
+    result is shown (`results`). Links only for the session's own steps (`request` given): a subagent's step ids
+    repeat the session's, so they have no anchors; one on another steps page links that page."""
+    where_result: dict[str, tuple[int, str | None]] = {}
+    hidden: dict[str, dict[str, Any]] = {}
+    for i, s in enumerate(steps):
+        if not isinstance(s, dict):
+            continue
+        for call in s.get("tool_calls") or ():
+            call_id = call.get("tool_call_id") if isinstance(call, dict) else None
+            if isinstance(call_id, str) and call_id not in where_result and any(
+                    isinstance(r, dict) and r.get("source_call_id") == call_id
+                    for r in (s.get("observation") or {}).get("results") or ()):
+                where_result[call_id] = (i, _anchor(s.get("step_id"), call_id))
+        if s.get("source") == "agent":
+            for item in _cleared((s.get("extra") or {}).get("context_edit")):
+                url = _link(request, page_number, i, f"step-{s.get('step_id')}")
+                hidden.setdefault(item["tool_call_id"], {"step_id": s.get("step_id"), "url": url})
+    if not hidden:
+        return {}
+    return {"hidden": hidden, "results": {call_id: _link(request, page_number, i, anchor)
+                                          for call_id, (i, anchor) in where_result.items() if call_id in hidden}}
+
+
+def _link(request: web.Request | None, page_number: int, index: int, anchor: str | None) -> str | None:
+    """A link to an anchor of the session's step at `index` (on its steps page), none without a request."""
+    if request is None or anchor is None:
+        return None
+    where = index // STEPS_PER_PAGE + 1
+    return ("" if where == page_number else with_query(request, page=where)) + f"#{anchor}"
+
+
+def _context_edit(edit: Any, results: dict[str, Any]) -> dict[str, Any] | None:
+    """A context edit as the step notes it: by what and how, the results cleared from this call on (each its tool,
+    call id, placeholder and link), how many results the call was sent cleared in all."""
+    cleared = _cleared(edit)
+    if not isinstance(edit, dict) or not cleared:
+        return None
+    items = [{"call_id": item["tool_call_id"], "url": results.get(item["tool_call_id"]),
+              "function": item["function_name"] if isinstance(item.get("function_name"), str)
+              and item["function_name"].strip() else None,
+              "placeholder": item["placeholder"] if isinstance(item.get("placeholder"), str)
+              and item["placeholder"].strip() else None}
+             for item in cleared]
+    placeholders = {item["placeholder"] for item in items}
+    return {"by": str(edit.get("by") or "") or None, "strategy": str(edit.get("strategy") or "") or None,
+            "items": items,
+            # One placeholder for all (said once), else each its own (or none: the API named none).
+            "placeholder": next(iter(placeholders)) if len(placeholders) == 1 else None,
+            "mixed": len(placeholders) > 1,
+            "in_all": _number(edit.get("results_sent_cleared")),
+            "input_tokens": _number(edit.get("cleared_input_tokens")),
+            # Anthropic's API counts the results it cleared and names none: these are the oldest so many.
+            "by_position": edit.get("identified_by") == "position"}
 
 
 def _number(value: Any) -> int | None:
@@ -614,7 +699,8 @@ def steps_page(request: web.Request, document: dict[str, Any]) -> dict[str, Any]
     number = query_int(request, "page", 1, low=1, high=pages)
     start = (number - 1) * STEPS_PER_PAGE
     asked = answered(steps)
-    views = [step_view(s, asked.get(s.get("step_id"))) for s in steps[start:start + STEPS_PER_PAGE]]
+    edits = context_edits(steps, request, number)
+    views = [step_view(s, asked.get(s.get("step_id")), edits) for s in steps[start:start + STEPS_PER_PAGE]]
     for view in views:
         if view["asked"] is not None:  # a link to the step that asked, which may be on an earlier page
             where = steps.index(view["asked"]) // STEPS_PER_PAGE + 1
@@ -632,7 +718,12 @@ def _page_numbers(current: int, pages: int) -> list[int]:
 
 # What the trajectory macros call: a subagent's steps render with the same macro as the session's, and a folded
 # subagent says whether it holds a failure.
-TEMPLATE_GLOBALS = {"sub_view": step_view, "errors_of": errors_of}
+def sub_view(step: dict[str, Any], subagent: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A subagent's step as the session's are viewed, with its subagent's context editing (no links)."""
+    return step_view(step, None, (subagent or {}).get("ui_edits"))
+
+
+TEMPLATE_GLOBALS = {"sub_view": sub_view, "errors_of": errors_of}
 
 
 def subagents_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -642,7 +733,13 @@ def subagents_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     tells it apart, from its first user message (`branch_labels`)."""
     found = {str(t.get("trajectory_id")): t for t in _subagents_within(document)}
     labels = branch_labels(list(found.values()))
-    return {key: {**t, "ui_branch": labels[id(t)]} if id(t) in labels else t for key, t in found.items()}
+    opened = {key: {**t, "ui_branch": labels[id(t)]} if id(t) in labels else t for key, t in found.items()}
+    # A subagent's own context editing (its results hidden from its model), once per subagent, not per step.
+    for key, t in opened.items():
+        edits = context_edits([s for s in t.get("steps") or () if isinstance(s, dict)])
+        if edits:
+            opened[key] = {**t, "ui_edits": edits}
+    return opened
 
 
 _BRANCH = 90  # characters of a branch's label

@@ -616,3 +616,113 @@ def test_agno_knowledge_documents_are_titled_by_their_names(tab: Tab, world: Wor
         "baggage-allowance", "cabin-baggage", "pets-in-cabin", "cabin-baggage"]
     tab.shot("trajectory-knowledge")
     assert tab.console_errors == []
+
+
+def _results_of(names: list[str]) -> str:
+    """Cleared results as the note lists them: "a (id)", "a (id) and b (id)", "a (id), b (id) and c (id)"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def test_context_editing_says_which_results_the_model_no_longer_saw(tab: Tab, world: World) -> None:
+    """A real capture of LangChain's ContextEditingMiddleware clearing old tool results to "[cleared]"
+    (`langgraph_openinference_context-editing`). Before, the steps' `extra.context_edit` was shown nowhere: nothing
+    on the page said which results the model no longer saw, from which call on. Now that call's step says so (by what
+    and how, each result cleared by its tool and call id, linked to the result on the page, how many results the call
+    was sent cleared in all), and each result cleared says "hidden from the model from step N", linked to that step."""
+    _, page = _replayed(world, "langgraph_openinference_context-editing", "ctxedit")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    edits = [s for s in document["steps"] if (s.get("extra") or {}).get("context_edit")]
+    assert [len(s["extra"]["context_edit"]["cleared_tool_results"]) for s in edits] == [1, 1, 2]
+    holder = {r["source_call_id"]: s["step_id"] for s in document["steps"]
+              for r in (s.get("observation") or {}).get("results") or ()}
+    hidden_from: dict[str, int] = {}
+    for s in edits:
+        e = s["extra"]["context_edit"]
+        cleared = e["cleared_tool_results"]
+        (placeholder,) = {c["placeholder"] for c in cleared}
+        names = [f"{c['function_name']} ({c['tool_call_id']})" for c in cleared]
+        step = tab.page.locator(f"article#step-{s['step_id']}")
+        n = e["results_sent_cleared"]
+        assert step.locator("p.context-edit-note").inner_text() == (
+            f"Context editing ({e['by']}, {e['strategy']}): from this call on the model was sent “{placeholder}” "
+            f"instead of the result{'s' if len(cleared) != 1 else ''} of {_results_of(names)}; "
+            f"{n} result{'s' if n != 1 else ''} sent cleared in all.")
+        links = step.locator("p.context-edit-note a.cleared-call")
+        assert links.all_inner_texts() == [c["tool_call_id"] for c in cleared]
+        for link, c in zip(links.all(), cleared, strict=True):
+            # Each id links the result shown on its call, in the step that holds it.
+            target = tab.page.locator(link.get_attribute("href"))
+            assert target.count() == 1
+            assert target.evaluate("e => e.closest('article.step').id") == f"step-{holder[c['tool_call_id']]}"
+            assert target.evaluate("e => e.closest('.tool').querySelector('.tool-call .muted').textContent") == \
+                c["tool_call_id"]
+            hidden_from.setdefault(c["tool_call_id"], s["step_id"])
+    assert hidden_from and len(hidden_from) == 4
+    marks = tab.page.locator(".tool-result .hidden-from")
+    assert marks.count() == len(hidden_from)
+    for call_id, step_id in hidden_from.items():
+        mark = tab.page.locator(f"article#step-{holder[call_id]} .tool").filter(
+            has=tab.page.locator(".tool-call .muted", has_text=call_id)).locator(".hidden-from")
+        assert mark.inner_text() == f"hidden from the model from step {step_id}"
+        assert mark.locator("a").get_attribute("href") == f"#step-{step_id}"
+    # Following a link lands on the result.
+    first = tab.page.locator("p.context-edit-note a.cleared-call").first
+    first.click()
+    assert tab.page.evaluate("location.hash") == first.get_attribute("href")
+    assert tab.page.locator(".tool-result:target .hidden-from").count() == 1
+    tab.page.evaluate("window.scrollTo(0, 0)")
+    tab.shot("trajectory-context-editing")
+    assert tab.console_errors == []
+
+
+def test_a_compaction_of_no_recorded_call_says_its_tokens_are_not_counted(tab: Tab, world: World) -> None:
+    """A real capture of Strands' SummarizingConversationManager with no agent of its own
+    (`strands_native_summarizing_default`): each compaction's summary is readable (the step holds it) but the call that
+    wrote it is in no span (`call_recorded: false`). Before, the note said nothing of it, as if the session's totals
+    held that call; now it says its tokens and cost are not counted, as the encrypted compaction's note does."""
+    _, page = _replayed(world, "strands_native_summarizing_default", "strandsdefault")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    compactions = [s for s in document["steps"] if (s.get("extra") or {}).get("context_compaction")]
+    assert len(compactions) == 2
+    for s in compactions:
+        c = s["extra"]["context_compaction"]
+        assert c["kind"] == "summary" and c["call_recorded"] is False and not s.get("llm_call_count")
+        step = tab.page.locator(f"article#step-{s['step_id']}")
+        assert step.locator("p.compaction-note").inner_text() == (
+            f"Context compacted by {c['by']}: {c['summarized_messages']} messages summarized, {c['kept_messages']} "
+            "kept. The model's later calls are sent this summary instead of those messages; it answers no one. The "
+            "compaction's own call is in no span: its tokens and cost are not counted in this session's.")
+        assert step.locator("pre.compaction-summary").inner_text() == corpus.message_text(s["message"]) != ""
+        assert step.locator(".metric.tokens").count() == 0  # no call of its own to show
+    tab.shot("trajectory-compaction-unrecorded-call")
+    assert tab.console_errors == []
+
+
+def test_a_compaction_by_an_agent_names_no_mechanism(tab: Tab, world: World) -> None:
+    """A real capture of pydantic-ai's summarizing history processor (`pydantic-ai_openai_history-processor`): a
+    function of the user's has an agent summarize, so the compaction names the agent and no mechanism (`agent`, no
+    `by`). Before, the note read "Context compacted by the agent summarizer: …", as if the agent were the mechanism;
+    now "Context compacted: summarized by agent summarizer (5 messages summarized, 1 kept).", naming none."""
+    _, page = _replayed(world, "pydantic-ai_openai_history-processor", "historyproc")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    (s,) = [s for s in document["steps"] if (s.get("extra") or {}).get("context_compaction")]
+    c = s["extra"]["context_compaction"]
+    assert "by" not in c and c["agent"] == "summarizer"
+    step = tab.page.locator(f"article#step-{s['step_id']}")
+    note = step.locator("p.compaction-note").inner_text()
+    expected = (f"Context compacted: summarized by agent {c['agent']} ({c['summarized_messages']} messages summarized, "
+                f"{c['kept_messages']} kept).")
+    assert expected == "Context compacted: summarized by agent summarizer (5 messages summarized, 1 kept)."
+    assert note == expected + " The model's later calls are sent this summary instead of those messages; it answers " \
+                              "no one.", note
+    assert step.locator("pre.compaction-summary").inner_text() == corpus.message_text(s["message"]) != ""
+    # Its call is recorded (its tokens are the step's): nothing says they are not counted.
+    assert step.locator(".metric.tokens").count() == 1 and step.locator(".unrecorded-call").count() == 0
+    tab.shot("trajectory-compaction-by-agent")
+    assert tab.console_errors == []

@@ -498,7 +498,7 @@ def test_retrievals_suggestions_grounding_and_working_memory_of_odd_shapes_never
         assert "<script>x" not in html
     view = step_view({"source": "agent", "extra": {"context_compaction": {"agent": "summarizer"}}})
     html = _environment().from_string('{% from "_macros.html" import step %}{{ step(view, {}) }}').render(view=view)
-    assert "Context compacted by the agent summarizer." in _text(html), _text(html)
+    assert "Context compacted: summarized by agent summarizer." in _text(html), _text(html)
 
 
 def test_code_runs_edits_fetches_file_citations_and_encrypted_compactions_of_odd_shapes_never_fail() -> None:
@@ -577,3 +577,59 @@ def test_code_runs_edits_fetches_file_citations_and_encrypted_compactions_of_odd
         note = re.search(r'<p class="compaction-note">.*?</p>', html, re.S)
         # Tags split the text with spaces: compared without any.
         assert note is not None and "".join(_text(note.group(0)).split()) == "".join(expected.split()), note.group(0)
+
+
+def test_context_edits_of_odd_shapes_never_fail_and_link_across_pages_and_not_in_subagents() -> None:
+    """The real context-editing capture given odd shapes, what a pushed ATIF document may hold: cleared results that
+    are no list, items with no call id or a call id that is no text, placeholders that differ or are missing, counts
+    that are no number, HTML in every field; a result on another steps page linked there; a subagent's context edit
+    noted without links (its step ids repeat the session's: no anchors there); none raises."""
+    edited = _capture("langgraph_openinference_context-editing")
+    step = next(s for s in edited["steps"] if (s.get("extra") or {}).get("context_edit"))
+    hostile = "<script>x()</script>"
+
+    def note(edit: Any, document: dict[str, Any] | None = None) -> str:
+        changed = {**step, "extra": {**step["extra"], "context_edit": edit}}
+        doc = document or edited
+        html = _article(_session_html({**doc, "steps": [changed if s is step else s for s in doc["steps"]]}),
+                        step["step_id"])
+        assert "<script>x" not in html
+        found = re.search(r'<p class="context-edit-note">.*?</p>', html, re.S)
+        return "".join(_text(found.group(0)).split()) if found else ""
+
+    for odd in (None, 7, "x", {}, {"cleared_tool_results": "call_0_0"}, {"cleared_tool_results": [None, 3, {}]},
+                {"cleared_tool_results": [{"tool_call_id": 5}, {"tool_call_id": ""}]}):
+        assert note(odd) == "", odd
+    assert note({"by": hostile, "strategy": None, "results_sent_cleared": "2", "cleared_tool_results": [
+        {"tool_call_id": "call_0_0", "function_name": hostile, "placeholder": ""},
+        {"tool_call_id": hostile, "placeholder": None}]}) == "".join(
+        f"Context editing ({hostile}): from this call on the model was not sent the results of {hostile} (call_0_0) "
+        f"and {hostile}.".split())
+    assert note({"cleared_tool_results": [{"tool_call_id": "a", "placeholder": "[x]"},
+                                          {"tool_call_id": "b", "function_name": "f", "placeholder": "[y]"},
+                                          {"tool_call_id": "c", "function_name": "g", "placeholder": "[y]"}],
+                 "results_sent_cleared": 1, "cleared_input_tokens": 1200, "identified_by": "position"}) == "".join(
+        "Context editing: from this call on the model was sent placeholders instead of the results of a (as “[x]”), "
+        "f (b) (as “[y]”) and g (c) (as “[y]”); 1 result sent cleared in all (1,200 input tokens cleared). The API "
+        "counts the results it cleared and names none: these are the oldest.".split())
+
+    # Past 100 steps the result cleared is on page 1 and the step that hid it on page 2: each links the other's page.
+    padding = [{"step_id": 1000 + i, "source": "user", "message": "pad"} for i in range(100)]
+    steps = edited["steps"]
+    at = steps.index(step)
+    long = {**edited, "steps": steps[:at] + padding + steps[at:]}
+    first, second = (_session_html(long, {"page": str(n)}) for n in (1, 2))
+    (result,) = re.findall(r'<div class="tool-result" id="(result-3-call_0_0)">.*?</div>', first, re.S)
+    assert f'hidden from the model from <a href="/agents/a@w/sessions/s?page=2#step-{step["step_id"]}">' in first
+    assert f'href="/agents/a@w/sessions/s?page=1#{result}" class="cleared-call"' in second
+
+    # A subagent's context edit: noted, its results marked, nothing linked (no anchors inside a subagent).
+    sub = {**edited, "trajectory_id": "sub-1", "agent": {"name": "helper"}}
+    caller = {"step_id": 1, "source": "agent", "message": "delegating", "tool_calls": [
+        {"tool_call_id": "d1", "function_name": "helper", "arguments": {}}], "observation": {"results": [
+            {"source_call_id": "d1", "content": "done", "subagent_trajectory_ref": [{"trajectory_id": "sub-1"}]}]}}
+    outer = {**edited, "steps": [caller], "subagent_trajectories": [sub]}
+    html = _session_html(outer)
+    assert html.count('class="context-edit-note"') == 3 and html.count('class="hidden-from"') == 4
+    assert 'class="cleared-call"' in html and '<a href="#result' not in html and 'id="result-' not in html.split(
+        '<details class="subagent')[1]
