@@ -338,6 +338,9 @@ class _Context:
         self.call_under: dict[SpanKey, _Draft] = {}  # an LLM call's step, by its span's parent
         # What this trajectory's compaction calls summarized its context into (trajectory/context_compaction.py).
         self.summaries = Summaries()
+        # Whether a step's message or a result holds content parts (media): only then can it hold audio, which the
+        # document's version depends on (`atif.version_for`), so that no other document's steps are walked for it.
+        self.media_content = False
 
     def draft(self, time_ns: int, source: str, **fields: Any) -> _Draft:
         self.seq += 1
@@ -649,6 +652,7 @@ class _Context:
         if media:
             # Images as ATIF image parts, a large data URL referenced (trajectory/media.py).
             content, referenced = user_content(text, media, holder, first=position)
+            self.media_content = True
             draft = self.draft(time_ns, "user", message=content, is_copied_context=copied or None)
             if referenced:
                 draft.extra["media"] = referenced
@@ -716,6 +720,7 @@ class _Context:
         if execution.result_parts is not None:
             # Media the tool returned (a screenshot): content parts, the images referenced (trajectory/media.py).
             result["content"], referenced = tool_result_content(execution.result_parts, span)
+            self.media_content = True
             if referenced:
                 extra["media"] = referenced
         if extra:
@@ -892,6 +897,7 @@ class _Context:
             if part.error:
                 extra.update(_history_failure())
             content, referenced = _history_content(part, media_at)
+            self.media_content = self.media_content or not isinstance(content, str)
             if referenced:
                 extra["media"] = referenced
             draft.results.append({"source_call_id": call["tool_call_id"], "content": content, "extra": extra})
@@ -926,6 +932,7 @@ class _Context:
             if result.get("source_call_id") == part.call_id and (
                     not recorded or (shows_media and isinstance(recorded, str))):
                 content, referenced = _history_content(part, media_at)
+                self.media_content = self.media_content or not isinstance(content, str)
                 if recorded and content == recorded:
                     return  # recorded as the input shows it (an image whose bytes no span holds, as its marker)
                 result["content"] = content
@@ -956,6 +963,7 @@ class _Context:
                     latest = (draft.time_ns, draft.seq, result)
         if latest is not None:
             content, referenced = _history_content(part, media_at)
+            self.media_content = self.media_content or not isinstance(content, str)
             latest[2]["content"] = content
             latest[2].setdefault("extra", {})["content_from"] = "input history"
             if referenced:
@@ -969,6 +977,7 @@ class _Context:
             if steps:
                 step = max(steps, key=lambda d: (d.time_ns, d.seq))
                 content, referenced = _history_content(part, media_at)  # with the images shown with it
+                self.media_content = self.media_content or not isinstance(content, str)
                 extra: Json = {"from": "input history", "tool": part.name}
                 if referenced:
                     extra["media"] = referenced
@@ -982,6 +991,7 @@ class _Context:
                     and d.llm_call_count and d.time_ns < time_ns]
             if made:
                 content, referenced = tool_result_content(media, media_at[0], where="input", first=media_at[1])
+                self.media_content = True
                 shown_with: Json = {"from": "input history"}
                 if referenced:
                     shown_with["media"] = referenced
@@ -2131,7 +2141,8 @@ def _trajectory(
         agent["model_name"] = model
     if context.tool_definitions:
         agent["tool_definitions"] = list(context.tool_definitions.values())
-    trajectory: Json = {"schema_version": version_for(steps, subagents)}  # v1.8 where it holds audio
+    # v1.8 where it holds audio (a part of media content only), or a subagent does.
+    trajectory: Json = {"schema_version": version_for(steps if context.media_content else (), subagents)}
     if session_id is not None:
         trajectory["session_id"] = session_id
     if trajectory_id is not None:
