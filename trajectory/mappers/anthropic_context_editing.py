@@ -41,10 +41,16 @@ _CLEAR_TOOL_USES = "clear_tool_uses_"
 
 def _applied_edits(span: Span) -> list[dict[str, Any]]:
     """The edits the API says it applied to the call's prompt: the instrumentation's metadata, else the answer's."""
-    edits = dig(parse_json(span.attributes.get("metadata")), "context_management_applied_edits")
+    edits = dig(_parsed_if_edited(span.attributes.get("metadata")), "context_management_applied_edits")
     if not isinstance(edits, list):
-        edits = dig(parse_json(span.attributes.get("output.value")), "context_management", "applied_edits")
+        edits = dig(_parsed_if_edited(span.attributes.get("output.value")), "context_management", "applied_edits")
     return [edit for edit in edits if isinstance(edit, dict)] if isinstance(edits, list) else []
+
+
+def _parsed_if_edited(raw: object) -> object:
+    """`raw` decoded where it may name applied edits: every Anthropic call reaches this hook, few were edited, and its
+    answer's JSON is not parsed for nothing."""
+    return parse_json(raw) if not isinstance(raw, str) or "applied_edits" in raw else None
 
 
 def _requested_edit(span: Span, kind: str) -> dict[str, Any]:

@@ -157,7 +157,10 @@ def _step_order(span: Span) -> tuple[int, int]:
 
 def _working_memory_message(step: Span) -> str | None:
     """The system message of a model step's input preview that is Mastra's working memory, if any."""
-    preview = parse_json(step.attributes.get(_STEP_INPUT))
+    raw = step.attributes.get(_STEP_INPUT)
+    if isinstance(raw, str) and MARK not in raw:
+        return None  # no working memory sent: the preview (the run's whole input) is not parsed for nothing
+    preview = parse_json(raw)
     if not isinstance(preview, list):
         return None
     for message in preview:
