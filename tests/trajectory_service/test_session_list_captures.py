@@ -8,8 +8,8 @@ once into it, through the OTLP/HTTP receiver, for the module (`every_capture`). 
 captures name (`BOUNDING_RULES`): a model whose price changes by date or time of day gives no bound, and then every
 page by cost is priced whole, so the list by cost would be compared with itself; the test checks which path served each
 page. A replay is ~6 s of the corpus's ~200 captures. A page by either sort costs ~0.1-0.2 s at any depth, so a walk
-one session a page costs ~0.15 s a session: by cost every page is walked four sessions a page, and one session a page
-at each kind of boundary between two sessions (by offset, then by cursor), not at every one."""
+one session a page costs ~0.15 s a session: by either sort every page is walked four sessions a page, and one session
+a page at each kind of boundary between two sessions (by offset, then by cursor), not at every one."""
 
 from __future__ import annotations
 
@@ -183,8 +183,22 @@ async def test_the_sort_by_span_count_of_every_capture_matches_the_spans(
     base = f"/api/agents/{agent}/sessions?sort=spans"
     got: list[dict[str, Any]] = (await svc.get(f"{base}&limit=1000")).body["sessions"]
     assert [(r["session_id"], r["span_count"]) for r in got] == expected
-    # Page by page, reading as few keys by bound as each page allows.
+    # Page by page, reading as few keys by bound as each page allows: every session's place by cursor, four a page,
+    # and one session a page at each kind of boundary between two sessions (tied in span count or fewer spans; the
+    # first and last of each kind, and of the list), by offset and then by cursor (a walk one session a page through
+    # every session was ~30 s of the suite).
     monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
-    for limit in (1, 3):
-        walked = [s for page in await _walk(svc, base, limit) for s in page]
-        assert walked == [sid for sid, _ in expected], limit
+    walked = [s for page in await _walk(svc, base, 4) for s in page]
+    assert walked == [sid for sid, _ in expected]
+    kinds: dict[str, list[int]] = {"first": [1], "last": [len(expected) - 1]}
+    for i in range(1, len(expected)):
+        kinds.setdefault("tied" if expected[i][1] == expected[i - 1][1] else "fewer", []).append(i)
+    assert {"tied", "fewer"} <= set(kinds), kinds
+    for name, at in kinds.items():
+        for i in sorted({at[0], at[-1]}):
+            before = (await svc.get(f"{base}&limit=1&offset={i - 1}")).body
+            assert ([r["session_id"] for r in before["sessions"]], before["has_more"]) == (
+                [expected[i - 1][0]], True), (name, i)
+            after = (await svc.get(f"{base}&limit=1&cursor={before['next_cursor']}")).body
+            assert ([r["session_id"] for r in after["sessions"]], after["has_more"]) == (
+                [expected[i][0]], i + 1 < len(expected)), (name, i)
