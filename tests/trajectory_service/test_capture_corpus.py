@@ -109,6 +109,14 @@ KNOWN_GAPS: dict[str, str] = {
         "test_google_adk_native_confirmation.py): the confirmation asked for both calls, the person's answers, the "
         "confirmed call's result and the rejection on their calls, each streamed call once, reasoning tokens within "
         "the output tokens",
+    "dspy_mlflow":
+        "MLflow 3.18's OTLP export drops the trace's session (mlflow.tracing.context(session_id=…) is trace metadata, "
+        "as for mlflow_openai), so each turn's trace is a session of its own; and its DSPy autolog records no LM "
+        "call's tokens (the LM.__call__ span holds the completions' text only; DSPy's usage tracking reaches only the "
+        "program's root CHAIN span, the trace's total as mlflow.chat.tokenUsage, which no call can be given): 0 "
+        "tokens, no cost. The rest is right per trace (tests/trajectory/test_dspy_mlflow.py): one step per LM call, "
+        "each ReAct step its thought and tool call with the tool's result, the raising tool flagged, each question "
+        "once",
     "mlflow_openai":
         "MLflow 3.17's OTLP export drops the trace's session: update_current_trace(session_id=…) is trace metadata, "
         "which only its Databricks Unity Catalog processor copies onto the root span (session.id); so each turn's "
@@ -279,6 +287,7 @@ _GEMINI_IDS = ("the Gemini API gives a function call no id (the fake LLM's are i
 _TEXT_FORMAT_IDS = ("a text-format agent: the model writes its actions in its text, with no id (the corpus makes them "
                     "up)")
 CALL_IDS_NOT_RECORDED: dict[str, str] = {
+    "dspy_mlflow": _TEXT_FORMAT_IDS,
     "dspy_openinference": _TEXT_FORMAT_IDS,
     "google-adk_openinference": _GEMINI_IDS,
     "google-adk_openlit": _GEMINI_IDS,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalkit.trajectory.mappers import mlflow_dspy
 from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_messages, render
 from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_int, parse_json
@@ -48,7 +49,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         return _tool(reader)
     if kind == "AGENT":
         return _agent(reader)
-    reader.consume("mlflow.chat.tokenUsage", "mlflow.llm.cost")
+    # A chain's (a DSPy module's, adapter's) inputs and outputs are what the calls inside it were sent and answered.
+    reader.consume("mlflow.chat.tokenUsage", "mlflow.llm.cost", "mlflow.spanInputs", "mlflow.spanOutputs")
+    mlflow_dspy.read_module(reader)
     return None
 
 
@@ -80,6 +83,10 @@ def _llm_call(reader: SpanReader) -> LlmCall:
         definition = openai_tool_definition(tool)
         if definition is not None:
             call.tool_definitions.append(definition)
+    if mlflow_dspy.is_dspy_call(reader):
+        mlflow_dspy.read_call(call, reader)  # DSPy's adapter's fields: a ReAct step's tool call, its loop re-rendered
+    else:
+        mlflow_dspy.read_module(reader)  # a DSPy Predict's span (LLM): the module around the LM call
     call.error = span_error(reader)
     return call
 
@@ -96,7 +103,7 @@ def _tool(reader: SpanReader) -> ToolExecution:
     return ToolExecution(
         span=reader.span,
         emitter=NAME,
-        name=reader.span.name,
+        name=mlflow_dspy.tool_name(reader) or reader.span.name,
         call_id=call_id,
         arguments=inputs,
         result=_decoded(reader, "mlflow.spanOutputs"),
