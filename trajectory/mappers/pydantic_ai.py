@@ -25,7 +25,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.trajectory.mappers import otel_genai, pydantic_ai_attempts, pydantic_ai_deferred
+from evalkit.trajectory.mappers import otel_genai, pydantic_ai_attempts, pydantic_ai_deferred, pydantic_ai_native_tools
 from evalkit.trajectory.mappers.messages import parse_part, prompt_text
 from evalkit.trajectory.mappers.reader import SpanReader, as_int, dig, parse_json
 from evalkit.trajectory.operations import AgentRun, LlmCall, Message, Operation, Part, ToolExecution
@@ -49,6 +49,9 @@ _REASONING_DETAILS = (
     "gen_ai.usage.details.reasoning_tokens",
     "gen_ai.usage.details.thoughts_tokens",
 )
+# The web searches the provider ran within the answer, as pydantic-ai's Anthropic adapter names Anthropic's
+# `usage.server_tool_use.web_search_requests` (models/anthropic/_response.py).
+_WEB_SEARCHES = "gen_ai.usage.details.web_search_requests"
 # The part types pydantic-ai records a file as (`_otel_messages`: `BlobPart`, `UriPart`, `FilePart` from instrumentation
 # version 4; `BinaryDataPart`, `MediaUrlPart` before), each naming its media type or where the file is.
 _FILE_PARTS = frozenset(("blob", "uri", "file", "binary", "image-url", "audio-url", "video-url", "document-url"))
@@ -79,6 +82,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             operation.input_messages = [m for m in operation.input_messages if not _is_settings_change(m)]
         if operation.provider == "anthropic":
             operation.shown_tool_results = _anthropic_list_results(reader, operation)
+        _read_native_tools(reader, operation)
     if isinstance(operation, ToolExecution):
         operation.result_parts = _file_result(operation.result)
     if isinstance(operation, ToolExecution) and isinstance(operation.result, dict | list):
@@ -112,6 +116,19 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         # (`pydantic_ai_deferred.complete_runs`).
         reader.consume("pydantic_ai.all_messages", "pydantic_ai.new_message_index")
     return operation
+
+
+def _read_native_tools(reader: SpanReader, call: LlmCall) -> None:
+    """The provider's own tools the call offered, its answer ran or its history re-sends (`pydantic_ai_native_tools`),
+    and the web searches its answer made (the provider's count, `RequestUsage.details`), which are priced per search."""
+    searches = reader.attributes.get(_WEB_SEARCHES)
+    if searches is not None:
+        call.usage.web_search_requests = as_int(searches) or None
+    pydantic_ai_native_tools.offered(call, reader.attributes.get("model_request_parameters"))
+    answer = pydantic_ai_native_tools.holds_native_tools(reader.attributes.get("gen_ai.output.messages"))
+    history = pydantic_ai_native_tools.holds_native_tools(reader.attributes.get("gen_ai.input.messages"))
+    if answer or history:
+        pydantic_ai_native_tools.read_call(call, answer=answer, history=history)
 
 
 def _is_settings_change(message: Message) -> bool:
