@@ -87,6 +87,8 @@ COST_JSON_KEYS = (("langfuse.observation.cost_details", "total"), ("mlflow.llm.c
 _JSON_INPUT = ("prompt_tokens", "input_tokens", "promptTokens")  # these count cached prompt tokens too
 _JSON_UNCACHED_INPUT = "input"  # Langfuse's own key: uncached prompt tokens only
 _JSON_OUTPUT = ("output", "completion_tokens", "output_tokens", "completionTokens")
+_JSON_OWN_OUTPUT = "output"  # Langfuse's own key: no reasoning tokens (its usage keys are exclusive, `total` their sum)
+_JSON_OWN_REASONING = ("output_reasoning", "output_reasoning_tokens")
 _JSON_CACHE_READ = ("input_cached_tokens", "cache_read_input_tokens", "input_cache_read", "cached_tokens",
                     "prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens",
                     "input_token_details.cache_read")
@@ -111,6 +113,8 @@ _STRANDS_BEFORE_1_57_2 = (f"({_STRANDS_LEGACY_CACHE_ONLY} OR (resource_attribute
 # whatever their size: the `input_tokens` column adds them, as trajectory/mappers/openlit_anthropic.py does (a test
 # holds the two scopes equal: ingest imports nothing of trajectory/).
 OPENLIT_ANTHROPIC_SCOPE = "openlit.instrumentation.anthropic"
+# So does OpenLLMetry's Bedrock instrumentation: Bedrock's `inputTokens` (trajectory/mappers/openllmetry_bedrock.py).
+OPENLLMETRY_BEDROCK_SCOPE = "opentelemetry.instrumentation.bedrock"
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name", "haystack.tool.name")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
 
@@ -227,6 +231,15 @@ def _json_input() -> str:
             f"+ coalesce({_json_counts(_JSON_CACHE_WRITE)}, 0), {_json_counts(_JSON_INPUT)})")
 
 
+def _json_output() -> str:
+    """Completion tokens, reasoning ones included (as `gen_ai.usage.output_tokens` counts them): Langfuse's own
+    `output` leaves them out (its LangChain CallbackHandler writes `output_reasoning` beside it), so they are added
+    to it, as trajectory/mappers/langfuse.py does."""
+    own = f"JSONExtract(_usage_json, {_literal(_JSON_OWN_OUTPUT)}, 'Nullable(Int64)')"
+    reasoning = f"coalesce({_json_counts(_JSON_OWN_REASONING)}, 0)"
+    return f"if(_usage_json = '', NULL, if(isNotNull({own}), {own} + {reasoning}, {_json_counts(_JSON_OUTPUT)}))"
+
+
 def _strands_cache_left_out() -> str:
     """The cache tokens a Strands span's prompt tokens leave out (`STRANDS_SCOPE`), else 0."""
     cached = f"({_first('_counts', CACHE_READ_KEYS, '0')} + {_first('_counts', CACHE_WRITE_KEYS, '0')})"
@@ -236,10 +249,12 @@ def _strands_cache_left_out() -> str:
             f"AND {_STRANDS_BEFORE_1_57_2}, {cached}, 0))")
 
 
-def _openlit_anthropic_cache_left_out() -> str:
-    """The cache tokens an OpenLIT Anthropic call span's prompt tokens leave out (`OPENLIT_ANTHROPIC_SCOPE`), else 0."""
+def _cache_left_out_by_scope() -> str:
+    """The cache tokens an OpenLIT Anthropic or OpenLLMetry Bedrock call span's prompt tokens leave out
+    (`OPENLIT_ANTHROPIC_SCOPE`, `OPENLLMETRY_BEDROCK_SCOPE`), else 0."""
     cached = f"({_first('_counts', CACHE_READ_KEYS, '0')} + {_first('_counts', CACHE_WRITE_KEYS, '0')})"
-    return f"if(scope_name != {_literal(OPENLIT_ANTHROPIC_SCOPE)}, 0, {cached})"
+    scopes = f"{_literal(OPENLIT_ANTHROPIC_SCOPE)}, {_literal(OPENLLMETRY_BEDROCK_SCOPE)}"
+    return f"if(scope_name NOT IN ({scopes}), 0, {cached})"
 
 
 def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
@@ -264,8 +279,8 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
         ("model", f"if(_haystack_model != '', JSONExtractString(_haystack_model), trimBoth({text(MODEL_KEYS)}, '\"'))"),
         ("input_tokens", f"{tokens(INPUT_TOKEN_KEYS, _json_input())} "
                          f"+ toUInt64(greatest({_strands_cache_left_out()}, 0)) "
-                         f"+ toUInt64(greatest({_openlit_anthropic_cache_left_out()}, 0))"),
-        ("output_tokens", tokens(OUTPUT_TOKEN_KEYS, _json_counts(_JSON_OUTPUT))),
+                         f"+ toUInt64(greatest({_cache_left_out_by_scope()}, 0))"),
+        ("output_tokens", tokens(OUTPUT_TOKEN_KEYS, _json_output())),
         ("cache_read_tokens", tokens(CACHE_READ_KEYS, _json_counts(_JSON_CACHE_READ))),
         ("cache_write_tokens", tokens(CACHE_WRITE_KEYS, _json_counts(_JSON_CACHE_WRITE))),
         ("reasoning_tokens", tokens(REASONING_KEYS, _json_counts(_JSON_REASONING))),

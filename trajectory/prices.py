@@ -69,6 +69,15 @@ PROVIDER_ALIASES: dict[str, str] = {
     "z_ai": "zai",
 }
 _DATE_SUFFIX = re.compile(r"([-@](\d{4}-\d{2}-\d{2}|\d{8}))$")
+# An Amazon Bedrock model id: the vendor, a dot, the vendor's model, Bedrock's version (`anthropic.claude-sonnet-4-5-
+# 20250929-v1:0`), a cross-region inference profile's with its geography first (`us.`, `eu.`, `global.`, ...). No
+# emitter names Bedrock beside it (Strands' spans say `strands-agents`), and genai-prices infers no provider from it,
+# so it names the provider itself: Bedrock's own price for it (`aws`: a regional profile's dearer than a global one's),
+# else the vendor's for the vendor's model.
+_BEDROCK_MODEL = re.compile(
+    r"(?:(?:us|us-gov|eu|apac|au|ca|jp|global)\.)?"
+    r"(anthropic|amazon|meta|mistral|cohere|ai21|deepseek|openai|qwen|writer|moonshotai|minimax)"
+    r"\.([a-z0-9][a-z0-9.-]*?)(?:-v\d+(?::\d+)?|-\d+:\d+)?")
 
 
 def normalise_provider(provider: str | None) -> str | None:
@@ -120,8 +129,15 @@ def _model_candidates(model: str) -> tuple[tuple[str, str | None], ...]:
         prefix, _, rest = bare.rpartition("/")
         provider_hint = normalise_provider(prefix.split("/")[-1])
         bare = rest
+    bedrock = _BEDROCK_MODEL.fullmatch(bare)
+    if bedrock:
+        add(bare, "aws")  # whatever a prefix named (LiteLLM's `bedrock/converse/…`): the id is Bedrock's
+        vendor_model = bedrock.group(2)
+        add(vendor_model, bedrock.group(1))
+        add(_DATE_SUFFIX.sub("", vendor_model), bedrock.group(1))
+        return tuple(candidates)
     if ":" in bare and not bare.endswith(":"):
-        # Bedrock-style `anthropic.claude-3-5-sonnet-20241022-v2:0` and `openai:gpt-4o` (pydantic-ai).
+        # `openai:gpt-4o` (pydantic-ai).
         head, _, tail = bare.partition(":")
         if re.fullmatch(r"[a-z_-]+", head):
             provider_hint = provider_hint or normalise_provider(head)

@@ -158,6 +158,9 @@ def _tool_results_of(api: str, request: dict[str, Any]) -> dict[str, str]:
         for block in content if isinstance(content, list) else ():
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 found[str(block.get("tool_use_id"))] = _text_of(block.get("content"))
+            elif isinstance(block, dict) and isinstance(block.get("toolResult"), dict):  # Bedrock's Converse
+                result = block["toolResult"]
+                found[str(result.get("toolUseId"))] = _text_of(result.get("content"))
     return found
 
 

@@ -117,7 +117,8 @@ async def test_typed_columns_follow_the_ranked_keys_and_value_rules(running: Run
         span(trace, "lf", {"langfuse.observation.type": "generation", "langfuse.observation.model.name": "lf-m"}),
         span(trace, "mlflow", {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.llm.model": "ml-m"}),
         # Usage and cost as one JSON attribute, as the real SDKs write them (tests/captures/langfuse-sdk_openai,
-        # mlflow_openai): Langfuse's own keys (`input` uncached, so cache reads are added back), the OpenAI usage
+        # mlflow_openai): Langfuse's own keys (`input` uncached, so cache reads are added back; `output` without
+        # reasoning, so the reasoning tokens are added back: langgraph_langfuse_openai-reasoning), the OpenAI usage
         # object its client sends (nested cache and reasoning counts), MLflow's JSON-quoted model and tokenUsage.
         span(trace, "lf own", {"langfuse.observation.type": "generation", "langfuse.observation.model.name": "m",
                                "langfuse.observation.usage_details": '{"input": 10, "input_cached_tokens": 90, '
@@ -163,7 +164,7 @@ async def test_typed_columns_follow_the_ranked_keys_and_value_rules(running: Run
     assert (typed["lf"]["operation"], typed["lf"]["is_llm_call"], typed["lf"]["model"]) == ("chat", True, "lf-m")
     assert (typed["mlflow"]["is_llm_call"], typed["mlflow"]["model"]) == (True, "ml-m")
     figures = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens", "reported_cost_usd")
-    assert tuple(typed["lf own"][c] for c in figures) == (100, 5, 90, 2, 0.25)
+    assert tuple(typed["lf own"][c] for c in figures) == (100, 7, 90, 2, 0.25)
     assert tuple(typed["lf openai"][c] for c in figures) == (100, 7, 60, 3, None)
     assert tuple(typed["mlflow usage"][c] for c in figures) == (87, 9, 0, 0, 0.3)
     assert (typed["mlflow usage"]["model"], typed["mlflow usage"]["provider"]) == ("gpt-4o", "openai")

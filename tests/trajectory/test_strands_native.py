@@ -2,8 +2,8 @@
 
 Strands' tracer writes `gen_ai.system` (`gen_ai.provider.name` under the latest conventions) "strands-agents" on
 every span, its chat spans included: the SDK, not the model's provider (the fake LLM was asked through OpenAI's
-chat API or Anthropic's messages API). Nothing else on a chat span names the provider, so its step has none
-rather than a wrong one, and is priced by its model as before.
+chat API, Anthropic's messages API or Bedrock's Converse API). Nothing else on a chat span names the provider, so its
+step has none rather than a wrong one, and is priced by its model as before (a Bedrock model id as Bedrock prices it).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.captures import corpus
 
 CAPTURES = [name for name in corpus.names() if name.startswith("strands_")]
 # Where each capture's calls went (the fake LLM log's `api`), which no span says.
-APIS = {"openai.chat", "anthropic.messages"}
+APIS = {"openai.chat", "anthropic.messages", "bedrock.converse"}
 # Calls no span records: SummarizingConversationManager's summary calls with no summarization agent, made with the
 # agent's model outside Strands' tracing (the corpus's UNRECORDED_CALLS).
 UNRECORDED_CALLS = {"strands_native_summarizing_default": 2}
@@ -33,7 +33,7 @@ def _calls(trajectory: dict[str, Any]) -> list[dict[str, Any]]:
     return own + [call for sub in trajectory.get("subagent_trajectories") or () for call in _calls(sub)]
 
 
-def test_the_captures_are_strands_calls_of_openai_and_anthropic() -> None:
+def test_the_captures_are_strands_calls_of_openai_anthropic_and_bedrock() -> None:
     assert len(CAPTURES) >= 8
     assert {call.api for name in CAPTURES for call in capture_truth(name).calls} == APIS
 
@@ -53,7 +53,7 @@ def test_a_call_has_no_provider_rather_than_the_sdks_name_and_is_still_priced(ca
     assert len(calls) == len(capture_truth(capture).calls) - UNRECORDED_CALLS.get(capture, 0)
     for step in calls:
         assert "provider" not in step["extra"]
-        assert step["metrics"]["cost_usd"] > 0  # priced by its model (gpt-4o, claude-sonnet-4-5)
+        assert step["metrics"]["cost_usd"] > 0  # priced by its model (gpt-4o, claude-sonnet-4-5, a Bedrock id)
 
 
 def test_a_provider_the_application_names_is_kept() -> None:

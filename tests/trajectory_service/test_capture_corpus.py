@@ -331,7 +331,7 @@ LIST_REASONING_TOKENS_DIFFER: dict[str, str] = {
 }
 
 _PROVIDERS = {"openai.chat": "openai", "openai.responses": "openai", "anthropic.messages": "anthropic",
-              "gemini.generate_content": "google"}
+              "gemini.generate_content": "google", "bedrock.converse": "aws"}
 # capture name -> the provider whose OpenAI-compatible chat API its chat calls stand for (the fake LLM serves them all
 # alike): priced at that provider's rates, as the emitter names it (LiteLLM's `gen_ai.system`) or, naming none, the
 # model does (AutoGen's `deepseek-r1`).

@@ -31,6 +31,7 @@ from evalkit.trajectory.mappers import (
     crewai,
     haystack,
     llamaindex_react,
+    openllmetry_bedrock,
     openllmetry_langchain,
     openllmetry_langgraph,
     openllmetry_llamaindex,
@@ -111,6 +112,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         operation = otel_genai.llm_call(reader, logs)
     if isinstance(operation, LlmCall) and indexed_form:
         _read_indexed(reader, operation)
+    if isinstance(operation, LlmCall) and reader.span.scope_name == openllmetry_bedrock.SCOPE:
+        openllmetry_bedrock.read_call(reader, operation)  # the cache's tokens; Converse blocks written as text
     if isinstance(operation, LlmCall) and openllmetry_openai.is_responses_call(reader.span):
         openllmetry_openai.read_response(operation)  # reasoning summaries as JSON, calls under their items' ids
     if isinstance(operation, LlmCall) and reader.span.scope_name == haystack.OPENLLMETRY_SCOPE:

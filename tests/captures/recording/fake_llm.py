@@ -3,7 +3,10 @@
 It answers `POST /v1/chat/completions` (OpenAI chat, streamed or not), `POST /v1/responses` (the
 OpenAI Responses API, streamed or not), `POST /v1/messages` (Anthropic, streamed or not) and
 `POST /v1beta/models/{model}:generateContent` / `:streamGenerateContent?alt=sse` (the Gemini API,
-whose clients point at the server's root, not `…/v1`) from a script: a list of replies, each
+whose clients point at the server's root, not `…/v1`), and Amazon Bedrock Runtime's Converse API,
+`POST /model/{modelId}/converse` / `…/converse-stream` (boto3's `bedrock-runtime` client pointed at the server's root
+by `endpoint_url`; the stream in AWS's binary event stream framing, `_event_stream_message`; tool call ids
+`tooluse_<seq>_<k>`; `api` `bedrock.converse` in the log) from a script: a list of replies, each
 consumed once, in order. A reply may name `when`, a text that must occur in the request's last input
 message (Gemini: its last content); the first unconsumed reply that fits is taken, so concurrent
 agents can be scripted too. `POST /v1/conversations` (the Conversations API's create) gives a
@@ -200,7 +203,8 @@ class Script:
                 return -1, reply, {}
             seq = len(self.log)
             prefix = ("toolu" if api == "anthropic.messages" else "fc" if api == "openai.responses"
-                      else "gemini" if api == "gemini.generate_content" else "call")
+                      else "gemini" if api == "gemini.generate_content"
+                      else "tooluse" if api == "bedrock.converse" else "call")
             calls = [{"id": call.id or f"{prefix}_{seq}_{k}", "name": call.name, "arguments": call.arguments,
                       **({"item_id": call.item_id} if call.item_id else {})}
                      for k, call in enumerate(reply.tool_calls)]
@@ -223,8 +227,9 @@ class Script:
                      else max(1, answer_chars // 4)}
             cached = reply.cache_read_tokens + reply.cache_write_tokens
             if cached:
-                if reply.cache_write_tokens and api != "anthropic.messages":
-                    raise ValueError(f"{api} reports no cache writes: script cache_write_tokens for Anthropic only")
+                if reply.cache_write_tokens and api not in ("anthropic.messages", "bedrock.converse"):
+                    raise ValueError(f"{api} reports no cache writes: script cache_write_tokens for Anthropic "
+                                     "(or Bedrock's Converse) only")
                 if usage["input_tokens"] < cached:
                     raise ValueError(f"input_tokens {usage['input_tokens']} count every prompt token, so at least "
                                      f"the {cached} cached ones: script input_tokens for this reply")
@@ -809,8 +814,86 @@ def _gemini_stream(model: str, r: dict[str, Any], calls_with_ids: set[str]) -> I
                "responseId": r["id"]}
 
 
+def _converse_usage(r: dict[str, Any]) -> dict[str, Any]:
+    """Bedrock's `TokenUsage`: `inputTokens` the prompt tokens neither read from nor written to the cache (as
+    Anthropic counts them), the cache's beside them, `totalTokens` all four counts; Bedrock breaks no reasoning out of
+    `outputTokens`. The cache's counts only when scripted, as the API leaves them out of a call that used no cache."""
+    usage = r["usage"]
+    read, written = _cache_read(r), int(usage.get("cache_write_tokens", 0))
+    reported: dict[str, Any] = {"inputTokens": usage["input_tokens"] - read - written,
+                                "outputTokens": usage["output_tokens"],
+                                "totalTokens": usage["input_tokens"] + usage["output_tokens"]}
+    if "cache_read_tokens" in usage:
+        reported.update({"cacheReadInputTokens": read, "cacheWriteInputTokens": written})
+    return reported
+
+
+def _converse_content(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """The answer's `content` blocks: Claude's reasoning (signed), the text, the tool uses."""
+    content: list[dict[str, Any]] = []
+    if r["reasoning"]:
+        content.append({"reasoningContent": {"reasoningText": {"text": r["reasoning"], "signature": "sig"}}})
+    if r["text"]:
+        content.append({"text": r["text"]})
+    content.extend({"toolUse": {"toolUseId": c["id"], "name": c["name"], "input": c["arguments"]}}
+                   for c in r["tool_calls"])
+    return content
+
+
+def _converse_body(r: dict[str, Any]) -> dict[str, Any]:
+    return {"output": {"message": {"role": "assistant", "content": _converse_content(r)}},
+            "stopReason": "tool_use" if r["tool_calls"] else "end_turn", "usage": _converse_usage(r),
+            "metrics": {"latencyMs": 420}}
+
+
+def _converse_stream(r: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """ConverseStream's events, as Bedrock streams a Claude answer: a text or reasoning block has no start event (its
+    first delta opens it), a tool use's start names it and its input comes as one JSON-text delta; the reasoning's
+    signature is a delta of its own after its text; the usage comes last, in `metadata`."""
+    yield "messageStart", {"role": "assistant"}
+    for index, block in enumerate(_converse_content(r)):
+        if "reasoningContent" in block:
+            reasoning = block["reasoningContent"]["reasoningText"]
+            for start in range(0, len(reasoning["text"]), 16):
+                piece = reasoning["text"][start:start + 16]
+                yield "contentBlockDelta", {"delta": {"reasoningContent": {"text": piece}}, "contentBlockIndex": index}
+            yield "contentBlockDelta", {"delta": {"reasoningContent": {"signature": reasoning["signature"]}},
+                                        "contentBlockIndex": index}
+        elif "text" in block:
+            for start in range(0, len(block["text"]), 16):
+                yield "contentBlockDelta", {"delta": {"text": block["text"][start:start + 16]},
+                                            "contentBlockIndex": index}
+        else:
+            use = block["toolUse"]
+            yield "contentBlockStart", {"start": {"toolUse": {"toolUseId": use["toolUseId"], "name": use["name"]}},
+                                        "contentBlockIndex": index}
+            yield "contentBlockDelta", {"delta": {"toolUse": {"input": json.dumps(use["input"])}},
+                                        "contentBlockIndex": index}
+        yield "contentBlockStop", {"contentBlockIndex": index}
+    yield "messageStop", {"stopReason": "tool_use" if r["tool_calls"] else "end_turn"}
+    yield "metadata", {"usage": _converse_usage(r), "metrics": {"latencyMs": 420}}
+
+
+def _event_stream_message(event_type: str, payload: dict[str, Any]) -> bytes:
+    """One message of AWS's binary event stream (`application/vnd.amazon.eventstream`, botocore/eventstream.py): a
+    prelude (total length, headers' length, the CRC32 of those 8 bytes), the headers (each a 1-byte name length, the
+    name, type 7 (string), a 2-byte value length, the value), the JSON payload, then the CRC32 of all before it."""
+    headers = b""
+    for name, value in ((":event-type", event_type), (":content-type", "application/json"),
+                        (":message-type", "event")):
+        headers += (struct.pack("!B", len(name)) + name.encode() + struct.pack("!BH", 7, len(value.encode()))
+                    + value.encode())
+    data = json.dumps(payload).encode()
+    lengths = struct.pack("!II", 12 + len(headers) + len(data) + 4, len(headers))
+    prelude = lengths + struct.pack("!I", zlib.crc32(lengths))
+    message = prelude + headers + data
+    return message + struct.pack("!I", zlib.crc32(message))
+
+
 _GEMINI_PATH = "/v1beta/models/"
 _GEMINI_METHODS = {"generateContent": False, "streamGenerateContent": True}  # method -> streamed
+_CONVERSE_PATH = "/model/"  # Bedrock Runtime: `/model/{modelId}/converse[-stream]`
+_CONVERSE_METHODS = {"converse": False, "converse-stream": True}  # method -> streamed
 
 _APIS = {"/v1/chat/completions": "openai.chat", "/chat/completions": "openai.chat",
          "/v1/responses": "openai.responses", "/responses": "openai.responses",
@@ -885,6 +968,9 @@ class FakeLLM:
                     except LookupError as exc:
                         self._json(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
                     return
+                if api is None and path.startswith(_CONVERSE_PATH):
+                    self._converse(path, raw)
+                    return
                 if api is None and path.startswith(_GEMINI_PATH) and ":" in path:
                     self._gemini(path, raw)
                     return
@@ -954,6 +1040,38 @@ class FakeLLM:
                 self.end_headers()
                 for chunk in _gemini_stream(model, r, named):
                     self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+            def _converse(self, path: str, raw: bytes) -> None:
+                """Bedrock Runtime's Converse API: `/model/{modelId}/converse` (one JSON answer) or
+                `/model/{modelId}/converse-stream` (the answer's events in AWS's binary event stream framing)."""
+                model, _, method = urllib.parse.unquote(path.removeprefix(_CONVERSE_PATH)).rpartition("/")
+                if method not in _CONVERSE_METHODS:
+                    self._json(404, {"message": f"the fake LLM does not serve {method}"})
+                    return
+                body = json.loads(raw or b"{}")
+                stream = _CONVERSE_METHODS[method]
+                try:
+                    _seq, _reply, r = script.take("bedrock.converse", body, raw, model=model, stream=stream)
+                except LookupError as exc:  # as AWS answers a bad request: the error's type in a header
+                    payload = json.dumps({"message": str(exc)}).encode()
+                    self.send_response(400)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("x-amzn-ErrorType", "ValidationException")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                if not stream:
+                    self._json(200, _converse_body(r))
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/vnd.amazon.eventstream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for event_type, payload in _converse_stream(r):
+                    self.wfile.write(_event_stream_message(event_type, payload))
                 self.wfile.flush()
                 self.close_connection = True
 
