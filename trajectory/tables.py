@@ -453,13 +453,23 @@ _CREWAI_TOOL_FAILURE = (
                   f"AND JSONExtractString({where}['output.value'], 'message') != '')"
                   for where in ("attributes", "payloads"))
     + ")")
+# Migration 226: the same failure under OpenInference's google-adk instrumentation, whose TOOL span (ADK's
+# `execute_tool`, ending OK) records the plugin's answer as its `output.value`, the FunctionResponse ADK sent the model
+# (`{"id", "name", "response"}`: trajectory/mappers/google_adk.py `openinference_tool` flags its `response` by the same
+# test). Each map read by itself, as 221's rule: only that scope's tool spans parse JSON.
+_ADK_OPENINFERENCE_REFLECTED_FAILURE = (
+    f"scope_name = '{google_adk.OPENINFERENCE_SCOPE}' AND operation = 'execute_tool' AND ("
+    + " OR ".join(f"JSONExtractString({where}['output.value'], 'response', 'response_type') = "
+                  f"'{google_adk.REFLECTED_FAILURE}'" for where in ("attributes", "payloads"))
+    + ")")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
     f"OR ((operation = 'execute_tool' OR attributes['traceloop.span.kind'] = 'tool') AND "
     f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}]))) "
     f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED}) OR ({_LLAMAINDEX_STEP_FAILED}) "
-    f"OR ({_GOOGLE_GENAI_RESULT_FAILED}) OR ({_ADK_REFLECTED_FAILURE}) OR ({_CREWAI_TOOL_FAILURE})")
+    f"OR ({_GOOGLE_GENAI_RESULT_FAILED}) OR ({_ADK_REFLECTED_FAILURE}) OR ({_CREWAI_TOOL_FAILURE}) "
+    f"OR ({_ADK_OPENINFERENCE_REFLECTED_FAILURE})")
 _TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
 TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
                                              target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
@@ -492,6 +502,9 @@ _ADK_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
 # The traces stored before migration 223 with a CrewAI tool span whose output is a ToolFailure.
 _CREWAI_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
     "WHERE failed AND status_code != 2", f"WHERE ({_CREWAI_TOOL_FAILURE}) AND status_code != 2")
+# The traces stored before migration 226 with an OpenInference ADK tool span ReflectAndRetryToolPlugin answered for.
+_ADK_OPENINFERENCE_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
+    "WHERE failed AND status_code != 2", f"WHERE ({_ADK_OPENINFERENCE_REFLECTED_FAILURE}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -724,4 +737,8 @@ MIGRATIONS: list[Migration] = [
         *(RedefineColumn("spans", column) for column in AUDIO_AND_SEARCH_COLUMNS),
         TRACE_SUMMARY_SEARCHED_FEED, DropView(TRACE_SUMMARY_FAILED_FEED.name),
         Backfill("trace_summary", "spans", _SEARCHES_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's errors change).
+    Migration(226, "an ADK tool failure ReflectAndRetryToolPlugin answered, under OpenInference's instrumentation", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        Backfill("trace_summary", "spans", _ADK_OPENINFERENCE_FAILED_BACKFILL))),
 ]

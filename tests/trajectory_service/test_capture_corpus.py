@@ -297,6 +297,7 @@ CALL_IDS_NOT_RECORDED: dict[str, str] = {
     "dspy_mlflow": _TEXT_FORMAT_IDS,
     "dspy_openinference": _TEXT_FORMAT_IDS,
     "google-adk_openinference": _GEMINI_IDS,
+    "google-adk_openinference_multi-agent": _GEMINI_IDS,
     "google-adk_openlit": _GEMINI_IDS,
     "google-genai_openinference": _GEMINI_IDS,
     "google-genai_openinference_google-search": _GEMINI_IDS,

@@ -182,6 +182,8 @@ def _failed_before(migration: int) -> str:
         return tables._FAILED.replace(f" OR ({tables._ADK_REFLECTED_FAILURE})", "")
     if migration == 223:
         return tables._FAILED.replace(f" OR ({tables._CREWAI_TOOL_FAILURE})", "")
+    if migration == 226:
+        return tables._FAILED.replace(f" OR ({tables._ADK_OPENINFERENCE_REFLECTED_FAILURE})", "")
     return tables._FAILED.replace(tables._TOOL_OUTPUT, tables._stored("output.value", "traceloop.entity.output"))
 
 
@@ -244,8 +246,12 @@ _ERRORS: _Listed = ("?errors=true", ("errors",), ((0,), (1,)), "failed", 1)
     # CrewAI's MCP tool answers an `isError` result with a ToolFailure: its OpenInference TOOL span ends OK, the
     # failure only its `output.value`.
     ("crewai_openinference_mcp", 223, "rows-14", ["call_0_0"], _ERRORS),
+    # The same plugin's answer under OpenInference's google-adk instrumentation: its TOOL span ends OK, the failure
+    # only its `output.value` (the FunctionResponse ADK sent the model). Gemini gives no call ids: the call's span id
+    # and the call's place.
+    ("google-adk_openinference_multi-agent", 226, "rows-18", ["d5f82a2fcfe7d4ce-0"], _ERRORS),
 ], ids=["haystack-214", "langsmith-215", "autogen-216", "llamaindex-217", "ag2-219", "google-genai-220",
-        "google-adk-221", "crewai-223"])
+        "google-adk-221", "crewai-223", "google-adk-openinference-226"])
 async def test_a_session_stored_before_its_migration_is_listed_right_once_it_has_run(
         svc: Service, monkeypatch: pytest.MonkeyPatch, capture_name: str, migration: int, rows_before: str,
         flagged_calls: list[str], listed: _Listed) -> None:

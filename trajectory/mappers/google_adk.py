@@ -53,8 +53,11 @@ ADK's tracers: `invocation [<app>]` (CHAIN, ADK's session id as `session.id`), `
 (AGENT), `call_llm` (LLM) and ADK's `execute_tool` spans made OpenInference TOOL spans. The
 OpenInference mapper reads them; ADK still writes its own attributes on them (`gen_ai.*`,
 `gcp.vertex.agent.*`), so the same ADK ways are read here (`openinference_tool`): the `(merged)` span,
-no TOOL kind of its own, is no tool; `transfer_to_agent` is a handoff; and a tool's `output.value`
-is the `FunctionResponse` ADK sent the model, whose `response` is the result.
+no TOOL kind of its own, is no tool; `transfer_to_agent` is a handoff; a tool's `output.value`
+is the `FunctionResponse` ADK sent the model, whose `response` is the result, a failure where it is
+`ReflectAndRetryToolPlugin`'s answer (the span ends OK here too). Its `call_llm` span records a
+streamed answer whole, its function calls under ADK's `adk-…` run ids: forgotten as on ADK's own
+spans (`openinference_call`).
 """
 
 from __future__ import annotations
@@ -230,4 +233,14 @@ def openinference_tool(execution: ToolExecution, reader: SpanReader) -> ToolExec
     if isinstance(result, dict) and "response" in result and set(result) <= {"id", "name", "response"}:
         execution.result = result["response"]
     _transfer(execution, reader)
+    _reflected_failure(execution)  # the span ends OK, as ADK's own: the plugin's answer is the only record
     return execution
+
+
+def openinference_call(call: LlmCall) -> LlmCall:
+    """An OpenInference LLM span of ADK's (`call_llm`). A streamed answer is recorded whole (the instrumentation
+    aggregates the stream), its function calls under the ids ADK ran them with (`adk-…`), which the next call's input
+    re-sends with none: forgotten, as on ADK's own spans (`_forget_run_ids`), so that the re-sent answer is the call's
+    and not a copied step; the tools' spans answer them by name and order, as a non-streamed call's."""
+    _forget_run_ids(call)
+    return call

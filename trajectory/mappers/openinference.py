@@ -101,6 +101,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
             # Read on purpose: a step before the call (LlamaIndex's `_prepare_chat_with_tools`).
             reader.consume_prefix("llm.", "input.", "output.")
             return None
+        if reader.span.scope_name == google_adk.OPENINFERENCE_SCOPE:
+            return google_adk.openinference_call(llm_call(reader))  # a streamed answer's calls under ADK's run ids
         return strands_openinference.llm_call(reader, llm_call(reader))
     if kind == "TOOL":
         crewai.consume_tool(reader)
