@@ -503,8 +503,10 @@ class _Context:
         # What the call was asked last (the user messages after its input's last answer or result), by fingerprint.
         history_end = _last_answer_or_result(messages)
         asked = [(index, self.fingerprint(messages[index])) for index in _asked_last(messages, history_end)]
-        # A compaction call was asked last the framework's summary prompt (the conversation in it): no question.
-        summary_prompt = {index for index, _ in asked} if call.compaction is not None else set()
+        # A compaction call was asked last the framework's summary prompt (the conversation in it): no question; so was
+        # a call of the framework's own work (CrewAI's knowledge query rewrite, its memory's analyses) its prompt.
+        framework_prompt = call.compaction is not None or call.framework_work is not None
+        summary_prompt = {index for index, _ in asked} if framework_prompt else set()
         if summary_prompt:
             asked = []
         again = self._asked_again(messages, asked, run) if asked and self.asked_last and not fresh else set()
@@ -540,8 +542,8 @@ class _Context:
                     known[fingerprint] = max(count, before)
                     new.append(index)
         # A compaction call's instructions are its summary prompt's (a Strands summarization agent's system prompt), not
-        # the agent's: no system step.
-        if system and call.compaction is None:
+        # the agent's: no system step; nor are a call of the framework's own work's.
+        if system and not framework_prompt:
             self.system(system, start)
         # A compaction no recorded call made, sent in place of the conversation before it (the Responses API's
         # compaction item): its step where it happened, once; what its output re-sends (the user messages) no step.
@@ -599,6 +601,8 @@ class _Context:
             draft.extra["media"] = media
         if call.error is not None:
             draft.extra["error"] = json_safe(call.error.as_extra())
+        if call.framework_work is not None:
+            draft.extra["framework_work"] = json_safe(call.framework_work)
         if call.compaction is not None:
             draft.extra["context_compaction"] = step_extra(call.compaction)
             # What later calls are sent of it: the answer, or the part of it the framework re-sends.

@@ -189,6 +189,11 @@ class LlmCall:
     # message before `sent_compaction_at`).
     sent_compaction: ContextCompaction | None = None
     sent_compaction_at: int = 0
+    # The call is its framework's own work around the agent's task, not the agent's conversation (CrewAI's knowledge
+    # search query rewrite, its memory's extraction and analyses: `crewai_knowledge_memory.py`): its prompt and
+    # instructions are the framework's, no question and no system step; its step says what it was for
+    # (`extra.framework_work`: by, purpose, what it was given to store). Set by the emitter's `complete_calls`.
+    framework_work: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)

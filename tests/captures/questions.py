@@ -82,6 +82,19 @@ _LANGCHAIN_SUMMARY_PROMPT = "<messages>\nMessages to summarize:\n"
 # What Strands' `SummarizingConversationManager` asks after the messages it summarizes (`_generate_summary_with_agent`,
 # `generate_summary`).
 _STRANDS_SUMMARY_REQUEST = "Please summarize this conversation."
+# CrewAI's own requests around a task (its knowledge search query's rewrite; its memory's extraction, save analyses,
+# consolidation, recall query analysis: their system prompts; its recall's exploration: one user message): asked in
+# prompts of its own, no question. What it appends to a task prompt (the memories it recalled, the knowledge it found)
+# is no question either: retrievals (trajectory/mappers/crewai_knowledge_memory.py).
+_CREWAI_OWN_PROMPTS = ("Your goal is to rewrite the user query so that it is optimized for retrieval",
+                       "You extract discrete, reusable memory statements",
+                       "You analyze content to be stored in a hierarchical memory system.",
+                       "You are comparing new content against existing memories",
+                       "You analyze a query for searching memory.")
+_CREWAI_EXPLORATION = re.compile(r"\AQuery: .*\n\nRelevant memory excerpts:\n", re.DOTALL)
+_CREWAI_TASK = "\nCurrent Task: "
+_CREWAI_APPENDED = re.compile(r"(?:\n\n# Memories from past conversations:\n|Additional Information: ).*\Z", re.DOTALL)
+_CREWAI_CRITERIA = "\n\nThis is the expected criteria for your final answer: "
 
 
 @dataclass(frozen=True)
@@ -120,6 +133,11 @@ def _shows(message: Any, asked: str) -> bool:
 def _user_text(text: str) -> list[Item]:
     if _LANGCHAIN_SUMMARY_PROMPT in text or text == _STRANDS_SUMMARY_REQUEST:
         return []  # a request to compact the context: no question of the person's
+    if _CREWAI_EXPLORATION.match(text):
+        return []  # CrewAI's memory exploring what it recalled
+    if text.startswith(_CREWAI_TASK) and _CREWAI_CRITERIA in text:
+        criteria = text.index(_CREWAI_CRITERIA)
+        text = text[:criteria] + _CREWAI_APPENDED.sub("", text[criteria:], count=1)
     if text.startswith(_OTHER_AGENT):
         return [(ANSWER, "")]
     if text.startswith(_TOOL_FILES) or text == _AGNO_TOOL_MEDIA:
@@ -137,6 +155,8 @@ def _chat_items(request: dict[str, Any]) -> list[Item]:
         if not isinstance(message, dict):
             continue
         role, content = message.get("role"), message.get("content")
+        if role == "system" and not items and _text(content).startswith(_CREWAI_OWN_PROMPTS):
+            return []  # CrewAI's own request (its knowledge's, its memory's): no question
         if role == "assistant":
             items.append((ANSWER, ""))
         elif role in ("tool", "function") or (role == "user" and isinstance(content, list) and any(

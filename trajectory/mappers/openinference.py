@@ -136,6 +136,13 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
     if kind == "EMBEDDING" and reader.span.scope_name == llamaindex.OPENINFERENCE_SCOPE:
         llamaindex_query_engines.read_embedding(reader)
         return None
+    if kind == "EMBEDDING" and reader.span.scope_name == openai_sdk.OPENINFERENCE_SCOPE:
+        # An embeddings request through the OpenAI SDK (CrewAI's knowledge store and memory): read on purpose, no step;
+        # its tokens are the embedding model's, no LLM call's.
+        llamaindex_query_engines.read_embedding(reader)
+        reader.consume("embedding.invocation_parameters", "llm.system")
+        reader.consume_prefix("llm.token_count.")
+        return None
     if crewai.is_crewai(reader):
         crewai.consume(reader)
     crewai.consume_flow(reader)  # a CrewAI Flow's kickoff and method spans: bookkeeping around the work under them

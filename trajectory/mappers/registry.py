@@ -12,6 +12,7 @@ from evalkit.trajectory.mappers import (
     anthropic_context_editing,
     autogen,
     claude_code,
+    crewai_knowledge_memory,
     google_adk,
     google_adk_confirmation,
     haystack,
@@ -156,6 +157,9 @@ def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall
     openai_responses_compaction.complete_calls(spans, calls)
     # OpenAI's spoken answers re-sent by their audio's id alone: the transcript of the answer each names.
     openai_chat_audio.complete_calls(spans, calls)
+    # CrewAI's own calls around a task (its knowledge query, its memory's) marked its work; what its knowledge and
+    # memory appended to the task prompt listed as retrievals.
+    crewai_knowledge_memory.complete_calls(spans, calls)
 
 
 def _complete_openinference_runs(spans: Sequence[Span], runs: Iterable[AgentRun]) -> None:
