@@ -65,7 +65,13 @@ from evalkit.trajectory.operations import (
     ToolExecution,
 )
 from evalkit.trajectory.overrides import BUILT_IN_VERSION, MappingOverrides
-from evalkit.trajectory.same_call import duplicate_reports, may_repeat, one_response
+from evalkit.trajectory.same_call import (
+    complete_wrapped,
+    duplicate_reports,
+    may_repeat,
+    one_response,
+    wraps_same_request,
+)
 from evalkit.trajectory.span import LogRecord, Span
 
 SESSION_ID_ATTRIBUTES = (
@@ -1502,6 +1508,8 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
             outer = tree.by_key[wrapper].operation
             if not (isinstance(outer, LlmCall) and one_response(call, outer)):
                 wrappers.add(wrapper)
+                if isinstance(outer, LlmCall) and wraps_same_request(call, outer):
+                    complete_wrapped(call, outer)  # another instrumentation's report of the call: what it adds
     if wrappers:
         warnings.append(f"{len(wrappers)} LLM span(s) wrapping another LLM span were not counted again")
     # One call reported by several instrumentations (siblings with one response id): counted once.

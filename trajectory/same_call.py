@@ -28,12 +28,20 @@ Of the reports the one kept is the one with the most to say (output, input, usag
 innermost in time (it starts last and ends first: the one closest to the request on the wire, as
 the wrapper rule keeps the leaf). What it lacks that another report has (tool definitions, finish
 reasons, system instructions, model, usage) is taken from that one: never usage added up. So are its input messages
-where the other's hold media payloads its own do not (images, documents): a reference to one names that span.
+where the other's hold media payloads its own do not (images, documents): a reference to one names that span, and the
+call ids of its input's tool results where it names none and the other report, of the same messages, does
+(OpenInference's LiteLLM span drops a tool message's `tool_call_id`).
+
+An LLM span wrapping another is not counted again (the wrapper rule, trajectory/build.py), the span inside kept; where
+the wrapper is another instrumentation's given the same input (`wraps_same_request`: openai-agents' `generation` span
+around LiteLLM's `acompletion` when both are instrumented, as Phoenix's `register(auto_instrument=True)` does), it is
+a report of that very call, and what the kept one lacks is taken from it all the same (`complete_wrapped`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from evalkit.trajectory.media import input_media
 from evalkit.trajectory.operations import LlmCall, Message
@@ -88,6 +96,32 @@ def _media_sent(messages: list[Message]) -> int:
     return sum(1 for part in input_media(messages) if part.uri)
 
 
+def _results_named(kept: list[Message], other: list[Message]) -> list[Message]:
+    """`kept` (the same messages as `other`) with each tool result that names no call given the call id of `other`'s
+    result at its place, the same text; `kept` itself when it has none to name (messages may be shared with other
+    calls: never changed in place)."""
+    if not any(part.kind == "tool_result" and not part.call_id for message in kept for part in message.parts):
+        return kept
+    named: list[Message] = []
+    for message, same in zip(kept, other, strict=True):
+        results = [part for part in same.parts if part.kind == "tool_result"]
+        own = [part for part in message.parts if part.kind == "tool_result"]
+        if (message.role != same.role or len(own) != len(results)
+                or all(part.call_id or not result.call_id for part, result in zip(own, results, strict=True))):
+            named.append(message)
+            continue
+        given = iter(results)
+        parts = []
+        for part in message.parts:
+            if part.kind == "tool_result":
+                result = next(given)
+                if not part.call_id and result.call_id and result.text == part.text:
+                    part = replace(part, call_id=result.call_id)
+            parts.append(part)
+        named.append(replace(message, parts=parts))
+    return named
+
+
 def _fill(kept: LlmCall, other: LlmCall) -> None:
     kept.model = kept.model or other.model
     kept.request_model = kept.request_model or other.request_model
@@ -103,6 +137,8 @@ def _fill(kept: LlmCall, other: LlmCall) -> None:
         # Anthropic SDK's tracing records an image or a document as its type alone; OpenLLMetry's span holds it whole).
         kept.input_messages = other.input_messages
         kept.input_span = other.input_span or other.span
+    elif len(kept.input_messages) == len(other.input_messages):
+        kept.input_messages = _results_named(kept.input_messages, other.input_messages)
     if not kept.output_messages:
         kept.output_messages = other.output_messages
     kept.system_instructions = kept.system_instructions or other.system_instructions
@@ -110,6 +146,18 @@ def _fill(kept: LlmCall, other: LlmCall) -> None:
     kept.finish_reasons = kept.finish_reasons or other.finish_reasons
     if kept.error is None:
         kept.error = other.error
+
+
+def wraps_same_request(inner: LlmCall, wrapper: LlmCall) -> bool:
+    """Whether an LLM span wrapping another reports the very request the span inside reports: another
+    instrumentation's, given the same input."""
+    return (inner.span.scope_name != wrapper.span.scope_name and bool(inner.input_messages)
+            and _same_input(inner, wrapper))
+
+
+def complete_wrapped(inner: LlmCall, wrapper: LlmCall) -> None:
+    """The call the wrapper rule keeps given what it lacks that the wrapping report of its request has (`_fill`)."""
+    _fill(inner, wrapper)
 
 
 def may_repeat(items: list[tuple[SpanKey, LlmCall]]) -> bool:

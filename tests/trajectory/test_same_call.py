@@ -73,3 +73,30 @@ def test_a_wrapper_with_the_response_id_of_the_span_inside_is_that_call_the_repo
     # Another response inside: a framework's span around the client's call, the inner one kept (the wrapper rule).
     other = {**inner, "attributes": {**inner["attributes"], "gen_ai.response.id": "r2"}}
     assert [s["extra"]["span_id"] for s in _agent_steps(outer, other)] == ["02"]
+
+
+def test_a_wrapper_of_another_instrumentation_given_the_same_input_names_the_results_the_span_inside_does_not() -> None:
+    # openai-agents' `generation` span around LiteLLM's `acompletion` (OpenInference's, both): LiteLLM's, kept, records
+    # the tool messages without the call ids the SDK's report of the same request names them by.
+    asked = [{"role": "user", "parts": [{"type": "text", "content": "weather?"}]},
+             {"role": "assistant", "parts": [
+                 {"type": "tool_call", "id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}},
+                 {"type": "tool_call", "id": "c2", "name": "get_weather", "arguments": {"city": "Oslo"}}]}]
+    shown = [("c2", "rainy"), ("c1", "sunny")]  # the results in another order than the calls
+
+    def results(named: bool) -> str:
+        return json.dumps([*asked, *({"role": "tool", "parts": [
+            {"type": "tool_call_response", **({"id": call_id} if named else {}), "response": text}]}
+            for call_id, text in shown)])
+
+    first = _chat("01", 1.0, 2.0, "", **{"gen_ai.input.messages": json.dumps(asked[:1]),
+                                         "gen_ai.output.messages": json.dumps(asked[1:])})
+    outer = {**_chat("02", 3.0, 4.0, "Sunny in Paris, rainy in Oslo.",
+                     **{"gen_ai.input.messages": results(named=True)}), "scope": "framework"}
+    inner = {**_chat("03", 3.1, 3.9, "Sunny in Paris, rainy in Oslo.",
+                     **{"gen_ai.input.messages": results(named=False)}), "parent_span_id": "02",
+             "scope": "client-library"}
+    steps = _agent_steps(first, outer, inner)
+    assert [s["extra"]["span_id"] for s in steps] == ["01", "03"]
+    assert sorted((r["source_call_id"], r["content"]) for r in steps[0]["observation"]["results"]) == [
+        ("c1", "sunny"), ("c2", "rainy")]

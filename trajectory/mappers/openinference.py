@@ -42,6 +42,7 @@ from evalkit.trajectory.mappers import (
     openai_agents_hosted_tools,
     openai_agents_images,
     openai_agents_js,
+    openai_agents_streamed_generations,
     openai_chat_audio,
     openai_sdk,
     openinference_media,
@@ -415,6 +416,9 @@ def llm_call(reader: SpanReader, emitter: str = NAME) -> LlmCall:
         # Its `llm.invocation_parameters` is the Response as the API returned it, which names the server state the
         # call continued (previous_response_id, conversation): then the SDK sent only the new items.
         call.input_all_new = openai_sdk.continues_server_state(call.extra.get("request"))
+        if reader.span.name == openai_agents_streamed_generations.SPAN_NAME:
+            # A streamed Chat Completions call (LitellmModel's, …): its answer only in the Response the SDK built.
+            openai_agents_streamed_generations.read_answer(call, reader.span.attributes.get("output.value"))
     return call
 
 

@@ -1,4 +1,5 @@
-"""The openai-agents travel desk: the scenario of the `openai-agents_otel-genai*` and `openai-agents_openlit` captures.
+"""The openai-agents travel desk: the scenario of the `openai-agents_otel-genai*` and `openai-agents_openlit` captures
+(and, its agents on a Claude model through LiteLLM, of `openai-agents_openinference_litellm*`).
 
 Their `record.py` scripts hold the session id, the instrumentation and what else differs (the Chat Completions
 API, one agent or a handoff); this module holds what they share: the two function tools (`get_weather` from
