@@ -36,7 +36,7 @@ from typing import Any
 from evalkit.attributes import json_safe
 from evalkit.trajectory.atif import version_for
 from evalkit.trajectory.context_compaction import Summaries, step_extra, unrecorded_message
-from evalkit.trajectory.mappers import evalkit_sdk, tool_results
+from evalkit.trajectory.mappers import evalkit_sdk, openinference_claude_agent_sdk, tool_results
 from evalkit.trajectory.mappers.evalkit_sdk import sdk_runs
 from evalkit.trajectory.mappers.failed_attempts import mark_unanswered
 from evalkit.trajectory.mappers.messages import MessageMemo, render
@@ -1447,7 +1447,9 @@ def _map_session(spans: Sequence[Span], logs: Sequence[LogRecord], overrides: Ma
         if ignored and any(fnmatch.fnmatchcase(span.name, pattern) for pattern in ignored):
             continue
         unique.setdefault((span.trace_id, span.span_id), span)
-    ordered = sorted(unique.values(), key=_SPAN_ORDER)
+    # OpenInference's Claude Agent SDK turns record their model calls' answers and no span of a call: one derived a
+    # call (trajectory/mappers/openinference_claude_agent_sdk.py).
+    ordered = sorted(openinference_claude_agent_sdk.with_call_spans(list(unique.values())), key=_SPAN_ORDER)
     logs_by_span: dict[SpanKey, list[LogRecord]] = {}
     for log in relink_logs(ordered, logs):
         if log.span_id:

@@ -45,6 +45,17 @@ KNOWN_GAPS: dict[str, str] = {
         "recorded), and no span for the subagent's closing answer (the SDK yields none); nor are the questions as the "
         "model was sent them: Claude Code's <system-reminder> blocks before the prompt are in no span, nor the "
         "subagent's prompt (its trajectory has no user step)",
+    "claude-agent-sdk_openinference":
+        "openinference-instrumentation-claude-agent-sdk 0.1.22 records no span of a model call (each turn's AGENT span "
+        "holds the SDK's assistant messages, from which the calls are derived) and falls short of them: the turn's "
+        "usage summed (on its last call; output tokens the stream's message_start count, 1 a message: 25 recorded for "
+        "328), none of a subagent's messages (its get_forecast answer a tool step of no call, its 1,200 prompt tokens "
+        "lost; its report is kept, from the Agent tool's output), Read's result the hook's structured file (the model "
+        "read numbered lines) and the Agent call's the report alone (the model read it in Claude Code's hand-back "
+        "frame); nor the system prompt, Claude Code's <system-reminder> blocks before the first prompt, or the "
+        "subagent's task (its trajectory has no user step) (tests/trajectory/test_claude_agent_sdk_openinference.py). "
+        "The session list "
+        "counts no LLM call, token or cost: ingest's columns are read off LLM spans, and none is one",
     "vercel-ai_native":
         "a throwing tool's result is recorded (the next call's ai.prompt.messages) as {type: \"error-text\", value}; "
         "@ai-sdk/openai 4 sends the model {\"error\": value}, which no span records (the wrapping is the "

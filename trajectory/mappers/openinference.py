@@ -45,6 +45,7 @@ from evalkit.trajectory.mappers import (
     openai_agents_streamed_generations,
     openai_chat_audio,
     openai_sdk,
+    openinference_claude_agent_sdk,
     openinference_media,
     smolagents,
     smolagents_planning,
@@ -125,6 +126,9 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         if reader.span.scope_name == agno.SCOPE:
             # Its result the text the model was shown; its knowledge search's documents listed on it (no span of them).
             return agno_knowledge.tool_execution(agno.tool_execution(tool_execution(reader), reader))
+        if reader.span.scope_name == openinference_claude_agent_sdk.SCOPE:
+            # An MCP tool's content blocks the text the model was shown; a failed or denied tool's its error.
+            return openinference_claude_agent_sdk.tool_execution(tool_execution(reader))
         if openai_agents_js.is_mcp_list_tools(reader.span):
             openai_agents_js.read_mcp_list_tools(reader)
             return None  # the JS SDK listing an MCP server's tools: no tool the model called
@@ -153,6 +157,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         # (create_agent's graph invoked from a tool, a subgraph) is a CHAIN named after its agent.
         if reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
             return langgraph_openinference.graph_run(agent_run(reader), reader)  # a legacy graph's name
+        if reader.span.scope_name == openinference_claude_agent_sdk.SCOPE:
+            openinference_claude_agent_sdk.consume_turn(reader)  # its messages and usage: its calls' derived spans
         return agent_run(reader)
     if kind == "CHAIN" and reader.span.events and reader.span.scope_name == langgraph_openinference.OPENINFERENCE_SCOPE:
         paused = langgraph_interrupts.interrupt(reader, NAME)  # a node's `interrupt()`: the run asks a person
