@@ -141,8 +141,11 @@ def _endpoint(ingest: Ingest, kind: str, handle: Handler,
                                   "(EVALKIT_MAX_REQUEST_BYTES); export smaller batches "
                                   "(OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", reply_as)
                 except _BAD_BODY as exc:
+                    # aiohttp raises its decoding error's print ("400, message:\n  <message>") as a payload
+                    # error caused by it: the cause's message alone is said.
+                    why = getattr(exc.__cause__, "message", None) or getattr(exc, "message", None) or exc
                     return _error(400, code_pb2.INVALID_ARGUMENT,
-                                  f"the body could not be read as {encoding} ({exc}); send it compressed as "
+                                  f"the body could not be read as {encoding} ({why}); send it compressed as "
                                   "its Content-Encoding says, or uncompressed without one", reply_as)
                 reservation.resize(len(body))
                 before = None

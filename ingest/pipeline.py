@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from evalkit.access import Access, Agent, KeyHolder
+from evalkit.access import KEY_PREFIX, TOKEN_PREFIX, Access, Agent, KeyHolder
 from evalkit.ingest.decode import Limits, Rejections
 from evalkit.ingest.encode import Encoded, encode_logs, encode_spans
 from evalkit.ingest.export_schema import Framing
@@ -140,6 +140,12 @@ class Ingest:
         except (StoreUnavailable, StoreError) as exc:
             raise Unavailable(f"cannot check the ingest key: {exc}", self.retry_after) from exc
         if holder is None:
+            if key.startswith(TOKEN_PREFIX):
+                # The admin token `evalkit serve` prints is the one a new user has at hand: say it is the wrong
+                # kind of token, not an unknown one (told by its prefix, no lookup).
+                raise Unauthenticated(f"this is an API token ({TOKEN_PREFIX}…), not an ingest key: spans are sent "
+                                      f"with an agent's ingest key ({KEY_PREFIX}…); create one with "
+                                      "`evalkit agents keys create AGENT`")
             raise Unauthenticated("the ingest key is unknown or revoked; create a new one with "
                                   "`evalkit agents keys create AGENT`")
         agent = holder.agent

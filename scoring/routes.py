@@ -157,6 +157,8 @@ async def _dataset(request: web.Request, role: str, doing: str) -> tuple[Caller,
 
 async def push_dataset(request: web.Request) -> web.Response:
     caller, s, workspace, name = await _dataset(request, "writer", "push datasets")
+    # The admin may write anywhere: a misspelt workspace would get a dataset no workspace lists.
+    await require_existing_workspace(request, caller, workspace)
     body = await parse_body(request, PushDataset)
     try:
         from evalkit.access import check_name

@@ -16,6 +16,7 @@ from urllib.parse import quote
 import aiohttp
 
 from evalkit.sdk.config import Connection
+from evalkit.service_address import NOT_THE_API_STATUSES, not_the_api, service_message
 
 _RETRY_STATUSES = (502, 503, 504)
 
@@ -84,7 +85,11 @@ class ServiceClient:
                         await asyncio.sleep(_retry_after(response.headers.get("Retry-After"), attempt))
                         continue
                     if response.status >= 400 and response.status not in ok_statuses:
-                        raise ServiceError(method, path, response.status, _message(payload, response.reason))
+                        said = service_message(payload)
+                        if said is None and response.status in NOT_THE_API_STATUSES:
+                            said = not_the_api(self.url, path, f"answered {response.status} {response.reason}")
+                        raise ServiceError(method, path, response.status,
+                                           said if said is not None else _message(payload, response.reason))
                     if raw:
                         return response.status, dict(response.headers), payload
                     return json.loads(payload) if payload else None
@@ -112,9 +117,6 @@ def _retry_after(header: str | None, attempt: int) -> float:
 
 
 def _message(payload: bytes, reason: str | None) -> str:
-    try:
-        data = json.loads(payload)
-        return str(data["error"]["message"])
-    except (ValueError, KeyError, TypeError):
-        text = payload.decode("utf-8", "replace").strip()
-        return text[:300] or (reason or "")
+    """An error body that is not evalkit's JSON (a proxy's, a 413 of the server): its text, or the reason."""
+    text = payload.decode("utf-8", "replace").strip()
+    return text[:300] or (reason or "")

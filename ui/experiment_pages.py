@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 from markupsafe import Markup
-from pydantic import ValidationError
 
 from evalkit.api import ApiError, Caller
+from evalkit.query_params import float_param
 from evalkit.scoring.compare import GateConfig, gate
 from evalkit.scoring.experiments import STATUSES, Experiment
 from evalkit.scoring.scorecard import (
@@ -293,19 +293,17 @@ def _gate_config(request: web.Request) -> GateConfig | None:
     wanted = {k: q[k] for k in ("min_score", "max_regressions", "min_pairs") if q.get(k)}
     if not wanted and not q.get("gate"):
         return None
-    try:
-        min_score = float(wanted["min_score"]) if "min_score" in wanted else None
-        if min_score is not None and not math.isfinite(min_score):
-            raise ValueError("min_score is not finite")  # nan would gate on "score < minimum nan%"
-        return GateConfig.model_validate({
-            **({"min_score": min_score} if min_score is not None else {}),
-            **({"max_regressions": int(wanted["max_regressions"])} if "max_regressions" in wanted else {}),
-            # The gate's "pairs" check tells a small dataset's user to lower min_pairs: the page takes it, as the CLI.
-            **({"min_pairs": int(wanted["min_pairs"])} if "min_pairs" in wanted else {}),
-            "allow_incomplete": bool(q.get("allow_incomplete"))})
-    except (ValueError, ValidationError) as exc:
-        raise ApiError(400, f"gate thresholds: min_score must be a number, max_regressions a whole number ≥ 0 and "
-                            f"min_pairs a whole number ≥ 1 ({exc.__class__.__name__})") from exc
+    # Each threshold is read on its own, so that a bad one is named with the range it may take (nan would gate
+    # on "score < minimum nan%", hence finite only).
+    min_score = float_param(request, "min_score")
+    max_regressions = query_int(request, "max_regressions", -1, low=0)
+    # The gate's "pairs" check tells a small dataset's user to lower min_pairs: the page takes it, as the CLI.
+    min_pairs = query_int(request, "min_pairs", 0, low=1)
+    return GateConfig.model_validate({
+        **({"min_score": min_score} if min_score is not None else {}),
+        **({"max_regressions": max_regressions} if "max_regressions" in wanted else {}),
+        **({"min_pairs": min_pairs} if "min_pairs" in wanted else {}),
+        "allow_incomplete": bool(q.get("allow_incomplete"))})
 
 
 def case_mean(records: ExperimentRecords, case_id: str, field: str) -> float | None:

@@ -67,7 +67,7 @@ def _show(args: argparse.Namespace) -> int:
     lines = [f"experiment {data['experiment_id']}{title} ({data['status']}): {data['agent']} on {data['dataset']} "
              + ", ".join(settings)]
     if data.get("status_reason"):
-        lines.append(f"  {data['status_reason']}")
+        lines.append(f"  {cli_words(data['status_reason'])}")
     if config.get("description"):
         lines.append(f"  {config['description']}")
     for case in data.get("cases") or []:

@@ -16,6 +16,8 @@ import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.service_address import NOT_THE_API_STATUSES, not_the_api, service_message
+
 EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 1, 2, 3
 
 
@@ -55,6 +57,9 @@ _CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in 
     (r"or lower min_pairs to gate on fewer", "or lower `--min-pairs` to gate on fewer"),
     (r"re-score the candidate, or set allow_incomplete", "re-score the candidate, or pass `--allow-incomplete`"),
     (r"\(run_experiment\(evaluators=\[\.\.\.\]\)\)", "(`--evaluator module:name`)"),
+    # A session not in yet (trajectory/routes.py): the route's ?wait= is `evalkit trajectory get`'s --wait.
+    (r"sessions with `evalkit sessions list ([^`]+)`, or ask again with \?wait=SECONDS",
+     r"sessions with `evalkit sessions list \1`, or wait for it: `evalkit trajectory get \1 SESSION --wait SECONDS`"),
 )]
 
 
@@ -103,13 +108,15 @@ def open_response(args: argparse.Namespace, method: str, path: str, body: dict[s
     try:
         return urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
-        try:
-            message = str(json.loads(exc.read())["error"]["message"])
-        except Exception:
-            message = str(exc.reason)
-        message = cli_words(message)
+        said = service_message(exc.read())
+        if said is None and exc.code in NOT_THE_API_STATUSES:
+            # No status: it is not evalkit's 404 ("no such experiment"), which commands word in their own terms.
+            raise CliError(not_the_api(service_url(args), path, f"answered {exc.code} {exc.reason}")) from exc
+        message = cli_words(said if said is not None else str(exc.reason))
         if exc.code == 401:
-            message += (f"; log in with `evalkit login {service_url(args)} --token TOKEN` or set EVALKIT_TOKEN")
+            # The service's advice is for any client: on the command line the command is said once, with this URL.
+            reason = message.split(";")[0] if token else "no token was given"
+            message = f"{reason}; log in with `evalkit login {service_url(args)} --token TOKEN` or set EVALKIT_TOKEN"
         raise CliError(f"{method} {path}: {exc.code} {message}", status=exc.code, detail=message) from exc
     except urllib.error.URLError as exc:
         raise CliError(f"evalkit is not reachable at {service_url(args)} ({exc.reason}); start it with "
@@ -119,7 +126,11 @@ def open_response(args: argparse.Namespace, method: str, path: str, body: dict[s
 def call(args: argparse.Namespace, method: str, path: str, body: dict[str, Any] | None = None,
          timeout: float = 30) -> Any:
     with open_response(args, method, path, body, timeout) as response:
-        return json.loads(response.read() or b"null")
+        payload = response.read()
+    try:
+        return json.loads(payload or b"null")
+    except ValueError as exc:  # a page of another server, not an answer of evalkit's API
+        raise CliError(not_the_api(service_url(args), path, "answered with something other than JSON")) from exc
 
 
 def text(args: argparse.Namespace, path: str, timeout: float = 60) -> str:

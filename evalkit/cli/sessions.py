@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import urllib.error
 import urllib.parse
@@ -81,7 +82,10 @@ def _sessions_show(args: argparse.Namespace) -> int:
     if summary["unmapped_attributes"]:
         console.print("unmapped attributes: " + ", ".join(summary["unmapped_attributes"]))
     if data.get("next"):
-        console.print(f"more spans: {data['next']}")
+        # The route says the next page as its query (?limit=&offset=); here it is said as this command's options.
+        page = urllib.parse.parse_qs(urllib.parse.urlsplit(data["next"]).query)
+        console.print(f"more spans: `evalkit sessions show {shlex.quote(args.agent)} {shlex.quote(args.session)} "
+                      f"--limit {page['limit'][0]} --offset {page['offset'][0]}`")
     return 0
 
 

@@ -21,6 +21,7 @@ ROUTES = [
     ("GET", "/api/agents?workspace=nosuchws", None),
     ("GET", "/api/datasets?workspace=nosuchws", None),
     ("GET", "/api/experiments?workspace=nosuchws", None),
+    ("POST", "/api/datasets/capitals@nosuchws", {"cases": [{"id": "france", "input": "France?"}]}),
 ]
 
 
@@ -32,8 +33,8 @@ async def test_a_workspace_that_does_not_exist_is_404_saying_how_to_list_them(ru
     for method, path, body in ROUTES:
         status, reply = await asyncio.to_thread(call, method, path, body)
         assert (status, reply) == (404, {"error": {"status": 404, "message": NO_SUCH}}), (method, path)
-    # Nothing was written for it: the member and the evaluator were refused, not kept.
-    for table in ("workspace_members", "workspace_evaluators"):
+    # Nothing was written for it: the member, the evaluator and the dataset were refused, not kept.
+    for table in ("workspace_members", "workspace_evaluators", "dataset_versions", "dataset_cases"):
         rows = running.store.query(f"SELECT count() FROM {table} FINAL WHERE workspace = 'nosuchws'")
         assert rows[0][0] == 0, table
 

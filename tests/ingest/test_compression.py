@@ -91,3 +91,16 @@ async def test_a_body_that_does_not_decompress_is_400(running: Running, encoding
         message = status_pb2.Status.FromString(reply).message
         assert message.startswith(f"the body could not be read as {encoding} ("), message
         assert "Retry-After" not in headers
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br"])
+async def test_a_body_aiohttp_cannot_decompress_is_a_400_in_one_line(running: Running, encoding: str) -> None:
+    """The encodings aiohttp itself decompresses: its error is said by its message, not by its print
+    ("400, message:\n  Can not decode content-encoding: gzip")."""
+    _, key = await asyncio.to_thread(running.new_agent)
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", b"this is not compressed at all", "application/x-protobuf", key,
+        encoding)
+    message = status_pb2.Status.FromString(reply).message
+    assert status == 400 and message.startswith(f"the body could not be read as {encoding} ("), message
+    assert "\n" not in message and "message:" not in message, message

@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.rpc import status_pb2
 from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter
 from opentelemetry.exporter.otlp.proto.http import Compression
@@ -27,7 +28,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from evalkit.trajectory.read import read_session_spans, read_trace_logs, read_trace_spans
-from tests.conftest import Running, own_workspaces, serve
+from tests.conftest import ADMIN_TOKEN, Running, own_workspaces, serve
 
 DATA = Path(__file__).parent / "data"
 
@@ -219,6 +220,22 @@ async def test_missing_unknown_and_revoked_keys_store_nothing(running: Running) 
             await stub.Export(bad_and_good_request(), metadata=(("authorization", f"Bearer {key}"),))
     assert failure.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert count_spans(running, agent_id) == 0
+
+
+async def test_an_api_token_sent_as_an_ingest_key_is_named_as_such(running: Running) -> None:
+    """The admin token `evalkit serve` prints is a new user's first token: sent to an OTLP port, the 401 says it
+    is an API token and names the kind of key that sends spans, over HTTP and gRPC (not "unknown or revoked")."""
+    request = bad_and_good_request().SerializeToString()
+    status, reply, _ = await asyncio.to_thread(
+        post, f"{running.otlp_http}/v1/traces", request, "application/x-protobuf", ADMIN_TOKEN)
+    message = status_pb2.Status.FromString(reply).message
+    assert status == 401 and "API token" in message and "evalkit agents keys create" in message, message
+    assert "unknown or revoked" not in message, message
+    async with grpc.aio.insecure_channel(running.grpc_target) as channel:
+        stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as failure:
+            await stub.Export(bad_and_good_request(), metadata=(("authorization", f"Bearer {ADMIN_TOKEN}"),))
+    assert failure.value.code() == grpc.StatusCode.UNAUTHENTICATED and "API token" in str(failure.value.details())
 
 
 async def test_a_resent_export_is_stored_once(tmp_path: Path) -> None:

@@ -52,6 +52,11 @@ from evalkit.cli.http import cli_words
     ("exact: 2 candidate run(s) unscored or with an evaluator error; re-score the candidate, or set allow_incomplete",
      "exact: 2 candidate run(s) unscored or with an evaluator error; re-score the candidate, or pass "
      "`--allow-incomplete`"),
+    ("agent bot@acme has no session 's1': no span carrying that session id has arrived. Spans name their session "
+     "in `session.id`; list known sessions with `evalkit sessions list bot@acme`, or ask again with ?wait=SECONDS",
+     "agent bot@acme has no session 's1': no span carrying that session id has arrived. Spans name their session "
+     "in `session.id`; list known sessions with `evalkit sessions list bot@acme`, or wait for it: "
+     "`evalkit trajectory get bot@acme SESSION --wait SECONDS`"),
 ])
 def test_advice_is_said_with_commands(said: str, on_the_command_line: str) -> None:
     assert cli_words(said) == on_the_command_line

@@ -145,9 +145,13 @@ def test_the_compare_gate_takes_min_pairs_as_its_pairs_check_asks(tab: Tab, worl
     page.wait_for_load_state()
     assert "min_pairs=4" in page.url and page.input_value("input[name=min_pairs]") == "4"
     assert pairs.count() == 1 and "ok" in pairs.get_attribute("class"), pairs.inner_text()
-    for bad in ("min_score=nan", "min_score=inf", "min_pairs=0", "min_pairs=x"):
+    # A bad threshold is named with its value and what it may be, never an exception's class name.
+    for bad in ("min_score=nan", "min_score=inf", "min_score=x", "min_pairs=0", "min_pairs=x", "max_regressions=1e99"):
         response = tab.go(f"{base}&{bad}")
-        assert response.status == 400 and "gate thresholds" in page.inner_text("#error-message"), bad
+        message = page.inner_text("#error-message")
+        name, _, value = bad.partition("=")
+        assert response.status == 400 and f"{name}=" in message and value in message, (bad, message)
+        assert "Error" not in message, (bad, message)
 
 
 def test_sessions_page_through_filter_and_refresh_while_sessions_arrive(tab: Tab, world: World) -> None:
