@@ -34,6 +34,7 @@ from operator import attrgetter
 from typing import Any
 
 from evalkit.attributes import json_safe
+from evalkit.trajectory import run_totals
 from evalkit.trajectory.atif import version_for
 from evalkit.trajectory.context_compaction import Summaries, step_extra, unrecorded_message
 from evalkit.trajectory.mappers import evalkit_sdk, openinference_claude_agent_sdk, tool_results
@@ -49,6 +50,7 @@ from evalkit.trajectory.mappers.registry import (
     orchestrator_runs,
     relink_logs,
     run_answers,
+    run_total_reader,
     step_agents,
 )
 from evalkit.trajectory.mappers.resent_history import Resent
@@ -1811,6 +1813,15 @@ def build_trajectory(
     trajectory = _trajectory(
         contexts[None], str(name), version, session, None, list(subagents.values()), warnings
     )
+    # A trace whose calls report no usage where a run holding them all records its total: the document's, to price.
+    read_run_total = run_total_reader(emitters)
+    if read_run_total is not None:
+        totals = run_totals.of_session(
+            ((key, op) for m in mapped if isinstance(op := m.operation, LlmCall)
+             and (key := (m.span.trace_id, m.span.span_id)) not in wrappers),
+            {key: m.span for key, m in tree.by_key.items()}, tree.parent, read_run_total)
+        if totals:
+            trajectory["final_metrics"] = {"extra": {"run_totals": totals}}
     agent = trajectory["agent"]
     if "agent.model_name" in global_overrides:
         agent["model_name"] = str(global_overrides["agent.model_name"])

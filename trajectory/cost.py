@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from evalkit.trajectory import run_totals
 from evalkit.trajectory.build import ordered_trajectory
 from evalkit.trajectory.prices import PriceBook, TokenCounts
 
@@ -146,8 +147,33 @@ def apply_costs(document: dict[str, Any], book: PriceBook | None = None) -> dict
     for step in document["steps"]:
         if is_llm_step(step):
             price_step(step, book, default_model)
+    for total in run_totals.listed(document):  # a trace whose calls report no usage, a run's total does
+        price_run_total(total, book)
     document["final_metrics"] = final_metrics(document)
     return ordered_trajectory(document)
+
+
+def price_run_total(total: dict[str, Any], book: PriceBook) -> None:
+    """A run's total (trajectory/run_totals.py) priced as its calls' model, in place: `cost_usd` and `price_source`,
+    else `unpriced_reason` (its calls named several models, or none, or nobody prices it)."""
+    for name in ("cost_usd", "price_source", "priced_as", "unpriced_reason"):
+        total.pop(name, None)
+    model = total.get("model")
+    priced = None
+    if model is not None:
+        tokens = TokenCounts(total["prompt_tokens"], total["completion_tokens"], total.get("cached_tokens") or 0,
+                             total.get("cache_creation_input_tokens") or 0, 0, 0, 0)
+        priced = book.cost(tokens, model, total.get("provider"), _when(total))
+    if priced is None:
+        several = total.get("models")
+        total["unpriced_reason"] = (f"its calls name several models: {', '.join(several)}" if several
+                                    else "its calls name no model" if model is None
+                                    else f"no price for model {model!r}")
+        return
+    total["cost_usd"] = float(priced.usd)
+    total["price_source"] = priced.source
+    if priced.model != model:
+        total["priced_as"] = priced.model
 
 
 def _decimal(value: float) -> Decimal:
@@ -187,6 +213,17 @@ def final_metrics(document: Mapping[str, Any]) -> dict[str, Any]:
         unpriced.extend(f"subagent_trajectories[{index}].{path}" for path in sub_unpriced)
         if totals.get("total_cost_usd") is not None:
             cost += _decimal(totals["total_cost_usd"])
+    # A trace whose calls report no usage, where a run holding them records its total (trajectory/run_totals.py).
+    runs = run_totals.listed(document)
+    for total in runs:
+        prompt += total["prompt_tokens"]
+        completion += total["completion_tokens"]
+        cached += total.get("cached_tokens") or 0
+        written += total.get("cache_creation_input_tokens") or 0
+        if total.get("cost_usd") is not None:
+            cost += _decimal(total["cost_usd"])
+    if runs and unpriced:
+        unpriced = run_totals.still_unpriced(document, runs, unpriced)
     result: dict[str, Any] = {
         "total_prompt_tokens": prompt,
         "total_completion_tokens": completion,
@@ -200,6 +237,9 @@ def final_metrics(document: Mapping[str, Any]) -> dict[str, Any]:
         extra["total_cache_creation_input_tokens"] = written
     if unpriced:
         extra["unpriced_steps"] = unpriced
+    if runs:
+        extra["tokens_from"] = run_totals.TOKENS_FROM
+        extra["run_totals"] = runs
     if extra:
         result["extra"] = extra
     return result

@@ -122,12 +122,15 @@ KNOWN_GAPS: dict[str, str] = {
         "the output tokens",
     "dspy_mlflow":
         "MLflow 3.18's OTLP export drops the trace's session (mlflow.tracing.context(session_id=…) is trace metadata, "
-        "as for mlflow_openai), so each turn's trace is a session of its own; and its DSPy autolog records no LM "
-        "call's tokens (the LM.__call__ span holds the completions' text only; DSPy's usage tracking reaches only the "
-        "program's root CHAIN span, the trace's total as mlflow.chat.tokenUsage, which no call can be given): 0 "
-        "tokens, no cost. The rest is right per trace (tests/trajectory/test_dspy_mlflow.py): one step per LM call, "
-        "each ReAct step its thought and tool call with the tool's result, the raising tool flagged, each question "
-        "once",
+        "as for mlflow_openai), so each turn's trace is a session of its own. Its DSPy autolog records no LM call's "
+        "tokens, only the program's total on its root CHAIN span (mlflow.chat.tokenUsage): the trajectory's "
+        "final_metrics take it (trajectory/run_totals.py), the session list not yet: its row sums the LLM call spans' "
+        "token columns per (model, provider), and a run's total is on a span that is no call and names no model; "
+        "taking it only for a trace none of whose calls has usage is a read-time rule over every span of the trace, "
+        "in the list's query, the kept rows and the per-trace summary the sort by cost bounds with (its calls shown "
+        "with 0 tokens, unpriced). The rest is right per trace (tests/trajectory/test_dspy_mlflow.py): one step per "
+        "LM call, each ReAct step its thought and tool call with the tool's result, the raising tool flagged, each "
+        "question once, the tokens and cost",
     "mlflow_openai":
         "MLflow 3.17's OTLP export drops the trace's session: update_current_trace(session_id=…) is trace metadata, "
         "which only its Databricks Unity Catalog processor copies onto the root span (session.id); so each turn's "

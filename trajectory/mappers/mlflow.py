@@ -18,7 +18,7 @@ from evalkit.trajectory.mappers.errors import span_error
 from evalkit.trajectory.mappers.messages import openai_tool_definition, parse_messages, render
 from evalkit.trajectory.mappers.reader import SpanReader, as_decimal, as_int, parse_json
 from evalkit.trajectory.mappers.usage import normalised_usage
-from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution
+from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, ToolExecution, Usage
 from evalkit.trajectory.span import LogRecord, Span
 
 NAME = "mlflow"
@@ -68,14 +68,9 @@ def _llm_call(reader: SpanReader) -> LlmCall:
     if call.model is None and isinstance(inputs, Mapping):
         call.model = _text(inputs.get("model"))
     call.provider = _text(_decoded(reader, "mlflow.llm.provider"))
-    usage = _decoded(reader, "mlflow.chat.tokenUsage")
-    if isinstance(usage, Mapping):
-        call.usage = normalised_usage(
-            as_int(usage.get("input_tokens")),
-            as_int(usage.get("output_tokens")),
-            cache_read=as_int(usage.get("cache_read_input_tokens")),
-            cache_write=as_int(usage.get("cache_creation_input_tokens")),
-        )
+    usage = _usage(_decoded(reader, "mlflow.chat.tokenUsage"))
+    if usage is not None:
+        call.usage = usage
     cost = _decoded(reader, "mlflow.llm.cost")
     if isinstance(cost, Mapping):
         call.reported_cost = as_decimal(cost.get("total_cost"))
@@ -89,6 +84,28 @@ def _llm_call(reader: SpanReader) -> LlmCall:
         mlflow_dspy.read_module(reader)  # a DSPy Predict's span (LLM): the module around the LM call
     call.error = span_error(reader)
     return call
+
+
+def _usage(value: Any) -> Usage | None:
+    """`mlflow.chat.tokenUsage` (decoded) as usage: prompt tokens counting the cache's."""
+    if not isinstance(value, Mapping):
+        return None
+    return normalised_usage(
+        as_int(value.get("input_tokens")),
+        as_int(value.get("output_tokens")),
+        cache_read=as_int(value.get("cache_read_input_tokens")),
+        cache_write=as_int(value.get("cache_creation_input_tokens")),
+    )
+
+
+def run_total(span: Span) -> Usage | None:
+    """A run's total on a span that is no LLM call: DSPy's usage tracking (on under `mlflow.dspy.autolog()`) records the
+    program's tokens on its root span only (`mlflow.chat.tokenUsage` of the CHAIN), no LM call's (trajectory/
+    run_totals.py)."""
+    raw = span.attributes.get("mlflow.chat.tokenUsage")
+    if not isinstance(raw, str) or str(parse_json(span.attributes.get("mlflow.spanType")) or "").upper() in _LLM_TYPES:
+        return None
+    return _usage(parse_json(raw))
 
 
 def _text(value: Any) -> str | None:

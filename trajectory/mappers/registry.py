@@ -61,7 +61,7 @@ from evalkit.trajectory.mappers import (
     vercel_ai_otel_genai,
 )
 from evalkit.trajectory.mappers.reader import SpanReader
-from evalkit.trajectory.operations import AgentRun, LlmCall, Operation
+from evalkit.trajectory.operations import AgentRun, LlmCall, Operation, Usage
 from evalkit.trajectory.span import LogRecord, Span
 
 
@@ -102,6 +102,10 @@ class Emitter:
     # OpenInference: what the run was asked on its input guardrail's agent's call, the tripwire that stopped it on its
     # turn span): given the session's spans and its runs, completes those runs in place (`build._map_session`).
     complete_runs: Callable[[Sequence[Span], Iterable[AgentRun]], None] | None = None
+    # For an emitter that records no LLM call's usage, only a run's total (MLflow's DSPy autolog: the program's root
+    # span's `mlflow.chat.tokenUsage`): the total a span records, None where it records none. Asked only for the spans
+    # holding all the calls of a trace none of whose calls reports usage (trajectory/run_totals.py).
+    run_total: Callable[[Span], Usage | None] | None = None
 
 
 def _complete_litellm_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
@@ -216,7 +220,8 @@ EMITTERS: tuple[Emitter, ...] = (
     Emitter(openllmetry.NAME, openllmetry.detect, openllmetry.map_span, frozenset({otel_genai.NAME}),
             step_agents=openllmetry_llamaindex.step_agents, complete_runs=_complete_openllmetry_runs),
     Emitter(langfuse.NAME, langfuse.detect, langfuse.map_span, frozenset({otel_genai.NAME})),
-    Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span),
+    # DSPy's usage tracking: the program's total on its root span, no call's (a trace's tokens: run_totals.py).
+    Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span, run_total=mlflow.run_total),
     Emitter(haystack.NAME, haystack.detect, haystack.map_span),
     # Its tool confirmation: a run ending to ask a person to confirm calls, the run carrying on with their answers.
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME}),
@@ -351,6 +356,24 @@ def complete_runs(spans: Sequence[Span], runs: Iterable[AgentRun], emitters: Col
         runs = list(runs)
         for complete in completing:
             complete(spans, runs)
+
+
+def run_total_reader(emitters: Collection[str]) -> Callable[[Span], Usage | None] | None:
+    """What reads a run's total off a span for the emitters found (`emitters`, by name) that record one where no call's
+    usage is recorded; None where none of them does (almost every session: no span is looked at)."""
+    readers = [e for e in EMITTERS if e.run_total is not None and e.name in emitters]
+    if not readers:
+        return None
+
+    def run_total(span: Span) -> Usage | None:
+        for emitter in readers:
+            if emitter.run_total is not None and emitter.detect(span):
+                usage = emitter.run_total(span)
+                if usage is not None:
+                    return usage
+        return None
+
+    return run_total
 
 
 def relink_logs(spans: Sequence[Span], logs: Sequence[LogRecord]) -> Sequence[LogRecord]:
