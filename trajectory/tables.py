@@ -44,6 +44,7 @@ from evalkit.trajectory.mappers import (
     openlit_ag2,
     openlit_pydantic_ai,
     openllmetry_llamaindex,
+    pydantic_ai,
     strands,
 )
 from evalkit.trajectory.mappers.errors import ERROR_TYPE
@@ -595,10 +596,11 @@ def _stored_audio(keys: tuple[str, ...]) -> str:
 _INPUT_AUDIO_TOKENS = f"input_audio_tokens UInt64 MATERIALIZED {_stored_audio(INPUT_AUDIO_KEYS)}"
 _OUTPUT_AUDIO_TOKENS = f"output_audio_tokens UInt64 MATERIALIZED {_stored_audio(OUTPUT_AUDIO_KEYS)}"
 _METADATA = "if(has(attributes.keys, 'metadata'), attributes['metadata'], payloads['metadata'])"
-_WEB_SEARCH_REQUESTS = (
-    f"web_search_requests UInt64 MATERIALIZED if(scope_name = '{anthropic_openinference.SCOPE}' AND is_llm_call "
+_ANTHROPIC_OPENINFERENCE_SEARCHES = (
+    f"if(scope_name = '{anthropic_openinference.SCOPE}' AND is_llm_call "
     f"AND (has(attributes.keys, 'metadata') OR has(payloads.keys, 'metadata')), "
     f"JSONExtractUInt({_METADATA}, 'server_tool_use', 'web_search_requests'), 0)")
+_WEB_SEARCH_REQUESTS = f"web_search_requests UInt64 MATERIALIZED {_ANTHROPIC_OPENINFERENCE_SEARCHES}"
 AUDIO_AND_SEARCH_COLUMNS = (_INPUT_AUDIO_TOKENS, _OUTPUT_AUDIO_TOKENS, _WEB_SEARCH_REQUESTS)
 # The list by cost reads sessions in the order of a bound of their cost (206's `llm_usage`), which priced searches
 # would exceed: the per-trace summary also sums an LLM span's web searches (of a call that reported no cost), under the
@@ -631,6 +633,25 @@ _SEARCHES_BACKFILL = (
     "[toFloat64(0)])) AS llm_usage "
     f"FROM {{source}} WHERE scope_name = '{anthropic_openinference.SCOPE}' AND is_llm_call AND {_SEARCHED} "
     "GROUP BY agent_id, trace_id")
+
+# Migration 227: the web searches pydantic-ai records (`gen_ai.usage.details.web_search_requests` on its chat span:
+# `pydantic_ai.WEB_SEARCHES`, which the trajectory prices; its Anthropic adapter's server-tool count, its OpenAI
+# Responses adapter's `search` actions) in the same column, read as 225 reads an audio count (an LLM span, the key in a
+# map's `keys` subcolumn first, so the spans that hold none pay that alone), else 225's reading. The traces stored
+# before that hold one are given their searches' keys in the per-trace summary, as 225 did (the key first, so other
+# spans compute nothing), their count read from the key, not the column: the spans' column is computed again in the
+# background (`MATERIALIZE COLUMN`), and until then a part written before holds 225's value.
+_PYDANTIC_AI_KEY = (f"(has(attributes.keys, '{pydantic_ai.WEB_SEARCHES}') "
+                    f"OR has(payloads.keys, '{pydantic_ai.WEB_SEARCHES}'))")
+_PYDANTIC_AI_SEARCHES = (
+    f"toUInt64(least(greatest(ifNull(toFloat64OrNull(trimBoth(if(has(attributes.keys, '{pydantic_ai.WEB_SEARCHES}'), "
+    f"attributes['{pydantic_ai.WEB_SEARCHES}'], payloads['{pydantic_ai.WEB_SEARCHES}']))), 0), 0), 9e18))")
+_WEB_SEARCH_REQUESTS_227 = (f"web_search_requests UInt64 MATERIALIZED if(is_llm_call AND {_PYDANTIC_AI_KEY}, "
+                            f"{_PYDANTIC_AI_SEARCHES}, {_ANTHROPIC_OPENINFERENCE_SEARCHES})")
+_PYDANTIC_AI_SEARCHES_BACKFILL = _SEARCHES_BACKFILL.replace(
+    f"scope_name = '{anthropic_openinference.SCOPE}' AND is_llm_call AND {_SEARCHED}",
+    f"is_llm_call AND {_PYDANTIC_AI_KEY} AND {_PYDANTIC_AI_SEARCHES} > 0 AND NOT {_REPORTED}").replace(
+    "toUInt64(web_search_requests)", _PYDANTIC_AI_SEARCHES)
 
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
@@ -741,4 +762,8 @@ MIGRATIONS: list[Migration] = [
     Migration(226, "an ADK tool failure ReflectAndRetryToolPlugin answered, under OpenInference's instrumentation", (
         RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
         Backfill("trace_summary", "spans", _ADK_OPENINFERENCE_FAILED_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's cost changes).
+    Migration(227, "the web searches pydantic-ai records, priced in the session list as in the trajectory", (
+        RedefineColumn("spans", _WEB_SEARCH_REQUESTS_227),
+        Backfill("trace_summary", "spans", _PYDANTIC_AI_SEARCHES_BACKFILL))),
 ]

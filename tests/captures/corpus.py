@@ -214,16 +214,29 @@ def _hosted_tool_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
     `webSearchQueries` the arguments' `queries`; the API gives it no id (the log's is the response's). The Responses
     API's file searches (the log's `file_search_calls`): named as the request's tool (`{"type": "file_search"}`), their
     `queries` the arguments, by their item's id, after the answer's web searches as its items come; what they found is
-    in the same answer too."""
+    in the same answer too. A web search's `sources` (its action's, where the request included them) are what it read,
+    not what it was asked: no argument. The Responses API's runs of its code interpreter (the log's
+    `code_interpreter_calls`): named as the request's tool (`{"type": "code_interpreter"}`), their `code` the
+    arguments, by their item's id, after its searches; what they printed is in the same answer."""
     grounded = (response.get("grounding_metadata") or {}).get("webSearchQueries")
-    return [*({"id": search["id"], "name": "web_search", "arguments": search["action"]}
+    return [*({"id": search["id"], "name": "web_search",
+               "arguments": {key: value for key, value in search["action"].items() if key != "sources"}}
               for search in response.get("web_search_calls") or ()),
             *({"id": use["id"], "name": use["name"], "arguments": use["input"]}
               for use in response.get("server_tool_uses") or ()),
             *({"id": search["id"], "name": "file_search", "arguments": {"queries": search["queries"]}}
               for search in response.get("file_search_calls") or ()),
+            *({"id": run["id"], "name": "code_interpreter", "arguments": {"code": run["code"]}}
+              for run in response.get("code_interpreter_calls") or ()),
             *([{"id": f"{response['id']}-google_search", "name": "google_search", "arguments": {"queries": grounded}}]
               if grounded else [])]
+
+
+def _billed_searches(response: dict[str, Any]) -> int:
+    """The web searches a Responses API answer is billed for, which its usage does not count: its `web_search_call`
+    items whose action is a `search` (OpenAI bills a search per call; an `open_page` or `find_in_page` action is no
+    search), as pydantic-ai counts them (`models/openai/_response_fields.py`, `billed_web_searches`)."""
+    return sum(1 for search in response.get("web_search_calls") or () if search["action"].get("type") == "search")
 
 
 @dataclass
@@ -249,7 +262,7 @@ class GroundTruth:
                               usage.get("reasoning_tokens") or None,
                               input_audio_tokens=usage.get("input_audio_tokens", 0),
                               output_audio_tokens=usage.get("output_audio_tokens", 0),
-                              web_search_requests=usage.get("web_search_requests", 0)))
+                              web_search_requests=usage.get("web_search_requests", 0) or _billed_searches(r)))
             shown = (_gemini_tool_results(entry["request"], log[:position]) if entry["api"] == "gemini.generate_content"
                      else _tool_results_of(entry["api"], entry["request"]))
             for call_id, text in shown.items():

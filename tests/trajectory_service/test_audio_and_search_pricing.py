@@ -1,7 +1,8 @@
 """Audio tokens and the provider's web searches priced as genai-prices prices them (trajectory/prices.py), in the
 trajectory (`cost.price_step`, from each step's `metrics.extra`) and in the session list (the `spans` columns migration
-225 adds, trajectory/tables.py), so that the two agree: for the captures that hold them, for spans stored before the
-migration, and in the list's order by cost (whose bound counts the searches)."""
+225 adds, trajectory/tables.py; 227 has the searches column read pydantic-ai's count too), so that the two agree: for
+the captures that hold them, for spans stored before the migrations, and in the list's order by cost (whose bound
+counts the searches)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ from tests.trajectory_service.test_capture_corpus import expected_cost
 WHEN = datetime(2026, 6, 1, 12, tzinfo=UTC)
 AUDIO = "openai-sdk_openinference_audio"
 SEARCH = "anthropic-sdk_openinference_web-search"
+# pydantic-ai's native tools: its chat spans count an answer's searches as `gen_ai.usage.details.web_search_requests`.
+PYDANTIC_AI_SEARCHES = ("pydantic-ai_anthropic_builtin-tools", "pydantic-ai_openai-responses_builtin-tools")
 _SEARCH_SCOPE = "openinference.instrumentation.anthropic"
 
 
@@ -160,8 +163,10 @@ async def test_the_captures_audio_tokens_and_searches_are_priced_alike_in_the_tr
         svc: Service) -> None:
     from tests.trajectory_service.test_session_rows import _keep_all, _prices
 
-    for name, counted in ((AUDIO, (253, 106, 0)), (SEARCH, (0, 0, 3))):
-        agent, document, row = await _replayed(svc, name, name.split("_")[-1])
+    rows: dict[str, Any] = {}
+    for name, counted in ((AUDIO, (253, 106, 0)), (SEARCH, (0, 0, 3)), *((n, (0, 0, 2)) for n in PYDANTIC_AI_SEARCHES)):
+        agent, document, row = await _replayed(svc, name, name.split("_", 1)[-1])
+        rows[name] = row
         total = Decimal(repr(document["final_metrics"]["total_cost_usd"]))
         assert abs(total - _expected(name, document)) < Decimal("1e-9"), (name, total)
         assert abs(Decimal(repr(row["cost_usd"])) - total) < Decimal("1e-9"), (name, row)
@@ -184,7 +189,7 @@ async def test_the_captures_audio_tokens_and_searches_are_priced_alike_in_the_tr
                                str(c.model), "anthropic") for c in truth.calls)
     per_search = _genai(TokenCounts(0, 0, web_searches=1), "claude-sonnet-4-5", "anthropic")
     assert with_searches == tokens_only + 3 * per_search and per_search > 0
-    assert abs(Decimal(repr(row["cost_usd"])) - with_searches) < Decimal("1e-9")
+    assert abs(Decimal(repr(rows[SEARCH]["cost_usd"])) - with_searches) < Decimal("1e-9")
 
 
 async def _stored_before_225(svc: Service) -> None:
@@ -310,6 +315,10 @@ async def test_the_columns_read_each_key_as_a_count_in_either_map_the_first_usab
             "negative": {**call, "llm.token_count.prompt_details.audio": -5},
             "no call": {"gen_ai.operation.name": "execute_tool", "llm.token_count.prompt_details.audio": 8},
             "searching elsewhere": {**call, "metadata": json.dumps({"server_tool_use": {"web_search_requests": 2}})},
+            "pydantic-ai": {**call, "gen_ai.usage.details.web_search_requests": 2},
+            "pydantic-ai, a string": {**call, "gen_ai.usage.details.web_search_requests": " 3 "},
+            "pydantic-ai, no call": {"gen_ai.operation.name": "invoke_agent",
+                                     "gen_ai.usage.details.web_search_requests": 4},
         }
         await svc.send(key, [span(1, 10 + i, None, name, 0.0, 1.0, **{k.replace(".", "__"): v for k, v in a.items()})
                              for i, (name, a) in enumerate(spans.items())])
@@ -320,6 +329,71 @@ async def test_the_columns_read_each_key_as_a_count_in_either_map_the_first_usab
         assert {str(n): (int(i), int(o), int(w)) for n, i, o, w, _ in rows} == {
             "openinference": (25, 7, 0), "conventions": (12, 4, 0), "ranked first": (30, 0, 0), "unusable": (6, 0, 0),
             "negative": (0, 0, 0), "no call": (0, 0, 0),
-            # Only OpenInference anthropic's metadata counts the provider's searches (the trajectory reads it there).
-            "searching elsewhere": (0, 0, 0)}
+            # Only OpenInference anthropic's metadata counts the provider's searches (the trajectory reads it there),
+            # and pydantic-ai's count on a call's span (migration 227), read as a count is.
+            "searching elsewhere": (0, 0, 0), "pydantic-ai": (0, 0, 2), "pydantic-ai, a string": (0, 0, 3),
+            "pydantic-ai, no call": (0, 0, 0)}
         assert any(bool(p) for *_, p in rows) == (threshold == 2)
+
+
+async def test_pydantic_ai_searches_stored_before_migration_227_are_priced_as_those_stored_after(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spans stored before 227 (its searches column OpenInference anthropic's alone) are priced once it runs as
+    those stored after: the column computed again, the per-trace summary given their searches' keys, the session rows
+    kept before not used until kept again (`session_rows._ROW_FORMAT`); run again, the columns and the list as they
+    were."""
+    from tests.trajectory_service.test_session_rows import _keep_all, _prices
+
+    store, db = svc.running.store, svc.running.store.database
+    store.command(f"ALTER TABLE {db}.spans MODIFY COLUMN {tables.AUDIO_AND_SEARCH_COLUMNS[2]}")
+    store.command(f"DELETE FROM {db}.schema_migrations WHERE version >= 227")
+    before: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {}
+    for name in PYDANTIC_AI_SEARCHES:
+        before[name] = await _replayed(svc, name, f"before-{name.split('_', 1)[-1]}")
+        agent, document, row = before[name]
+        assert sum(c[3] for c in _columns(svc, agent)) == 0 and _searches_bounded(svc, agent) == 0
+        # Listed without its searches: $0.01 a search short of the trajectory's cost.
+        assert Decimal(repr(document["final_metrics"]["total_cost_usd"])) - Decimal(repr(row["cost_usd"])) > \
+            Decimal("0.019")
+    prices = _prices(svc)
+
+    def kept(agent: str) -> list[float] | None:
+        page = session_rows.page_of_kept_rows(store, agent, SessionQuery(), prices)
+        return None if page is None else [r.view(0, 0)["cost_usd"] for r in page.rows]
+
+    # The rows as the keeper kept them before 227 (in the format before it), without the searches.
+    with monkeypatch.context() as patch:
+        patch.setattr(session_rows, "_ROW_FORMAT", "rows-19")
+        _keep_all(store, prices)
+        assert all(kept(agent) == [row["cost_usd"]] for agent, _, row in before.values())
+    assert migrate(store) == [227]
+    for _ in range(100):  # the spans stored before are written again in the background (a mutation)
+        if not store.query("SELECT count() FROM system.mutations WHERE database = {db:String} AND table = 'spans' "
+                           "AND NOT is_done", {"db": store.database})[0][0]:
+            break
+        await asyncio.sleep(0.1)
+
+    async def listed(agent: str) -> Any:
+        return (await svc.get(f"/api/agents/{agent}/sessions")).body["sessions"]
+
+    for name, (agent, document, _) in before.items():
+        again, _after_document, after_row = await _replayed(svc, name, f"after-{name.split('_', 1)[-1]}")
+        assert _columns(svc, agent) == _columns(svc, again) and sum(c[3] for c in _columns(svc, again)) == 2
+        assert _searches_bounded(svc, agent) == _searches_bounded(svc, again) == 2
+        (row,) = await listed(agent)
+        assert row == {**after_row, "last_seen": row["last_seen"], "first_seen": row["first_seen"]}
+        assert abs(Decimal(repr(row["cost_usd"])) - _expected(name, document)) < Decimal("1e-9")
+        assert kept(agent) is None  # kept before: not used until kept again, then with the searches
+    _keep_all(store, prices)
+    for agent, _, _ in before.values():
+        (row,) = await listed(agent)
+        assert kept(agent) == [row["cost_usd"]]
+    shown = {name: (_columns(svc, agent), await listed(agent)) for name, (agent, _, _) in before.items()}
+    (migration,) = [m for m in tables.MIGRATIONS if m.version == 227]
+    assert {type(step) for step in migration.tables} == {RedefineColumn, Backfill}
+    for step in migration.tables:
+        for statement in step.statements(store.database, store.cluster):
+            store.command(statement)
+    for name, (agent, _, _) in before.items():
+        assert (_columns(svc, agent), await listed(agent)) == shown[name]
+        assert (await svc.get(f"/api/agents/{agent}/sessions?sort=cost")).body["sessions"] == shown[name][1]

@@ -50,8 +50,10 @@ _REASONING_DETAILS = (
     "gen_ai.usage.details.thoughts_tokens",
 )
 # The web searches the provider ran within the answer, as pydantic-ai's Anthropic adapter names Anthropic's
-# `usage.server_tool_use.web_search_requests` (models/anthropic/_response.py).
-_WEB_SEARCHES = "gen_ai.usage.details.web_search_requests"
+# `usage.server_tool_use.web_search_requests` (models/anthropic/_response.py) and its OpenAI Responses adapter counts
+# an answer's `search` actions (models/openai/_response_fields.py); ingest's `web_search_requests` column reads it too
+# (trajectory/tables.py, migration 227).
+WEB_SEARCHES = "gen_ai.usage.details.web_search_requests"
 # The part types pydantic-ai records a file as (`_otel_messages`: `BlobPart`, `UriPart`, `FilePart` from instrumentation
 # version 4; `BinaryDataPart`, `MediaUrlPart` before), each naming its media type or where the file is.
 _FILE_PARTS = frozenset(("blob", "uri", "file", "binary", "image-url", "audio-url", "video-url", "document-url"))
@@ -121,7 +123,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
 def _read_native_tools(reader: SpanReader, call: LlmCall) -> None:
     """The provider's own tools the call offered, its answer ran or its history re-sends (`pydantic_ai_native_tools`),
     and the web searches its answer made (the provider's count, `RequestUsage.details`), which are priced per search."""
-    searches = reader.attributes.get(_WEB_SEARCHES)
+    searches = reader.attributes.get(WEB_SEARCHES)
     if searches is not None:
         call.usage.web_search_requests = as_int(searches) or None
     pydantic_ai_native_tools.offered(call, reader.attributes.get("model_request_parameters"))

@@ -28,15 +28,32 @@ messages alike, so that a re-sent answer is the same message as the answer it re
   (`gen_ai.usage.details.web_search_requests`, read by `pydantic_ai`) but not Anthropic's
   `server_tool_use.web_fetch_requests`, which counts the `web_fetch` calls the answer holds.
 
-Seen in a real capture: tests/captures/pydantic-ai_anthropic_builtin-tools.
+On OpenAI's Responses API (`OpenAIResponsesModel`) the provider's tools are the API's hosted ones, each an item of the
+answer that pydantic-ai (`models/openai/_native_tools.py`) keeps as the same two parts, the return a dict opening with
+the item's `status` (no `type`, which every Anthropic result block's dict holds; an Anthropic search's is a list):
+- a web search (`web_search_call`): its action the call's arguments, read as the openai-agents instrumentations' are
+  (`openai_agents_hosted_tools.as_web_search`: run by the provider, the item's status); its result the pages it
+  read (`sources`, `[{"type": "url", "url"}, …]`, which the API gives only to a request that includes
+  `web_search_call.action.sources`: pydantic-ai's `openai_include_web_search_sources`), each a url as a search's
+  pages are shown, and the text it read (`results`, `openai_include_web_search_results`) as given; none when the
+  return holds only the status (the API used what it found within the answer);
+- a run of the code interpreter (`code_interpreter_call`), which pydantic-ai names by its tool's kind as it names
+  Anthropic's: named as the request names the tool, `code_interpreter`, its code the arguments (the container it ran in
+  in the call's `extra`); its result what the code printed, the `logs` outputs joined (given only to a request that
+  includes `code_interpreter_call.outputs`: `openai_include_code_execution_outputs`), as a command's output is read; a
+  run the API says `failed` or `incomplete` flagged. Code that raised is a run the API calls `completed`, its traceback
+  the logs: shown, not flagged (nothing but its text says it raised).
+
+Seen in real captures: tests/captures/pydantic-ai_anthropic_builtin-tools, pydantic-ai_openai-responses_builtin-tools.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
-from evalkit.trajectory.mappers import anthropic_server_results, hosted_tool_definitions
+from evalkit.trajectory.mappers import anthropic_server_results, hosted_tool_definitions, openai_agents_hosted_tools
 from evalkit.trajectory.mappers.reader import parse_json
 from evalkit.trajectory.operations import LlmCall, Message, Part
 
@@ -47,6 +64,11 @@ _BUILTIN_MARK = '"builtin":true'
 _CODE_EXECUTION = "code_execution"
 _CODE_EXECUTION_TOOLS = ("bash_code_execution", "text_editor_code_execution")
 _WEB_FETCH = "web_fetch"
+# The Responses API's: its code interpreter as the request names it (`{"type": "code_interpreter"}`), the statuses of
+# a run that did not complete, and a web search's url source (`{"type": "url", "url"}`).
+_CODE_INTERPRETER = "code_interpreter"
+_UNFINISHED_RUNS = ("failed", "incomplete")
+_URL_SOURCE = "url"
 # How `model_request_parameters` lists the native tools a request offered, when it offers any (compact JSON).
 _OFFERED_MARK = '"native_tools":[{'
 
@@ -99,7 +121,12 @@ def _read_message(message: Message) -> Message:
     found = {call_id: parse_json(answered[call_id].text) if answered[call_id].text else None for call_id in called}
     parts: list[Part] = []
     for part in message.parts:
-        if part.kind == "tool_result" and part.call_id in called:
+        returned = found.get(part.call_id) if part.call_id in called else None
+        if isinstance(returned, dict) and _from_responses_api(returned):
+            read = _responses_part(part, returned)
+            if read is not None:
+                parts.append(read)
+        elif part.kind == "tool_result" and part.call_id in called:
             parts.append(anthropic_server_results.result_part(
                 {"type": f"{_api_name(part.name or '', found[part.call_id])}_tool_result",
                  "tool_use_id": part.call_id, "content": found[part.call_id]}))
@@ -121,3 +148,46 @@ def _api_name(name: str, found: Any) -> str:
     if name == _CODE_EXECUTION and isinstance(kind, str):
         return next((tool for tool in _CODE_EXECUTION_TOOLS if kind.startswith(tool)), name)
     return name
+
+
+def _from_responses_api(found: dict[str, Any]) -> bool:
+    """Whether a native tool's return is one of the Responses API's items as pydantic-ai renders it: a dict of the
+    item's `status` and what it gave, no `type` (every Anthropic result block's dict names its type)."""
+    return "status" in found and "type" not in found
+
+
+def _responses_part(part: Part, found: dict[str, Any]) -> Part | None:
+    """A Responses API hosted tool's call or result part (`part`, its return `found`) as a person reads it; None for a
+    result that holds nothing but the item's status."""
+    status = found.get("status")
+    if part.kind == "tool_call" and part.name == _CODE_EXECUTION:
+        arguments = parse_json(part.arguments) if isinstance(part.arguments, str) else part.arguments
+        ran = arguments if isinstance(arguments, dict) else {}
+        extra: dict[str, Any] = {**(part.extra or {}), "run_by": "provider"}
+        if isinstance(ran.get("container_id"), str):
+            extra["container_id"] = ran["container_id"]
+        if isinstance(status, str):
+            extra["status"] = status
+        return replace(part, name=_CODE_INTERPRETER, arguments={"code": ran.get("code") or ""}, extra=extra)
+    if part.kind == "tool_call":
+        return openai_agents_hosted_tools.as_web_search(part, status)
+    if part.kind != "tool_result":
+        return part
+    if part.name == _CODE_EXECUTION:
+        logs = found.get("logs")
+        shown = "".join(log for log in logs if isinstance(log, str)) if isinstance(logs, list) else ""
+        result = Part("tool_result", call_id=part.call_id, name=_CODE_INTERPRETER, text=shown)
+        if status in _UNFINISHED_RUNS:
+            result.error = True
+            result.extra = {"is_error": True, "error": {"status": "error", "message": f"status {status}"}}
+        return result
+    read = {key: value for key, value in found.items() if key != "status"}
+    if not read:
+        return None
+    sources = read.get("sources")
+    if isinstance(sources, list):  # each page a url, as a search's pages are shown; another source as given
+        read["sources"] = [{"url": source["url"]} if isinstance(source, dict) and source.get("type") == _URL_SOURCE
+                           and isinstance(source.get("url"), str) else source for source in sources]
+    shown_found: Any = read["sources"] if list(read) == ["sources"] else read
+    return Part("tool_result", call_id=part.call_id, name=part.name,
+                text=json.dumps(shown_found, ensure_ascii=False))

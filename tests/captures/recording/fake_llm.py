@@ -82,7 +82,9 @@ class Reply:
     error: dict[str, Any] | None = None
     # The Responses API's hosted web search (`tools=[{"type": "web_search"}]`), which the API runs itself: each
     # `{"query": …}` (optionally `id`, `status`) a `web_search_call` item of the answer, before its message and function
-    # calls, with `action: {"type": "search", "query": …}`; no result of it is ever sent back. `citations`: the
+    # calls, with `action: {"type": "search", "query": …}` (and, scripted `sources: [url, …]`, the pages it read as the
+    # action's `sources`, sent only to a request that includes `web_search_call.action.sources`, as the API does); no
+    # result of it is ever sent back. `citations`: the
     # answer's `url_citation` annotations, each `{"url", "title", "cited"}` (`cited`: the text of the answer it cites,
     # which gives its indices). Anthropic's Messages API runs its `web_search` server tool alike: there each search
     # `{"query": …, "results": [{"url", "title", "page_age"}, …]}` (optionally `id`) is a `server_tool_use` block and
@@ -135,6 +137,15 @@ class Reply:
     # request's bytes less them). Anthropic only; only when scripted, so that captures recorded before re-record the
     # same.
     applied_edits: list[dict[str, Any]] = field(default_factory=list)
+    # The Responses API's code interpreter (`tools=[{"type": "code_interpreter", "container": {"type": "auto"}}]`),
+    # which the API runs itself within the answer: each `{"code": …, "logs": …}` (optionally `id`, `container_id`,
+    # `status`) a `code_interpreter_call` item of the answer, after its searches and before its message and function
+    # calls, its `outputs` (`[{"type": "logs", "logs": …}]`) sent only to a request that includes them
+    # (`include: ["code_interpreter_call.outputs"]`), else null, as the API does; the log keeps them all the same. A
+    # run whose code raised is still `completed`: the traceback is its logs, as the API gives it. Streamed, its code as
+    # `response.code_interpreter_call_code.delta` events. OpenAI's Responses API only; only when scripted, so that
+    # captures recorded before re-record the same.
+    code_interpreter: list[dict[str, Any]] = field(default_factory=list)
 
     @staticmethod
     def of(data: dict[str, Any]) -> Reply:
@@ -150,7 +161,8 @@ class Reply:
                      input_audio_tokens=data.get("input_audio_tokens", 0),
                      output_audio_tokens=data.get("output_audio_tokens", 0),
                      server_tools=list(data.get("server_tools", ())),
-                     applied_edits=list(data.get("applied_edits", ())))
+                     applied_edits=list(data.get("applied_edits", ())),
+                     code_interpreter=list(data.get("code_interpreter", ())))
 
 
 def _last_message_text(api: str, body: dict[str, Any]) -> str:
@@ -215,6 +227,7 @@ class Script:
             answer_chars += sum(len(search["action"]["query"]) for search in hosted.get("web_search_calls", ()))
             answer_chars += sum(len(use["input"]["query"]) if use["name"] == "web_search"
                                 else len(json.dumps(use["input"])) for use in hosted.get("server_tool_uses", ()))
+            answer_chars += sum(len(run["code"]) for run in hosted.get("code_interpreter_calls", ()))
             answer_chars += sum(len(query) for search in hosted.get("file_search_calls", ())
                                 for query in search["queries"])
             answer_chars += len(reply.audio)
@@ -384,8 +397,10 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
     """What the API adds to an answer of its own (`Reply.web_searches`, `Reply.file_searches`, `Reply.citations`), as
     the log keeps it: `web_search_calls` (each `{"id", "status", "action"}`), `file_search_calls` (each `{"id",
     "status", "queries", "results"}`) and the answer text's `annotations`; nothing when none is scripted."""
-    if not (reply.web_searches or reply.citations or reply.file_searches):
+    if not (reply.web_searches or reply.citations or reply.file_searches or reply.code_interpreter):
         return {}
+    if reply.code_interpreter and api != "openai.responses":
+        raise ValueError(f"{api} runs no code interpreter: script code_interpreter for the Responses API only")
     if api == "anthropic.messages":
         return _anthropic_server_tools(seq, reply)
     if api == "gemini.generate_content":
@@ -393,6 +408,12 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
     if api != "openai.responses":
         raise ValueError(f"{api} runs no hosted tool: script web_search and citations for the Responses API only")
     hosted: dict[str, Any] = {}
+    if reply.code_interpreter:
+        hosted["code_interpreter_calls"] = [
+            {"id": run.get("id") or f"ci_{seq}_{k}", "status": run.get("status", "completed"), "code": run["code"],
+             "container_id": run.get("container_id") or f"cntr_{seq}",
+             "outputs": [{"type": "logs", "logs": run["logs"]}] if run.get("logs") else []}
+            for k, run in enumerate(reply.code_interpreter)]
     if reply.file_searches:
         hosted["file_search_calls"] = [{"id": search.get("id") or f"fs_{seq}_{k}",
                                         "status": search.get("status", "completed"), "queries": search["queries"],
@@ -401,7 +422,10 @@ def _hosted_output(api: str, seq: int, reply: Reply) -> dict[str, Any]:
     if reply.web_searches:
         hosted["web_search_calls"] = [{"id": search.get("id") or f"ws_{seq}_{k}",
                                        "status": search.get("status", "completed"),
-                                       "action": {"type": "search", "query": search["query"]}}
+                                       "action": {"type": "search", "query": search["query"],
+                                                  **({"sources": [{"type": "url", "url": url}
+                                                                  for url in search["sources"]]}
+                                                     if "sources" in search else {})}}
                                       for k, search in enumerate(reply.web_searches)]
     if reply.citations:
         annotations = []
@@ -562,12 +586,22 @@ def _responses_body(model: str, r: dict[str, Any], request: dict[str, Any] | Non
         output.append({"type": "reasoning", "id": f"rs_{r['id']}",
                        "summary": [{"type": "summary_text", "text": r["reasoning"]}]})
     # The searches the API ran, before the answer they inform (as the API orders them).
-    output.extend({"type": "web_search_call", **search} for search in r.get("web_search_calls", ()))
+    # A search's `action.sources` (scripted `sources`: the pages it read) only to a request that includes them.
+    sourced = "web_search_call.action.sources" in ((request or {}).get("include") or ())
+    output.extend({"type": "web_search_call", **search} if sourced or "sources" not in search["action"] else
+                  {"type": "web_search_call", **search,
+                   "action": {k: v for k, v in search["action"].items() if k != "sources"}}
+                  for search in r.get("web_search_calls", ()))
     # What the file searches found goes out only to a request that includes it, as the API sends it.
     included = "file_search_call.results" in ((request or {}).get("include") or ())
     output.extend({"type": "file_search_call", "id": search["id"], "status": search["status"],
                    "queries": search["queries"], "results": search["results"] if included else None}
                   for search in r.get("file_search_calls", ()))
+    # The code the API ran, and what it printed only to a request that includes it, as the API sends it.
+    shown = "code_interpreter_call.outputs" in ((request or {}).get("include") or ())
+    output.extend({"type": "code_interpreter_call", "id": run["id"], "status": run["status"], "code": run["code"],
+                   "container_id": run["container_id"], "outputs": run["outputs"] if shown else None}
+                  for run in r.get("code_interpreter_calls", ()))
     if r["text"]:
         text = {"type": "output_text", "text": r["text"], "annotations": r.get("annotations", [])}
         output.append({"type": "message", "id": f"msg_{r['id']}", "status": "completed", "role": "assistant",
@@ -611,11 +645,20 @@ def _responses_stream(model: str, r: dict[str, Any], request: dict[str, Any]) ->
                  else {**item, "summary": []} if item["type"] == "reasoning"
                  else {**item, "status": "in_progress"} if item["type"] == "web_search_call"
                  else {**item, "status": "in_progress", "queries": [], "results": None}
-                 if item["type"] == "file_search_call" else item)
+                 if item["type"] == "file_search_call"
+                 else {**item, "status": "in_progress", "code": "", "outputs": None}
+                 if item["type"] == "code_interpreter_call" else item)
         yield event("response.output_item.added", output_index=index, item=empty)
         if item["type"] in ("web_search_call", "file_search_call"):  # the API's search, run while the answer streams
             for stage in ("in_progress", "searching", "completed"):
                 yield event(f"response.{item['type']}.{stage}", item_id=item["id"], output_index=index)
+        if item["type"] == "code_interpreter_call":  # its code as it is written, then run
+            ids = {"item_id": item["id"], "output_index": index}
+            yield event("response.code_interpreter_call.in_progress", **ids)
+            yield event("response.code_interpreter_call_code.delta", **ids, delta=item["code"])
+            yield event("response.code_interpreter_call_code.done", **ids, code=item["code"])
+            yield event("response.code_interpreter_call.interpreting", **ids)
+            yield event("response.code_interpreter_call.completed", **ids)
         if item["type"] == "reasoning":  # its summary's parts, each added, its text as deltas, then done
             for k, summary in enumerate(item["summary"]):
                 ids = {"item_id": item["id"], "output_index": index, "summary_index": k}
