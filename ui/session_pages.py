@@ -122,10 +122,20 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None,
                        # Code the provider ran (Anthropic's code execution): the command as a terminal shows it, a
                        # file edit as its path and text, not JSON of escaped lines.
                        "code": _code(call.get("arguments")) if call_extra.get("run_by") == "provider" else None,
+                       # The container the provider ran the call's code in (OpenAI's code interpreter: `container_id`).
+                       "container": call_extra["container_id"] if isinstance(call_extra.get("container_id"), str)
+                       and call_extra["container_id"].strip() else None,
                        # What a command printed (`{return_code, stdout, stderr, files}`), a file edit's outcome, a
                        # provider's tool's failure (`{type: "…_tool_result_error", error_code}`): told by their shape.
                        "ran": _ran(result.get("content")) if result else None,
                        "edited": _edited(call.get("arguments"), result.get("content")) if result else None,
+                       # A failure a plugin answered the model for, in the tool's place (ADK's
+                       # ReflectAndRetryToolPlugin: `{response_type: "ERROR_HANDLED_BY_…", error_type, error_details,
+                       # retry_count, reflection_guidance}`): the error, the retry and the guidance as text, not JSON.
+                       "handled": _handled_failure(result.get("content")) if result else None,
+                       # The agent the call handed the conversation to (a handoff: `extra.handoff_to` on its result).
+                       "handoff_to": str((result.get("extra") or {})["handoff_to"])
+                       if result and (result.get("extra") or {}).get("handoff_to") else None,
                        "provider_failure": _provider_failure(result.get("content"))
                        if result and call_extra.get("run_by") == "provider" else None,
                        # Where the model was first sent a placeholder instead of this result (context editing).
@@ -188,6 +198,20 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None,
             # A step of no LLM call whose tool call found documents: a retriever's search (LlamaIndex's query engine).
             "retrieval": step.get("source") == "agent" and step.get("llm_call_count") == 0
             and any(p["documents"] and p["documents"]["kind"] == "documents" for p in paired),
+            # A call the framework made for its own work (CrewAI's knowledge query rewrite, its memory's extraction and
+            # save analyses: `extra.framework_work`), not the agent's reasoning: by what, what for, what it stored.
+            "framework_work": _framework_work(extra.get("framework_work")) if step.get("source") == "agent" else None,
+            # What the framework retrieved and put in this call's prompt (CrewAI's memories recalled and knowledge
+            # chunks, `extra.retrievals` on the step): listed as a retriever tool's documents are.
+            "prompt_retrievals": _retrievals(extra.get("retrievals")) if step.get("source") == "agent" else [],
+            # A tool run no LLM call asked for (`extra.dispatch` says so: the builder's step for an orphan tool).
+            "dispatch": extra["dispatch"] if isinstance(extra.get("dispatch"), str) else None,
+            # How the prompt tokens were made to count what the emitter counted apart ("cache tokens added to prompt
+            # tokens": the cache's reads and writes within the prompt's, as every other call's are).
+            "normalisation": str(usage["prompt_tokens_normalisation"]) if usage.get("prompt_tokens_normalisation")
+            else None,
+            # Why the call has no price (`metrics.extra.unpriced_reason`: "no token usage", a model with no price).
+            "unpriced_reason": str(usage["unpriced_reason"]) if usage.get("unpriced_reason") else None,
             # The object the run answered (a structured output: LangChain's response format, pydantic-ai's output type).
             "structured_output": extra.get("structured_output") if step.get("source") == "agent" else None,
             # A request the model answered nothing to (an HTTP 500 the run raised on): the failure, no answer.
@@ -269,8 +293,20 @@ def _retrievals(retrievals: Any) -> list[dict[str, Any]]:
                       else json.dumps(query, ensure_ascii=False, default=str),
                       "items": (_items([d for d in listed if isinstance(d, dict)], loose=True) or [])
                       if isinstance(listed, list) else [],
-                      "error": r.get("error")})
+                      "error": r.get("error"),
+                      # Where the framework put what it found (CrewAI's "task prompt"), when it says.
+                      "sent_in": str(r["from"]) if isinstance(r.get("from"), str) and r["from"].strip() else None})
     return found
+
+
+def _framework_work(work: Any) -> dict[str, Any] | None:
+    """A framework's own call as the step notes it (`extra.framework_work`: `{by, purpose, content}`): its label
+    ("CrewAI: memory save analysis") and what it was given to store."""
+    if not isinstance(work, dict):
+        return None
+    by, purpose, content = work.get("by"), work.get("purpose"), work.get("content")
+    return {"by": str(by) if by else "the framework", "purpose": str(purpose) if purpose else None,
+            "content": content if isinstance(content, str) and content.strip() else None}
 
 
 def _modalities(usage: dict[str, Any], by_modality: str, audio: str) -> list[str]:
@@ -474,14 +510,19 @@ def _code(arguments: Any) -> dict[str, Any] | None:
     """Code the provider was asked to run, as a person reads it: a command (`{"command"}` alone: bash), or a file edit
     (`{"command", "path", …}`: the text editor's create, view, str_replace) its command and path, each other text
     argument (the file's text, the text replaced) as its text; None for any other arguments (shown as JSON)."""
+    if isinstance(arguments, dict) and isinstance(arguments.get("code"), str) and "command" not in arguments:
+        # Code the provider runs as a program (OpenAI's code interpreter: `{"code"}`): the code as text.
+        return {"command": None, "code": arguments["code"], "path": None, "texts": [],
+                "others": [(str(k), json.dumps(v, ensure_ascii=False, default=str)) for k, v in arguments.items()
+                           if k != "code"]}
     if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
         return None
     if set(arguments) == {"command"}:
-        return {"command": arguments["command"], "path": None, "texts": [], "others": []}
+        return {"command": arguments["command"], "code": None, "path": None, "texts": [], "others": []}
     if not isinstance(arguments.get("path"), str):
         return None
     rest = [(str(k), v) for k, v in arguments.items() if k not in ("command", "path")]
-    return {"command": arguments["command"], "path": arguments["path"],
+    return {"command": arguments["command"], "code": None, "path": arguments["path"],
             "texts": [(k, v) for k, v in rest if isinstance(v, str)],
             "others": [(k, json.dumps(v, ensure_ascii=False, default=str)) for k, v in rest if not isinstance(v, str)]}
 
@@ -500,6 +541,24 @@ def _edited(arguments: Any, content: Any) -> dict[str, Any] | None:
     if isinstance(found.get("lines"), list) and all(isinstance(line, str) for line in found["lines"]):
         return {"path": path, "updated": None, "text": "\n".join(found["lines"])}
     return None
+
+
+_HANDLED = "ERROR_HANDLED_BY_"
+
+
+def _handled_failure(content: Any) -> dict[str, Any] | None:
+    """A tool's failure a plugin answered for (ADK's ReflectAndRetryToolPlugin's `ToolFailureResponse`): the plugin,
+    the error's type and message, which retry it was and the guidance the model was sent; None for another result."""
+    found = _json(content) if isinstance(content, str) and _HANDLED in content else None
+    kind = found.get("response_type") if found is not None else None
+    if found is None or not isinstance(kind, str) or not kind.startswith(_HANDLED):
+        return None
+    guidance = found.get("reflection_guidance")
+    return {"by": kind[len(_HANDLED):].replace("_", " ").lower(),
+            "type": str(found.get("error_type") or "") or None,
+            "message": str(found.get("error_details") or "") or None,
+            "retry": _number(found.get("retry_count")),
+            "guidance": guidance if isinstance(guidance, str) and guidance.strip() else None}
 
 
 def _provider_failure(content: Any) -> str | None:
@@ -693,9 +752,13 @@ def _elapsed(steps: list[dict[str, Any]]) -> float | None:
     return max(0.0, (end - first).total_seconds())
 
 
+def steps_pages(document: dict[str, Any]) -> int:
+    return max(1, -(-len(document.get("steps") or []) // STEPS_PER_PAGE))
+
+
 def steps_page(request: web.Request, document: dict[str, Any]) -> dict[str, Any]:
     steps = document.get("steps") or []
-    pages = max(1, -(-len(steps) // STEPS_PER_PAGE))
+    pages = steps_pages(document)
     number = query_int(request, "page", 1, low=1, high=pages)
     start = (number - 1) * STEPS_PER_PAGE
     asked = answered(steps)
@@ -798,6 +861,8 @@ async def session(request: web.Request) -> Page | web.StreamResponse:
     if response.status >= 400:
         raise ApiError(response.status, str(document.get("error", {}).get("message")))
     if request.query.get("download") or request.query.get("format") == "json":
+        # A ?page= the HTML page refuses is refused here too (it answered the whole document with 200).
+        query_int(request, "page", 1, low=1, high=steps_pages(document))
         # The route's own bytes: the twin is exactly what GET .../trajectory answers, not a re-serialisation.
         headers = {k: v for k, v in response.headers.items() if k.lower().startswith("x-evalkit-")}
         if request.query.get("download"):
