@@ -13,6 +13,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
+from evalkit.ingest.otlp_json import parse_json
 from evalkit.trajectory.span import STATUS_ERROR, STATUS_OK, STATUS_UNSET, LogRecord, Span, SpanEvent
 
 if TYPE_CHECKING:
@@ -130,7 +131,10 @@ def capture_spans(name: str) -> list[Span]:
         if export.signal == "traces":
             request = ExportTraceServiceRequest()
             # The Langfuse SDK gzips its exports (the capture keeps the body as sent).
-            request.ParseFromString(gzip.decompress(export.body) if export.content_encoding == "gzip" else export.body)
+            body = gzip.decompress(export.body) if export.content_encoding == "gzip" else export.body
+            if "json" in export.content_type:  # Langfuse's JS processor posts OTLP/JSON: read as ingest reads it
+                body, _ = parse_json(body, "traces")
+            request.ParseFromString(body)
             spans.extend(spans_from_request(request))
     return spans
 

@@ -70,6 +70,11 @@ KNOWN_GAPS: dict[str, str] = {
         "error-text output's as a text output's (convertToolResultOutputToResponse), and @ai-sdk/openai 4 sent the "
         "model {\"error\": value}, which no span records (the rest, each step's reasoning and reasoning tokens among "
         "it, is right: tests/trajectory/test_vercel_ai_otel_genai.py)",
+    "vercel-ai_langfuse":
+        "the same gap under Langfuse's AI SDK 7 integration (@langfuse/vercel-ai-sdk delegates to @ai-sdk/otel's "
+        "GenAI-conventions integration): a throwing tool's result is written as its text alone, and @ai-sdk/openai 4 "
+        "sent the model {\"error\": value}, which no span records (the rest, every call a step, the session from "
+        "Langfuse's propagated session.id, is right: tests/trajectory/test_vercel_ai_langfuse.py)",
     "vercel-ai_native_image":
         "the same gap: the throwing get_weather's result is recorded as {type: \"error-text\", value} and "
         "@ai-sdk/openai 4 sent the model {\"error\": value}, which no span records (the rest, the question's images "

@@ -33,6 +33,10 @@ _STEP_OPERATION = "agent_step"
 # On every execute_tool span the SDK runs (no GenAI convention names it): with the `ai.*` supplemental keys, what
 # tells this integration's spans from other GenAI emitters'.
 _TOOL_DURATION = "gen_ai.execute_tool.duration"
+# The integration's own tracer (`trace.getTracer("gen_ai")`, unless given one): what tells its chat, step and run
+# spans without the supplemental keys, as Langfuse's integration (`@langfuse/vercel-ai-sdk`) writes them, from other
+# GenAI emitters' (tests/captures/vercel-ai_langfuse).
+_TRACER = "gen_ai"
 _REASONING_TOKENS = "ai.usage.outputTokenDetails.reasoningTokens"
 _NO_CACHE_TOKENS = "ai.usage.inputTokenDetails.noCacheTokens"
 # The call's timing (the span's own start and end say how long it took), the provider's response metadata (ids and
@@ -52,7 +56,8 @@ def detect(span: Span) -> bool:
     return (
         "gen_ai.operation.name" in attributes
         and "ai.operationId" not in attributes
-        and (_TOOL_DURATION in attributes or any(key.startswith("ai.") for key in attributes))
+        and (span.scope_name == _TRACER or _TOOL_DURATION in attributes
+             or any(key.startswith("ai.") for key in attributes))
     )
 
 
