@@ -669,8 +669,12 @@ class _Context:
             if referenced:
                 draft.extra["media"] = referenced
         elif text:
-            self.draft(time_ns, "user", message=text, is_copied_context=copied or None)
+            draft = self.draft(time_ns, "user", message=text, is_copied_context=copied or None)
             self.asked_texts.add(text)
+        else:
+            return
+        if message.extra:  # what the emitter records of the question beyond its text (spoken: openai_agents_voice.py)
+            draft.extra.update(json_safe(message.extra))
 
     def _completes_answer(self, message: Message) -> bool:
         """Whether a re-sent answer with tool calls is this trajectory's latest received answer, whose span

@@ -41,6 +41,9 @@ class Message:
     role: str  # system / user / assistant / tool (free string, lower-cased)
     parts: list[Part] = field(default_factory=list)
     name: str | None = None
+    # What the emitter records of the message beyond its parts, kept as its step's `extra` where it is a new question
+    # (a spoken one's `spoken`: openai_agents_voice.py). None for nearly all: set only by an emitter's `complete_calls`.
+    extra: dict[str, Any] | None = None
 
     @property
     def text(self) -> str:
@@ -71,8 +74,8 @@ class Usage:
     reasoning_tokens: int | None = None
     # How input_tokens was obtained when the emitter excluded cache tokens, else None.
     normalisation: str | None = None
-    # The web searches the provider ran within the answer (Anthropic's `usage.server_tool_use.web_search_requests`),
-    # billed apart from the tokens.
+    # The web searches the provider ran within the answer (Anthropic's `usage.server_tool_use.web_search_requests`;
+    # OpenAI's Responses answer's `search` actions: `openai_agents_hosted_tools`), billed apart from the tokens.
     web_search_requests: int | None = None
     # The web fetches the provider ran within the answer (Anthropic's `usage.server_tool_use.web_fetch_requests`): no
     # fee of their own, the text fetched billed as input tokens.

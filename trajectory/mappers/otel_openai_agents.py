@@ -70,6 +70,7 @@ from evalkit.trajectory.mappers import (
     openai_agents_guardrails,
     openai_agents_hosted_tools,
     openai_agents_images,
+    openai_agents_voice,
     openai_sdk,
     otel_genai,
     python_repr,
@@ -126,7 +127,8 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
 
 def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
     """Each call's answer given its citations, which 0.1.0 writes only where a later call of the session re-sends the
-    answer (its content part's dict repr): the first such call's, whose history is the one right after it."""
+    answer (its content part's dict repr): the first such call's, whose history is the one right after it; then the
+    voice pipeline's questions marked heard and its answers said (`openai_agents_voice.py`)."""
     ordered = sorted((call for call in calls if detect(call.span)), key=lambda call: call.span.start_time_unix_nano)
     resent: list[dict[str, list[dict[str, Any]]] | None] = [None] * len(ordered)  # each call's, read once if asked
     for position, call in enumerate(ordered):
@@ -140,6 +142,8 @@ def complete_calls(spans: Sequence[Span], calls: Iterable[LlmCall]) -> None:
             if answer in cited:
                 openai_agents_hosted_tools.keep_annotations(call, cited[answer])
                 break
+    # The voice pipeline's turns: each transcribed question marked spoken, each answer marked said.
+    openai_agents_voice.complete_calls(spans, ordered)
 
 
 def _resent_citations(span: Span) -> dict[str, list[dict[str, Any]]]:

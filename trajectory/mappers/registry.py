@@ -35,6 +35,7 @@ from evalkit.trajectory.mappers import (
     mlflow,
     openai_agents_guardrails,
     openai_agents_model_retries,
+    openai_agents_voice,
     openai_chat_audio,
     openai_responses_compaction,
     openinference,
@@ -161,6 +162,8 @@ def _complete_openinference_calls(spans: Sequence[Span], calls: Iterable[LlmCall
     openai_responses_compaction.complete_calls(spans, calls)
     # OpenAI's spoken answers re-sent by their audio's id alone: the transcript of the answer each names.
     openai_chat_audio.complete_calls(spans, calls)
+    # openai-agents' voice pipeline: each turn's transcribed question marked spoken, its answers marked said.
+    openai_agents_voice.complete_calls(spans, calls)
     # CrewAI's own calls around a task (its knowledge query, its memory's) marked its work; what its knowledge and
     # memory appended to the task prompt listed as retrievals.
     crewai_knowledge_memory.complete_calls(spans, calls)

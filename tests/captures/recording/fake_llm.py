@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .fake_audio import SPEECH, TRANSCRIPTIONS, AudioScript, is_transcript
+
 CREATED = 1_760_000_000
 
 
@@ -977,8 +979,10 @@ class FakeLLM:
     """The endpoint, served from a thread: `base_url` is where a client points (`…/v1`)."""
 
     def __init__(self, replies: list[Reply] | list[dict[str, Any]], host: str = "127.0.0.1", port: int = 0) -> None:
-        self.script = Script([r if isinstance(r, Reply) else Reply.of(r) for r in replies])
-        script = self.script
+        # The transcripts scripted among the replies answer the audio endpoints (`fake_audio`), not the model's calls.
+        self.audio = AudioScript([r for r in replies if is_transcript(r)])
+        self.script = Script([r if isinstance(r, Reply) else Reply.of(r) for r in replies if not is_transcript(r)])
+        script, audio = self.script, self.audio
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -1010,6 +1014,9 @@ class FakeLLM:
                         self._json(200, script.compact(json.loads(raw or b"{}"), raw))
                     except LookupError as exc:
                         self._json(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
+                    return
+                if path in TRANSCRIPTIONS or path in SPEECH:  # speech to text, text to speech: logged apart
+                    self._audio(path, raw)
                     return
                 if api is None and path.startswith(_CONVERSE_PATH):
                     self._converse(path, raw)
@@ -1118,6 +1125,25 @@ class FakeLLM:
                 self.wfile.flush()
                 self.close_connection = True
 
+            def _audio(self, path: str, raw: bytes) -> None:
+                """OpenAI's transcription (a JSON answer) or speech (PCM, chunked as the API streams it)."""
+                if path in TRANSCRIPTIONS:
+                    try:
+                        self._json(200, audio.transcribe(raw, self.headers.get("Content-Type", ""), len(script.log)))
+                    except LookupError as exc:
+                        self._json(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
+                    return
+                pcm = audio.speak(json.loads(raw or b"{}"), len(script.log))
+                self.send_response(200)
+                self.send_header("Content-Type", "audio/pcm")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for start in range(0, len(pcm), 4096):
+                    piece = pcm[start:start + 4096]
+                    self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
             def _json(self, status: int, data: Any) -> None:
                 payload = json.dumps(data).encode()
                 self.send_response(status)
@@ -1141,7 +1167,7 @@ class FakeLLM:
 
     @property
     def unused(self) -> int:
-        return len(self.script.replies)
+        return len(self.script.replies) + len(self.audio.transcripts)
 
     def __enter__(self) -> FakeLLM:
         self.thread.start()

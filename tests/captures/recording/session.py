@@ -90,6 +90,8 @@ class Recording:
         failures = self.llm.script.failures
         if failures:  # only when scripted, so that captures recorded before re-record the same
             self.meta["failed_llm_requests"] = len(failures)
+        if self.llm.audio.log:  # only when spoken to, so that captures recorded before re-record the same
+            self.meta["audio_requests"] = len(self.llm.audio.log)
         compactions = self.llm.script.compactions
         if compactions:  # only when asked for, so that captures recorded before re-record the same
             self.meta["compactions"] = len(compactions)
@@ -102,6 +104,8 @@ class Recording:
         if compactions:  # the compactions asked for: no calls of the log (no reply was scripted for them)
             (self.capture_dir / "llm_compactions.jsonl").write_text(
                 "".join(json.dumps(e) + "\n" for e in compactions))
+        if self.llm.audio.log:  # speech heard and said (`fake_audio`): no calls of the log
+            (self.capture_dir / "llm_audio.jsonl").write_text(self.llm.audio.dumps())
         (self.capture_dir / "meta.json").write_text(json.dumps(self.meta, indent=1) + "\n")
         if self.llm.unused:
             print(f"warning: {self.llm.unused} scripted replies were never asked for", file=sys.stderr)
