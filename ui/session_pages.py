@@ -204,6 +204,10 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None,
             # What the framework retrieved and put in this call's prompt (CrewAI's memories recalled and knowledge
             # chunks, `extra.retrievals` on the step): listed as a retriever tool's documents are.
             "prompt_retrievals": _retrievals(extra.get("retrievals")) if step.get("source") == "agent" else [],
+            # A question a person spoke, transcribed before the agent ran (`extra.spoken`: a voice pipeline's), and
+            # an answer the pipeline said aloud (`extra.spoken_answer`): each with its model where recorded.
+            "spoken": _voice(extra.get("spoken")) if step.get("source") == "user" else None,
+            "spoken_answer": _voice(extra.get("spoken_answer")) if step.get("source") == "agent" else None,
             # A tool run no LLM call asked for (`extra.dispatch` says so: the builder's step for an orphan tool).
             "dispatch": extra["dispatch"] if isinstance(extra.get("dispatch"), str) else None,
             # How the prompt tokens were made to count what the emitter counted apart ("cache tokens added to prompt
@@ -297,6 +301,16 @@ def _retrievals(retrievals: Any) -> list[dict[str, Any]]:
                       # Where the framework put what it found (CrewAI's "task prompt"), when it says.
                       "sent_in": str(r["from"]) if isinstance(r.get("from"), str) and r["from"].strip() else None})
     return found
+
+
+def _voice(note: Any) -> dict[str, Any] | None:
+    """A spoken question's or answer's note (`extra.spoken`, `extra.spoken_answer`): the model that transcribed or said
+    it ("" where the emitter recorded none) and what the emitter did not record."""
+    if not isinstance(note, dict):
+        return None
+    models = note.get("models") if isinstance(note.get("models"), list) else []
+    model = note.get("model") if isinstance(note.get("model"), str) else ", ".join(str(m) for m in models)
+    return {"model": model, "not_recorded": str(note.get("not_recorded") or "")}
 
 
 def _framework_work(work: Any) -> dict[str, Any] | None:

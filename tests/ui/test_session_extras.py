@@ -212,3 +212,30 @@ def test_a_handoff_names_its_agent_and_normalised_tokens_say_how(tab: Tab, world
         tokens = tab.page.locator(f"article#step-{s['step_id']} .metric.tokens")
         assert tokens.get_attribute("title") == f"prompt tokens: {s['metrics']['extra']['prompt_tokens_normalisation']}"
     assert tab.console_errors == []
+
+
+def test_a_spoken_question_and_an_answer_said_aloud_say_so(tab: Tab, world: World) -> None:
+    """The Agents SDK's voice pipeline under OpenTelemetry's instrumentation (`openai-agents_otel-genai_voice`): each
+    question was spoken and transcribed before the agent ran (`extra.spoken`, the transcription model), each answer
+    said aloud (`extra.spoken_answer`, the speech model). Before, the page showed them as a typed question and a
+    written answer; now each says how it was heard or said, and by which model, and what the emitter did not record
+    on hover."""
+    _, page = _replayed(world, "openai-agents_otel-genai_voice", "voicedesk")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    pairs = _articles(tab, document)
+    heard = [(s, a) for s, a in pairs if (s.get("extra") or {}).get("spoken")]
+    said = [(s, a) for s, a in pairs if (s.get("extra") or {}).get("spoken_answer")]
+    assert len(heard) == 2 and said
+    assert tab.page.locator(".badge.spoken").count() == len(heard) + len(said)
+    for s, article in heard:
+        note = s["extra"]["spoken"]
+        badge = article.locator("> header .badge.spoken")
+        assert badge.inner_text() == f"spoken, transcribed by {note['model']}"
+        assert note["not_recorded"] in (badge.get_attribute("title") or "")
+    for s, article in said:
+        note = s["extra"]["spoken_answer"]
+        assert article.locator("> header .badge.spoken").inner_text() == f"said aloud by {note['model']}"
+    tab.shot("trajectory-voice")
+    assert tab.console_errors == []
