@@ -308,8 +308,9 @@ def _voice(note: Any) -> dict[str, Any] | None:
     it ("" where the emitter recorded none) and what the emitter did not record."""
     if not isinstance(note, dict):
         return None
-    models = note.get("models") if isinstance(note.get("models"), list) else []
-    model = note.get("model") if isinstance(note.get("model"), str) else ", ".join(str(m) for m in models)
+    models = note.get("models")
+    model = note.get("model") if isinstance(note.get("model"), str) else \
+        ", ".join(str(m) for m in models) if isinstance(models, list) else ""
     return {"model": model, "not_recorded": str(note.get("not_recorded") or "")}
 
 
