@@ -41,9 +41,11 @@ from evalkit.trajectory.mappers import (
     google_genai,
     haystack,
     mcp_semconv,
+    openai_sdk,
     openlit_ag2,
     openlit_pydantic_ai,
     openllmetry_llamaindex,
+    otel_openai_agents,
     pydantic_ai,
     strands,
 )
@@ -653,6 +655,38 @@ _PYDANTIC_AI_SEARCHES_BACKFILL = _SEARCHES_BACKFILL.replace(
     f"is_llm_call AND {_PYDANTIC_AI_KEY} AND {_PYDANTIC_AI_SEARCHES} > 0 AND NOT {_REPORTED}").replace(
     "toUInt64(web_search_requests)", _PYDANTIC_AI_SEARCHES)
 
+# Migration 228: the web searches OpenAI bills in an openai-agents answer, which its Responses usage does not count and
+# the trajectory counts from the answer's `web_search_call` items whose action is a `search`
+# (`openai_agents_hosted_tools.count_billed_searches`), as each instrumentation records them: OpenInference's in its
+# LLM span's `output.value` (the Response's JSON: `"action":{"type":"search"`, compact, no text's escaped quote can
+# make it), OpenTelemetry's in its chat span's `gen_ai.output.messages` (each item's repr,
+# `action=ActionSearch(type='search'`). A scope test first (then an LLM span, the key in a map's `keys` subcolumn),
+# so that the spans of every other scope pay that alone and only these scopes' LLM spans are searched; else 227's
+# reading. The traces stored before that hold one are given their searches' keys in the per-trace summary, as 227
+# did (the scope first), their count read from the text, not the column (computed again in the background).
+def _counted_in(key: str, needle: str) -> str:
+    """The condition and value of a `multiIf` branch: an LLM span holding `key`, the times its text holds `needle`."""
+    text = f"if(has(attributes.keys, '{key}'), attributes['{key}'], payloads['{key}'])"
+    return (f"is_llm_call AND (has(attributes.keys, '{key}') OR has(payloads.keys, '{key}')), "
+            f"countSubstrings({text}, '{needle}')")
+
+
+_OPENAI_AGENTS_SCOPES = f"scope_name IN ('{openai_sdk.OPENAI_AGENTS_SCOPE}', '{otel_openai_agents.SCOPE}')"
+_OPENAI_AGENTS_SEARCHES = (
+    f"multiIf(scope_name = '{openai_sdk.OPENAI_AGENTS_SCOPE}' AND "
+    + _counted_in("output.value", '"action":{"type":"search"')
+    + f", scope_name = '{otel_openai_agents.SCOPE}' AND "
+    + _counted_in("gen_ai.output.messages", "action=ActionSearch(type=\\'search\\'")
+    + ", 0)")
+_WEB_SEARCH_REQUESTS_228 = (f"web_search_requests UInt64 MATERIALIZED if({_OPENAI_AGENTS_SCOPES}, "
+                            f"{_OPENAI_AGENTS_SEARCHES}, if(is_llm_call AND {_PYDANTIC_AI_KEY}, "
+                            f"{_PYDANTIC_AI_SEARCHES}, {_ANTHROPIC_OPENINFERENCE_SEARCHES}))")
+_BACKFILLED_SEARCHES = _OPENAI_AGENTS_SEARCHES.replace("{", "{{").replace("}", "}}")  # a backfill is a format string
+_OPENAI_AGENTS_SEARCHES_BACKFILL = _SEARCHES_BACKFILL.replace(
+    f"scope_name = '{anthropic_openinference.SCOPE}' AND is_llm_call AND {_SEARCHED}",
+    f"{_OPENAI_AGENTS_SCOPES} AND {_BACKFILLED_SEARCHES} > 0 AND NOT {_REPORTED}").replace(
+    "toUInt64(web_search_requests)", _BACKFILLED_SEARCHES)
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -766,4 +800,8 @@ MIGRATIONS: list[Migration] = [
     Migration(227, "the web searches pydantic-ai records, priced in the session list as in the trajectory", (
         RedefineColumn("spans", _WEB_SEARCH_REQUESTS_227),
         Backfill("trace_summary", "spans", _PYDANTIC_AI_SEARCHES_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's cost changes).
+    Migration(228, "the web searches OpenAI bills in an openai-agents answer, priced in the session list", (
+        RedefineColumn("spans", _WEB_SEARCH_REQUESTS_228),
+        Backfill("trace_summary", "spans", _OPENAI_AGENTS_SEARCHES_BACKFILL))),
 ]

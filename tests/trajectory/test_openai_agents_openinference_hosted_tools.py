@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
+import genai_prices
 from span_fixtures import capture_document, capture_spans, results_by_call
 
-from evalkit.trajectory.mappers import openinference
+from evalkit.trajectory.mappers import openai_agents_hosted_tools, openinference
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall
 from evalkit.trajectory.span import Span
@@ -124,3 +126,52 @@ def test_the_agent_lists_the_web_search_tool_as_offered() -> None:
         "type": "function", "function": {"name": "web_search"},
         "extra": {"offered": {key: value for key, value in offered.items() if value is not None}}}
     assert definitions["web_search"]["extra"]["offered"]["search_context_size"] == "medium"
+
+
+def _billed(entry: dict[str, Any]) -> int:
+    """The searches the logged answer is billed for: its `web_search_call` items whose action is a `search`."""
+    return sum(1 for search in entry["response"].get("web_search_calls") or () if search["action"]["type"] == "search")
+
+
+def test_each_answers_billed_searches_are_counted_and_priced() -> None:
+    """OpenAI bills each search an answer ran, which its Responses usage does not count: the `web_search_call` items
+    whose action is a `search` are the step's `metrics.extra.web_search_requests`, priced per search as genai-prices
+    prices gpt-4o's ($10 a thousand). Calls 1 and 2 re-send call 0's search as history: billed once, to call 0."""
+    steps, log = _call_steps(), _log()
+    for step, entry in zip(steps, log, strict=True):
+        usage, searches = entry["response"]["usage"], _billed(entry)
+        assert (step["metrics"].get("extra") or {}).get("web_search_requests") == (searches or None)
+        price = genai_prices.calc_price(genai_prices.Usage(input_tokens=usage["input_tokens"],
+                                                           output_tokens=usage["output_tokens"],
+                                                           web_searches=searches or None),
+                                        entry["model"], provider_id="openai")
+        assert abs(Decimal(str(step["metrics"]["cost_usd"])) - Decimal(str(price.total_price))) < Decimal("1e-9")
+    assert [_billed(entry) for entry in log] == [1, 0, 0, 1]
+    assert all("web_search_call" in str(span.attributes["input.value"]) for span in _response_spans()[1:3])
+    per_search = genai_prices.calc_price(genai_prices.Usage(web_searches=1), "gpt-4o", provider_id="openai")
+    assert per_search.total_price == Decimal("0.01")
+
+
+def test_a_search_action_that_is_no_search_is_not_billed() -> None:
+    """OpenAI bills a `search` action, not an `open_page` or `find_in_page` one: such a call is the step's call of
+    the tool all the same, and no billed search."""
+    span = _response_spans()[0]
+    key = "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments"
+    action = {"type": "open_page", "url": "https://www.visitoslo.com/en/whats-on/"}
+    opened = replace(span, attributes={
+        **span.attributes, key: json.dumps(action),
+        "output.value": str(span.attributes["output.value"]).replace('"action":{"type":"search"',
+                                                                     '"action":{"type":"open_page"')})
+    call = _read(opened)
+    [search] = [part for message in call.output_messages for part in message.tool_calls if part.name == "web_search"]
+    assert search.arguments == action
+    assert call.usage.web_search_requests is None
+    assert _read(span).usage.web_search_requests == 1
+
+
+def test_a_count_of_searches_the_emitter_recorded_is_kept() -> None:
+    """An emitter's own count of the answer's searches (as pydantic-ai records one) is what the call counts."""
+    call = _read(_response_spans()[0])
+    call.usage.web_search_requests = 3
+    openai_agents_hosted_tools.count_billed_searches(call)
+    assert call.usage.web_search_requests == 3

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
+import genai_prices
 from span_fixtures import capture_document, capture_spans, results_by_call
 
 from evalkit.trajectory.mappers import otel_openai_agents
@@ -103,3 +105,18 @@ def test_the_sources_a_search_consulted_are_no_arguments() -> None:
                 if call.name == "web_search"]
     assert search.arguments == _log()[0]["response"]["web_search_calls"][0]["action"]
     assert search.extra == {"run_by": "provider", "status": "completed", "sources": [{"type": "url", "url": url}]}
+
+
+def test_a_recorded_search_is_counted_and_priced() -> None:
+    """OpenAI bills each search an answer ran (its usage counts none): call 0's, whose item's repr is on its span, is
+    its step's `metrics.extra.web_search_requests`, priced at genai-prices' $0.01; call 3's is in no span (a known
+    gap)."""
+    steps, log = _call_steps(), _log()
+    counted = [(step["metrics"].get("extra") or {}).get("web_search_requests") for step in steps]
+    assert counted == [1, None, None, None]
+    assert [len(entry["response"].get("web_search_calls") or ()) for entry in log] == [1, 0, 0, 1]
+    usage = log[0]["response"]["usage"]
+    price = genai_prices.calc_price(genai_prices.Usage(input_tokens=usage["input_tokens"],
+                                                       output_tokens=usage["output_tokens"], web_searches=1),
+                                    log[0]["model"], provider_id="openai")
+    assert abs(Decimal(str(steps[0]["metrics"]["cost_usd"])) - Decimal(str(price.total_price))) < Decimal("1e-9")

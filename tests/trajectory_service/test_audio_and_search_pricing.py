@@ -366,7 +366,7 @@ async def test_pydantic_ai_searches_stored_before_migration_227_are_priced_as_th
         patch.setattr(session_rows, "_ROW_FORMAT", "rows-19")
         _keep_all(store, prices)
         assert all(kept(agent) == [row["cost_usd"]] for agent, _, row in before.values())
-    assert migrate(store) == [227]
+    assert migrate(store) == sorted(m.version for m in all_migrations() if m.version >= 227)
     for _ in range(100):  # the spans stored before are written again in the background (a mutation)
         if not store.query("SELECT count() FROM system.mutations WHERE database = {db:String} AND table = 'spans' "
                            "AND NOT is_done", {"db": store.database})[0][0]:

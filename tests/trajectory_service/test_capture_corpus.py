@@ -154,21 +154,14 @@ KNOWN_GAPS: dict[str, str] = {
         "tokens and 1,223 prompt tokens), the approved booking's execution and the rejection are in no span. Turn 2's "
         "history re-sends what they answered (copied steps with their reasoning, each booking's outcome on its call: "
         "tests/trajectory/test_openai_agents_openinference_approval.py); what the person decided is in no span",
-    "openai-agents_openinference_hosted-tools":
-        "the two web searches the API ran (call 0's and call 3's web_search_call, each a `search` action, which OpenAI "
-        "bills per search: $0.01 each at genai-prices' rate for gpt-4o) are not priced, in the trajectory nor the "
-        "session list ($0.0039 of $0.0239): OpenInference's openai-agents instrumentation records each as a "
-        "web_search_call tool call (read as the provider's web_search, trajectory/mappers/openai_agents_hosted_tools"
-        ".py) and no count of them, and neither the mapper nor ingest's web_search_requests column counts the calls. "
-        "The rest is right (tests/trajectory/test_openai_agents_openinference_hosted_tools.py)",
     "openai-agents_otel-genai_hosted-tools":
         "opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes an answer with text as its response.output_text "
         "alone (span_processor.py _normalize_output_messages_to_role_parts), and the SDK re-sends no item of the last "
         "answer: the streamed turn's web search (call 3's web_search_call, 'Bergen weather forecast Saturday') and its "
         "url_citation are in no span. The rest is right (tests/trajectory/test_openai_agents_otel_genai_hosted_tools"
         ".py): call 0's search a web_search call run by the provider beside book_hotel, call 2's citation read from "
-        "turn 2's re-sent history. Nor is either search priced (OpenAI bills each; the instrumentation records no "
-        "count of them), as for openai-agents_openinference_hosted-tools",
+        "turn 2's re-sent history, call 0's search counted and priced (OpenAI bills each; $0.01 at genai-prices' "
+        "rate for gpt-4o) in the trajectory and the session list; call 3's, in no span, is neither",
     "openai-sdk_openlit_reasoning":
         "OpenLIT 1.45's OpenAI instrumentation on the Responses API: of a non-streamed answer's function calls it keeps"
         " the last (process_response_response sets _response_tools to each function_call item in turn), so call 0's "

@@ -16,9 +16,15 @@ Read here (`read_call`), on the call's answer and on its input's re-sent items a
 - the answer's annotations (its citations), each as the API gave it, in the call's `extra` (so its step's):
   `annotations`, their indices into the text of the answer.
 
-The two rules, a search read as the provider's call (`as_web_search`) and an answer's citations kept
-(`keep_annotations`), are OpenTelemetry's openai-agents instrumentation's too (`otel_openai_agents`), which records
-the same items its own way.
+- the web searches the answer ran that OpenAI bills (`count_billed_searches`): its Responses usage counts none, and
+  OpenAI bills each `web_search_call` whose action is a `search` (an `open_page` or `find_in_page` action is no
+  search), as pydantic-ai counts them (`models/openai/_response_fields.py`, `billed_web_searches`); counted on the
+  answer alone (a search the history re-sends was billed to the call that ran it) as `Usage.web_search_requests`,
+  which prices them (genai-prices' OpenAI rate, per thousand).
+
+The three rules, a search read as the provider's call (`as_web_search`), an answer's citations kept
+(`keep_annotations`) and its billed searches counted (`count_billed_searches`), are OpenTelemetry's openai-agents
+instrumentation's too (`otel_openai_agents`), which records the same items its own way.
 
 Seen in tests/captures/openai-agents_openinference_hosted-tools and openai-agents_otel-genai_hosted-tools.
 """
@@ -34,6 +40,7 @@ from evalkit.trajectory.operations import LlmCall, Message, Part
 
 WEB_SEARCH = "web_search"  # the tool as the request names it (`{"type": "web_search"}`) and the SDK's WebSearchTool
 _WEB_SEARCH_ITEM = "web_search_call"  # the item's type: the name the instrumentation gives the call
+_BILLED_ACTION = "search"  # the web search action OpenAI bills (per call); `open_page`, `find_in_page` are not
 # Whether a Response's dump holds an annotation at all, before it is parsed for them (most answers hold none).
 _ANNOTATED = re.compile(r'"annotations"\s*:\s*\[\s*\{')
 
@@ -49,6 +56,7 @@ def read_call(call: LlmCall, response: object, request: object) -> None:
     output = _items(parse_json(response), "output") if answered or annotated else []
     if answered:
         call.output_messages = _hosted_calls(call.output_messages, output)
+        count_billed_searches(call)
     if resent:
         call.input_messages = _hosted_calls(call.input_messages, _items(parse_json(request), None))
     annotations = [annotation for item in output if item.get("type") == "message"
@@ -60,6 +68,20 @@ def keep_annotations(call: LlmCall, annotations: list[dict[str, Any]]) -> None:
     """`call` given its answer's annotations (its citations), each as the API gave it, their indices into its text."""
     if annotations:
         call.extra["annotations"] = annotations
+
+
+def count_billed_searches(call: LlmCall) -> None:
+    """`call`'s `Usage.web_search_requests`, which its usage does not count: its answer's web searches the provider
+    ran (read by `as_web_search`) whose action is a `search`, the one action OpenAI bills. A count the emitter
+    recorded is kept."""
+    searches = sum(1 for message in call.output_messages for part in message.parts if _billed_search(part))
+    if searches and not call.usage.web_search_requests:
+        call.usage.web_search_requests = searches
+
+
+def _billed_search(part: Part) -> bool:
+    return (part.kind == "tool_call" and part.name == WEB_SEARCH and isinstance(part.arguments, dict)
+            and part.arguments.get("type") == _BILLED_ACTION and (part.extra or {}).get("run_by") == "provider")
 
 
 def _has_hosted_call(messages: list[Message]) -> bool:

@@ -207,6 +207,7 @@ GUARDRAIL_SPANS = openai_agents_guardrails.GuardrailSpans(
 def _llm_call(reader: SpanReader, logs: Sequence[LogRecord]) -> LlmCall:
     call = otel_genai.llm_call(reader, logs, NAME)
     call.output_messages = [_answer(message) for message in call.output_messages]
+    openai_agents_hosted_tools.count_billed_searches(call)  # the searches OpenAI bills, which its usage does not count
     # Input messages may be the memo's (shared by every call re-sending them): replaced, never changed.
     inputs = [_without_repeated_results(_with_content_parts(message)) for message in call.input_messages]
     if any(new is not old for new, old in zip(inputs, call.input_messages, strict=True)):
