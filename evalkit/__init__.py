@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         run_experiment,
     )
 
-# Every name of evalkit.sdk (SDK.md: "re-exported as evalkit"), the errors a script catches included
+# Every name of evalkit.sdk (docs/sdk.md: `import evalkit`), the errors a script catches included
 # (tests/sdk/test_public_names.py holds the two lists equal).
 __all__ = [
     "Evaluation",

@@ -102,7 +102,10 @@ class Comparison(_Model):
     evaluators_only_in_candidate: list[str]
     evaluators_only_in_baseline: list[str]
     warnings: list[str] = Field(default_factory=list,
-                                description="why the two may not be comparable (other dataset or version)")
+                                description="why the two may not be comparable (the same experiment, another "
+                                            "dataset or version)")
+    same_experiment: bool = Field(default=False, description="the baseline is the candidate itself: every case is "
+                                                             "the same by construction, nothing is compared")
 
     def evaluator(self, name: str) -> EvaluatorComparison:
         for e in self.evaluators:
@@ -286,12 +289,23 @@ def compare(
         evaluators_only_in_candidate=[n for n in cand_names if n not in base_names],
         evaluators_only_in_baseline=[n for n in baseline.evaluator_names if n not in set(cand_names)],
         warnings=warnings,
+        same_experiment=_same_experiment(candidate, baseline),
     )
+
+
+def _same_experiment(candidate: ExperimentRecords, baseline: ExperimentRecords) -> bool:
+    return candidate.experiment_id is not None and candidate.experiment_id == baseline.experiment_id
 
 
 def _warnings(candidate: ExperimentRecords, baseline: ExperimentRecords,
               results: Sequence[EvaluatorComparison]) -> list[str]:
     out: list[str] = []
+    if _same_experiment(candidate, baseline):
+        # Every case "same", no regression, a gate passed: what comparing with itself shows, as if it were news.
+        out.append(f"the baseline is the candidate itself (experiment {candidate.experiment_id}): every case is the "
+                   "same by construction and nothing is compared; pick another experiment as the baseline (list "
+                   "them with `evalkit experiments list`)")
+        return out
     if candidate.dataset and baseline.dataset and candidate.dataset != baseline.dataset:
         out.append(f"the experiments ran different datasets (candidate {candidate.dataset}, baseline "
                    f"{baseline.dataset}); only cases with the same id are paired, and they may not be the same task")
@@ -488,6 +502,8 @@ def render_comparison_markdown(comparison: Comparison, *, case_limit: int = 20) 
     parts = [
         head,
         "",
+        # Comparing an experiment with itself is a mistake to see before the table of "same" verdicts, not after.
+        *([f"⚠ {c.warnings[0]}", ""] if c.same_experiment and c.warnings else []),
         markdown_table(
             [
                 "evaluator",
@@ -507,7 +523,7 @@ def render_comparison_markdown(comparison: Comparison, *, case_limit: int = 20) 
         f"Paired per case (mean over repetitions); significance at alpha = {c.alpha}; "
         f"bootstrap {c.n_resamples} resamples, seed {c.seed}.",
     ]
-    if c.warnings:
+    if c.warnings and not c.same_experiment:
         parts += ["", *(f"⚠ {w}" for w in c.warnings)]
     for e in c.evaluators:
         if e.regressed:

@@ -20,9 +20,9 @@ from evalkit.api import (
     require_existing_workspace,
 )
 from evalkit.outbound import OutboundPolicy
-from evalkit.query_params import MAX_INT, bool_param, choice_param, float_param, int_param, whole_number
+from evalkit.query_params import MAX_INT, MAX_OFFSET, bool_param, choice_param, float_param, int_param, whole_number
 
-from . import deletion, run_results
+from . import deletion, run_pages, run_results
 from .blob_settings import blob_store_from
 from .blobs import BlobError
 from .compare import gate as run_gate
@@ -485,9 +485,8 @@ async def pinned_cases(request: web.Request) -> web.Response:
                           "cases": [c.model_dump(mode="json") for c in cases]})
 
 
-async def _runs_with_results(request: web.Request, s: ScoringService, e: Experiment, *,
-                             evaluations: bool) -> list[dict[str, Any]]:
-    """The runs `list_runs` and `export_runs` show: filtered by case_id, status, attempts, evaluator, failed."""
+def _run_filters(request: web.Request, e: Experiment) -> run_pages.RunFilters:
+    """The run filters `list_runs` and `export_runs` share: case_id, status, attempts, evaluator, failed."""
     attempts = request.query.get("attempts", "final")
     if attempts not in ("final", "all"):
         raise ApiError(400, f"attempts={attempts!r}: use attempts=final (the default) or attempts=all")
@@ -498,25 +497,47 @@ async def _runs_with_results(request: web.Request, s: ScoringService, e: Experim
     if evaluator is not None and evaluator not in e.evaluator_names:
         raise ApiError(400, f"experiment {e.experiment_id} has no evaluator {evaluator!r}; its evaluators are "
                             f"{', '.join(e.evaluator_names) or 'none'}")
-    only_failed = bool_param(request, "failed")
+    return run_pages.RunFilters(case_id=request.query.get("case_id"), status=status or None,
+                                final_only=attempts == "final", evaluator=evaluator,
+                                only_failed=bool_param(request, "failed"))
+
+
+async def _runs_with_results(request: web.Request, s: ScoringService, e: Experiment) -> list[dict[str, Any]]:
+    """Every run `export_runs` writes, with its evaluations, filtered as `list_runs` filters a page."""
+    f = _run_filters(request, e)
 
     def load() -> list[dict[str, Any]]:
-        case_id = request.query.get("case_id")
-        runs = s.runs.attempts(e.experiment_id, case_id=case_id)
-        runs = [r for r in runs if (attempts == "all" or r.final) and (not status or r.status == status)]
-        if not (evaluations or evaluator or only_failed):
-            return [r.view() for r in runs]
-        shown = [r.run_id for r in runs] if case_id or status else None
-        details = s.evaluations.details_by_run(e.experiment_id, [evaluator] if evaluator else None, shown)
-        return list(run_results.with_evaluations(runs, details, evaluator=evaluator, only_failed=only_failed))
+        runs = s.runs.attempts(e.experiment_id, case_id=f.case_id)
+        runs = [r for r in runs if (not f.final_only or r.final) and (not f.status or r.status == f.status)]
+        shown = [r.run_id for r in runs] if f.case_id or f.status else None
+        details = s.evaluations.details_by_run(e.experiment_id, [f.evaluator] if f.evaluator else None, shown)
+        return list(run_results.with_evaluations(runs, details, evaluator=f.evaluator, only_failed=f.only_failed))
 
     return await asyncio.to_thread(load)
+
+
+# A page of runs: the API's lists page the same way (1..1000, 50 unless asked).
+RUNS_PAGE_LIMIT = 1000
 
 
 async def list_runs(request: web.Request) -> web.Response:
     _, s, e = await _experiment(request)
     evaluations = bool_param(request, "evaluations")
-    return json_response({"runs": await _runs_with_results(request, s, e, evaluations=evaluations)})
+    filters = _run_filters(request, e)
+    limit = int_param(request, "limit", 50, low=1, high=RUNS_PAGE_LIMIT)
+    cursor = request.query.get("cursor") or None
+    if cursor is not None and request.query.get("offset"):
+        raise ApiError(400, "give cursor or offset, not both: the cursor (the `next_cursor` of the page before) "
+                            "already says where the next page starts")
+    offset = int_param(request, "offset", 0, high=MAX_OFFSET)
+    try:
+        after = run_pages.decode_cursor(cursor) if cursor is not None else None
+    except run_pages.BadCursor as exc:
+        raise ApiError(400, str(exc)) from exc
+    page = await asyncio.to_thread(run_pages.read_page, s.runs, s.evaluations, e.experiment_id, filters,
+                                   limit=limit, after=after, offset=offset, with_evaluations_shown=evaluations)
+    return json_response({"runs": page.views, "limit": limit, "offset": offset, "has_more": page.more,
+                          "next_cursor": page.next_cursor})
 
 
 async def export_runs(request: web.Request) -> web.Response:
@@ -526,7 +547,7 @@ async def export_runs(request: web.Request) -> web.Response:
     if fmt not in ("jsonl", "csv"):
         raise ApiError(400, f"format={fmt!r}: use format=jsonl (a run a line) or format=csv (a row per run and "
                             "evaluator)")
-    views = await _runs_with_results(request, s, e, evaluations=True)
+    views = await _runs_with_results(request, s, e)
     for view in views:
         view.setdefault("evaluations", [])
     name = f"experiment-{e.experiment_id}-runs.{fmt}"

@@ -119,6 +119,38 @@ class Runs:
                 a.final = False
         return runs
 
+    def page(self, experiment_id: int, *, limit: int, after: tuple[str, int, int] | None = None, offset: int = 0,
+             case_id: str | None = None, status: str | None = None, final_only: bool = True) -> list[Run]:
+        """At most `limit` attempts in the order `attempts` gives, from after `after` (a page's last run's case,
+        repetition and attempt: a keyset cursor) or `offset`, each marked final or not, filtered in the engine:
+        a page of a 100,000-run experiment reads the page, not the experiment.
+
+        A run is final when it is its slot's highest attempt: the slot's attempts after the cursor are all read,
+        so their highest is the slot's."""
+        params: dict[str, Any] = {"i": experiment_id, "n": limit, "o": offset}
+        where = "experiment_id = {i:UInt64}"
+        if case_id is not None:
+            where += " AND case_id = {c:String}"
+            params["c"] = case_id
+        if after is not None:
+            where += " AND (case_id, repetition, attempt) > ({ac:String}, {ar:UInt32}, {aa:UInt32})"
+            params.update(ac=after[0], ar=after[1], aa=after[2])
+        kept = ["is_final"] if final_only else []
+        if status is not None:
+            kept.append("status = {s:String}")
+            params["s"] = status
+        rows = self.store.query(
+            f"SELECT {_LIGHT}, is_final FROM (SELECT {_LIGHT}, "
+            "attempt = max(attempt) OVER (PARTITION BY case_id, repetition) AS is_final "
+            f"FROM runs FINAL WHERE {where}) {'WHERE ' + ' AND '.join(kept) if kept else ''} "
+            "ORDER BY case_id, repetition, attempt LIMIT {n:UInt64} OFFSET {o:UInt64}", params)
+        runs = []
+        for r in rows:
+            run = _run(r)
+            run.final = bool(r[23])
+            runs.append(run)
+        return runs
+
     def finals(self, experiment_id: int, *, with_trajectory: bool = False) -> list[Run]:
         return [r for r in self.attempts(experiment_id, with_trajectory=with_trajectory) if r.final]
 

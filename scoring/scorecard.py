@@ -597,7 +597,10 @@ def summarize_array(values: np.ndarray) -> MetricSummary:
     known = values[~np.isnan(values)]
     missing = len(values) - len(known)
     if not len(known):
-        return MetricSummary(n=0, missing=missing, total=None, known_total=0.0, mean=None, p50=None, p90=None)
+        # No run at all spent nothing: the total over no runs is 0, as the experiment's header and list say it
+        # (it read "$0" there and "unknown" here); with unpriced runs it is unknown. The mean of none is none.
+        return MetricSummary(n=0, missing=missing, total=None if missing else 0.0, known_total=0.0, mean=None,
+                             p50=None, p90=None)
     known_total = math.fsum(known.tolist())
     # Linear interpolation between closest ranks (type 7, numpy's default), as stats.percentile.
     p50, p90 = np.percentile(known, [50, 90])
@@ -839,7 +842,7 @@ def _ks(values: dict[int, float]) -> str:
 
 def _money(m: MetricSummary) -> str:
     if m.n == 0:
-        return "unknown" if m.missing else "–"
+        return "unknown" if m.missing else "$0.0000"  # no run spent nothing
     if m.total is None:
         return f"unknown (≥ ${m.known_total:.4f}, {m.missing} unpriced)"
     return f"${m.total:.4f}"

@@ -373,7 +373,8 @@ class ScoringService:
         if metrics.get("duration_seconds") is None and req.started_at is not None and req.ended_at is not None:
             metrics["duration_seconds"] = max(0.0, req.ended_at - req.started_at)
         run = Run(e.experiment_id, req.case_id, req.repetition, req.attempt, req.session_id, status, req.answer,
-                  req.output, error, req.model or e.model, req.started_at, req.ended_at, trajectory.status,
+                  req.output, error, req.model or e.model or trajectory.model, req.started_at, req.ended_at,
+                  trajectory.status,
                   trajectory.source, trajectory.document, trajectory.problems, metrics, caller.name, self.clock())
         self.runs.save([run])
         self.after_runs(e)
@@ -392,7 +393,8 @@ class ScoringService:
             return run
         metrics = {**run.metrics, **{k: v for k, v in fresh.metrics.items() if v is not None}}
         updated = dataclasses.replace(run, trajectory_status=fresh.status, trajectory_source=fresh.source,
-                                      trajectory=fresh.document, problems=fresh.problems, metrics=metrics)
+                                      trajectory=fresh.document, problems=fresh.problems, metrics=metrics,
+                                      model=run.model or fresh.model)
         self.runs.save([updated])
         return updated
 
@@ -430,7 +432,7 @@ class ScoringService:
                 metrics = {**run.metrics, **{k: v for k, v in fresh.metrics.items() if v is not None}}
                 updated.append(dataclasses.replace(run, trajectory_status=fresh.status, trajectory_source=fresh.source,
                                                    trajectory=fresh.document, problems=fresh.problems,
-                                                   metrics=metrics))
+                                                   metrics=metrics, model=run.model or fresh.model))
         self.runs.save(updated)
         return {"refetched": count, "changed": changed}
 

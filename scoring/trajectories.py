@@ -34,6 +34,15 @@ class RunTrajectory:
     document: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+    # The model the trajectory names (its agent's `model_name`: the session's most used): the run's model when the
+    # task reported none, so that an unpriced run can say which model to price.
+    model: str = ""
+
+
+def model_of(document: dict[str, Any] | None) -> str:
+    agent = (document or {}).get("agent")
+    name = agent.get("model_name") if isinstance(agent, dict) else None
+    return name if isinstance(name, str) else ""
 
 
 def _metrics(document: dict[str, Any]) -> dict[str, Any]:
@@ -47,7 +56,7 @@ def pushed(document: dict[str, Any]) -> RunTrajectory:
     metrics: dict[str, Any] = {}
     if status == "valid":
         metrics = _metrics(document)
-    return RunTrajectory(status, "pushed", document, [str(e) for e in errors], metrics)
+    return RunTrajectory(status, "pushed", document, [str(e) for e in errors], metrics, model_of(document))
 
 
 def from_session(store: Store, agent_id: str, session_id: str, *, now: float, quiet_period: float,
@@ -63,7 +72,8 @@ def from_session(store: Store, agent_id: str, session_id: str, *, now: float, qu
     built = trajectory_from_spans(spans, logs, overrides=overrides, prices=prices, session_id=session_id)
     problems = list(settlement.reasons) + [str(e) for e in errors_only(built.issues)]
     status = "valid" if settlement.status == "valid" and built.valid else "partial"
-    return RunTrajectory(status, "spans", built.document(), problems, _metrics(built.document()))
+    document = built.document()
+    return RunTrajectory(status, "spans", document, problems, _metrics(document), model_of(document))
 
 
 async def wait_for_session(store: Store, agent_id: str, session_id: str, *, wait_seconds: float, quiet_period: float,

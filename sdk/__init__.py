@@ -1,4 +1,4 @@
-"""The thin client: run_experiment and friends, over HTTP (the contract: SDK.md)."""
+"""The thin client: run_experiment and friends, over HTTP (its reference: docs/sdk.md)."""
 
 from evalkit.sdk.evaluators import Evaluation, PythonEvaluator, evaluator
 from evalkit.sdk.experiments import aevaluate_experiment, evaluate_experiment

@@ -73,8 +73,8 @@ async def arun_experiment(
     progress: bool | None = None,
 ) -> ExperimentResult:
     """Run `task` once per selected case and repetition, record each call as a run of a new experiment
-    (or of experiment `resume`), and score it. The contract is ../SDK.md; `retries`, `max_cost_usd`,
-    `max_tokens`, `take_over` go beyond it. `take_over=True` resumes although another runner's lease is
+    (or of experiment `resume`), and score it. Each parameter is described in docs/sdk.md ("Parameters").
+    `take_over=True` resumes although another runner's lease is
     live (it is known to be gone); a runner of this host whose process is gone is taken over without it."""
     bound = BoundTask(task)
     checked = check_evaluators(evaluators)
@@ -310,7 +310,7 @@ async def _run_experiment(plan: Plan, bound: BoundTask, service: Service, tracer
             report.say(str(ScoringError(experiment_id, evaluators, "interrupted before it finished")))
         elif not finished and not plan.lease.lost.is_set():
             report.say(f"experiment {experiment_id} did not finish; resume it with "
-                       f"run_experiment(..., resume={experiment_id}) or `evalkit run ... --resume {experiment_id}`")
+                       f"run_experiment(..., resume={experiment_id}) or `evalkit run … --resume {experiment_id}`")
         kept = await plan.lease.stop(release=True, hurry=not finished, why=stop_reason(failure))
         if kept is not None and not finished:
             report.say(kept)

@@ -89,8 +89,16 @@ class Service:
         return list(data["runs"])
 
     async def runs(self, experiment_id: int, attempts: str = "final") -> list[dict[str, Any]]:
-        data = await self.call("GET", f"/api/experiments/{experiment_id}/runs", params={"attempts": attempts})
-        return list(data["runs"])
+        """Every run, page after page (the service answers at most 1000 a page)."""
+        runs: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            data = await self.call("GET", f"/api/experiments/{experiment_id}/runs",
+                                   params={"attempts": attempts, "limit": 1000, "cursor": cursor})
+            runs.extend(data["runs"])
+            cursor = data.get("next_cursor")
+            if not cursor:
+                return runs
 
     async def record_run(self, experiment_id: int, body: dict[str, Any]) -> dict[str, Any]:
         return await self.call("POST", f"/api/experiments/{experiment_id}/runs", body)  # type: ignore[no-any-return]

@@ -7,6 +7,7 @@ not be reached. Under `--json` stdout carries JSON only (errors too: `{"error": 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from typing import IO, Any
 
@@ -96,6 +97,17 @@ def _runs_query(args: argparse.Namespace, evaluations: bool) -> str:
     return ("?" + "&".join(kept)) if kept else ""
 
 
+def _same_filters(args: argparse.Namespace) -> list[str]:
+    """The flags of `evalkit experiments runs` as given, for the command that shows the next page."""
+    flags = [("--failed", args.failed), ("--all-attempts", args.all_attempts)]
+    words = [flag for flag, on in flags if on]
+    for flag, value in (("--case", args.case), ("--evaluator", args.evaluator), ("--status", args.status),
+                        ("--limit", args.limit)):
+        if value is not None:
+            words += [flag, str(value)]
+    return words
+
+
 def _cell(value: Any, width: int) -> str:
     text_value = "" if value is None else " ".join(str(value).split())
     return text_value if len(text_value) <= width else text_value[:width - 1] + "…"
@@ -111,7 +123,12 @@ def _verdict(e: dict[str, Any]) -> str:
 
 def _runs(args: argparse.Namespace) -> int:
     _known(args, args.experiment)
-    data = call(args, "GET", f"/api/experiments/{args.experiment}/runs{_runs_query(args, True)}")
+    query = _runs_query(args, True)
+    page = "&".join(f"{k}={quote(str(v))}" for k, v in (("limit", args.limit), ("cursor", args.cursor))
+                    if v is not None)
+    if page:
+        query = (query + "&" if query else "?") + page
+    data = call(args, "GET", f"/api/experiments/{args.experiment}/runs{query}")
     if args.json:
         emit(args, data, [])
         return 0
@@ -136,7 +153,13 @@ def _runs(args: argparse.Namespace) -> int:
                                  if _runs_query(args, False) else ""))
         return 0
     console.print(table)
-    print(f"{len(data['runs'])} run(s); export them with `evalkit experiments export {args.experiment} --format csv`")
+    if data.get("next_cursor"):
+        again = " ".join(shlex.quote(a) for a in [*_same_filters(args), "--cursor", data["next_cursor"]])
+        print(f"{len(data['runs'])} run(s) on this page; the next page: `evalkit experiments runs {args.experiment} "
+              f"{again}`, or every run at once: `evalkit experiments export {args.experiment} --format csv`")
+    else:
+        print(f"{len(data['runs'])} run(s); export them with `evalkit experiments export {args.experiment} "
+              "--format csv`")
     return 0
 
 
@@ -216,7 +239,9 @@ def _gate(args: argparse.Namespace) -> int:
         emit(args, data, [])
     else:
         print(markdown)
-        print("gate: " + ("passed" if data["passed"] else "FAILED: " + cli_words("; ".join(data.get("reasons") or []))))
+        itself = bool((data.get("comparison") or {}).get("same_experiment"))
+        print("gate: " + ("passed" + (", against the candidate itself: see the warning above" if itself else "")
+                          if data["passed"] else "FAILED: " + cli_words("; ".join(data.get("reasons") or []))))
     return 0 if data["passed"] else EXIT_FAILED
 
 
@@ -279,6 +304,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = _filters(client_options(experiments.add_parser(
         "runs", help="an experiment's runs with each evaluator's verdict and explanation (a table, or --json)")))
     p.add_argument("experiment", type=int)
+    p.add_argument("--limit", type=int, help="runs a page (1..1000; the service shows 50 unless asked)")
+    p.add_argument("--cursor", help="the page after the one that printed this cursor")
     p.set_defaults(func=_runs)
     p = _filters(client_options(experiments.add_parser(
         "export", help="the runs with their scores as CSV (a row per run and evaluator) or JSONL (a run a line)")))

@@ -44,6 +44,7 @@ _CLI_WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(a), b) for a, b in 
     (r"`?run_experiment\(\.\.\., resume=(\d+)\)`?", r"`evalkit run DATASET --agent AGENT --resume \1`"),
     (r" or `evaluate_experiment\(experiment_id=(\d+)[^`]*\)`", ""),  # scoring_hint.finish_scoring_hint's
     (r" or `?run_experiment\(\.\.\., resume=(\d+), take_over=True\)`?", ""),
+    (r"add --take-over \(take_over=True\)", "add --take-over"),  # sdk/lease.py's lease not given back
     (r"with \"partial\": true \(`evaluate_experiment\(experiment_id=(\d+), partial=True\)`\)",
      r"with `evalkit evaluate \1 --partial`"),
     (r"with \"partial\": true \((`evalkit evaluate [^`]*--partial[^`]*`)\)", r"with \1"),

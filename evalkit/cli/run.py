@@ -15,10 +15,12 @@ import importlib
 import importlib.util
 import json
 import os
+import re
+import shlex
 import sys
 import time
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from evalkit.cli.http import (
     EXIT_FAILED,
@@ -88,7 +90,7 @@ def sdk_errors(fn: Callable[[], int]) -> int:
     try:
         return fn()
     except ServiceUnreachable as exc:
-        raise CliError(str(exc), EXIT_UNREACHABLE) from exc
+        raise CliError(cli_words(str(exc)), EXIT_UNREACHABLE) from exc
     except (ConfigError, BindingError, ValueError, TypeError) as exc:
         raise CliError(cli_words(str(exc)), EXIT_USAGE) from exc
     except ServiceError as exc:
@@ -104,6 +106,50 @@ def _connection(args: argparse.Namespace) -> dict[str, Any]:
 def progress_stream(args: argparse.Namespace) -> IO[str]:
     """Where progress goes: stderr under --json (stdout is for the JSON alone), else stdout."""
     return sys.stderr if args.json else sys.stdout
+
+
+# The resume command as the SDK's progress lines write it, after cli_words: "…" (or "...") for the arguments.
+_SOME_RUN_COMMAND = re.compile(r"`evalkit run (?:…|\.\.\.|DATASET --agent AGENT) --resume (\d+)")
+# The flags of `evalkit run` a resumed run needs again: the runner's own settings, not stored on the experiment.
+_RUNNER_FLAGS = ("task", "concurrency", "timeout", "retries", "max_cost_usd", "max_tokens", "trajectory_wait_seconds",
+                 "url")
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """This `evalkit run` as the command that resumes its experiment (without `--resume N`): the token is never
+    in it (it comes from the login or EVALKIT_TOKEN)."""
+    words = ["evalkit", "run", args.dataset, "--agent", args.agent]
+    for name in _RUNNER_FLAGS:
+        value = getattr(args, name, None)
+        if value not in (None, 0, False):
+            words += [f"--{name.replace('_', '-')}", str(value)]
+    for spec in args.evaluator:
+        words += ["--evaluator", spec]
+    return shlex.join(words)
+
+
+class CliProgress:
+    """The stream the SDK's progress goes to under `evalkit run`, which writes it in the CLI's words: the lines it
+    says on Ctrl-C or when the service goes away ("resume it with run_experiment(..., resume=9)", "add --take-over
+    (take_over=True)") are no CliError, so cli_words never saw them. The resume command is this command's own."""
+
+    def __init__(self, stream: IO[str], command: str) -> None:
+        self.stream = stream
+        self.command = command
+
+    def write(self, text: str) -> int:
+        said = _SOME_RUN_COMMAND.sub(lambda m: f"`{self.command} --resume {m.group(1)}", cli_words(text))
+        self.stream.write(said)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno, … as the stream has them (rich asks)
+        return getattr(self.stream, name)
 
 
 def _say(args: argparse.Namespace, line: str) -> None:
@@ -135,7 +181,8 @@ def _run_task(args: argparse.Namespace) -> int:
         resume=args.resume, dry_run=args.dry_run or False, trajectory_wait_seconds=args.trajectory_wait_seconds,
         judge=_judge(args), timeout=args.timeout, retries=args.retries, max_cost_usd=args.max_cost_usd,
         max_tokens=args.max_tokens, name=args.name or "", description=args.description or "",
-        take_over=args.take_over, output=progress_stream(args), **_connection(args))
+        take_over=args.take_over, output=cast(IO[str], CliProgress(progress_stream(args), resume_command(args))),
+        **_connection(args))
     if args.json:
         print(result.model_dump_json(indent=2))
     if result.stopped_reason:

@@ -255,3 +255,20 @@ def test_identical_deltas_under_two_evaluators_get_the_same_interval():
     one = compare(experiment(cand, "j", "cand"), experiment(base, "j", "base")).evaluator("j")
     two = compare(experiment(cand, "k", "cand"), experiment(base, "k", "base")).evaluator("k")
     assert (one.ci_low, one.ci_high, one.p_value) == (two.ci_low, two.ci_high, two.p_value)
+
+
+def test_comparing_an_experiment_with_itself_says_so_before_the_table():
+    """Before: every case "same", no warning: a CI job given the candidate's own id as the baseline went green
+    whatever the change did, without a word. The gate's report says so first."""
+    outcomes: dict[str, list[bool | float | None]] = {f"c{i}": [i % 3 != 0] for i in range(8)}
+    itself = experiment(outcomes, eid="5")
+    c = compare(itself, experiment(outcomes, eid="5"))
+    assert c.same_experiment
+    assert c.warnings and c.warnings[0].startswith("the baseline is the candidate itself (experiment 5)"), c.warnings
+    assert "⚠ the baseline is the candidate itself" in render_comparison_markdown(c)
+    report = render_gate_markdown(gate(c, GateConfig()))
+    assert report.index("⚠ the baseline is the candidate itself") < report.index("| evaluator"), report
+    # Two experiments with the same outcomes are no such thing.
+    other = compare(itself, experiment(outcomes, eid="6"))
+    assert not other.same_experiment and not other.warnings
+    assert "candidate itself" not in render_gate_markdown(gate(other, GateConfig()))

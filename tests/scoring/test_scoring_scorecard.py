@@ -330,3 +330,15 @@ def test_one_case_with_repetitions_has_the_spread_of_its_runs_not_zero():
     assert exact.std_error == pytest.approx(0.57735 / 3 ** 0.5, abs=1e-5)  # stdev(1, 0, 1) over √3
     # Wilson on the 3 runs (2 of 3), unchanged: the design effect of one case is 1.
     assert (exact.ci_low, exact.ci_high) == (pytest.approx(0.207655, abs=1e-5), pytest.approx(0.938509, abs=1e-5))
+
+
+def test_an_experiment_with_no_runs_cost_nothing_everywhere():
+    """Before: killed before its first run, its header said cost $0 (the service's summary) and its runs table
+    "unknown" (this total, None over no runs): one experiment, two answers. A sum over no runs is 0; a mean is none."""
+    sc = build_scorecard(ExperimentRecords([]))
+    assert (sc.cost_usd.total, sc.cost_usd.n, sc.cost_usd.missing, sc.cost_usd.mean) == (0.0, 0, 0, None)
+    assert sc.tokens.total == 0
+    assert "$0.0000" in render_text(sc) and "unknown" not in render_text(sc)
+    # Runs that are all unpriced stay unknown: nothing priced is not nothing spent.
+    unpriced = build_scorecard(ExperimentRecords([run("a", cost_usd=None)]))
+    assert unpriced.cost_usd.total is None and "unknown" in render_text(unpriced)

@@ -60,3 +60,30 @@ from evalkit.cli.http import cli_words
 ])
 def test_advice_is_said_with_commands(said: str, on_the_command_line: str) -> None:
     assert cli_words(said) == on_the_command_line
+
+
+def test_the_sdks_progress_lines_under_evalkit_run_name_this_commands_resume() -> None:
+    """Before: Ctrl-C of `evalkit run` (or the service going away) printed the SDK's progress lines as they are,
+    "resume it with run_experiment(..., resume=9) or `evalkit run ... --resume 9`" and "add --take-over
+    (take_over=True)": no CliError, so cli_words never saw them."""
+    import argparse
+    import io
+
+    from evalkit.cli.run import CliProgress, resume_command
+
+    args = argparse.Namespace(dataset="capitals", agent="bot@acme", task="agent:answer", concurrency=2, timeout=None,
+                              retries=0, max_cost_usd=None, max_tokens=None, trajectory_wait_seconds=None,
+                              url="http://127.0.0.1:8000", evaluator=["evals:exact"])
+    shown = io.StringIO()
+    progress = CliProgress(shown, resume_command(args))
+    progress.write("experiment 9 did not finish; resume it with run_experiment(..., resume=9) or "
+                   "`evalkit run … --resume 9`\n")
+    progress.write("the lease of experiment 9 was not given back (unreachable); it runs out at 12:00:00 UTC. "
+                   "Resuming from this machine takes it over at once; from another one before then, add --take-over "
+                   "(take_over=True)\n")
+    assert shown.getvalue().splitlines() == [
+        "experiment 9 did not finish; resume it with `evalkit run capitals --agent bot@acme --task agent:answer "
+        "--concurrency 2 --url http://127.0.0.1:8000 --evaluator evals:exact --resume 9`",
+        "the lease of experiment 9 was not given back (unreachable); it runs out at 12:00:00 UTC. Resuming from this "
+        "machine takes it over at once; from another one before then, add --take-over"]
+    assert not progress.isatty()

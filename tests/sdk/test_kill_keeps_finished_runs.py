@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 import evalkit
+from evalkit.cli.http import cli_words
 from evalkit.sdk.lease import LeaseBusy
 from tests.sdk.conftest import Served, Tenant, write_cases
 
@@ -173,10 +174,52 @@ def test_ctrl_c_says_how_to_resume_and_exits_130_without_a_traceback(served: Ser
     assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
     assert log.rstrip().splitlines()[-1] == (
         f"experiment {experiment['experiment_id']} did not finish; resume it with run_experiment(..., "
-        f"resume={experiment['experiment_id']}) or `evalkit run ... --resume {experiment['experiment_id']}`"), log
+        f"resume={experiment['experiment_id']}) or `evalkit run … --resume {experiment['experiment_id']}`"), log
     runs = served.ok("GET", f"/api/experiments/{experiment['experiment_id']}/runs?attempts=all",
                      token=tenant.token)["runs"]
     assert sorted(r["case_id"] for r in runs) == NAMES[:6]
+
+
+# The task `evalkit run --task kill_task:task` calls: c6 blocks (a call in flight at Ctrl-C) until released.
+KILL_TASK = """
+import os, pathlib, time
+
+def task(input):
+    marks = pathlib.Path(os.environ["KILL_MARKS"])
+    if input == "c6" and not (marks / "release").exists():
+        (marks / "blocked").touch()
+        time.sleep(600)
+    return f"answer {input}"
+"""
+
+
+def test_ctrl_c_of_evalkit_run_says_the_command_that_resumes_it(served: Served, tenant: Tenant,
+                                                                 tmp_path: Path) -> None:
+    """Before: `evalkit run` stopped with Ctrl-C printed the SDK's line, "resume it with run_experiment(...,
+    resume=9) or `evalkit run ... --resume 9`": Python to a CLI user, and a command with its arguments left out."""
+    write_cases(tmp_path, "kill", {name: f"input: {name}\n" for name in NAMES})
+    (tmp_path / "kill_task.py").write_text(KILL_TASK)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = dict(os.environ, **tenant.env, KILL_MARKS=str(marks), PYTHONPATH=str(tmp_path))
+    with (tmp_path / "run.log").open("wb") as out:
+        runner = subprocess.Popen(
+            [sys.executable, "-m", "evalkit.cli", "run", "kill", "--agent", tenant.agent, "--task", "kill_task:task",
+             "--concurrency", "1"], cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
+            preexec_fn=_terminal_sigint)
+    code, log = _ctrl_c(runner, marks, tmp_path / "run.log")
+    eid = _experiment_of(served, tenant)["experiment_id"]
+    assert code == 130, log
+    assert "run_experiment(" not in log and "Traceback" not in log, log
+    wanted = f"evalkit run kill --agent {tenant.agent} --task kill_task:task --concurrency 1 --resume {eid}"
+    assert log.rstrip().splitlines()[-1] == f"experiment {eid} did not finish; resume it with `{wanted}`", log
+    # Run as printed, it finishes the experiment.
+    (marks / "release").touch()
+    command = shlex.split(wanted)
+    finished = subprocess.run([str(Path(sys.executable).parent / command[0]), *command[1:]], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert served.ok("GET", f"/api/experiments/{eid}", token=tenant.token)["status"] == "completed"
 
 
 def test_ctrl_c_gives_the_lease_back_and_the_experiment_says_it_was_interrupted(served: Served, tenant: Tenant,
@@ -200,7 +243,9 @@ def test_ctrl_c_gives_the_lease_back_and_the_experiment_says_it_was_interrupted(
     shown = subprocess.run([sys.executable, "-m", "evalkit.cli", "experiments", "show", str(eid)], cwd=tmp_path,
                            env=dict(os.environ, **tenant.env), capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
-    assert "lease taken by" not in shown.stdout and f"  {reason}" in shown.stdout, shown.stdout
+    # The CLI says the reason in its own words (commit 1eabc9c): the command, not run_experiment(...).
+    assert "lease taken by" not in shown.stdout and f"  {cli_words(reason)}" in shown.stdout, shown.stdout
+    assert "run_experiment(" not in shown.stdout, shown.stdout
     # Resuming the stopped experiment runs what was left, and it finishes.
     called: list[str] = []
 

@@ -1,4 +1,4 @@
-"""`evalkit` re-exports `evalkit.sdk` (SDK.md), the errors a script catches included."""
+"""`evalkit` re-exports `evalkit.sdk` (docs/sdk.md), the errors a script catches included."""
 
 from __future__ import annotations
 
