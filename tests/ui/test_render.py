@@ -515,7 +515,11 @@ def test_code_runs_edits_fetches_file_citations_and_encrypted_compactions_of_odd
                 [{"type": "image"}]):
         assert _ran(odd) is None, odd
     assert _ran('{"return_code": 2, "stdout": "", "stderr": "", "files": [1, true, null, "f"]}')["files"] == ["1", "f"]
-    assert _code({"command": "ls"}) == {"command": "ls", "path": None, "texts": [], "others": []}
+    assert _code({"command": "ls"}) == {"command": "ls", "code": None, "path": None, "texts": [], "others": []}
+    # The code interpreter's code (`{"code"}`) is code; a code that is no text is no code.
+    assert _code({"code": "print(1)", "container_id": "c"}) == {
+        "command": None, "code": "print(1)", "path": None, "texts": [], "others": [("container_id", '"c"')]}
+    assert _code({"code": 1}) is None
     for odd in (None, "ls", {"command": 1}, {"command": "ls", "cwd": "/"}, {"command": "view", "path": 3}):
         assert _code(odd) is None, odd
     assert _edited({"path": "/a"}, '{"is_file_update": true}') == {"path": "/a", "updated": True, "text": None}
