@@ -199,7 +199,13 @@ def decode_attributes(values: dict[str, str], types: dict[str, int], *more: dict
         out.update(source)
     for key, type_code in types.items():
         if type_code != STRING and type_code != 0 and key in out:
-            out[key] = decode_value(out[key], type_code)
+            try:
+                out[key] = decode_value(out[key], type_code)
+            except ValueError:
+                # A key sent twice under two types (OTLP forbids it; the Codex CLI's tool spans send `thread.id` as an
+                # int, then as a string): the text map keeps the last value, the type map the last non-string type.
+                # The text is the last value as sent: kept, as a collector's last-wins attribute map would.
+                pass
     return out
 
 

@@ -52,3 +52,10 @@ def test_payloads_join_the_map_under_the_same_types() -> None:
     assert decode_attributes({"a": "1"}, {"gone": 2}) == {"a": "1"}
     # Type code 0 (unset) reads as a string.
     assert decode_attributes({"a": "1"}, {"a": 0}) == {"a": "1"}
+
+
+def test_a_text_its_type_cannot_read_is_kept_as_sent() -> None:
+    # A key sent twice under two types (the Codex CLI's `thread.id`: an int, then a string) leaves the last text
+    # beside the int's type: the text is kept, not a ValueError for the whole session.
+    assert decode_attributes({"thread.id": "01a25304-8846", "n": "3"}, {"thread.id": 2, "n": 2}) == {
+        "thread.id": "01a25304-8846", "n": 3}

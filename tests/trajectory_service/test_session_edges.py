@@ -11,6 +11,7 @@ from tests.trajectory_service.conftest import (
     Service,
     assert_schema_and_atif_valid,
     chat,
+    kv,
     root,
     running_service,
     shared_svc,
@@ -217,3 +218,21 @@ async def test_messages_from_linked_log_records_reach_the_trajectory(svc: Servic
     assert [(s["source"], s["message"]) for s in document["steps"]] == [
         ("user", "what do the logs say?"), ("agent", "they say hello")]
     assert_schema_and_atif_valid(document)
+
+
+async def test_a_key_sent_twice_under_two_types_reads_back_as_its_last_value(svc: Service) -> None:
+    # OTLP forbids duplicate keys, and the Codex CLI's tool spans send `thread.id` twice: an int, then the thread's id
+    # as a string. Its session and trajectory read back (they answered 500: the stored type was the int's), the value
+    # the last one sent, as a collector's last-wins map keeps it.
+    agent, key = await svc.new_agent()
+    tool = span(1, 12, 10, "execute_tool get_weather", 1.6, 1.7, **{"gen_ai.operation.name": "execute_tool"})
+    tool.attributes.extend([kv("thread.id", 7), kv("thread.id", "01a25304-8846-7f3e")])
+    await svc.send(key, [chat(1, 11, 10, 1.0, text="done"), tool, root(1, 10, "s-twice", 0.5, 2.0)])
+    detail = await svc.get(f"/api/agents/{agent}/sessions/s-twice")
+    assert detail.status == 200, detail.text[:500]
+    tool_span = next(s for s in detail.body["spans"] if s["span_id"] == f"{12:016x}")
+    assert tool_span["attributes"]["thread.id"] == "01a25304-8846-7f3e"
+    reply = await svc.trajectory(agent, "s-twice")
+    assert reply.status == 200, reply.text[:500]
+    assert [s["message"] for s in reply.body["steps"] if s["source"] == "agent"][0] == "done"
+    assert_schema_and_atif_valid(reply.body)
