@@ -266,6 +266,8 @@ _is_none = partial(operator.is_, None)
 # From this many input messages a call's history is checked in bulk (`_Fingerprints.of_inputs`);
 # for the few of a call that re-sends nothing, the setting up costs more than it saves.
 _MANY_MESSAGES = 8
+# The mark of a user message that is context a framework handed the agent, no question (`Message.extra`: ADK's).
+_HANDED_OVER = "handed_over_context"
 
 
 def _last_answer_or_result(messages: list[Message]) -> int:
@@ -660,17 +662,23 @@ class _Context:
             self._register_calls(draft, message.tool_calls, f"{span.span_id}-history-{self.seq}")
             return
         text = message.text
+        # Context a framework handed the agent on the user channel, no one's question (ADK's "For context:" rewrites
+        # of another agent's events, marked by its mapper): a system step of copied context, as the model was sent it.
+        handed_over = message.extra is not None and _HANDED_OVER in message.extra
+        source = "system" if handed_over else "user"
+        copied = copied or handed_over
         media = [part for part in message.parts if part.kind == "media"]
         if media:
             # Images as ATIF image parts, a large data URL referenced (trajectory/media.py).
             content, referenced = user_content(text, media, holder, first=position)
             self.media_content = True
-            draft = self.draft(time_ns, "user", message=content, is_copied_context=copied or None)
+            draft = self.draft(time_ns, source, message=content, is_copied_context=copied or None)
             if referenced:
                 draft.extra["media"] = referenced
         elif text:
-            draft = self.draft(time_ns, "user", message=text, is_copied_context=copied or None)
-            self.asked_texts.add(text)
+            draft = self.draft(time_ns, source, message=text, is_copied_context=copied or None)
+            if not handed_over:
+                self.asked_texts.add(text)
         else:
             return
         if message.extra:  # what the emitter records of the question beyond its text (spoken: openai_agents_voice.py)

@@ -201,6 +201,9 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None,
             # A call the framework made for its own work (CrewAI's knowledge query rewrite, its memory's extraction and
             # save analyses: `extra.framework_work`), not the agent's reasoning: by what, what for, what it stored.
             "framework_work": _framework_work(extra.get("framework_work")) if step.get("source") == "agent" else None,
+            # Context a framework handed this agent on the user channel, no person's words (ADK's "For context:"
+            # rewrites of another agent's events: `extra.handed_over_context`): from which agent, and each block.
+            "handed_over": _handed_over(extra.get("handed_over_context")) if step.get("source") == "system" else None,
             # What the framework retrieved and put in this call's prompt (CrewAI's memories recalled and knowledge
             # chunks, `extra.retrievals` on the step): listed as a retriever tool's documents are.
             "prompt_retrievals": _retrievals(extra.get("retrievals")) if step.get("source") == "agent" else [],
@@ -312,6 +315,17 @@ def _voice(note: Any) -> dict[str, Any] | None:
     model = note.get("model") if isinstance(note.get("model"), str) else \
         ", ".join(str(m) for m in models) if isinstance(models, list) else ""
     return {"model": model, "not_recorded": str(note.get("not_recorded") or "")}
+
+
+def _handed_over(mark: Any) -> dict[str, Any] | None:
+    """Context a framework handed an agent as the step notes it (`extra.handed_over_context`: `{by, from_agent,
+    items}`, each item a block's `kind` — said, thought, called tool, tool returned —, its `tool` and `content`)."""
+    if not isinstance(mark, dict):
+        return None
+    items = [{"kind": str(i.get("kind") or ""), "tool": str(i["tool"]) if i.get("tool") is not None else None,
+              "content": str(i.get("content") or "")} for i in mark.get("items") or () if isinstance(i, dict)]
+    return {"by": str(mark.get("by") or "the framework"), "from_agent": str(mark.get("from_agent") or "another agent"),
+            "items": items}
 
 
 def _framework_work(work: Any) -> dict[str, Any] | None:

@@ -89,6 +89,20 @@ def test_restated_history_is_not_asked_again(capture: str, askings: list[int]) -
     assert [a.seq for a in questions.asked_anew(corpus.load(capture).llm_log)] == askings
 
 
+def test_only_adks_own_for_context_forms_are_history() -> None:
+    # ADK's rewrites are read by their exact forms (its preamble, or "For context:" then "[<agent>] …" parts); a
+    # person's question that opens with the same words is still a question, so no missing one can hide behind them.
+    (entry,) = [e for e in corpus.load("google-adk_openinference").llm_log if e["seq"] == 3]
+    contents = copy.deepcopy(entry["request"]["contents"])
+    adk = [c for c in contents if c["parts"][0].get("text", "").startswith("For context:")]
+    assert adk and [a.seq for a in questions.asked_anew([entry])] == []
+    old_form = {"role": "user", "parts": [{"text": "For context:"}, {"text": "[travel_desk] said: Oslo is rainy."}]}
+    asked = {"role": "user", "parts": [{"text": "For context: my flight lands at nine."}]}
+    request = {**entry["request"], "contents": [*contents, old_form, asked]}
+    assert [a.text for a in questions.asked_anew([{**entry, "request": request}])] == [
+        "For context: my flight lands at nine."]
+
+
 def test_a_call_on_the_apis_state_asks_every_input_message() -> None:
     # A chained call re-sends nothing: a question before the tool output it sends along is asked all the same.
     given = [{"role": "user", "content": "Go ahead."},

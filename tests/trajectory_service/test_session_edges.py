@@ -234,5 +234,5 @@ async def test_a_key_sent_twice_under_two_types_reads_back_as_its_last_value(svc
     assert tool_span["attributes"]["thread.id"] == "01a25304-8846-7f3e"
     reply = await svc.trajectory(agent, "s-twice")
     assert reply.status == 200, reply.text[:500]
-    assert [s["message"] for s in reply.body["steps"] if s["source"] == "agent"][0] == "done"
+    assert next(s["message"] for s in reply.body["steps"] if s["source"] == "agent") == "done"
     assert_schema_and_atif_valid(reply.body)

@@ -239,3 +239,42 @@ def test_a_spoken_question_and_an_answer_said_aloud_say_so(tab: Tab, world: Worl
         assert article.locator("> header .badge.spoken").inner_text() == f"said aloud by {note['model']}"
     tab.shot("trajectory-voice")
     assert tab.console_errors == []
+
+
+def test_context_adk_handed_an_agent_reads_as_from_that_agent_not_a_person(tab: Tab, world: World) -> None:
+    """ADK's "For context:" messages (`google-adk_openinference_multi-agent`): each transfer's agent is sent the other
+    agents' events as user messages (what they said, the tools they called and what those returned). Before, each was a
+    user step, a person's bubble of preamble and quoted blocks (5 opening the booking agent, 6 the activities agent);
+    now each is a system step marked `extra.handed_over_context`, which says "context from <agent>", lists what that
+    agent said and did, and folds the message as the model was sent it."""
+    _, page = _replayed(world, "google-adk_openinference_multi-agent", "adkcontext")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    tab.go(page)
+    pairs = _articles(tab, document)
+    handed = [(s, a) for s, a in pairs if (s.get("extra") or {}).get("handed_over_context")]
+    assert len(handed) == 11 == tab.page.locator("article.step.handed-over").count()
+    for s, article in handed:
+        mark = s["extra"]["handed_over_context"]
+        assert article.locator("> header .badge.source").inner_text() == "system"
+        assert article.locator("> header .badge.handed-over").inner_text() == f"context from {mark['from_agent']}"
+        assert article.locator("p.handed-over-note").inner_text().startswith(
+            f"Google ADK handed this agent what {mark['from_agent']} did")
+        items = article.locator("li.handed-over-item")
+        assert items.count() == len(mark["items"])
+        for i, item in enumerate(mark["items"]):
+            what = {"called tool": f"called {item.get('tool')} with",
+                    "tool returned": f"{item.get('tool')} returned"}.get(item["kind"], item["kind"])
+            assert items.nth(i).locator(".what").inner_text() == what
+            assert items.nth(i).locator("pre.quoted").inner_text() == item["content"]
+        assert article.locator("details.system").count() == 0  # not folded away as a system prompt
+        sent = article.locator("details.as-sent")
+        assert not sent.locator("pre").is_visible()
+        sent.locator("summary").click()
+        assert sent.locator("pre").inner_text() == s["message"]
+    assert {s["extra"]["handed_over_context"]["from_agent"] for s, _ in handed} == {"trip_coordinator", "booking_agent"}
+    people = [a.locator("pre.message").inner_text() for s, a in pairs if s["source"] == "user"]
+    assert people and not any(text.startswith("For context:") for text in people)
+    tab.page.locator("article.step.handed-over").first.scroll_into_view_if_needed()
+    tab.shot("trajectory-handed-over-context")
+    assert tab.console_errors == []

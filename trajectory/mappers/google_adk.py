@@ -41,6 +41,9 @@ GenAI mapper; message content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESS
   the tool's span and the next call's input record the response's `response` alone;
 - a tool needing a person's confirmation (`require_confirmation=True`) answers with ADK's stand-in, which the model is
   never shown: no result; the run asks, the next run carries on with the answers (`google_adk_confirmation`);
+- the agent a transfer or a workflow runs next is sent each event of another agent as a user message opening "For
+  context:" (what it said, a tool it called, what the tool returned): no person's words, marked as the context ADK
+  handed over, from that agent (`google_adk_handed_over_context`, under every instrumentation read here);
 - a workflow agent (`SequentialAgent`, `ParallelAgent`, `LoopAgent`) calls no model and runs its sub-agents; its
   `invoke_agent` span has an `LlmAgent`'s attributes (nothing says its kind) and holds theirs. A run holding runs and
   doing nothing itself is what the builder takes for a synthetic root and looks through (the workflow's structure
@@ -65,7 +68,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from evalkit.trajectory.mappers import google_adk_confirmation, otel_genai
+from evalkit.trajectory.mappers import google_adk_confirmation, google_adk_handed_over_context, otel_genai
 from evalkit.trajectory.mappers.reader import SpanReader, parse_json
 from evalkit.trajectory.operations import AgentRun, ErrorInfo, LlmCall, Message, Operation, Part, ToolExecution
 from evalkit.trajectory.span import LogRecord, Span
@@ -120,6 +123,7 @@ def map_span(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | None:
         _streamed_answer(operation, reader.span)
         _forget_run_ids(operation)
         _unrecorded_inline_data(operation)
+        google_adk_handed_over_context.handed_over(operation)  # another agent's events, "For context:"
     return operation
 
 
@@ -241,6 +245,8 @@ def openinference_call(call: LlmCall) -> LlmCall:
     """An OpenInference LLM span of ADK's (`call_llm`). A streamed answer is recorded whole (the instrumentation
     aggregates the stream), its function calls under the ids ADK ran them with (`adk-…`), which the next call's input
     re-sends with none: forgotten, as on ADK's own spans (`_forget_run_ids`), so that the re-sent answer is the call's
-    and not a copied step; the tools' spans answer them by name and order, as a non-streamed call's."""
+    and not a copied step; the tools' spans answer them by name and order, as a non-streamed call's. ADK's "For
+    context:" messages marked as on ADK's own spans (`google_adk_handed_over_context`)."""
     _forget_run_ids(call)
+    google_adk_handed_over_context.handed_over(call)  # another agent's events ADK handed over, "For context:"
     return call

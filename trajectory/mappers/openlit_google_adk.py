@@ -26,13 +26,17 @@ report with its messages. What is its own:
   span of the call has ended, beside it, not under it (`trajectory/same_call.py` takes them for one call);
 - its answer's tool calls restated (`gen_ai.tool.call.arguments` here, besides OpenLIT's usual three), and the
   request's `stream` flag.
+
+The request holds ADK's "For context:" messages (another agent's events handed to the agent that runs next), marked
+as the other ADK readings mark them (`google_adk_handed_over_context`): the check is a prefix test of the first text
+of a user message, which a google-genai call outside ADK pays too (its span does not say ADK made the request).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalkit.trajectory.mappers import otel_genai, python_repr
+from evalkit.trajectory.mappers import google_adk_handed_over_context, otel_genai, python_repr
 from evalkit.trajectory.mappers.messages import render
 from evalkit.trajectory.mappers.reader import SpanReader
 from evalkit.trajectory.operations import LlmCall, Message, Operation, Part
@@ -69,6 +73,7 @@ def _model_call(reader: SpanReader, logs: Sequence[LogRecord]) -> Operation | No
         return found
     reader.consume(*_RESTATED_TOOL_CALLS)
     found.input_messages = [_with_results_read(message) for message in found.input_messages]
+    google_adk_handed_over_context.handed_over(found)  # ADK's "For context:" messages: another agent's events
     if reader.attributes.get("gen_ai.request.stream") is False:
         found.output_messages = [_without_absent_text(message) for message in found.output_messages]
     return found
