@@ -517,6 +517,9 @@ class _Context:
         # a call of the framework's own work (CrewAI's knowledge query rewrite, its memory's analyses) its prompt.
         framework_prompt = call.compaction is not None or call.framework_work is not None
         summary_prompt = {index for index, _ in asked} if framework_prompt else set()
+        # What a call of the framework's own work was sent last is not yet the conversation's: the agent's call that is
+        # sent it next is asked it anew (Gemini CLI's router is sent the person's question before the agent is).
+        unheard = {key: known.get(key) for _, key in asked} if call.framework_work is not None else {}
         if summary_prompt:
             asked = []
         again = self._asked_again(messages, asked, run) if asked and self.asked_last and not fresh else set()
@@ -551,6 +554,11 @@ class _Context:
                         continue
                     known[fingerprint] = max(count, before)
                     new.append(index)
+        for key, before in unheard.items():
+            if before is None:
+                known.pop(key, None)
+            else:
+                known[key] = before
         # A compaction call's instructions are its summary prompt's (a Strands summarization agent's system prompt), not
         # the agent's: no system step; nor are a call of the framework's own work's.
         if system and not framework_prompt:

@@ -98,6 +98,10 @@ _CREWAI_OWN_PROMPTS = ("Your goal is to rewrite the user query so that it is opt
                        "You are comparing new content against existing memories",
                        "You analyze a query for searching memory.")
 _CREWAI_EXPLORATION = re.compile(r"\AQuery: .*\n\nRelevant memory excerpts:\n", re.DOTALL)
+# Gemini CLI's router (`NumericalClassifierStrategy`, role `utility_router`): sent the conversation and the question to
+# score its complexity, under a system instruction of its own; it asks the person nothing (the agent's call after
+# it is sent the question: trajectory/mappers/gemini_cli.py).
+_GEMINI_CLI_ROUTER = "You are a specialized Task Routing AI."
 _CREWAI_TASK = "\nCurrent Task: "
 _CREWAI_APPENDED = re.compile(r"(?:\n\n# Memories from past conversations:\n|Additional Information: ).*\Z", re.DOTALL)
 _CREWAI_CRITERIA = "\n\nThis is the expected criteria for your final answer: "
@@ -214,6 +218,10 @@ def _responses_items(request: dict[str, Any]) -> list[Item]:
 
 
 def _gemini_items(request: dict[str, Any]) -> list[Item]:
+    instruction = request.get("systemInstruction") or {}
+    if isinstance(instruction, dict) and any(
+            _GEMINI_CLI_ROUTER in (p.get("text") or "") for p in instruction.get("parts") or () if isinstance(p, dict)):
+        return []  # Gemini CLI's own request (its router's): no question
     items: list[Item] = []
     for content in request.get("contents") or ():
         if not isinstance(content, dict):

@@ -170,7 +170,8 @@ def capture_logs(name: str) -> list[LogRecord]:
         if export.signal != "logs":
             continue
         request = ExportLogsServiceRequest()
-        request.ParseFromString(export.body)
+        # Gemini CLI posts OTLP/JSON logs (`otlpProtocol: http`): read as ingest reads them.
+        request.ParseFromString(parse_json(export.body, "logs")[0] if "json" in export.content_type else export.body)
         for resource_logs in request.resource_logs:
             for scope_logs in resource_logs.scope_logs:
                 for record in scope_logs.log_records:

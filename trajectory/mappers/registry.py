@@ -12,7 +12,10 @@ from evalkit.trajectory.mappers import (
     anthropic_context_editing,
     autogen,
     claude_code,
+    codex_cli,
     crewai_knowledge_memory,
+    gemini_cli,
+    genkit,
     google_adk,
     google_adk_confirmation,
     haystack,
@@ -226,6 +229,8 @@ EMITTERS: tuple[Emitter, ...] = (
     # DSPy's usage tracking: the program's total on its root span, no call's (a trace's tokens: run_totals.py).
     Emitter(mlflow.NAME, mlflow.detect, mlflow.map_span, run_total=mlflow.run_total),
     Emitter(haystack.NAME, haystack.detect, haystack.map_span),
+    # Firebase Genkit's own spans (scope `genkit-tracer`): its model, tool and agent actions.
+    Emitter(genkit.NAME, genkit.detect, genkit.map_span),
     # Its tool confirmation: a run ending to ask a person to confirm calls, the run carrying on with their answers.
     Emitter(google_adk.NAME, google_adk.detect, google_adk.map_span, frozenset({otel_genai.NAME}),
             complete_runs=google_adk_confirmation.complete_runs),
@@ -252,6 +257,13 @@ EMITTERS: tuple[Emitter, ...] = (
     # Claude Code's own export: GenAI keys on its spans, its content in log events linked to the turn's span.
     Emitter(claude_code.NAME, claude_code.detect, claude_code.map_span, frozenset({otel_genai.NAME}),
             relink_logs=claude_code.relink_logs),
+    # The Codex CLI's own export: tracing spans of its internals, its content in log events linked to the span active
+    # (a tool's result to its dispatch's child): relinked to the turn, the tool and the call that asked for it.
+    Emitter(codex_cli.NAME, codex_cli.detect, codex_cli.map_span, relink_logs=codex_cli.relink_logs,
+            complete_calls=codex_cli.complete_calls),
+    # Gemini CLI's own export: Gemini's contents on its `llm_call` spans, each tool's record on its `tool_call` span;
+    # a request's role (the CLI's own work: its router) in the `api_request` event linked to its span.
+    Emitter(gemini_cli.NAME, gemini_cli.detect, gemini_cli.map_span, frozenset({otel_genai.NAME})),
     # MCP's own requests under the OTel MCP conventions, whichever framework's session holds them: their keys read,
     # no step. It maps nothing and covers no one, so a server's `tools/call` span stays the GenAI mapper's (or that of
     # a framework whose tool span carries the keys) exactly as before.
