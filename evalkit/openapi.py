@@ -78,7 +78,8 @@ DATASET = P("dataset", {"type": "string"}, "the dataset, name@workspace (or name
             "path", True)
 USER = P("name", {"type": "string"}, "the user (the admin's own tokens: admin)", "path", True)
 PAGE = P("page", _int(1), "page number")
-FORMAT_JSON = P("format", _enum("json"), "json: the page's data as JSON (every page has this twin)")
+FORMAT_JSON = P("format", _enum("html", "json"), "html (the default) or json: the page's data as JSON (every page "
+                "has this twin); another value is a 400 saying what to use")
 
 
 def _obj(required: dict[str, Any], **optional: Any) -> dict[str, Any]:
@@ -213,7 +214,9 @@ def _routes() -> list[Op]:
         Op("get", "/api/datasets", "The datasets visible to the caller", "datasets", (P("workspace"),)),
         Op("get", "/api/datasets/{dataset}", "A dataset version and its cases", "datasets",
            (DATASET, P("version"))),
-        Op("get", "/api/datasets/{dataset}/versions", "A dataset's versions", "datasets", (DATASET,)),
+        Op("get", "/api/datasets/{dataset}/versions", "A dataset's versions, newest first, a page at a time",
+           "datasets", (DATASET, P("limit", _int(1, 1000, 50)), P("offset", _int(0, 1_000_000_000, 0)),
+                        P("cursor", description="the `next_cursor` of the page before (not with offset)"))),
         Op("delete", "/api/datasets/{dataset}", "Delete a dataset (admin)", "datasets", (DATASET,)),
         Op("post", "/api/datasets/{dataset}/rename", "Rename a dataset (admin)", "datasets", (DATASET,),
            body={"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
@@ -294,7 +297,8 @@ def _routes() -> list[Op]:
         Op("get", "/agents/{agent}/sessions", "An agent's sessions", "ui",
            (AGENT, FORMAT_JSON, P("offset", _int(0)), PAGE), ok_media=(*html, JSON), ok_schema={}, auth="session"),
         Op("get", "/agents/{agent}/sessions/{session_id}", "A session: its trajectory, spans, raw data", "ui",
-           (AGENT, SESSION, FORMAT_JSON, P("tab"), P("download"), P("offset", _int(0)),
+           (AGENT, SESSION, FORMAT_JSON, P("tab"), P("download", BOOL, "yes: the trajectory as an .atif.json file"),
+            P("offset", _int(0)),
             P("media", description="an image the trajectory references (`evalkit-span://…`): its bytes")),
            ok_media=(*html, JSON), ok_schema={}, auth="session"),
         Op("get", "/experiments", "Experiments", "ui", (FORMAT_JSON, P("limit", _int(1, 500)), PAGE),

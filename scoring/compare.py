@@ -347,7 +347,8 @@ class GateConfig(_Model):
 
 class GateCheck(_Model):
     evaluator: str
-    check: Literal["min_score", "max_regressions", "significant_regression", "complete", "present", "pairs"]
+    check: Literal["min_score", "max_regressions", "significant_regression", "complete", "present", "pairs",
+                   "baseline"]
     passed: bool
     detail: str
 
@@ -428,6 +429,13 @@ def _gate_one(e: EvaluatorComparison, config: GateConfig, min_pairs: int) -> lis
     return checks
 
 
+def gated_against_itself(experiment_id: str | int | None) -> str:
+    """Why a gate whose baseline is its candidate is refused, and what to pass instead."""
+    return (f"experiment {experiment_id} is gated against itself, which passes whatever changed (nothing can regress "
+            f"against itself); pass the baseline's id, the experiment before the change: `evalkit experiments gate "
+            f"{experiment_id} --baseline N` (baseline_id in the API; list them with `evalkit experiments list`)")
+
+
 def gate(comparison: Comparison, config: GateConfig) -> GateResult:
     """Judge a comparison against the thresholds of `config`."""
     compared = {e.evaluator: e for e in comparison.evaluators}
@@ -436,6 +444,11 @@ def gate(comparison: Comparison, config: GateConfig) -> GateResult:
         wanted += [n for n in config.min_score if n not in wanted]
     checks: list[GateCheck] = []
     min_pairs = config.min_pairs if config.min_pairs is not None else stats.min_pairs_for(comparison.alpha)
+    if comparison.same_experiment:
+        # Nothing regresses against itself: in CI such a gate is a misconfigured baseline that passes whatever
+        # changed. (The API and the CLI refuse it before comparing; the compare page's gate says it here.)
+        checks.append(GateCheck(evaluator="", check="baseline", passed=False,
+                                detail=gated_against_itself(comparison.candidate_id)))
     if not wanted:
         checks.append(GateCheck(evaluator="", check="present", passed=False,
                                 detail="no evaluator scores both experiments: there is nothing to gate on"))

@@ -185,6 +185,19 @@ class Datasets:
                                 "AND name = {n:String} ORDER BY pushed_at DESC", {"w": workspace, "n": name})
         return [_version(r) for r in rows]
 
+    def versions_page(self, workspace: str, name: str, *, limit: int, after: tuple[int, str] | None = None,
+                      offset: int = 0) -> list[DatasetVersion]:
+        """At most `limit` versions, newest first (ties by version, so that the order is total), from after `after`
+        (a page's last version's push time in milliseconds and version: a keyset cursor) or `offset`."""
+        params: dict[str, Any] = {"w": workspace, "n": name, "l": limit, "o": offset}
+        where = "workspace = {w:String} AND name = {n:String}"
+        if after is not None:
+            where += " AND (toUnixTimestamp64Milli(pushed_at), version) < ({ap:Int64}, {av:String})"
+            params.update(ap=after[0], av=after[1])
+        rows = self.store.query(f"SELECT {_VERSION_COLUMNS} FROM dataset_versions FINAL WHERE {where} "
+                                "ORDER BY pushed_at DESC, version DESC LIMIT {l:UInt64} OFFSET {o:UInt64}", params)
+        return [_version(r) for r in rows]
+
     def latest(self, workspace: str, name: str) -> DatasetVersion | None:
         found = self.versions(workspace, name)
         return found[0] if found else None

@@ -22,11 +22,11 @@ from evalkit.api import (
 from evalkit.outbound import OutboundPolicy
 from evalkit.query_params import MAX_INT, MAX_OFFSET, bool_param, choice_param, float_param, int_param, whole_number
 
-from . import deletion, run_pages, run_results
+from . import deletion, run_pages, run_results, version_pages
 from .blob_settings import blob_store_from
 from .blobs import BlobError
 from .compare import gate as run_gate
-from .compare import render_comparison_markdown, render_gate_markdown
+from .compare import gated_against_itself, render_comparison_markdown, render_gate_markdown
 from .datasets import DatasetError, parse_cases, unknown_evaluators
 from .evaluate import server_judge
 from .evaluators import EvaluatorConfigError, build_evaluator
@@ -287,11 +287,21 @@ async def show_dataset(request: web.Request) -> web.Response:
 
 async def dataset_versions(request: web.Request) -> web.Response:
     _, s, workspace, name = await _dataset(request, "reader", "read datasets")
-    found = await asyncio.to_thread(s.datasets.versions, workspace, name)
-    if not found:
-        raise _no_dataset(request, workspace, name)
+    limit, cursor, offset = _page_position(request)
+    try:
+        after = version_pages.decode_cursor(cursor) if cursor is not None else None
+    except version_pages.BadCursor as exc:
+        raise ApiError(400, str(exc)) from exc
+    page = await asyncio.to_thread(version_pages.read_page, s.datasets, workspace, name, limit=limit, after=after,
+                                   offset=offset)
+    if not page.versions:
+        # An empty first page is no dataset; an empty later one is past the end of one that exists.
+        first = after is None and not offset
+        if first or not await asyncio.to_thread(s.datasets.versions_page, workspace, name, limit=1):
+            raise _no_dataset(request, workspace, name)
     return json_response({"versions": [{k: v.summary()[k] for k in ("version", "git_revision", "cases", "pushed_at",
-                                                                      "pushed_by")} for v in found]})
+                                                                      "pushed_by")} for v in page.versions],
+                          "limit": limit, "offset": offset, "has_more": page.more, "next_cursor": page.next_cursor})
 
 
 async def review_case(request: web.Request) -> web.Response:
@@ -520,16 +530,22 @@ async def _runs_with_results(request: web.Request, s: ScoringService, e: Experim
 RUNS_PAGE_LIMIT = 1000
 
 
-async def list_runs(request: web.Request) -> web.Response:
-    _, s, e = await _experiment(request)
-    evaluations = bool_param(request, "evaluations")
-    filters = _run_filters(request, e)
+def _page_position(request: web.Request) -> tuple[int, str | None, int]:
+    """A list page's `limit` (1..1000, 50 unless asked), and where it starts: `cursor` (the `next_cursor` of the
+    page before) or `offset`, not both."""
     limit = int_param(request, "limit", 50, low=1, high=RUNS_PAGE_LIMIT)
     cursor = request.query.get("cursor") or None
     if cursor is not None and request.query.get("offset"):
         raise ApiError(400, "give cursor or offset, not both: the cursor (the `next_cursor` of the page before) "
                             "already says where the next page starts")
-    offset = int_param(request, "offset", 0, high=MAX_OFFSET)
+    return limit, cursor, int_param(request, "offset", 0, high=MAX_OFFSET)
+
+
+async def list_runs(request: web.Request) -> web.Response:
+    _, s, e = await _experiment(request)
+    evaluations = bool_param(request, "evaluations")
+    filters = _run_filters(request, e)
+    limit, cursor, offset = _page_position(request)
     try:
         after = run_pages.decode_cursor(cursor) if cursor is not None else None
     except run_pages.BadCursor as exc:
@@ -691,6 +707,8 @@ async def gate_route(request: web.Request) -> web.Response:
     caller, s, e = await _experiment(request)
     req = await parse_body(request, GateRequest)
     baseline = await _baseline(request, caller, s, req.baseline_id)
+    if baseline.experiment_id == e.experiment_id:  # a CI job's misconfigured baseline: refused, not passed
+        raise ApiError(400, gated_against_itself(e.experiment_id))
     comparison = await asyncio.to_thread(s.comparison, e, baseline, alpha=req.alpha,
                                          allow_incomplete=req.allow_incomplete)
     config = req.model_dump(exclude={"baseline_id", "alpha"})

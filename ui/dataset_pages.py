@@ -35,11 +35,14 @@ async def dataset(request: web.Request) -> Page:
     for c in cases:
         state = c["review"]["state"]
         reviews[state] = reviews.get(state, 0) + 1
-    context = {"name": name, "dataset": shown, "versions": versions["versions"], "reviews": reviews,
+    # The newest page of versions (the API's default, 50): a dataset pushed more often says where the rest are.
+    context = {"name": name, "dataset": shown, "versions": versions["versions"], "more_versions": versions["has_more"],
+               "reviews": reviews,
                "cases": cases[(number - 1) * CASES_PER_PAGE:number * CASES_PER_PAGE], "page": number, "pages": pages,
                "prev_url": with_query(request, page=number - 1) if number > 1 else None,
                "next_url": with_query(request, page=number + 1) if number < pages else None}
-    return Page("dataset.html", context, {**shown, "versions": versions["versions"]}, api=path,
+    return Page("dataset.html", context, {**shown, "versions": versions["versions"],
+                                          "more_versions": versions["has_more"]}, api=path,
                 title=f"Dataset {name}")
 
 

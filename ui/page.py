@@ -17,6 +17,7 @@ from jinja2 import Environment
 
 from evalkit.access import AccessError
 from evalkit.api import ApiError, Caller, caller_of, dumps_json, error_response
+from evalkit.query_params import bool_param
 from evalkit.store import StoreUnavailable
 from evalkit.ui.login_sessions import CSRF_COOKIE, SESSION_COOKIE, LoginSession, LoginSessions
 
@@ -102,8 +103,42 @@ def render(request: web.Request, template: str, status: int = 200, **context: An
     return web.Response(text=html, status=status, content_type="text/html", charset="utf-8")
 
 
+@dataclass(frozen=True)
+class Serves:
+    """What a page answers: its formats (`?format=`, the first the default) and whether `?download=` gives a file."""
+
+    formats: tuple[str, ...] = ("html", "json")
+    download: bool = False
+
+
+def asked_for_json(request: web.Request) -> bool:
+    """`?format=json` (any case): the request is a script's, so its errors answer as JSON too."""
+    return request.query.get("format", "").strip().lower() == "json"
+
+
+def _either(words: tuple[str, ...]) -> str:
+    return " or ".join(words) if len(words) < 3 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def page_query(request: web.Request, serves: Serves) -> tuple[str, bool]:
+    """The page's `?format=` and `?download=`, checked the one way every page shares: a format it does not serve
+    (`?format=xml`) or a download that is not a yes or no (`?download=zzz`) is a 400 saying what to use, never
+    the HTML page or a download taken silently."""
+    raw = request.query.get("format", "")
+    chosen = raw.strip().lower() or serves.formats[0]
+    if chosen not in serves.formats:
+        other = next((f for f in serves.formats if f != serves.formats[0]), None)
+        raise ApiError(400, f"format={raw[:40]!r} is not one this page serves: format must be {_either(serves.formats)}"
+                            + (f"; try ?format={other}" if other else "; leave format out"))
+    download = bool_param(request, "download")
+    if download and not serves.download:
+        raise ApiError(400, "this page has no file to download; leave download out"
+                            + ("" if "json" not in serves.formats else ", or get its data with ?format=json"))
+    return chosen, download
+
+
 def error_page(request: web.Request, status: int, message: str) -> web.StreamResponse:
-    if request.query.get("format") == "json":
+    if asked_for_json(request):
         # The JSON twin fails as its /api route does: a script reading it gets the error as JSON, not HTML.
         return secure(error_response(status, message))
     titles = {400: "Bad request", 403: "Not allowed", 404: "Not found", 409: "Not ready", 413: "Too large",
@@ -113,14 +148,25 @@ def error_page(request: web.Request, status: int, message: str) -> web.StreamRes
 
 
 Handler = Callable[[web.Request], Awaitable["Page | web.StreamResponse"]]
+Wrapped = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def page(handler: Handler) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+def page(handler: Handler) -> Wrapped:
     """A UI page: login required, errors as HTML pages with the API's message, `?format=json`."""
+    return serving(Serves())(handler)
 
+
+def serving(serves: Serves) -> Callable[[Handler], Wrapped]:
+    """A UI page answering what `serves` says (`page` is HTML and its JSON twin); the handler finds the checked
+    `?format=` and `?download=` in `request["page_format"]` and `request["page_download"]`."""
+    return lambda handler: _wrap(handler, serves)
+
+
+def _wrap(handler: Handler, serves: Serves) -> Wrapped:
     async def wrapped(request: web.Request) -> web.StreamResponse:
         try:
             await login_caller(request)
+            request["page_format"], request["page_download"] = page_query(request, serves)
             result = await handler(request)
         except NeedLogin:
             return secure(web.HTTPSeeOther(f"/login?next={quote(request.path_qs, safe='')}"))
@@ -132,7 +178,7 @@ def page(handler: Handler) -> Callable[[web.Request], Awaitable[web.StreamRespon
             return response
         if not isinstance(result, Page):
             return secure(result)
-        if request.query.get("format") == "json":
+        if request["page_format"] == "json":
             return secure(web.Response(body=dumps_json(result.data), content_type="application/json",
                                        status=result.status, headers=result.headers))
         response = render(request, result.template, status=result.status, title=result.title, api=result.api,

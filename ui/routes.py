@@ -15,12 +15,14 @@ from evalkit.ui.page import (
     UI_KEY,
     NeedLogin,
     Page,
+    Serves,
     Ui,
     caller_from_token,
     error_page,
     login_caller,
     login_of,
     page,
+    page_query,
     render,
     secure,
     ui_of,
@@ -29,6 +31,8 @@ from evalkit.ui.render import environment
 from evalkit.ui.twin import twin
 
 STATIC = Path(__file__).parent / "static"
+# The login and logout forms are HTML only: no JSON twin, nothing to download.
+FORM_ONLY = Serves(formats=("html",))
 
 
 def _cookie_options(request: web.Request) -> dict[str, Any]:
@@ -51,6 +55,10 @@ async def login_form(request: web.Request) -> web.StreamResponse:
         await login_caller(request)
     except (NeedLogin, ApiError):
         pass
+    try:
+        page_query(request, FORM_ONLY)
+    except ApiError as exc:
+        return error_page(request, exc.status, str(exc))
     response = render(request, "login.html", title="Log in", next=_safe_next(request.query.get("next")),
                       error=None)
     response.set_cookie(CSRF_COOKIE, csrf, max_age=SESSION_SECONDS, **{**_cookie_options(request),
@@ -106,6 +114,10 @@ async def logout_form(request: web.Request) -> web.StreamResponse:
     if login_of(request) is None:
         return secure(web.HTTPSeeOther("/login"))
     await login_caller(request)
+    try:
+        page_query(request, FORM_ONLY)
+    except ApiError as exc:
+        return error_page(request, exc.status, str(exc))
     return secure(render(request, "logout.html", title="Log out"))
 
 

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from evalkit.api import ApiError
 from evalkit.ui.images import without_images
-from evalkit.ui.page import Page, page, query_int, with_query
+from evalkit.ui.page import Page, Serves, page, query_int, serving, with_query
 from evalkit.ui.render import content_text
 from evalkit.ui.twin import call_route, parse_body, twin
 
@@ -873,12 +873,16 @@ def _subagents_within(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield from _subagents_within(sub)
 
 
-@page
+@serving(Serves(download=True))  # ?download=1: the trajectory as an .atif.json file
 async def session(request: web.Request) -> Page | web.StreamResponse:
     agent_id, session_id = request.match_info["agent"], request.match_info["session_id"]
     if "media" in request.query:
         return await _image(request, agent_id, session_id)
     tab = request.query.get("tab", "steps")
+    download = request["page_download"]
+    if download and tab != "steps":
+        raise ApiError(400, f"the download is the session's trajectory, not its {tab!r} tab; leave tab out "
+                            "(or leave download out)")
     if tab == "spans":
         return await _spans_tab(request, agent_id, session_id)
     if tab != "steps":
@@ -889,12 +893,12 @@ async def session(request: web.Request) -> Page | web.StreamResponse:
     document = parse_body(response)
     if response.status >= 400:
         raise ApiError(response.status, str(document.get("error", {}).get("message")))
-    if request.query.get("download") or request.query.get("format") == "json":
+    if download or request["page_format"] == "json":
         # A ?page= the HTML page refuses is refused here too (it answered the whole document with 200).
         query_int(request, "page", 1, low=1, high=steps_pages(document))
         # The route's own bytes: the twin is exactly what GET .../trajectory answers, not a re-serialisation.
         headers = {k: v for k, v in response.headers.items() if k.lower().startswith("x-evalkit-")}
-        if request.query.get("download"):
+        if download:
             headers["Content-Disposition"] = f'attachment; filename="{quote(session_id, safe="")}.atif.json"'
         return web.Response(body=response.body, content_type="application/json", headers=headers)
     summary = trajectory_summary(document)

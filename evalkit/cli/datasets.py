@@ -110,10 +110,24 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+# The versions asked for a page: the most the service answers at once.
+VERSIONS_PAGE = 1000
+
+
 def _versions(args: argparse.Namespace) -> int:
     import time
 
-    data = _known(args, "GET", _path(args.dataset) + "/versions")
+    # Every version, page after page.
+    versions: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        page = _known(args, "GET", _path(args.dataset) + f"/versions?limit={VERSIONS_PAGE}"
+                      + (f"&cursor={quote(cursor)}" if cursor else ""))
+        versions.extend(page["versions"])
+        cursor = page.get("next_cursor")
+        if not cursor:
+            break
+    data = {"versions": versions}
     lines = []
     for v in data["versions"]:
         pushed = time.strftime("%Y-%m-%d %H:%M", time.localtime(v["pushed_at"]))

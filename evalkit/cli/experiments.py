@@ -221,6 +221,11 @@ def _min_score(values: list[str]) -> float | dict[str, float] | None:
 
 
 def _gate(args: argparse.Namespace) -> int:
+    if args.baseline == args.experiment:
+        # Nothing regresses against itself: in CI this gate would pass whatever changed.
+        raise CliError(f"experiment {args.experiment} is gated against itself, which passes whatever changed; pass "
+                       f"the baseline's id: `evalkit experiments gate {args.experiment} --baseline N`, N the "
+                       "experiment before the change (list them with `evalkit experiments list`)", EXIT_USAGE)
     _known(args, args.experiment)
     _known(args, args.baseline, "baseline ")
     body: dict[str, Any] = {"baseline_id": args.baseline, "alpha": args.alpha, "min_score": _min_score(args.min_score),
@@ -239,9 +244,7 @@ def _gate(args: argparse.Namespace) -> int:
         emit(args, data, [])
     else:
         print(markdown)
-        itself = bool((data.get("comparison") or {}).get("same_experiment"))
-        print("gate: " + ("passed" + (", against the candidate itself: see the warning above" if itself else "")
-                          if data["passed"] else "FAILED: " + cli_words("; ".join(data.get("reasons") or []))))
+        print("gate: " + ("passed" if data["passed"] else "FAILED: " + cli_words("; ".join(data.get("reasons") or []))))
     return 0 if data["passed"] else EXIT_FAILED
 
 

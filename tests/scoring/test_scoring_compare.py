@@ -266,9 +266,14 @@ def test_comparing_an_experiment_with_itself_says_so_before_the_table():
     assert c.same_experiment
     assert c.warnings and c.warnings[0].startswith("the baseline is the candidate itself (experiment 5)"), c.warnings
     assert "⚠ the baseline is the candidate itself" in render_comparison_markdown(c)
-    report = render_gate_markdown(gate(c, GateConfig()))
+    gated = gate(c, GateConfig())
+    report = render_gate_markdown(gated)
     assert report.index("⚠ the baseline is the candidate itself") < report.index("| evaluator"), report
+    # A gate against itself fails (it passed: in CI a misconfigured baseline that is always green), saying why.
+    assert not gated.passed and gated.reasons[0].startswith("experiment 5 is gated against itself"), gated.reasons
+    assert [c.check for c in gated.checks if not c.passed] == ["baseline"], gated.checks
     # Two experiments with the same outcomes are no such thing.
     other = compare(itself, experiment(outcomes, eid="6"))
     assert not other.same_experiment and not other.warnings
     assert "candidate itself" not in render_gate_markdown(gate(other, GateConfig()))
+    assert gate(other, GateConfig(min_pairs=1)).passed

@@ -1,5 +1,6 @@
 """What a person reads of an experiment is one answer wherever it is read (API, CLI): an experiment with no runs cost
-$0 in its summary and its scorecard alike; an experiment compared (or gated) with itself is said to be."""
+$0 in its summary and its scorecard alike; an experiment compared with itself is said to be, and one gated against
+itself is refused."""
 
 from __future__ import annotations
 
@@ -60,14 +61,27 @@ async def test_comparing_an_experiment_with_itself_says_so(scoring: Scoring) -> 
     assert compared["warnings"] == [
         f"the baseline is the candidate itself (experiment {eid}): every case is the same by construction and "
         "nothing is compared; pick another experiment as the baseline (list them with `evalkit experiments list`)"]
+    # A gate against itself passed before (nothing can regress against itself): in CI, a misconfigured baseline
+    # that is always green. Now it is refused, saying what to pass.
     status, gated = await call(s, "POST", f"/api/experiments/{eid}/gate", {"baseline_id": eid, "min_pairs": 1})
-    assert status == 200 and gated["comparison"]["same_experiment"] is True, gated
-    assert "⚠ the baseline is the candidate itself" in gated["markdown"], gated["markdown"]
-    # The gate passes (nothing can regress against itself), and says against what.
+    assert status == 400 and gated["error"]["message"] == (
+        f"experiment {eid} is gated against itself, which passes whatever changed (nothing can regress against "
+        f"itself); pass the baseline's id, the experiment before the change: `evalkit experiments gate {eid} "
+        "--baseline N` (baseline_id in the API; list them with `evalkit experiments list`)"), gated
     code, out = await asyncio.to_thread(_cli, s, "experiments", "gate", str(eid), "--baseline", str(eid),
                                         "--min-pairs", "1")
-    assert code == 0 and "⚠ the baseline is the candidate itself" in out, out
-    assert out.rstrip().splitlines()[-1] == "gate: passed, against the candidate itself: see the warning above", out
+    assert code == 2 and out == (
+        f"evalkit: experiment {eid} is gated against itself, which passes whatever changed; pass the baseline's id: "
+        f"`evalkit experiments gate {eid} --baseline N`, N the experiment before the change (list them with "
+        "`evalkit experiments list`)\n"), out
+    # Against another experiment the gate still answers.
+    status, created = await call(s, "POST", "/api/experiments", {"agent": "bot@acme", "dataset": "d@acme"})
+    assert status == 201, created
+    other = created["experiment_id"]
+    status, gated = await call(s, "POST", f"/api/experiments/{eid}/gate", {"baseline_id": other,
+                                                                          "allow_incomplete": True})
+    assert status == 200 and gated["comparison"]["same_experiment"] is False, gated
+    # Comparing with itself is still answered, with its warning first.
     code, out = await asyncio.to_thread(_cli, s, "experiments", "compare", str(eid), "--baseline", str(eid))
     assert code == 0 and "⚠ the baseline is the candidate itself" in out, out
     # The warning comes before the table of "same" verdicts.

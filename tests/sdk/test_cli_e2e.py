@@ -83,16 +83,28 @@ def test_cli_from_login_to_gate(served: Served, tenant: Tenant, tmp_path: Path) 
     assert shown.returncode == 0 and "four" in shown.stdout and "#1:completed(valid)" in shown.stdout
     assert "model None" not in shown.stdout and f"{served.api}/experiments/{experiment}" in shown.stdout
 
-    passed = evalkit_cli("experiments", "gate", experiment, "--baseline", experiment, "--min-score", "0.5",
+    # The candidate (the same task again) gated against that baseline; a gate against itself is refused (it passed
+    # whatever changed: a CI job's misconfigured baseline), exit 2 with the command to write.
+    itself = evalkit_cli("experiments", "gate", experiment, "--baseline", experiment, "--min-pairs", "2", env=env,
+                         cwd=tmp_path)
+    assert itself.returncode == 2 and itself.stdout == "", itself.stdout + itself.stderr
+    assert f"experiment {experiment} is gated against itself" in itself.stderr, itself.stderr
+    assert f"`evalkit experiments gate {experiment} --baseline N`" in itself.stderr, itself.stderr
+    ran = evalkit_cli("run", "sums", "--agent", tenant.agent, "--task", "mytask:answer", "--evaluator",
+                      "mytask:is_four", "--repetitions", "2", "--name", "candidate sums", "--json", env=env,
+                      cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    candidate = str(json.loads(ran.stdout)["experiment_id"])
+    passed = evalkit_cli("experiments", "gate", candidate, "--baseline", experiment, "--min-score", "0.5",
                          "--min-pairs", "2", env=env, cwd=tmp_path)
-    assert passed.returncode == 0, passed.stdout + passed.stderr
-    failed = evalkit_cli("experiments", "gate", experiment, "--baseline", experiment, "--min-score", "is_four=0.9",
+    assert passed.returncode == 0 and passed.stdout.splitlines()[-1] == "gate: passed", passed.stdout + passed.stderr
+    failed = evalkit_cli("experiments", "gate", candidate, "--baseline", experiment, "--min-score", "is_four=0.9",
                          "--min-pairs", "2", "--markdown",
                          str(tmp_path / "gate.md"), env=env, cwd=tmp_path)
     assert failed.returncode == 1 and "gate: FAILED" in failed.stdout
     assert (tmp_path / "gate.md").read_text().strip()
     # Too few pairs for the default: the way out is said with the flag, in the verdict and in the report.
-    few = evalkit_cli("experiments", "gate", experiment, "--baseline", experiment, env=env, cwd=tmp_path)
+    few = evalkit_cli("experiments", "gate", candidate, "--baseline", experiment, env=env, cwd=tmp_path)
     assert few.returncode == 1 and "or lower `--min-pairs` to gate on fewer" in few.stdout.splitlines()[-1]
     assert "min_pairs" not in few.stdout, few.stdout
 
@@ -301,10 +313,14 @@ def test_a_file_that_cannot_be_read_or_written_is_a_usage_error(served: Served, 
                       cwd=tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     experiment = str(json.loads(ran.stdout)["experiment_id"])
+    ran = evalkit_cli("run", "sums", "--agent", tenant.agent, "--task", "mytask:answer", "--json", env=env,
+                      cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    baseline = str(json.loads(ran.stdout)["experiment_id"])
     nowhere = tmp_path / "no-such-folder"
     for args, said in (
             (("experiments", "export", experiment, "-o", str(nowhere / "runs.csv")), "cannot write"),
-            (("experiments", "gate", experiment, "--baseline", experiment, "--min-pairs", "1", "--markdown",
+            (("experiments", "gate", experiment, "--baseline", baseline, "--min-pairs", "1", "--markdown",
               str(nowhere / "gate.md")), "cannot write"),
             (("mapping", "set", tenant.agent, str(nowhere / "mapping.yaml")), "cannot read")):
         result = evalkit_cli(*args, env=env, cwd=tmp_path)

@@ -124,9 +124,12 @@ def test_budget_stops_scheduling_and_an_unpriced_model_is_unknown_not_zero(serve
     card = served.ok("GET", f"/api/experiments/{result.experiment_id}/scorecard", token=tenant.token)["scorecard"]
     assert card["planned_runs"] == 5 and card["runs"] == 3
     assert any(n.startswith("incomplete: 2 of 5 planned run(s) never ran") for n in card["notes"])
-    # The gate's advice is to resume it, not to "finish it with evaluate".
+    # The gate's advice is to resume it, not to "finish it with evaluate" (against another experiment: one against
+    # itself is refused first).
+    baseline = served.ok("POST", "/api/experiments", {"agent": tenant.agent, "dataset": info["dataset"]},
+                         token=tenant.token)["experiment_id"]
     status, refused = served.call("POST", f"/api/experiments/{result.experiment_id}/gate",
-                                  {"baseline_id": int(result.experiment_id)}, token=tenant.token)
+                                  {"baseline_id": int(baseline)}, token=tenant.token)
     assert status == 409 and "was stopped (budget reached" in refused["error"]["message"]
     assert f"--resume {result.experiment_id}" in refused["error"]["message"]
 

@@ -1,6 +1,6 @@
 """An experiment's page says what its JSON twin and the API say: no runs cost $0 in the header and the runs table
-alike; an experiment compared with itself is said to be. A session page's twin refuses the `?page=` the page
-refuses."""
+alike; an experiment compared with itself is said to be, and its gate fails. A session page's twin refuses the
+`?page=` the page refuses."""
 
 from __future__ import annotations
 
@@ -36,6 +36,12 @@ def test_an_experiment_compared_with_itself_says_so_first(tab: Tab, world: World
     assert twin["comparison"]["same_experiment"] is True, twin["comparison"]
     other = tab.go(f"/experiments/{eid}/compare?baseline={world.baseline_id}&format=json").json()
     assert other["comparison"]["same_experiment"] is False
+    # Its gate fails, saying why (it passed before: nothing regresses against itself), as the API and CLI refuse it.
+    tab.go(f"/experiments/{eid}/compare?baseline={eid}&gate=1&min_pairs=1")
+    gate = tab.page.inner_text("#gate")
+    assert "Gate: failed" in gate and f"experiment {eid} is gated against itself" in gate, gate
+    twin = tab.go(f"/experiments/{eid}/compare?baseline={eid}&gate=1&min_pairs=1&format=json").json()
+    assert twin["gate"]["passed"] is False and twin["gate"]["checks"][0]["check"] == "baseline", twin["gate"]
 
 
 def test_a_session_pages_twin_refuses_the_page_number_the_page_refuses(tab: Tab, world: World) -> None:

@@ -3,6 +3,7 @@ refresh, untrusted content that must not run, and another workspace's pages answ
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import threading
@@ -382,6 +383,23 @@ def test_home_dataset_and_json_twins(tab: Tab, world: World) -> None:
     sessions = tab.go(f"/agents/{world.agent}/sessions?format=json").json()
     assert len(sessions["sessions"]) == 50 and re.fullmatch(r"[\w-]+", sessions["sessions"][0]["session_id"])
     assert time.time() > 0
+
+
+def test_a_dataset_page_shows_the_newest_page_of_versions_and_where_the_rest_are(tab: Tab, world: World) -> None:
+    """`GET /api/datasets/{d}/versions` answers a page (50 unless asked): a dataset pushed 52 times shows its 50
+    newest versions and says how to list every one, and its twin says there are more."""
+    for i in range(52):
+        world.served.ok("POST", "/api/datasets/many-versions@acme", {"cases": [{"id": "c", "input": f"x{i}"}]},
+                        token=world.token)
+    tab.login(world.token)
+    tab.go("/datasets/many-versions@acme")
+    assert tab.page.locator("h2:text-is('Versions') + table tbody tr").count() == 50
+    said = tab.page.inner_text("#more-versions")
+    assert said == "The newest 50 versions; list every one with evalkit datasets versions many-versions@acme.", said
+    twin = tab.go("/datasets/many-versions@acme?format=json").json()
+    assert len(twin["versions"]) == 50 and twin["more_versions"] is True
+    tab.go(f"/datasets/{world.dataset}")
+    assert tab.page.locator("#more-versions").count() == 0
 
 
 def test_bad_input_gets_a_page_that_says_what_to_do(world: World) -> None:
@@ -988,26 +1006,89 @@ def test_a_guardrails_trip_is_a_stop_and_reasoning_says_its_effort(tab: Tab, wor
 _ODD_VALUES = ("", "-1", "abc", "1e999", "nan", "\x00", "' OR 1=1 --", "é☃", "99999999999999999999999", "a" * 2000)
 
 
+def _pages(world: World) -> dict[str, tuple[str, ...]]:
+    """Every UI page (a route of ui/*_pages.py and ui/routes.py) and the query parameters its code reads (ui/page.py
+    reads `format` and `download` for every page)."""
+    return {
+        "/": ("format", "download"),
+        f"/agents/{world.agent}/sessions": ("q", "status", "sort", "offset", "cursor", "since", "until", "errors",
+                                            "model", "min_cost", "format", "download"),
+        f"/agents/{world.agent}/sessions/{world.long_session}": ("tab", "page", "wait", "format", "download"),
+        f"/agents/{world.agent}/sessions/{world.long_session}?tab=spans": ("offset", "format", "download"),
+        "/experiments": ("status", "limit", "workspace", "agent", "dataset", "format", "download"),
+        f"/experiments/{world.experiment_id}": ("evaluator", "page", "format", "download"),
+        f"/experiments/{world.experiment_id}/compare?baseline={world.baseline_id}": (
+            "alpha", "page", "gate", "min_score", "max_regressions", "min_pairs", "allow_incomplete", "format",
+            "download"),
+        f"/experiments/{world.experiment_id}/compare": ("baseline", "baseline_id"),
+        f"/experiments/{world.experiment_id}/runs/{world.run_ids[0]}": ("format", "download"),
+        "/datasets": ("workspace", "format", "download"),
+        f"/datasets/{world.dataset}": ("version", "page", "format", "download"),
+        "/login": ("next", "format", "download"),
+        "/logout": ("format", "download"),
+    }
+
+
+def _get(opener: urllib.request.OpenerDirector, url: str) -> tuple[int, str, bytes, dict[str, str]]:
+    """(status, content type, body, headers) of a GET, an error answer included."""
+    try:
+        with opener.open(url) as response:
+            return response.status, response.headers["Content-Type"], response.read(), dict(response.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers["Content-Type"], exc.read(), dict(exc.headers)
+
+
+def test_every_page_takes_only_a_format_it_serves_and_a_yes_or_no_download(world: World) -> None:
+    """Before: `?format=xml` rendered the HTML page and `?download=zzz` (or `download=0`) downloaded the trajectory.
+    Now every page checks both the one way (ui/page.py `page_query`): a format it does not serve or a download that
+    is not a yes or no is a 400 saying what to use, as HTML, or as JSON when the request asked for JSON."""
+    _, _, _, opener = _login_form(world, world.token)
+    session = f"/agents/{world.agent}/sessions/{world.long_session}"
+    for path in _pages(world):
+        if path.endswith("/compare"):
+            continue  # without its baseline: the page's own 400 comes first
+        html_only = path in ("/login", "/logout")
+        join = "&" if "?" in path else "?"
+        for query, hint in (("format=xml", "format must be html; leave format out" if html_only
+                             else "format must be html or json; try ?format=json"),
+                            ("download=zzz", "download='zzz' is not a yes or no; use download=true"),
+                            ("download=1", "the download is the session's trajectory" if path.startswith(session)
+                             else "this page has no file to download")):
+            if query == "download=1" and path == session:
+                continue  # the one page with a download
+            status, kind, body, _ = _get(opener, world.served.api + path + join + query)
+            text = html.unescape(body.decode())
+            assert status == 400 and kind.startswith("text/html") and hint in text, (path, query, status, text[:800])
+            if query.startswith("format"):
+                continue
+            # Asked for JSON, the same refusal as JSON (the twin's errors are the API's shape).
+            status, kind, body, _ = _get(opener, world.served.api + path + join + query + "&format=json")
+            if html_only:
+                assert status == 400 and kind.startswith("application/json"), (path, query, status)
+                continue
+            message = json.loads(body)["error"]["message"]
+            assert status == 400 and kind.startswith("application/json") and hint in message, (path, query, message)
+        # What the page serves is still served, any case.
+        for query, served in (("format=html", "text/html"), ("format=JSON", "application/json"),
+                              ("download=no", "text/html")):
+            if html_only and query == "format=JSON":
+                continue
+            status, kind, _, _ = _get(opener, world.served.api + path + join + query)
+            assert status == 200 and kind.startswith(served), (path, query, status, kind)
+    # The session page's download: a yes downloads the trajectory, a no is the page.
+    for query in ("download=1", "download=true", "download=YES"):
+        status, kind, body, headers = _get(opener, world.served.api + session + "?" + query)
+        assert status == 200 and kind.startswith("application/json"), (query, status, kind)
+        assert headers["Content-Disposition"].endswith('.atif.json"') and json.loads(body)["steps"], query
+    status, kind, _, headers = _get(opener, world.served.api + session + "?download=0")
+    assert status == 200 and kind.startswith("text/html") and "Content-Disposition" not in headers
+
+
 def test_no_page_answers_500_whatever_a_query_parameter_holds(world: World) -> None:
     """Every page, given an odd value in each query parameter it reads, answers a page (2xx/3xx) or a 4xx that
     says why; never a 500. The API's routes get the same from schemathesis (tests/api/test_schemathesis.py)."""
     _, _, _, opener = _login_form(world, world.token)
-    pages = {  # each page and the query parameters its code reads (ui/*_pages.py, ui/page.py, ui/routes.py)
-        "/": ("format",),
-        f"/agents/{world.agent}/sessions": ("q", "status", "sort", "offset", "cursor", "since", "until", "errors",
-                                            "model", "min_cost", "format"),
-        f"/agents/{world.agent}/sessions/{world.long_session}": ("tab", "page", "wait", "format", "download"),
-        f"/agents/{world.agent}/sessions/{world.long_session}?tab=spans": ("offset", "format"),
-        "/experiments": ("status", "limit", "workspace", "agent", "dataset", "format"),
-        f"/experiments/{world.experiment_id}": ("evaluator", "page", "format"),
-        f"/experiments/{world.experiment_id}/compare?baseline={world.baseline_id}": (
-            "alpha", "page", "gate", "min_score", "max_regressions", "min_pairs", "allow_incomplete", "format"),
-        f"/experiments/{world.experiment_id}/compare": ("baseline", "baseline_id"),
-        f"/experiments/{world.experiment_id}/runs/{world.run_ids[0]}": ("format",),
-        "/datasets": ("workspace", "format"),
-        f"/datasets/{world.dataset}": ("version", "page", "format"),
-        "/login": ("next",),
-    }
+    pages = _pages(world)
     answered: dict[int, int] = {}
     for path, parameters in pages.items():
         for name in parameters:
