@@ -107,6 +107,17 @@ def replay(capture: Capture, otlp_http: str, key: str, encoding: str = "protobuf
     return sent
 
 
+def replay_every(otlp_http: str, key: str, only: Iterable[str] | None = None, threads: int = 8) -> int:
+    """`replay` each capture (every one unless named), several at once: each capture's exports in their order, the
+    captures side by side (a request waits for its batch to be durable; alone, every capture one after another was
+    14-20 s of each test that stores them all). Returns how many exports were sent."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    captures = [load(name) for name in (only if only is not None else names())]
+    with ThreadPoolExecutor(threads) as pool:
+        return sum(pool.map(lambda capture: replay(capture, otlp_http, key), captures))
+
+
 # --- ground truth ---------------------------------------------------------------------------
 
 @dataclass

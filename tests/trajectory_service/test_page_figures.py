@@ -75,8 +75,7 @@ async def test_a_pages_figures_are_the_engines_for_every_kind_of_trace_and_every
         chat(9700, 970001, 970000, 2.0, inputs=11, **{"gen_ai.response.id": "r-2"}),
         longer, chat(9700, 970003, 970000, 5.0, inputs=0, outputs=0), chat(9700, 970004, 970000, 5.0)])
     await svc.send(key, [chat(9200, 920001, 920000, 2.0, inputs=777)])
-    for name in corpus.names():
-        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, key)
+    await asyncio.to_thread(corpus.replay_every, svc.running.otlp_http, key)
     # Every export flattened (a list request waits at the store's read barrier).
     await svc.get(f"/api/agents/{agent}/sessions?limit=1")
     store = svc.running.store

@@ -58,8 +58,8 @@ async def every_capture(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterat
     with databases_dropped_after():
         async with running_service(folder / "service", prices_file=folder / "prices.yaml") as service:
             agent, key = await service.new_agent("captures")
-            for name in corpus.names():  # every capture into one agent: their sessions ranked among each other
-                await asyncio.to_thread(corpus.replay, corpus.load(name), service.running.otlp_http, key)
+            # Every capture into one agent: their sessions ranked among each other.
+            await asyncio.to_thread(corpus.replay_every, service.running.otlp_http, key)
             assert await asyncio.to_thread(service.running.service.staging.caught_up, 60.0)
             yield service, agent
 
@@ -155,20 +155,21 @@ async def test_the_sort_by_cost_of_every_capture_matches_pricing_every_session(
                     path, name, i)
 
     assert (await served_by(BOUND, svc.get(f"{base}&limit=1000"))).body["sessions"] == expected
-    # Page by page, reading as few keys by bound as each page allows: every session's place, by cursor, and each
-    # kind of boundary by offset and by cursor (a page deep in the list costs about what a first one does, ~0.15 s:
-    # one by one through every session, ~200 pages, was most of this test's time).
+    # Page by page, reading as few keys by bound as each page allows: every session's place, by cursor, eight a page,
+    # and each kind of boundary one a page by offset and by cursor (a page deep in the list costs about what a first
+    # one does, ~0.15 s: one by one through every session, ~200 pages, was most of this test's time).
     monkeypatch.setattr(session_list, "_BOUND_SCAN_EXTRA", 0)
     read.clear()
     first = (await served_by(BOUND, svc.get(f"{base}&limit=1"))).body
     assert first["sessions"] == expected[:1] and first["has_more"]
     assert 0 < sum(read) < len(expected) // 2, read  # the first page read a few sessions, not all of them
-    walked = await served_by(BOUND, _walk(svc, base, 4))
+    walked = await served_by(BOUND, _walk(svc, base, 8))
     assert [s for page in walked for s in page] == _ids(expected)
     await at_each_boundary(BOUND)
-    # Where the price book gives no bound (a price by date) every session is priced: the same pages.
+    # Where the price book gives no bound (a price by date) every session is priced: the same pages (each prices
+    # every session: ~0.5 s a page).
     monkeypatch.setattr(session_list, "_page_by_cost", lambda *args: None)
-    walked = await served_by(EVERY_SESSION, _walk(svc, base, 16))
+    walked = await served_by(EVERY_SESSION, _walk(svc, base, 40))
     assert [s for page in walked for s in page] == _ids(expected)
     await at_each_boundary(EVERY_SESSION)
 

@@ -214,13 +214,12 @@ async def test_migrations_207_and_213_list_spans_stored_before_them_as_those_sto
     # The data directory as a service before migration 207 left it: no call columns in `spans`.
     store.command(f"ALTER TABLE {store.database}.spans DROP COLUMN call_response_id, DROP COLUMN prepares_call")
     store.command(f"DELETE FROM {store.database}.schema_migrations WHERE version IN (207, 213)")
-    for name in corpus.names():  # every capture: OpenInference's preparing steps, calls reported twice
-        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, before_key)
+    # Every capture: OpenInference's preparing steps, calls reported twice.
+    await asyncio.to_thread(corpus.replay_every, svc.running.otlp_http, before_key)
     # Every acknowledged span in `spans` before the migration runs (the flattener's own ledger says so).
     assert await asyncio.to_thread(svc.running.service.staging.caught_up, 60.0)
     assert migrate(store) == [207, 213]
-    for name in corpus.names():
-        await asyncio.to_thread(corpus.replay, corpus.load(name), svc.running.otlp_http, after_key)
+    await asyncio.to_thread(corpus.replay_every, svc.running.otlp_http, after_key)
     assert await asyncio.to_thread(svc.running.service.staging.caught_up, 60.0)
 
     async def listed(agent: str) -> list[list[dict[str, Any]]]:

@@ -77,7 +77,7 @@ def _assert_same_pages(svc: Service, agent: str, prices: PriceBook) -> int:
     of rows compared."""
     store, compared = svc.running.store, 0
     for query in _QUERIES:
-        for limit, offset in ((1, 0), (7, 0), (7, 14), (1000, 0)):
+        for limit, offset in ((1, 0), (7, 14), (1000, 0)):  # the first page, one deeper, all
             q = SessionQuery(**{**query.__dict__, "limit": limit, "offset": offset})
             kept = page_of_kept_rows(store, agent, q, prices)
             if kept is None:  # left to the index, which costs the page, when many traces are unkept
