@@ -28,6 +28,8 @@ SESSION_KEYS = (
     "langsmith.metadata.session_id",
     "langsmith.metadata.thread_id",
     "langsmith.metadata.conversation_id",
+    # Firebase Genkit: an agent's session (`ai.defineAgent`), on each turn's root span only (mappers/genkit.py).
+    "genkit:metadata:agent:sessionId",
 )
 OPERATION_KEYS = ("gen_ai.operation.name", "llm.request.type")
 PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system", "ai.model.provider",
@@ -129,6 +131,22 @@ NOT_OPENLIT_AG2 = f" AND scope_name != '{OPENLIT_AG2_SCOPE}'"  # what `is_llm_ca
 # that are a model generating must stay within this one: a test holds it).
 LLM_OPERATIONS = ("chat", "text_completion", "generate_content", "completion", "acompletion", "atext_completion",
                   "responses", "aresponses", "anthropic_messages", "aanthropic_messages", "agenerate_content")
+# Gemini CLI (trajectory/mappers/gemini_cli.py: SCOPE, LLM_CALL, a test holds them equal) declares its model requests
+# as operation `llm_call`, no convention's: an LLM call in its scope only. Its tokens are the conventions' keys.
+GEMINI_CLI_SCOPE = "gemini-cli"
+GEMINI_CLI_LLM_CALL = "llm_call"
+# Firebase Genkit (trajectory/mappers/genkit.py, whose names a test holds equal) writes no GenAI key: a model call is
+# an action span of subtype `model` in its scope, its usage only inside its `genkit:output` JSON (the GenerateResponse's
+# `usage`, keys of its own: prompt tokens with the cached ones counted, as `gen_ai.usage.input_tokens`), its model the
+# provider's raw response's, else the action's name after the plugin's namespace (`openai/gpt-4o-mini`). The JSON is
+# read only for such spans (every other span pays the scope comparison); the `generate` spans (type `util`), which
+# restate the last call's usage, are no call.
+GENKIT_SCOPE = "genkit-tracer"
+GENKIT_TYPE, GENKIT_SUBTYPE = "genkit:type", "genkit:metadata:subtype"
+GENKIT_NAME, GENKIT_OUTPUT = "genkit:name", "genkit:output"
+GENKIT_INPUT_TOKENS, GENKIT_OUTPUT_TOKENS = "inputTokens", "outputTokens"
+GENKIT_CACHE_READ_TOKENS, GENKIT_REASONING_TOKENS = "cachedContentTokens", "thoughtsTokens"
+
 # openinference.span.kind -> gen_ai.operation.name
 OPENINFERENCE_OPERATIONS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent",
                             "EMBEDDING": "embeddings", "RETRIEVER": "retrieval", "CHAIN": "chain"}
@@ -166,10 +184,10 @@ def _first(found: str, keys: tuple[str, ...], otherwise: str) -> str:
     return f"coalesce({', '.join(f'{found}[{_literal(k)}]' for k in keys)}, {otherwise})"
 
 
-def wanted_maps(attributes: str, session_attribute: str, name: str) -> list[tuple[str, str]]:
+def wanted_maps(attributes: str, session_attribute: str, name: str, scope: str = "scope_name") -> list[tuple[str, str]]:
     """The small maps the typed columns are read from, from a span's attribute list (the
     `KeyValue` tuples of `ingest/export_schema.py`), the agent's session attribute
-    override ('' for none) and the span's name.
+    override ('' for none), the span's name and its scope's name.
 
     A name (session id, model, ...) is any non-empty scalar value, as text; a token count
     is an int, a finite double (truncated) or a string holding an integer; a reported cost
@@ -188,9 +206,27 @@ def wanted_maps(attributes: str, session_attribute: str, name: str) -> list[tupl
         ("_usage_json", "coalesce(" + ", ".join(
             f"nullIf(arrayElement({attributes}.value.string_value, indexOf({attributes}.key, {_literal(k)})), '')"
             for k in USAGE_JSON_KEYS)
-            + f", {_python_usage(attributes)}, {_haystack_reply(attributes, name, 'usage')})"),
+            + f", {_python_usage(attributes)}, {_genkit_usage(attributes)}, "
+            + f"{_haystack_reply(attributes, name, 'usage')})"),
         ("_haystack_model", _haystack_reply(attributes, name, "model")),
+        # A Genkit model call (`GENKIT_SCOPE`), and its model, '' for any other span.
+        ("_genkit_call", f"if({scope} = {_literal(GENKIT_SCOPE)}, {_string_of(attributes, GENKIT_SUBTYPE)} = 'model' "
+                         f"AND {_string_of(attributes, GENKIT_TYPE)} = 'action', false)"),
+        ("_genkit_model", f"if(_genkit_call, coalesce(nullIf(JSONExtractString("
+                          f"{_string_of(attributes, GENKIT_OUTPUT)}, 'raw', 'model'), ''), "
+                          f"arrayElement(splitByChar('/', {_string_of(attributes, GENKIT_NAME)}), -1)), '')"),
     ]
+
+
+def _string_of(attributes: str, key: str) -> str:
+    """The string value of the span's `key`, '' where it has none (or another type)."""
+    return f"arrayElement({attributes}.value.string_value, indexOf({attributes}.key, {_literal(key)}))"
+
+
+def _genkit_usage(attributes: str) -> str:
+    """The `usage` object of a Genkit model call's output (`GENKIT_SCOPE`), NULL for any other span (a
+    short-circuited `if`: the JSON is parsed only for those calls)."""
+    return f"if(_genkit_call, nullIf(JSONExtractRaw({_string_of(attributes, GENKIT_OUTPUT)}, 'usage'), ''), NULL)"
 
 
 def _python_usage(attributes: str) -> str:
@@ -216,11 +252,17 @@ def _json_path(path: str) -> str:
     return ", ".join(_literal(part) for part in path.split("."))
 
 
-def _json_counts(paths: tuple[str, ...]) -> str:
+def _json_counts(paths: tuple[str, ...], genkit: str | None = None) -> str:
     """The first of `paths` (dotted: nested objects) holding an integer in the span's usage JSON (`_usage_json`
-    of `wanted_maps`), or NULL."""
-    found = ", ".join(f"JSONExtract(_usage_json, {_json_path(p)}, 'Nullable(Int64)')" for p in paths)
-    return f"if(_usage_json = '', NULL, coalesce({found}))"
+    of `wanted_maps`), or NULL; a Genkit call's own key `genkit` instead (its usage has keys of its own: read
+    alone, so that the other emitters' usage JSON is searched for no more paths)."""
+    found = f"coalesce({', '.join(f'JSONExtract(_usage_json, {_json_path(p)}, {_NULLABLE_INT})' for p in paths)})"
+    if genkit is not None:
+        found = f"if(_genkit_call, JSONExtract(_usage_json, {_literal(genkit)}, {_NULLABLE_INT}), {found})"
+    return f"if(_usage_json = '', NULL, {found})"
+
+
+_NULLABLE_INT = "'Nullable(Int64)'"
 
 
 def _json_input() -> str:
@@ -228,7 +270,7 @@ def _json_input() -> str:
     counts uncached ones only, so its cache reads and writes are added to it."""
     uncached = f"JSONExtract(_usage_json, {_literal(_JSON_UNCACHED_INPUT)}, 'Nullable(Int64)')"
     return (f"if(isNotNull({uncached}), {uncached} + coalesce({_json_counts(_JSON_CACHE_READ)}, 0) "
-            f"+ coalesce({_json_counts(_JSON_CACHE_WRITE)}, 0), {_json_counts(_JSON_INPUT)})")
+            f"+ coalesce({_json_counts(_JSON_CACHE_WRITE)}, 0), {_json_counts(_JSON_INPUT, GENKIT_INPUT_TOKENS)})")
 
 
 def _json_output() -> str:
@@ -237,7 +279,8 @@ def _json_output() -> str:
     to it, as trajectory/mappers/langfuse.py does."""
     own = f"JSONExtract(_usage_json, {_literal(_JSON_OWN_OUTPUT)}, 'Nullable(Int64)')"
     reasoning = f"coalesce({_json_counts(_JSON_OWN_REASONING)}, 0)"
-    return f"if(_usage_json = '', NULL, if(isNotNull({own}), {own} + {reasoning}, {_json_counts(_JSON_OUTPUT)}))"
+    counted = _json_counts(_JSON_OUTPUT, GENKIT_OUTPUT_TOKENS)
+    return f"if(_usage_json = '', NULL, if(isNotNull({own}), {own} + {reasoning}, {counted}))"
 
 
 def _strands_cache_left_out() -> str:
@@ -276,14 +319,15 @@ def typed_columns(name: str, session_attribute: str) -> list[tuple[str, str]]:
                        f"{text(SESSION_KEYS)})"),
         # MLflow writes every attribute as JSON: its model is a quoted string ('"gpt-4o"').
         ("provider", f"trimBoth({text(PROVIDER_KEYS)}, '\"')"),
-        ("model", f"if(_haystack_model != '', JSONExtractString(_haystack_model), trimBoth({text(MODEL_KEYS)}, '\"'))"),
+        ("model", f"multiIf(_haystack_model != '', JSONExtractString(_haystack_model), "
+                  f"_genkit_model != '', _genkit_model, trimBoth({text(MODEL_KEYS)}, '\"'))"),
         ("input_tokens", f"{tokens(INPUT_TOKEN_KEYS, _json_input())} "
                          f"+ toUInt64(greatest({_strands_cache_left_out()}, 0)) "
                          f"+ toUInt64(greatest({_cache_left_out_by_scope()}, 0))"),
         ("output_tokens", tokens(OUTPUT_TOKEN_KEYS, _json_output())),
-        ("cache_read_tokens", tokens(CACHE_READ_KEYS, _json_counts(_JSON_CACHE_READ))),
+        ("cache_read_tokens", tokens(CACHE_READ_KEYS, _json_counts(_JSON_CACHE_READ, GENKIT_CACHE_READ_TOKENS))),
         ("cache_write_tokens", tokens(CACHE_WRITE_KEYS, _json_counts(_JSON_CACHE_WRITE))),
-        ("reasoning_tokens", tokens(REASONING_KEYS, _json_counts(_JSON_REASONING))),
+        ("reasoning_tokens", tokens(REASONING_KEYS, _json_counts(_JSON_REASONING, GENKIT_REASONING_TOKENS))),
         # OpenLIT reports 0 where its pricing table has no price (a model it does not list, the table
         # unreachable): no price, as its mapper reads it (trajectory/mappers/openlit.py), not a free call.
         ("reported_cost_usd", f"if(startsWith(scope_name, {_literal(OPENLIT_SCOPE_PREFIX)}), nullIf({reported}, 0), "
@@ -312,11 +356,12 @@ def operation_columns(name: str) -> list[tuple[str, str]]:
     declared = (f"if(_declared_operation != '', _declared_operation, "
                 f"transform(_openinference_kind, {oi_names}, {oi_operations}, ''))")
     return [
-        ("operation", f"multiIf({declared} != '', {declared}, _vercel_call OR _haystack_call, 'chat', "
+        ("operation", f"multiIf({declared} != '', {declared}, _vercel_call OR _haystack_call OR _genkit_call, 'chat', "
                       f"{name} IN ('ai.toolCall', 'haystack.agent.step.tool'), 'execute_tool', "
                       f"_observation_type = 'generation', 'chat', '')"),
         ("is_llm_call", f"(has({_array(LLM_OPERATIONS)}, {declared}) AND _langsmith_kind != 'prompt' "
                         f"OR ({declared} = '' AND _vercel_call) OR _openinference_kind = 'LLM' "
                         f"OR _observation_type = 'generation' OR _mlflow_type IN ('LLM', 'CHAT_MODEL') "
-                        f"OR _haystack_call){NOT_OPENLIT_AG2}"),
+                        f"OR _haystack_call OR _genkit_call OR (scope_name = {_literal(GEMINI_CLI_SCOPE)} "
+                        f"AND _declared_operation = {_literal(GEMINI_CLI_LLM_CALL)})){NOT_OPENLIT_AG2}"),
     ]

@@ -90,6 +90,8 @@ SESSION_ID_ATTRIBUTES = (
     "langsmith.metadata.session_id",
     "langsmith.metadata.thread_id",
     "langsmith.metadata.conversation_id",
+    # Firebase Genkit: an agent's session, on each turn's root span only (trajectory/mappers/genkit.py).
+    "genkit:metadata:agent:sessionId",
 )
 AGENT_NAME_ATTRIBUTES = ("gen_ai.agent.name", "agent.name", "agent_name")
 _IDENTITY_KEYS = frozenset((*SESSION_ID_ATTRIBUTES, *AGENT_NAME_ATTRIBUTES))

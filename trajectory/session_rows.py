@@ -78,9 +78,11 @@ MAX_UNKEPT_FOR_INDEX_PAGES = 100
 # list's query counts it so, trajectory/mappers/failed_attempts.py; pricing audio tokens as text and web searches not
 # at all, before 225; not counting an ADK tool failure only ReflectAndRetryToolPlugin's answer records under
 # OpenInference's instrumentation, before 226; pricing pydantic-ai's web searches not at all, before 227; pricing the
-# web searches of an openai-agents answer not at all, before 228) are not used until the keeper has written them all
-# again.
-_ROW_FORMAT = "rows-21"
+# web searches of an openai-agents answer not at all, before 228; counting OpenLLMetry's Bedrock calls without their
+# cache tokens and Langfuse's reasoning calls without their reasoning tokens, before 229; listing no Genkit session and
+# counting none of its or Gemini CLI's model calls and failed tools, before 230) are not used until the keeper has
+# written them all again.
+_ROW_FORMAT = "rows-23"
 
 _COLUMN_NAMES = ["agent_id", "session_key", "version", "sign", "index_first_ns", "index_last_ns", "span_count",
                  "first_ns", "last_ns", "cost", "cost_rest", "failing", "filter_models", "shown"]

@@ -15,8 +15,18 @@ from __future__ import annotations
 
 from evalkit.attributes import DOUBLE, INT
 from evalkit.ingest.attribution import (
+    CACHE_READ_KEYS,
+    CACHE_WRITE_KEYS,
+    GENKIT_CACHE_READ_TOKENS,
+    GENKIT_INPUT_TOKENS,
+    GENKIT_NAME,
+    GENKIT_OUTPUT_TOKENS,
+    GENKIT_REASONING_TOKENS,
     INPUT_AUDIO_KEYS,
+    INPUT_TOKEN_KEYS,
+    OPENLLMETRY_BEDROCK_SCOPE,
     OUTPUT_AUDIO_KEYS,
+    OUTPUT_TOKEN_KEYS,
     REASONING_KEYS,
     REASONING_KEYS_ADDED_222,
 )
@@ -37,6 +47,8 @@ from evalkit.trajectory.mappers import (
     anthropic_openinference,
     autogen,
     crewai,
+    gemini_cli,
+    genkit,
     google_adk,
     google_genai,
     haystack,
@@ -465,6 +477,14 @@ _ADK_OPENINFERENCE_REFLECTED_FAILURE = (
     + " OR ".join(f"JSONExtractString({where}['output.value'], 'response', 'response_type') = "
                   f"'{google_adk.REFLECTED_FAILURE}'" for where in ("attributes", "payloads"))
     + ")")
+# Migration 230: Gemini CLI ends a failed tool's `tool_call` span OK; only the span's `gen_ai.output.messages` (the
+# scheduler's record of the call, JSON) says `"status": "error"` (trajectory/mappers/gemini_cli.py flags the same
+# result by the same test). Each map read by itself, as 221's rule: only that scope's tool_call spans parse JSON.
+_GEMINI_CLI_TOOL_FAILED = (
+    f"scope_name = '{gemini_cli.SCOPE}' AND name = '{gemini_cli.TOOL_CALL}' AND ("
+    + " OR ".join(f"JSONExtractString({where}['gen_ai.output.messages'], 'status') = 'error'"
+                  for where in ("attributes", "payloads"))
+    + ")")
 _FAILED = (
     f"status_code = 2 OR has(event_names, 'exception') OR attributes['{ERROR_TYPE}'] != '' "
     f"OR lower(attributes['{haystack.TOOL_ERROR}']) = 'true' OR attributes['{strands.TOOL_STATUS}'] = 'error' "
@@ -472,7 +492,7 @@ _FAILED = (
     f"arrayExists(r -> {_WRAPPER_SAYS_FAILED}, arrayMap(o -> {_TOOL_RESULT}, [{_TOOL_OUTPUT}]))) "
     f"OR ({_HAYSTACK_RESULT_FAILED}) OR ({_AUTOGEN_RESULT_FAILED}) OR ({_LLAMAINDEX_STEP_FAILED}) "
     f"OR ({_GOOGLE_GENAI_RESULT_FAILED}) OR ({_ADK_REFLECTED_FAILURE}) OR ({_CREWAI_TOOL_FAILURE}) "
-    f"OR ({_ADK_OPENINFERENCE_REFLECTED_FAILURE})")
+    f"OR ({_ADK_OPENINFERENCE_REFLECTED_FAILURE}) OR ({_GEMINI_CLI_TOOL_FAILED})")
 _TRACE_SUMMARY_FAILED_ROWS = _TRACE_SUMMARY_PRICED_ROWS.replace("toUInt8(status_code = 2)", "toUInt8(failed)")
 TRACE_SUMMARY_FAILED_FEED = MaterializedView(name="trace_summary_failed_feed", source="spans",
                                              target="trace_summary", select=_TRACE_SUMMARY_FAILED_ROWS)
@@ -508,6 +528,10 @@ _CREWAI_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
 # The traces stored before migration 226 with an OpenInference ADK tool span ReflectAndRetryToolPlugin answered for.
 _ADK_OPENINFERENCE_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
     "WHERE failed AND status_code != 2", f"WHERE ({_ADK_OPENINFERENCE_REFLECTED_FAILURE}) AND status_code != 2")
+# The traces stored before migration 230 with a Gemini CLI tool_call span whose record says it failed (read by the rule,
+# not the column: computed again in the background, a part written before holds the old value until then).
+_GEMINI_CLI_FAILED_BACKFILL = _FAILED_BACKFILL.replace(
+    "WHERE failed AND status_code != 2", f"WHERE ({_GEMINI_CLI_TOOL_FAILED}) AND status_code != 2")
 
 # Migration 213: an LLM span's response id also where OpenInference's client instrumentations record it, the start
 # of `output.value` (`openinference.OUTPUT_RESPONSE_ID`, in either map: a long one is a payload), so that the list
@@ -534,14 +558,17 @@ _OPENLIT_AG2_TRACES = f"(agent_id, trace_id) IN (SELECT agent_id, trace_id FROM 
     f"WHERE {_OPENLIT_AG2})"
 
 
-def _summary_of_traces(select: str, spans_where: str) -> str:
-    """A per-trace summary `select` of `{source}` for the traces holding a span `spans_where` selects alone. Raises
-    if the select has not exactly the one place to restrict: a backfill of every trace would count them twice."""
+def _summary_of_traces(select: str, spans_where: str, spans_prewhere: str | None = None) -> str:
+    """A per-trace summary `select` of `{source}` for the traces holding a span `spans_where` selects alone (read
+    first by `spans_prewhere` where given: a cheap test, so that the other spans' columns `spans_where` reads are
+    not). Raises if the select has not exactly the one place to restrict: a backfill of every trace would count them
+    twice."""
     whole = "FROM {source} GROUP BY"
     if select.count(whole) != 1:
         raise ValueError(f"the trace summary's select has {select.count(whole)} places of {whole!r}, not one")
+    prewhere = f"PREWHERE {spans_prewhere} " if spans_prewhere else ""
     return select.replace(whole, "FROM {source} WHERE (agent_id, trace_id) GLOBAL IN "
-                                 f"(SELECT agent_id, trace_id FROM {{source}} WHERE {spans_where}) GROUP BY")
+                                 f"(SELECT agent_id, trace_id FROM {{source}} {prewhere}WHERE {spans_where}) GROUP BY")
 
 
 _OPENLIT_AG2_SUMMARY = _summary_of_traces(_TRACE_SUMMARY_FAILED_ROWS, _OPENLIT_AG2)
@@ -687,6 +714,104 @@ _OPENAI_AGENTS_SEARCHES_BACKFILL = _SEARCHES_BACKFILL.replace(
     f"{_OPENAI_AGENTS_SCOPES} AND {_BACKFILLED_SEARCHES} > 0 AND NOT {_REPORTED}").replace(
     "toUInt64(web_search_requests)", _BACKFILLED_SEARCHES)
 
+# Migration 229: session 54's two token rules of the flattening (ingest/attribution.py), for the spans stored before:
+# - `input_tokens` adds the cache's tokens for OpenLLMetry's Bedrock scope (`OPENLLMETRY_BEDROCK_SCOPE`: Bedrock's
+#   `inputTokens` leave the cache reads and writes out, as OpenLIT's Anthropic ones do). The list's read-time rule adds
+#   them only where they outnumber the rest: bedrock-runtime_openllmetry's last call was listed 2,550 tokens short.
+# - `output_tokens` adds Langfuse's `output_reasoning` (or `output_reasoning_tokens`) to its own `output` key of
+#   `langfuse.observation.usage_details`, which leaves the reasoning tokens out (its usage keys are exclusive): the
+#   LangChain CallbackHandler's reasoning calls were listed with 214 completion tokens for 662.
+# Each is set as ingest sets it now (`UpdateRows`), from the stored attributes in either map (counts read as 222
+# reads them), only where the rule gave the value: a Bedrock span whose prompt tokens are a key's (not a usage JSON's,
+# which that scope never writes) with cache tokens, a span whose completion tokens are its Langfuse JSON's (no key of
+# `OUTPUT_TOKEN_KEYS` usable, the JSON a string: the flattening reads no other type) with reasoning tokens; a value
+# already set is kept (run again, nothing changes). (The keys of the rules' time: their lists may grow after it.)
+# A mutation's condition is read with no PREWHERE, every column it names for every span: the full test as the
+# condition read every span's attribute maps (2-4 s on 204,800 spans, docs/performance.md, session 55), so the
+# condition is the scope or the key alone (the scope column; the maps' `keys` subcolumns) and the rest is in the
+# assignment, evaluated for those spans only. `trace_summary` summed the old counts in its cost bound (`llm_usage`):
+# the traces holding a span either rule changes are summarised again, as 219's are, their spans found by a read whose
+# PREWHERE is that scope or key test (the full test read the other spans' maps: ~1.7 s against ~0.15 s).
+_BEDROCK = f"scope_name = '{OPENLLMETRY_BEDROCK_SCOPE}'"
+_BEDROCK_PROMPT = f"coalesce({', '.join(_stored_count(k) for k in INPUT_TOKEN_KEYS)})"
+_BEDROCK_CACHE = " + ".join(f"coalesce({', '.join(_stored_count(k) for k in keys)}, 0)"
+                            for keys in (CACHE_READ_KEYS, CACHE_WRITE_KEYS))
+_BEDROCK_INPUT_NOW = f"toUInt64(greatest({_BEDROCK_PROMPT}, 0)) + toUInt64(greatest({_BEDROCK_CACHE}, 0))"
+_BEDROCK_CACHED = f"{_BEDROCK} AND isNotNull({_BEDROCK_PROMPT}) AND {_BEDROCK_CACHE} > 0"
+_LANGFUSE_USAGE = "langfuse.observation.usage_details"
+_LANGFUSE_KEY = f"(has(attributes.keys, '{_LANGFUSE_USAGE}') OR has(payloads.keys, '{_LANGFUSE_USAGE}'))"
+_LANGFUSE_JSON = f"if(has(attributes.keys, '{_LANGFUSE_USAGE}'), attributes['{_LANGFUSE_USAGE}'], " \
+    f"payloads['{_LANGFUSE_USAGE}'])"
+_LANGFUSE_OWN_OUTPUT = f"JSONExtract({_LANGFUSE_JSON}, 'output', 'Nullable(Int64)')"
+_LANGFUSE_REASONING = ("coalesce(" + ", ".join(f"JSONExtract({_LANGFUSE_JSON}, '{k}', 'Nullable(Int64)')"
+                                              for k in ("output_reasoning", "output_reasoning_tokens")) + ", 0)")
+_LANGFUSE_OUTPUT_NOW = f"toUInt64(greatest({_LANGFUSE_OWN_OUTPUT} + {_LANGFUSE_REASONING}, 0))"
+_LANGFUSE_REASONED = (
+    f"{_LANGFUSE_KEY} AND attribute_types['{_LANGFUSE_USAGE}'] = 0 AND {_LANGFUSE_JSON} != '' "
+    + " ".join(f"AND isNull({_stored_count(k)})" for k in OUTPUT_TOKEN_KEYS)
+    + f" AND isNotNull({_LANGFUSE_OWN_OUTPUT}) AND {_LANGFUSE_REASONING} > 0")
+# What is left to set (none once 229 has run).
+INPUT_TOKENS_UNSET_229 = f"{_BEDROCK_CACHED} AND input_tokens != {_BEDROCK_INPUT_NOW}"
+OUTPUT_TOKENS_UNSET_229 = f"{_LANGFUSE_REASONED} AND output_tokens != {_LANGFUSE_OUTPUT_NOW}"
+_TOKENS_RECOUNTED_PREWHERE = f"{_BEDROCK} OR {_LANGFUSE_KEY}"
+_TOKENS_RECOUNTED = f"({_BEDROCK_CACHED}) OR ({_LANGFUSE_REASONED})"
+_TOKENS_RECOUNTED_TRACES = (f"(agent_id, trace_id) IN (SELECT agent_id, trace_id FROM {{database}}.spans "
+                            f"PREWHERE {_TOKENS_RECOUNTED_PREWHERE} WHERE {_TOKENS_RECOUNTED})")
+_TOKENS_RECOUNTED_SUMMARY = _summary_of_traces(_TRACE_SUMMARY_SEARCHED_ROWS, _TOKENS_RECOUNTED,
+                                               spans_prewhere=_TOKENS_RECOUNTED_PREWHERE)
+
+# Migration 230: session 55's rules of the flattening for Firebase Genkit's and Gemini CLI's spans (ingest/
+# attribution.py), for the spans stored before, which the list counted nothing of:
+# - Genkit's session (`genkit.SESSION_ID`, a session key now): `session_id` set on the spans holding it that had none
+#   (the key test the condition: the maps' `keys` subcolumns), and their traces indexed under it (`session_traces`,
+#   which feeds the indexes in list order and by trace). Stored before, a Genkit trace was no session at all: none of
+#   its spans named one, nor did work the sessionless index knew (it has no GenAI operation).
+# - Genkit's model calls (an action span of subtype `model` in its scope): `is_llm_call`, operation `chat`, the model
+#   (the raw response's, else the action's name after its namespace) and the token counts of the output's `usage`, as
+#   the flattening reads them. Genkit writes none of the flat token keys (a stored count was 0, the JSON's is the one
+#   the flattening takes). As 229's, the condition is the scope alone and the rest in the assignments, evaluated for
+#   those spans only; run again, they compute the same values. Their traces are then indexed as sessionless as the
+#   sessionless view indexes them now (a call with no session id: under a session a named row wins; with none, a
+#   Genkit run outside an agent, the trace is a session of its own).
+# - Gemini CLI's `llm_call` spans: `is_llm_call` (the scope and the operation, columns).
+# - `failed` given again with Gemini CLI's tool rule (`_GEMINI_CLI_TOOL_FAILED`).
+# `trace_summary` summed the old figures (`models`, `llm_usage`): the traces holding a span of either scope are
+# summarised again (by scope, as 219's: run again, the same traces, the same rows), then flagged where a Gemini CLI tool
+# failed, read by the rule (`failed` is computed again in the background).
+_GENKIT_CALL_STORED = f"{_stored(genkit.SUBTYPE)} = 'model' AND {_stored(genkit.TYPE)} = 'action'"
+_GENKIT_OUTPUT_STORED = _stored(genkit.OUTPUT)
+_GENKIT_MODEL_STORED = (f"coalesce(nullIf(JSONExtractString({_GENKIT_OUTPUT_STORED}, 'raw', 'model'), ''), "
+                        f"arrayElement(splitByChar('/', {_stored(GENKIT_NAME)}), -1))")
+
+
+def _genkit_count(column: str, key: str) -> str:
+    """An assignment of a token count `column` from a Genkit call's stored `usage` (`key`), as ingest reads it."""
+    found = f"JSONExtract({_GENKIT_OUTPUT_STORED}, 'usage', '{key}', 'Nullable(Int64)')"
+    count = f"toUInt64(greatest(coalesce({found}, 0), 0))"
+    return f"{column} = if({_GENKIT_CALL_STORED}, {count}, {column})"
+
+
+_GENKIT_CALLS_SET = ", ".join((
+    f"is_llm_call = is_llm_call OR ({_GENKIT_CALL_STORED})",
+    f"operation = if(operation = '' AND {_GENKIT_CALL_STORED}, 'chat', operation)",
+    f"model = if({_GENKIT_CALL_STORED} AND {_GENKIT_MODEL_STORED} != '', {_GENKIT_MODEL_STORED}, model)",
+    _genkit_count("input_tokens", GENKIT_INPUT_TOKENS), _genkit_count("output_tokens", GENKIT_OUTPUT_TOKENS),
+    _genkit_count("cache_read_tokens", GENKIT_CACHE_READ_TOKENS),
+    _genkit_count("reasoning_tokens", GENKIT_REASONING_TOKENS)))
+_GENKIT = f"scope_name = '{genkit.SCOPE}'"
+_GENKIT_SESSION_KEY = f"(has(attributes.keys, '{genkit.SESSION_ID}') OR has(payloads.keys, '{genkit.SESSION_ID}'))"
+_GENKIT_SESSIONS_INDEXED = (
+    "SELECT agent_id, session_id, trace_id, min(start_time) AS first_start, max(end_time) AS last_end, "
+    f"max(received_at) AS last_received FROM {{source}} PREWHERE {_GENKIT_SESSION_KEY} WHERE session_id != '' "
+    "GROUP BY agent_id, session_id, trace_id")
+_GENKIT_SESSIONLESS_INDEXED = _SESSIONLESS_ROWS.replace("__WORK__", f"s.session_id = '' AND {_GENKIT} AND is_llm_call")
+_GEMINI_CLI_CALLS = (f"scope_name = '{gemini_cli.SCOPE}' AND operation = '{gemini_cli.LLM_CALL}' "
+                     "AND NOT is_llm_call")
+_COUNTED_230 = f"scope_name IN ('{genkit.SCOPE}', '{gemini_cli.SCOPE}')"
+_COUNTED_230_TRACES = (f"(agent_id, trace_id) IN (SELECT agent_id, trace_id FROM {{database}}.spans "
+                       f"WHERE {_COUNTED_230})")
+_COUNTED_230_SUMMARY = _summary_of_traces(_TRACE_SUMMARY_SEARCHED_ROWS, _COUNTED_230)
+
 MIGRATIONS: list[Migration] = [
     Migration(200, "per-agent mapping overrides, versioned", (MAPPING_OVERRIDES,)),
     Migration(201, "traces without a session id in the session index", (SESSIONLESS_TRACES_FEED,)),
@@ -804,4 +929,24 @@ MIGRATIONS: list[Migration] = [
     Migration(228, "the web searches OpenAI bills in an openai-agents answer, priced in the session list", (
         RedefineColumn("spans", _WEB_SEARCH_REQUESTS_228),
         Backfill("trace_summary", "spans", _OPENAI_AGENTS_SEARCHES_BACKFILL))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's tokens and cost change).
+    Migration(229, "Bedrock's cache tokens (OpenLLMetry) and Langfuse's reasoning tokens in spans stored before", (
+        UpdateRows("spans", f"input_tokens = if({_BEDROCK_CACHED}, {_BEDROCK_INPUT_NOW}, input_tokens)", _BEDROCK),
+        UpdateRows("spans", f"output_tokens = if({_LANGFUSE_REASONED}, {_LANGFUSE_OUTPUT_NOW}, output_tokens)",
+                   _LANGFUSE_KEY),
+        DeleteRows("trace_summary", _TOKENS_RECOUNTED_TRACES),
+        Backfill("trace_summary", "spans", _TOKENS_RECOUNTED_SUMMARY))),
+    # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: sessions listed, a row's calls,
+    # tokens, cost and errors change).
+    Migration(230, "Genkit's sessions and model calls, Gemini CLI's model calls and failed tools, in the list", (
+        RedefineColumn("spans", f"failed Bool MATERIALIZED {_FAILED}"),
+        UpdateRows("spans", f"session_id = if(session_id = '', {_stored(genkit.SESSION_ID)}, session_id)",
+                   _GENKIT_SESSION_KEY),
+        Backfill("session_traces", "spans", _GENKIT_SESSIONS_INDEXED),
+        UpdateRows("spans", _GENKIT_CALLS_SET, _GENKIT),
+        Backfill("session_traces", "spans", _GENKIT_SESSIONLESS_INDEXED),
+        UpdateRows("spans", "is_llm_call = true", _GEMINI_CLI_CALLS),
+        DeleteRows("trace_summary", _COUNTED_230_TRACES),
+        Backfill("trace_summary", "spans", _COUNTED_230_SUMMARY),
+        Backfill("trace_summary", "spans", _GEMINI_CLI_FAILED_BACKFILL))),
 ]

@@ -53,12 +53,9 @@ KNOWN_GAPS: dict[str, str] = {
         "tokens) are only in its gemini_cli.api_response log event, which it emits outside any span (no trace id: a "
         "streamed answer's is logged from the stream's consumer, outside the call's context), and a session's log "
         "records are read by trace id: the trajectory has 132 completion tokens for 180, none cached, $0.0545 for "
-        "$0.0339 (tests/trajectory/test_gemini_cli_native.py: everything else right). The session list counts no call, "
-        "token, cost or error: ingest's is_llm_call does not know the CLI's operation name `llm_call` "
-        "(ingest/attribution.py LLM_OPERATIONS), and the failed tool's span ends OK (its status `error` only in the "
-        "tool_call span's gen_ai.output.messages JSON). Needs ingest: log records with no trace id attributed to the "
-        "session their session.id names, `llm_call` under scope gemini-cli an LLM operation (a migration for spans "
-        "stored before)",
+        "$0.0339 (tests/trajectory/test_gemini_cli_native.py: everything else right; the session list agrees with the "
+        "trajectory: tests/trajectory_service/test_genkit_gemini_cli_list.py). Needs ingest: log records with no trace "
+        "id attributed to the session their session.id names",
     "claude-agent-sdk_openlit":
         "OpenLIT 1.45's claude_agent_sdk instrumentation makes its chat spans from the SDK's messages (each ending "
         "<1 µs before it starts: kept as lasting nothing, ingest/span_checks.py), and they fall short of the calls: of "
@@ -213,13 +210,6 @@ KNOWN_GAPS: dict[str, str] = {
         "user message after the tool messages: models/openai.py _split_tool_message_images), which no span records "
         "nor which model class formatted the request (OpenAIResponsesModel, also \"gpt-4o\", sends the image in the "
         "function_call_output, no note): the two screenshot results lack it",
-    "genkit_native":
-        "the trajectory is right (5 calls, their text, tool calls and results, 1,336 / 111 tokens, $0.000267: "
-        "tests/trajectory/test_genkit_native.py) but the session list counts 0 calls, 0 tokens, $0: Genkit 1.42's "
-        "spans have no GenAI key ingest's typed columns read (ingest/attribution.py): a model call is a span with "
-        "genkit:metadata:subtype = model, its usage only inside its genkit:output JSON (usage.inputTokens / "
-        "outputTokens), which each generate span's output restates (the last call's usage again): counting them needs "
-        "a scope- and subtype-guarded JSON read at ingest",
 }
 
 # capture name -> why its emitter records no prompt-cache reads. The trajectory cannot show what no span says, so it
@@ -385,7 +375,7 @@ OPENAI_COMPATIBLE: dict[str, str] = {"litellm_native_reasoning-content": "deepse
                                      "autogen-agentchat_openinference_reasoning": "deepseek"}
 # capture name -> the attribute its emitter records the session in where ingest's built-in keys (ingest/attribution.py,
 # SESSION_KEYS) do not name it: set as the agent's session attribute before the replay, as its user sets it.
-SESSION_ATTRIBUTES: dict[str, str] = {"genkit_native": "genkit:metadata:agent:sessionId"}
+SESSION_ATTRIBUTES: dict[str, str] = {}
 
 
 def expected_cost(truth: corpus.GroundTruth, chat_provider: str | None = None,

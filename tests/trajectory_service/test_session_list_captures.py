@@ -46,6 +46,10 @@ BOUNDING_RULES = """
     input: 0.55
     output: 2.19
     cache_read: 0.14
+  - model: "gemini-3.8-flash"  # genai-prices: doubled from 2027-01-01 (gemini-cli_native)
+    input: 1.5
+    output: 7.5
+    cache_read: 0.15
 """
 
 
