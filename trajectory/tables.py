@@ -24,6 +24,7 @@ from evalkit.ingest.attribution import (
     GENKIT_REASONING_TOKENS,
     INPUT_AUDIO_KEYS,
     INPUT_TOKEN_KEYS,
+    OPENLIT_ANTHROPIC_SCOPE,
     OPENLLMETRY_BEDROCK_SCOPE,
     OUTPUT_AUDIO_KEYS,
     OUTPUT_TOKEN_KEYS,
@@ -718,13 +719,15 @@ _OPENAI_AGENTS_SEARCHES_BACKFILL = _SEARCHES_BACKFILL.replace(
 # - `input_tokens` adds the cache's tokens for OpenLLMetry's Bedrock scope (`OPENLLMETRY_BEDROCK_SCOPE`: Bedrock's
 #   `inputTokens` leave the cache reads and writes out, as OpenLIT's Anthropic ones do). The list's read-time rule adds
 #   them only where they outnumber the rest: bedrock-runtime_openllmetry's last call was listed 2,550 tokens short.
+#   Also for OpenLIT's Anthropic scope (`OPENLIT_ANTHROPIC_SCOPE`), whose rule 36ea472 gave ingest with no migration:
+#   its spans stored before were listed short alike (anthropic-sdk_openlit's streamed turn 2,048 tokens short).
 # - `output_tokens` adds Langfuse's `output_reasoning` (or `output_reasoning_tokens`) to its own `output` key of
 #   `langfuse.observation.usage_details`, which leaves the reasoning tokens out (its usage keys are exclusive): the
 #   LangChain CallbackHandler's reasoning calls were listed with 214 completion tokens for 662.
 # Each is set as ingest sets it now (`UpdateRows`), from the stored attributes in either map (counts read as 222
-# reads them), only where the rule gave the value: a Bedrock span whose prompt tokens are a key's (not a usage JSON's,
-# which that scope never writes) with cache tokens, a span whose completion tokens are its Langfuse JSON's (no key of
-# `OUTPUT_TOKEN_KEYS` usable, the JSON a string: the flattening reads no other type) with reasoning tokens; a value
+# reads them), only where the rule gave the value: a span of either scope whose prompt tokens are a key's (not a usage
+# JSON's, which neither scope writes) with cache tokens, a span whose completion tokens are its Langfuse JSON's (no key
+# of `OUTPUT_TOKEN_KEYS` usable, the JSON a string: the flattening reads no other type) with reasoning tokens; a value
 # already set is kept (run again, nothing changes). (The keys of the rules' time: their lists may grow after it.)
 # A mutation's condition is read with no PREWHERE, every column it names for every span: the full test as the
 # condition read every span's attribute maps (2-4 s on 204,800 spans, docs/performance.md, session 55), so the
@@ -732,12 +735,14 @@ _OPENAI_AGENTS_SEARCHES_BACKFILL = _SEARCHES_BACKFILL.replace(
 # assignment, evaluated for those spans only. `trace_summary` summed the old counts in its cost bound (`llm_usage`):
 # the traces holding a span either rule changes are summarised again, as 219's are, their spans found by a read whose
 # PREWHERE is that scope or key test (the full test read the other spans' maps: ~1.7 s against ~0.15 s).
-_BEDROCK = f"scope_name = '{OPENLLMETRY_BEDROCK_SCOPE}'"
-_BEDROCK_PROMPT = f"coalesce({', '.join(_stored_count(k) for k in INPUT_TOKEN_KEYS)})"
-_BEDROCK_CACHE = " + ".join(f"coalesce({', '.join(_stored_count(k) for k in keys)}, 0)"
-                            for keys in (CACHE_READ_KEYS, CACHE_WRITE_KEYS))
-_BEDROCK_INPUT_NOW = f"toUInt64(greatest({_BEDROCK_PROMPT}, 0)) + toUInt64(greatest({_BEDROCK_CACHE}, 0))"
-_BEDROCK_CACHED = f"{_BEDROCK} AND isNotNull({_BEDROCK_PROMPT}) AND {_BEDROCK_CACHE} > 0"
+_CACHE_LEFT_OUT = f"scope_name IN ('{OPENLLMETRY_BEDROCK_SCOPE}', '{OPENLIT_ANTHROPIC_SCOPE}')"
+_CACHE_LEFT_OUT_PROMPT = f"coalesce({', '.join(_stored_count(k) for k in INPUT_TOKEN_KEYS)})"
+_CACHE_LEFT_OUT_CACHE = " + ".join(f"coalesce({', '.join(_stored_count(k) for k in keys)}, 0)"
+                                  for keys in (CACHE_READ_KEYS, CACHE_WRITE_KEYS))
+_CACHE_LEFT_OUT_INPUT_NOW = (f"toUInt64(greatest({_CACHE_LEFT_OUT_PROMPT}, 0)) "
+                             f"+ toUInt64(greatest({_CACHE_LEFT_OUT_CACHE}, 0))")
+_CACHE_LEFT_OUT_CACHED = (f"{_CACHE_LEFT_OUT} AND isNotNull({_CACHE_LEFT_OUT_PROMPT}) "
+                          f"AND {_CACHE_LEFT_OUT_CACHE} > 0")
 _LANGFUSE_USAGE = "langfuse.observation.usage_details"
 _LANGFUSE_KEY = f"(has(attributes.keys, '{_LANGFUSE_USAGE}') OR has(payloads.keys, '{_LANGFUSE_USAGE}'))"
 _LANGFUSE_JSON = f"if(has(attributes.keys, '{_LANGFUSE_USAGE}'), attributes['{_LANGFUSE_USAGE}'], " \
@@ -751,10 +756,10 @@ _LANGFUSE_REASONED = (
     + " ".join(f"AND isNull({_stored_count(k)})" for k in OUTPUT_TOKEN_KEYS)
     + f" AND isNotNull({_LANGFUSE_OWN_OUTPUT}) AND {_LANGFUSE_REASONING} > 0")
 # What is left to set (none once 229 has run).
-INPUT_TOKENS_UNSET_229 = f"{_BEDROCK_CACHED} AND input_tokens != {_BEDROCK_INPUT_NOW}"
+INPUT_TOKENS_UNSET_229 = f"{_CACHE_LEFT_OUT_CACHED} AND input_tokens != {_CACHE_LEFT_OUT_INPUT_NOW}"
 OUTPUT_TOKENS_UNSET_229 = f"{_LANGFUSE_REASONED} AND output_tokens != {_LANGFUSE_OUTPUT_NOW}"
-_TOKENS_RECOUNTED_PREWHERE = f"{_BEDROCK} OR {_LANGFUSE_KEY}"
-_TOKENS_RECOUNTED = f"({_BEDROCK_CACHED}) OR ({_LANGFUSE_REASONED})"
+_TOKENS_RECOUNTED_PREWHERE = f"{_CACHE_LEFT_OUT} OR {_LANGFUSE_KEY}"
+_TOKENS_RECOUNTED = f"({_CACHE_LEFT_OUT_CACHED}) OR ({_LANGFUSE_REASONED})"
 _TOKENS_RECOUNTED_TRACES = (f"(agent_id, trace_id) IN (SELECT agent_id, trace_id FROM {{database}}.spans "
                             f"PREWHERE {_TOKENS_RECOUNTED_PREWHERE} WHERE {_TOKENS_RECOUNTED})")
 _TOKENS_RECOUNTED_SUMMARY = _summary_of_traces(_TRACE_SUMMARY_SEARCHED_ROWS, _TOKENS_RECOUNTED,
@@ -930,8 +935,10 @@ MIGRATIONS: list[Migration] = [
         RedefineColumn("spans", _WEB_SEARCH_REQUESTS_228),
         Backfill("trace_summary", "spans", _OPENAI_AGENTS_SEARCHES_BACKFILL))),
     # Rows kept before it are not used until kept again (`session_rows._ROW_FORMAT`: a row's tokens and cost change).
-    Migration(229, "Bedrock's cache tokens (OpenLLMetry) and Langfuse's reasoning tokens in spans stored before", (
-        UpdateRows("spans", f"input_tokens = if({_BEDROCK_CACHED}, {_BEDROCK_INPUT_NOW}, input_tokens)", _BEDROCK),
+    Migration(229, "Bedrock's (OpenLLMetry) and Anthropic's (OpenLIT) cache tokens and Langfuse's reasoning tokens "
+                   "in spans stored before", (
+        UpdateRows("spans", f"input_tokens = if({_CACHE_LEFT_OUT_CACHED}, {_CACHE_LEFT_OUT_INPUT_NOW}, input_tokens)",
+                   _CACHE_LEFT_OUT),
         UpdateRows("spans", f"output_tokens = if({_LANGFUSE_REASONED}, {_LANGFUSE_OUTPUT_NOW}, output_tokens)",
                    _LANGFUSE_KEY),
         DeleteRows("trace_summary", _TOKENS_RECOUNTED_TRACES),

@@ -1,8 +1,8 @@
 """Migration 229: the token counts session 54's ingest rules changed (ingest/attribution.py: `input_tokens` adding the
-cache's tokens for OpenLLMetry's Bedrock scope, `output_tokens` adding Langfuse's reasoning count), set in the spans
-stored before, with the per-trace summary and the kept session rows that summed the old counts. Stored as a service
-before 229 stored them (its flattening statement, a database whose migrations stop at 228), as the tests of 219 and
-222 do (tests/trajectory_service/test_session_list_summary.py)."""
+cache's tokens for OpenLLMetry's Bedrock scope and OpenLIT's Anthropic one, `output_tokens` adding Langfuse's reasoning
+count), set in the spans stored before, with the per-trace summary and the kept session rows that summed the old
+counts. Stored as a service before 229 stored them (its flattening statement, a database whose migrations stop at
+228), as the tests of 219 and 222 do (tests/trajectory_service/test_session_list_summary.py)."""
 
 from __future__ import annotations
 
@@ -22,13 +22,16 @@ from tests.trajectory_service.conftest import Service, ServiceFactory
 _MIGRATION = 229
 
 
-def _stored_before_229(svc: Service) -> None:
+def _stored_before_229(svc: Service, before_36ea472: bool) -> None:
     """The data directory, and the service's ingest, as a service before migration 229 left them: the flattener's
     statement as session 54 found it (`input_tokens` adding the cache's tokens for OpenLIT's Anthropic scope alone,
-    `output_tokens` reading Langfuse's exclusive `output` as it is)."""
+    `output_tokens` reading Langfuse's exclusive `output` as it is), or as it was before 36ea472 (adding them for
+    neither scope)."""
     flattener = svc.running.service.flattener
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(attribution, "OPENLLMETRY_BEDROCK_SCOPE", attribution.OPENLIT_ANTHROPIC_SCOPE)
+        if before_36ea472:
+            patch.setattr(attribution, "_cache_left_out_by_scope", lambda: "0")
         patch.setattr(attribution, "_json_output", lambda: attribution._json_counts(attribution._JSON_OUTPUT))
         before = flatten.span_rows()
     assert before != flattener._statement == flatten.span_rows()
@@ -53,6 +56,9 @@ def _stored(svc: Service, agent: str) -> list[tuple[str, int, int]]:
 _BEDROCK = ("bedrock-runtime_openllmetry", "gen_ai.usage.cache_read.input_tokens", {"prompt_tokens": -2550})
 _LANGFUSE = ("langgraph_langfuse_openai-reasoning", "langfuse.observation.usage_details",
              {"completion_tokens": 214 - 662})
+_OPENLIT_ANTHROPIC = ("anthropic-sdk_openlit", "gen_ai.usage.cache_read.input_tokens", {"prompt_tokens": -2048})
+# Stored by a service before 36ea472 (no scope's cache tokens added by ingest).
+_BEFORE_36EA472 = {_OPENLIT_ANTHROPIC[0]}
 
 
 @pytest.mark.parametrize(("capture_name", "read_key", "wrong", "payload_threshold_bytes"), [
@@ -61,9 +67,13 @@ _LANGFUSE = ("langgraph_langfuse_openai-reasoning", "langfuse.observation.usage_
     (*_BEDROCK, 1024),
     # Langfuse's LangChain CallbackHandler writes `output` without the reasoning tokens (`output_reasoning` beside it).
     (*_LANGFUSE, 1024),
+    # OpenLIT's Anthropic instrumentation records Anthropic's `input_tokens`, the cache's left out: stored before
+    # 36ea472, the streamed turn's two calls (1,126 and 1,376 uncached, 1,024 read each) were listed short.
+    (*_OPENLIT_ANTHROPIC, 1024),
     # A payload threshold below the values' length: the counts, the usage JSON are payloads.
-    (*_BEDROCK, 2), (*_LANGFUSE, 2),
-], ids=["bedrock-openllmetry", "langfuse-reasoning", "bedrock-payloads", "langfuse-payloads"])
+    (*_BEDROCK, 2), (*_LANGFUSE, 2), (*_OPENLIT_ANTHROPIC, 2),
+], ids=["bedrock-openllmetry", "langfuse-reasoning", "openlit-anthropic", "bedrock-payloads", "langfuse-payloads",
+        "openlit-anthropic-payloads"])
 async def test_tokens_stored_before_migration_229_are_listed_as_the_trajectory_counts_them(
         start_service: ServiceFactory, monkeypatch: pytest.MonkeyPatch, capture_name: str, read_key: str,
         wrong: dict[str, int], payload_threshold_bytes: int) -> None:
@@ -75,7 +85,7 @@ async def test_tokens_stored_before_migration_229_are_listed_as_the_trajectory_c
 
     svc = await start_service(payload_threshold_bytes=payload_threshold_bytes)
     store = svc.running.store
-    _stored_before_229(svc)
+    _stored_before_229(svc, capture_name in _BEFORE_36EA472)
     capture = corpus.load(capture_name)
     agent, key = await svc.new_agent()
     await asyncio.to_thread(corpus.replay, capture, svc.running.otlp_http, key)
