@@ -224,7 +224,38 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None,
             # A request the model answered nothing to (an HTTP 500 the run raised on): the failure, no answer.
             "failed_request": bool(step.get("source") == "agent" and extra.get("error") and not calls
                                    and not step.get("llm_call_count") and not extra.get("run_error")
-                                   and not extra.get("interrupt"))}
+                                   and not extra.get("interrupt")),
+            # An answer of no text, no call, no clip (the Codex CLI's: it exports no answer's text), said so, not an
+            # empty box under its tokens (not said to be the answer's: Codex puts a turn's on its last call).
+            "unrecorded_answer": _unrecorded_answer(step)
+            if step.get("source") == "agent" and not calls and not extra.get("audio_answer")
+            and extra.get("structured_output") is None and not extra.get("error") else False,
+            # Tagged blocks a client put before the person's words (Gemini CLI's `<session_context>`, Claude Code's
+            # `<system-reminder>`): folded, the words after them shown as the message.
+            "preamble": _preamble(step.get("message")) if step.get("source") == "user" else None}
+
+
+def _unrecorded_answer(step: dict[str, Any]) -> bool:
+    """An LLM call's step (it has metrics) whose answer has no text recorded: no message, no image."""
+    message = step.get("message")
+    return bool(step.get("metrics")) and not content_text(without_images(message)).strip() \
+        and not (isinstance(message, list) and message)
+
+
+_TAGGED = re.compile(r"\s*<([A-Za-z_][\w-]*)>(.*?)</\1>\s*", re.S)
+
+
+def _preamble(message: Any) -> dict[str, Any] | None:
+    """A user message (text) that opens with tagged blocks and goes on after them: each block (its tag, its text) and
+    the words after; None for any other message, which is shown whole."""
+    if not isinstance(message, str):
+        return None
+    blocks, at = [], 0
+    while found := _TAGGED.match(message, at):
+        blocks.append({"tag": found.group(1), "text": found.group(0).strip()})
+        at = found.end()
+    rest = message[at:]
+    return {"blocks": blocks, "rest": rest} if blocks and rest.strip() else None
 
 
 # OpenAI's Responses API's, Anthropic's web search's, Gemini's Google Search grounding's

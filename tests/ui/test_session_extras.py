@@ -278,3 +278,140 @@ def test_context_adk_handed_an_agent_reads_as_from_that_agent_not_a_person(tab: 
     tab.page.locator("article.step.handed-over").first.scroll_into_view_if_needed()
     tab.shot("trajectory-handed-over-context")
     assert tab.console_errors == []
+
+
+def _user_steps(pairs: list[tuple[dict[str, Any], Any]]) -> list[tuple[dict[str, Any], Any]]:
+    return [(s, a) for s, a in pairs if s["source"] == "user"]
+
+
+def _tool(article: Any, call: dict[str, Any]) -> Any:
+    """A tool call's box on its step (by its call id, which the box shows)."""
+    return article.locator(".tool", has_text=call["tool_call_id"])
+
+
+def test_gemini_clis_router_reads_as_its_own_work_and_its_failed_read_as_an_error(tab: Tab, world: World) -> None:
+    """Gemini CLI's own export (`gemini-cli_native`): before each question the CLI's router asks a lite model how hard
+    it is (`extra.framework_work`: by Gemini CLI, model routing), then the main model answers; a `read_file` of a
+    missing file fails. The page draws each router call as the CLI's work (badge, note, quieter, its JSON folded), the
+    person's two questions as user steps, and the failed read as an error."""
+    _, page = _replayed(world, "gemini-cli_native", "geminicli")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    assert tab.go(page).status == 200
+    pairs = _articles(tab, document)
+    work = [(s, a) for s, a in pairs if (s.get("extra") or {}).get("framework_work")]
+    assert len(work) == 2 == tab.page.locator("article.step.framework").count()
+    plain = next(a for s, a in pairs if s["source"] == "agent" and not (s.get("extra") or {}).get("framework_work"))
+    for s, article in work:
+        assert s["extra"]["framework_work"] | {} == {"by": "Gemini CLI", "purpose": "model routing",
+                                                    "role": "utility_router"}
+        assert article.locator("> header .badge.framework").inner_text() == "Gemini CLI's own call"
+        assert article.locator("p.framework-note").inner_text().startswith(
+            "Gemini CLI: model routing · a call Gemini CLI made for its own work, not the agent's reasoning")
+        assert article.locator(".markdown.message").count() == 0  # its JSON is not the agent's answer
+        # Quieter than the agent's own calls, as CrewAI's are: a dashed border on the soft background.
+        look = "e => [getComputedStyle(e).borderTopStyle, getComputedStyle(e).backgroundColor]"
+        assert article.evaluate(look)[0] == "dashed" != plain.evaluate(look)[0]
+        assert article.evaluate(look)[1] != plain.evaluate(look)[1]
+        folded = article.locator("details.framework-answer")
+        assert folded.get_attribute("open") is None
+        folded.locator("summary").click()
+        assert json.loads(folded.locator("pre").inner_text()) == json.loads(s["message"])
+    asked = _user_steps(pairs)
+    assert len(asked) == 2
+    questions = ["What does this project do? Check its readme.", "How many lines does tides.py have?"]
+    for (s, article), question in zip(asked, questions, strict=True):
+        assert article.locator("> header .badge.source").inner_text() == "user"
+        assert s["message"].endswith(question)
+        # The person's words are the message; the context the CLI put before the first is folded above them.
+        assert article.locator("pre.message").inner_text() == question
+    context = asked[0][1].locator("details.preamble")
+    assert context.locator("summary code").inner_text() == "<session_context>"
+    assert not context.locator("pre").is_visible()
+    context.locator("summary").click()
+    assert context.locator("pre").inner_text() == asked[0][0]["message"][:-len(questions[0])].strip()
+    assert asked[1][1].locator("details.preamble").count() == 0
+    failed = [(s, a, c, r) for s, a in pairs for c in s.get("tool_calls") or ()
+              for r in (s.get("observation") or {}).get("results") or ()
+              if r.get("source_call_id") == c["tool_call_id"] and (r.get("extra") or {}).get("is_error")]
+    assert [(c["function_name"], c["arguments"]) for _, _, c, _ in failed] == [
+        ("read_file", {"file_path": "readme.md"})]
+    for _, article, call, result in failed:
+        tool = _tool(article, call)
+        assert "has-error" in (tool.get_attribute("class") or "")
+        assert tool.locator(".tool-result > .label .badge").inner_text() == "error"
+        assert tool.locator(".tool-result pre.observation").inner_text() == result["content"]
+        assert "File not found" in result["content"]
+    assert tab.page.locator("article.step.has-error").count() == 1
+    tab.shot("trajectory-gemini-cli")
+    assert tab.console_errors == []
+
+
+def test_codex_commands_read_as_run_and_an_answer_codex_did_not_export_says_so(tab: Tab, world: World) -> None:
+    """The Codex CLI's own export (`codex-cli_native`): each call's `exec_command`, a `cat` of a missing file exiting
+    1, and answers whose text Codex 0.171 does not export (the turn's tokens on its last call only). The page shows each
+    call's command and output, the failed `cat` as an error, both prompts as user steps, and each answer of no text
+    recorded says so. Before, those answers were an empty box under their tokens, which read as a page broken."""
+    _, page = _replayed(world, "codex-cli_native", "codexcli")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    assert tab.go(page).status == 200
+    pairs = _articles(tab, document)
+    asked = _user_steps(pairs)
+    assert [a.locator("pre.message").inner_text() for _, a in asked] == [s["message"] for s, _ in asked] == [
+        "greet.sh should print a greeting but something is off. Have a look and fix it.", "Run it to confirm."]
+    runs = [(s, a, c) for s, a in pairs for c in s.get("tool_calls") or ()]
+    assert [c["arguments"]["cmd"] for _, _, c in runs] == [
+        "ls", "cat greeting.txt", "sed -i 's/Helo/Hello/' greet.sh && cat greet.sh", "bash greet.sh"]
+    for s, article, call in runs:
+        tool = _tool(article, call)
+        assert json.loads(tool.locator(".tool-call pre.json").inner_text()) == call["arguments"]
+        result = next(r for r in s["observation"]["results"] if r["source_call_id"] == call["tool_call_id"])
+        assert tool.locator(".tool-result pre.observation").inner_text() == result["content"]
+        failed = call["arguments"]["cmd"] == "cat greeting.txt"
+        assert ("has-error" in (tool.get_attribute("class") or "")) is failed
+        assert tool.locator(".tool-result > .label").inner_text() == ("error" if failed else "result")
+    assert tab.page.locator("article.step.has-error").count() == 1
+    silent = [(s, a) for s, a in pairs if s["source"] == "agent" and not s.get("message") and not s.get("tool_calls")]
+    assert len(silent) == 2
+    for s, article in silent:
+        assert s["metrics"]["completion_tokens"] > 0  # the model did answer (the turn's tokens, on its last call)
+        assert article.locator("p.unrecorded-answer").inner_text() == \
+            "No answer text recorded: the emitter exported none for this call."
+        assert article.locator("p.reasoning.unrecorded").inner_text().startswith("Reasoning: no text recorded")
+    # A step whose call only ran a tool has no text to miss: nothing said.
+    assert tab.page.locator("p.unrecorded-answer").count() == len(silent)
+    tab.shot("trajectory-codex-cli")
+    assert tab.console_errors == []
+
+
+def test_genkit_thrown_tool_reads_as_its_error_and_both_turns_are_shown(tab: Tab, world: World) -> None:
+    """Genkit's own spans (`genkit_native`): turn one's two parallel calls, `get_weather` throwing (the model sent the
+    error) then retried, and the answer; turn two's one call and answer. The page shows both questions as user steps,
+    each result on its call (the parallel ones ended in another order than they were asked), the thrown one an error
+    with the text the model was sent, and both answers."""
+    _, page = _replayed(world, "genkit_native", "genkitweather")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    assert tab.go(page).status == 200
+    pairs = _articles(tab, document)
+    assert [a.locator("pre.message").inner_text() for _, a in _user_steps(pairs)] == [
+        "What's the weather and the local time in Paris?", "And the weather in Lyon?"]
+    answers = [(s, a) for s, a in pairs if s["source"] == "agent" and s.get("message") and not s.get("tool_calls")]
+    assert [a.locator(".markdown.message").inner_text() for _, a in answers] == [
+        "Paris is sunny at 21°C, and it is 14:05 there.", "Lyon is cloudy at 17°C."]
+    calls = [(s, a, c) for s, a in pairs for c in s.get("tool_calls") or ()]
+    assert len(calls) == 4
+    for s, article, call in calls:
+        result = next(r for r in s["observation"]["results"] if r["source_call_id"] == call["tool_call_id"])
+        tool = _tool(article, call)
+        assert tool.locator(".tool-result pre.observation").inner_text() == result["content"]
+        thrown = bool((result.get("extra") or {}).get("is_error"))
+        assert ("has-error" in (tool.get_attribute("class") or "")) is thrown
+        if thrown:
+            assert (call["function_name"], result["content"]) == ("get_weather", "Error: weather service timed out")
+            assert tool.locator(".tool-result > .label").inner_text() == "error"
+    assert tab.page.locator("article.step.has-error").count() == 1
+    assert tab.page.locator(".summary-bar .errors dd").inner_text() == "1"
+    tab.shot("trajectory-genkit")
+    assert tab.console_errors == []
