@@ -155,11 +155,16 @@ async def test_a_lease_that_ran_out_is_not_shown_as_taken(scoring: Scoring) -> N
     """Before: after kill -9 the runner gives nothing back, and once its lease had run out `experiments show` (and
     the UI, and the list) still said "lease taken by sdk:…", as if it ran. Now the reason says nobody runs it."""
     s = scoring
-    eid = await _experiment(s, {"holder": "sdk:host:9:cd", "ttl_seconds": 0.3})
+    # A lease long enough to be read as taken on a loaded host (0.3 s ran out before the first read in CI's two
+    # processes), then read until it has run out.
+    eid = await _experiment(s, {"holder": "sdk:host:9:cd", "ttl_seconds": 2.0})
     status, got = await call(s, "GET", f"/api/experiments/{eid}")
     assert got["status_reason"] == "lease taken by sdk:host:9:cd"
-    await asyncio.sleep(0.4)
-    status, got = await call(s, "GET", f"/api/experiments/{eid}")
+    for _ in range(100):
+        await asyncio.sleep(0.1)
+        status, got = await call(s, "GET", f"/api/experiments/{eid}")
+        if got["lease"]["expired"]:
+            break
     assert got["status"] == "running" and got["lease"]["expired"] and got["can_resume"]
     reason = got["status_reason"]
     assert reason.startswith("nobody runs it now: the lease of sdk:host:9:cd ran out at "), reason
