@@ -25,13 +25,14 @@ def _run(holder: str, case: str, attempt: int = 1, status: str = "completed") ->
 
 async def test_lost_lease_and_resume(scoring: Scoring) -> None:
     s = scoring
-    eid = await _experiment(s, {"holder": "old", "ttl_seconds": 0.3})
+    # A lease long enough to outlast two requests on a loaded host (the suite runs in two processes).
+    eid = await _experiment(s, {"holder": "old", "ttl_seconds": 1.5})
     status, run = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("old", "a"))
     assert status == 201, run
     # While the lease is live, another runner is refused.
     status, err = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "new", "ttl_seconds": 60})
     assert status == 409 and "being run by old" in err["error"]["message"]
-    await asyncio.sleep(0.4)
+    await asyncio.sleep(1.6)
     status, lease = await call(s, "POST", f"/api/experiments/{eid}/lease", {"holder": "new", "ttl_seconds": 60})
     assert status == 200 and lease["acquired"] and lease["holder"] == "new"
     status, err = await call(s, "POST", f"/api/experiments/{eid}/runs", _run("old", "b"))
