@@ -242,7 +242,10 @@ def _unrecorded_answer(step: dict[str, Any]) -> bool:
         and not (isinstance(message, list) and message)
 
 
-_TAGGED = re.compile(r"\s*<([A-Za-z_][\w-]*)>(.*?)</\1>\s*", re.S)
+# A block a tool put before the person's words: its tag a machine's name (`session_context`, `system-reminder`), with
+# an underscore or a hyphen, so that a question opening with HTML a person typed (`<div>x</div> is not centred`)
+# is shown whole.
+_TAGGED = re.compile(r"\s*<([A-Za-z][A-Za-z0-9]*[-_][\w-]*)>(.*?)</\1>\s*", re.S)
 
 
 def _preamble(message: Any) -> dict[str, Any] | None:

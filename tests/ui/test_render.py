@@ -15,6 +15,7 @@ from evalkit.ui.experiment_pages import case_mean, cost_per_run, run_metrics
 from evalkit.ui.render import environment, evaluator_version, markdown, seconds
 from evalkit.ui.session_pages import (
     TEMPLATE_GLOBALS,
+    _preamble,
     errors_of,
     has_error,
     span_rows,
@@ -637,3 +638,14 @@ def test_context_edits_of_odd_shapes_never_fail_and_link_across_pages_and_not_in
     assert html.count('class="context-edit-note"') == 3 and html.count('class="hidden-from"') == 4
     assert 'class="cleared-call"' in html and '<a href="#result' not in html and 'id="result-' not in html.split(
         '<details class="subagent')[1]
+
+
+def test_a_tool_s_tagged_blocks_before_a_question_fold_but_html_a_person_typed_does_not() -> None:
+    folded = _preamble("<session_context>\nThis is the Gemini CLI.\n</session_context>\nWhat does this project do?")
+    assert folded is not None and folded["rest"].strip() == "What does this project do?"
+    assert [b["tag"] for b in folded["blocks"]] == ["session_context"]
+    assert [b["tag"] for b in _preamble("<system-reminder>a</system-reminder> <system-reminder>b</system-reminder>"
+                                        "\nhi")["blocks"]] == ["system-reminder", "system-reminder"]
+    # A person's own HTML (a tag with no underscore or hyphen) is their question, shown whole; a block alone too.
+    assert _preamble("<div>x</div> is not centred") is None
+    assert _preamble("<session_context>only</session_context>") is None
