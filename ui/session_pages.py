@@ -129,6 +129,9 @@ def step_view(step: dict[str, Any], asked: dict[str, Any] | None = None,
                        # provider's tool's failure (`{type: "…_tool_result_error", error_code}`): told by their shape.
                        "ran": _ran(result.get("content")) if result else None,
                        "edited": _edited(call.get("arguments"), result.get("content")) if result else None,
+                       # A tool's text output the model was sent wrapped in JSON (Gemini CLI's `{"output": "…"}`,
+                       # ADK's `{"result": "…"}`): its text, line by line, the JSON as sent folded.
+                       "wrapped": _wrapped(result.get("content")) if result else None,
                        # A failure a plugin answered the model for, in the tool's place (ADK's
                        # ReflectAndRetryToolPlugin: `{response_type: "ERROR_HANDLED_BY_…", error_type, error_details,
                        # retry_count, reflection_guidance}`): the error, the retry and the guidance as text, not JSON.
@@ -604,6 +607,19 @@ def _edited(arguments: Any, content: Any) -> dict[str, Any] | None:
     if isinstance(found.get("lines"), list) and all(isinstance(line, str) for line in found["lines"]):
         return {"path": path, "updated": None, "text": "\n".join(found["lines"])}
     return None
+
+
+def _wrapped(content: Any) -> dict[str, str] | None:
+    """A result that is a JSON object of one member whose value is a text of more than one line (a tool's output
+    wrapped for the model: Gemini CLI's `{"output": "…"}`, ADK's `{"result": "…"}`): its key and text; None for any
+    other result. One line reads as well as JSON, so it is left as sent."""
+    if isinstance(content, str) and "\\n" not in content:
+        return None  # a line break in a JSON text is escaped: no `\n`, no text of more than one line, nothing parsed
+    found = _json(content)
+    if found is None or len(found) != 1:
+        return None
+    (key, text), = found.items()
+    return {"key": key, "text": text} if isinstance(text, str) and "\n" in text else None
 
 
 _HANDLED = "ERROR_HANDLED_BY_"

@@ -347,6 +347,44 @@ def test_gemini_clis_router_reads_as_its_own_work_and_its_failed_read_as_an_erro
     assert tab.console_errors == []
 
 
+def test_a_result_wrapped_in_json_reads_as_its_text_and_the_json_sent_is_folded(tab: Tab, world: World) -> None:
+    """Gemini CLI sends a tool's output to the model as `{"output": "…"}` (`gemini-cli_native`: `list_directory`'s
+    listing, `read_file`'s file, `run_shell_command`'s output). Before, each read as one line of JSON with its line
+    breaks escaped (`\\n`). Now the output is shown as its text, line by line, noted as the `output` of the JSON the
+    model was sent, and that JSON, exactly as sent, is folded under it. The failed read (`{"error": "File not
+    found: …"}`, one line) is shown as before: its JSON as sent."""
+    _, page = _replayed(world, "gemini-cli_native", "geminiwrapped")
+    tab.login(world.token)
+    document = _twin(tab, page)
+    assert tab.go(page).status == 200
+    pairs = _articles(tab, document)
+    wrapped = [(a, c, r) for s, a in pairs for c in s.get("tool_calls") or ()
+               for r in (s.get("observation") or {}).get("results") or ()
+               if r.get("source_call_id") == c["tool_call_id"] and r["content"].startswith('{"output": ')]
+    assert [c["function_name"] for _, c, _ in wrapped] == ["list_directory", "read_file", "run_shell_command"]
+    for article, call, result in wrapped:
+        output = json.loads(result["content"])["output"]
+        assert "\n" in output
+        shown = _tool(article, call).locator(".tool-result")
+        text = shown.locator("> pre.observation")
+        assert text.inner_text() == output  # its lines are lines, no `\n` escaped
+        assert shown.locator("p.wrapped-note").inner_text() == "the output of the JSON the model was sent"
+        folded = shown.locator("details.as-sent")
+        assert folded.get_attribute("open") is None
+        assert not folded.locator("pre").is_visible()
+        folded.locator("summary").click()
+        assert folded.locator("pre").inner_text() == result["content"]  # exactly as the model saw it
+    listing = _tool(wrapped[0][0], wrapped[0][1]).locator(".tool-result > pre.observation").inner_text()
+    assert listing.splitlines()[1:] == ["README.md (48 bytes)", "tides.py (52 bytes)"]
+    # A one-line JSON result (the failed read's) is shown as today: its text as sent, nothing folded.
+    failed = [(a, c) for s, a in pairs for c in s.get("tool_calls") or ()
+              for r in (s.get("observation") or {}).get("results") or ()
+              if r.get("source_call_id") == c["tool_call_id"] and r["content"].startswith('{"error": ')]
+    assert len(failed) == 1
+    assert _tool(*failed[0]).locator("details.as-sent, p.wrapped-note").count() == 0
+    assert tab.console_errors == []
+
+
 def test_codex_commands_read_as_run_and_an_answer_codex_did_not_export_says_so(tab: Tab, world: World) -> None:
     """The Codex CLI's own export (`codex-cli_native`): each call's `exec_command`, a `cat` of a missing file exiting
     1, and answers whose text Codex 0.171 does not export (the turn's tokens on its last call only). The page shows each
